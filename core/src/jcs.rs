@@ -1,0 +1,188 @@
+//! RFC 8785 JSON Canonicalization Scheme (JCS).
+//!
+//! Digests must be recomputable by anyone with any JCS library, so this follows the RFC to the
+//! letter: object members sorted by the UTF-16 code units of their names, strings escaped the
+//! way ECMAScript's `JSON.stringify` does, and every number written as ECMAScript's
+//! `Number.prototype.toString` writes the nearest IEEE-754 double.
+
+use crate::json::write_json_string;
+use serde_json::Value;
+
+/// Why a value has no canonical form.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JcsError(pub String);
+
+impl std::fmt::Display for JcsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for JcsError {}
+
+/// The canonical JSON text of `value`.
+///
+/// `serde_json` never holds NaN or infinities, so every `Value` has a canonical form.
+pub fn canonicalize(value: &Value) -> String {
+    let mut out = String::new();
+    write_value(&mut out, value);
+    out
+}
+
+fn write_value(out: &mut String, value: &Value) {
+    match value {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => {
+            // JCS treats every number as a double, even integers beyond 2^53.
+            let f = n.as_f64().expect("serde_json numbers are finite");
+            out.push_str(&format_number(f).expect("finite"));
+        }
+        Value::String(s) => write_json_string(out, s),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_value(out, item);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            let mut members: Vec<(&String, &Value)> = map.iter().collect();
+            members.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
+            out.push('{');
+            for (i, (key, item)) in members.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_json_string(out, key);
+                out.push(':');
+                write_value(out, item);
+            }
+            out.push('}');
+        }
+    }
+}
+
+/// Formats a double exactly as ECMAScript's `Number.prototype.toString` (radix 10) does.
+pub fn format_number(x: f64) -> Result<String, JcsError> {
+    if !x.is_finite() {
+        return Err(JcsError("NaN and infinities have no JSON form".into()));
+    }
+    if x == 0.0 {
+        return Ok("0".into()); // also -0
+    }
+    if x < 0.0 {
+        return Ok(format!("-{}", format_number(-x)?));
+    }
+    if x < 9_007_199_254_740_992.0 && x.fract() == 0.0 {
+        return Ok(format!("{}", x as u64)); // exact integers: the common case, and fast
+    }
+    let (digits, n) = shortest_digits(x);
+    let k = digits.len() as i32;
+    let out = if k <= n && n <= 21 {
+        format!("{digits}{}", "0".repeat((n - k) as usize))
+    } else if 0 < n && n <= 21 {
+        format!("{}.{}", &digits[..n as usize], &digits[n as usize..])
+    } else if -6 < n && n <= 0 {
+        format!("0.{}{digits}", "0".repeat((-n) as usize))
+    } else {
+        let sign = if n - 1 < 0 { '-' } else { '+' };
+        let rest = if k == 1 { String::new() } else { format!(".{}", &digits[1..]) };
+        format!("{}{rest}e{sign}{}", &digits[..1], (n - 1).abs())
+    };
+    Ok(out)
+}
+
+/// The shortest decimal digits that read back as `x`, and the decimal exponent `n` such that
+/// `x = 0.digits * 10^n`. Among equally short candidates ECMAScript takes the closest one and,
+/// on an exact tie, the even one; Rust's `{:e}` rounds a tie up, so ties are settled here.
+fn shortest_digits(x: f64) -> (String, i32) {
+    let split = |sci: &str| {
+        let (mantissa, exponent) = sci.split_once('e').expect("scientific form");
+        let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+        (digits, exponent.parse::<i32>().expect("exponent") + 1)
+    };
+    let (digits, n) = split(&format!("{x:e}"));
+    // Every double has an exact decimal expansion of at most 767 significant digits.
+    let (exact, exact_n) = split(&format!("{x:.800e}"));
+    let exact = exact.trim_end_matches('0');
+    let k = digits.len();
+    if exact_n == n && exact.len() == k + 1 && exact.ends_with('5') {
+        let low = &exact[..k];
+        let low_is_even = low.as_bytes()[k - 1] % 2 == 0;
+        if low != digits && low_is_even {
+            let candidate = format!("{}.{}0e{}", &low[..1], &low[1..], n - 1);
+            if candidate.parse::<f64>() == Ok(x) {
+                return (low.to_string(), n);
+            }
+        }
+    }
+    (digits, n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The number serialisation samples of RFC 8785, Appendix B (IEEE-754 bits -> text).
+    #[test]
+    fn rfc8785_appendix_b_numbers() {
+        let samples: [(u64, &str); 19] = [
+            (0x0000000000000000, "0"),
+            (0x8000000000000000, "0"),
+            (0x0000000000000001, "5e-324"),
+            (0x8000000000000001, "-5e-324"),
+            (0x7fefffffffffffff, "1.7976931348623157e+308"),
+            (0xffefffffffffffff, "-1.7976931348623157e+308"),
+            (0x4340000000000000, "9007199254740992"),
+            (0xc340000000000000, "-9007199254740992"),
+            (0x4430000000000000, "295147905179352830000"),
+            (0x44b52d02c7e14af5, "9.999999999999997e+22"),
+            (0x44b52d02c7e14af6, "1e+23"),
+            (0x44b52d02c7e14af7, "1.0000000000000001e+23"),
+            (0x444b1ae4d6e2ef4e, "999999999999999700000"),
+            (0x444b1ae4d6e2ef4f, "999999999999999900000"),
+            (0x444b1ae4d6e2ef50, "1e+21"),
+            (0x3eb0c6f7a0b5ed8c, "9.999999999999997e-7"),
+            (0x3eb0c6f7a0b5ed8d, "0.000001"),
+            (0x41b3de4355555553, "333333333.3333332"),
+            (0x43143ff3c1cb0959, "1424953923781206.2"),
+        ];
+        for (bits, want) in samples {
+            assert_eq!(format_number(f64::from_bits(bits)).unwrap(), want, "{bits:#x}");
+        }
+        assert!(format_number(f64::NAN).is_err());
+        assert!(format_number(f64::INFINITY).is_err());
+    }
+
+    /// The sorting example of RFC 8785 section 3.2.3: names ordered by UTF-16 code units.
+    #[test]
+    fn rfc8785_sorting_by_utf16() {
+        let value: Value = serde_json::from_str(
+            r#"{"\u20ac":"Euro Sign","\r":"Carriage Return","\ufb33":"Hebrew Letter Dalet With Dagesh","1":"One","\ud83d\ude00":"Emoji: Grinning Face","\u0080":"Control","\u00f6":"Latin Small Letter O With Diaeresis"}"#,
+        )
+        .unwrap();
+        let want = "{\"\\r\":\"Carriage Return\",\"1\":\"One\",\"\u{80}\":\"Control\",\
+            \"\u{f6}\":\"Latin Small Letter O With Diaeresis\",\"\u{20ac}\":\"Euro Sign\",\
+            \"\u{1F600}\":\"Emoji: Grinning Face\",\"\u{fb33}\":\"Hebrew Letter Dalet With Dagesh\"}";
+        assert_eq!(canonicalize(&value), want);
+    }
+
+    /// RFC 8785 section 3.2.2 example (with its numbers and escapes).
+    #[test]
+    fn rfc8785_sample_document() {
+        let value: Value = serde_json::from_str(
+            r#"{"numbers": [333333333.33333329, 1E30, 4.50, 2e-3, 0.000000000000000000000000001],
+                "string": "\u20ac$\u000F\u000aA'\u0042\u0022\u005c\\\"\/",
+                "literals": [null, true, false]}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            canonicalize(&value),
+            r#"{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"€$\u000f\nA'B\"\\\\\"/"}"#
+        );
+    }
+}

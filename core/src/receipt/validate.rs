@@ -1,0 +1,269 @@
+//! Strict, fail-closed validation of `deferred-receipt-v1` documents.
+//!
+//! Checks run in a fixed order so that one input always yields one code: size, syntax (with
+//! duplicate keys), shape (unknown before missing fields), then each field in contract order,
+//! then the window rules. The first failure is reported.
+
+use super::{Bindings, ErrorCode, Ownership, Reason, Receipt, ReceiptError, MAX_TIME_MS, MAX_WINDOW_MS};
+use crate::json::{self, child_path, Json, ParseError};
+
+/// Largest accepted input: 16 KiB.
+pub const MAX_BYTES: usize = 16 * 1024;
+
+const TOP_FIELDS: [&str; 10] = [
+    "schema",
+    "version",
+    "status",
+    "reason",
+    "issued_at_ms",
+    "resume_after_ms",
+    "resume_by_ms",
+    "bindings",
+    "ownership",
+    "fresh_approval_required",
+];
+const BINDING_FIELDS: [&str; 3] = ["scope_digest", "request_digest", "plan_digest"];
+const OWNERSHIP_FIELDS: [&str; 4] = ["disposition", "mode", "wakeup_digest", "cancellation_digest"];
+
+/// Validates a receipt given as text.
+pub fn validate_str(text: &str) -> Result<Receipt, ReceiptError> {
+    validate(text.as_bytes())
+}
+
+/// Validates a receipt given as raw bytes (UTF-8 without a byte-order mark).
+pub fn validate(bytes: &[u8]) -> Result<Receipt, ReceiptError> {
+    if bytes.len() > MAX_BYTES {
+        return Err(ReceiptError::new(
+            ErrorCode::TooLarge,
+            "$",
+            format!("the receipt is {} bytes; at most {MAX_BYTES} are accepted", bytes.len()),
+        ));
+    }
+    let doc = json::parse(bytes).map_err(|e| match e {
+        ParseError::Malformed { offset, message } => ReceiptError::new(
+            ErrorCode::MalformedJson,
+            "$",
+            format!("not a JSON document: {message} at byte {offset}"),
+        ),
+        ParseError::DuplicateKey { path } => ReceiptError::new(
+            ErrorCode::DuplicateField,
+            path.clone(),
+            format!("the field {path} appears more than once"),
+        ),
+    })?;
+    let top = Object::new(&doc, "$", &TOP_FIELDS)?;
+
+    top.number_exact("schema", "1", ErrorCode::UnsupportedVersion, "schema must be the integer 1")?;
+    top.string_exact("version", super::VERSION, ErrorCode::UnsupportedVersion)?;
+    top.string_exact("status", "deferred", ErrorCode::InvalidStatus)?;
+    let reason_text = top.string("reason")?;
+    let reason = Reason::parse(reason_text).ok_or_else(|| {
+        ReceiptError::new(
+            ErrorCode::InvalidReason,
+            "$.reason",
+            format!("reason {reason_text:?} is not rest-reserve, graphql-reserve or provider-secondary-limit"),
+        )
+    })?;
+    let issued_at_ms = top.time("issued_at_ms")?;
+    let resume_after_ms = top.time("resume_after_ms")?;
+    let resume_by_ms = top.time("resume_by_ms")?;
+    if resume_after_ms < issued_at_ms {
+        return Err(ReceiptError::new(
+            ErrorCode::WindowOrder,
+            "$.resume_after_ms",
+            "resume_after_ms is earlier than issued_at_ms",
+        ));
+    }
+    if resume_by_ms < resume_after_ms {
+        return Err(ReceiptError::new(
+            ErrorCode::WindowOrder,
+            "$.resume_by_ms",
+            "resume_by_ms is earlier than resume_after_ms",
+        ));
+    }
+    if resume_by_ms - issued_at_ms > MAX_WINDOW_MS {
+        return Err(ReceiptError::new(
+            ErrorCode::WindowTooLong,
+            "$.resume_by_ms",
+            "resume_by_ms is more than 24 hours (86400000 ms) after issued_at_ms",
+        ));
+    }
+
+    let bindings_obj = Object::new(top.get("bindings"), "$.bindings", &BINDING_FIELDS)?;
+    let bindings = Bindings {
+        scope_digest: bindings_obj.digest("scope_digest")?.to_string(),
+        request_digest: bindings_obj.digest("request_digest")?.to_string(),
+        plan_digest: bindings_obj.optional_digest("plan_digest")?.map(str::to_string),
+    };
+    let ownership = ownership(&Object::new(top.get("ownership"), "$.ownership", &OWNERSHIP_FIELDS)?)?;
+    let fresh_approval_required = top.boolean("fresh_approval_required")?;
+
+    Ok(Receipt { reason, issued_at_ms, resume_after_ms, resume_by_ms, bindings, ownership, fresh_approval_required })
+}
+
+fn ownership(obj: &Object) -> Result<Ownership, ReceiptError> {
+    let disposition = obj.string("disposition")?;
+    let mode = obj.string("mode")?;
+    let mixed = |path: &str, message: String| ReceiptError::new(ErrorCode::InvalidOwnership, path, message);
+    let retained = match disposition {
+        "retained" => true,
+        "handoff" => false,
+        other => {
+            return Err(mixed(
+                "$.ownership.disposition",
+                format!("disposition {other:?} is neither \"retained\" nor \"handoff\""),
+            ))
+        }
+    };
+    let want_mode = if retained { "durable-host" } else { "governed-handoff" };
+    if mode != want_mode {
+        return Err(mixed(
+            "$.ownership.mode",
+            format!("a {disposition} receipt must have mode {want_mode:?}, not {mode:?}"),
+        ));
+    }
+    let wakeup = obj.optional_string("wakeup_digest")?;
+    let cancellation = obj.optional_string("cancellation_digest")?;
+    match (retained, wakeup, cancellation) {
+        (true, Some(_), Some(_)) => Ok(Ownership::Retained {
+            wakeup_digest: obj.digest("wakeup_digest")?.to_string(),
+            cancellation_digest: obj.digest("cancellation_digest")?.to_string(),
+        }),
+        (false, None, None) => Ok(Ownership::Handoff),
+        (true, w, _) => {
+            let field = if w.is_none() { "wakeup_digest" } else { "cancellation_digest" };
+            Err(mixed(&format!("$.ownership.{field}"), format!("a retained receipt needs a digest in {field}, not null")))
+        }
+        (false, w, _) => {
+            let field = if w.is_some() { "wakeup_digest" } else { "cancellation_digest" };
+            Err(mixed(&format!("$.ownership.{field}"), format!("a handoff receipt must have null {field}")))
+        }
+    }
+}
+
+/// An object whose member names were checked against the contract.
+struct Object<'a> {
+    members: &'a [(String, Json)],
+    path: &'a str,
+}
+
+impl<'a> Object<'a> {
+    fn new(value: &'a Json, path: &'a str, fields: &[&str]) -> Result<Object<'a>, ReceiptError> {
+        let Json::Object(members) = value else {
+            return Err(ReceiptError::new(
+                ErrorCode::NotAnObject,
+                path,
+                format!("{path} must be an object, not {}", value.type_name()),
+            ));
+        };
+        if let Some((key, _)) = members.iter().find(|(k, _)| !fields.contains(&k.as_str())) {
+            let at = child_path(path, key);
+            return Err(ReceiptError::new(ErrorCode::UnknownField, at.clone(), format!("{at} is not a field of the contract")));
+        }
+        if let Some(missing) = fields.iter().find(|f| !members.iter().any(|(k, _)| k == *f)) {
+            let at = child_path(path, missing);
+            return Err(ReceiptError::new(ErrorCode::MissingField, at.clone(), format!("{at} is required")));
+        }
+        Ok(Object { members, path })
+    }
+
+    fn get(&self, key: &str) -> &'a Json {
+        &self.members.iter().find(|(k, _)| k == key).expect("presence checked").1
+    }
+
+    fn at(&self, key: &str) -> String {
+        child_path(self.path, key)
+    }
+
+    fn wrong_type(&self, key: &str, want: &str) -> ReceiptError {
+        let at = self.at(key);
+        let got = self.get(key).type_name();
+        ReceiptError::new(ErrorCode::WrongType, at.clone(), format!("{at} must be {want}, not {got}"))
+    }
+
+    fn string(&self, key: &str) -> Result<&'a str, ReceiptError> {
+        match self.get(key) {
+            Json::String(s) => Ok(s),
+            _ => Err(self.wrong_type(key, "a string")),
+        }
+    }
+
+    fn optional_string(&self, key: &str) -> Result<Option<&'a str>, ReceiptError> {
+        match self.get(key) {
+            Json::String(s) => Ok(Some(s)),
+            Json::Null => Ok(None),
+            _ => Err(self.wrong_type(key, "a string or null")),
+        }
+    }
+
+    fn boolean(&self, key: &str) -> Result<bool, ReceiptError> {
+        match self.get(key) {
+            Json::Bool(b) => Ok(*b),
+            _ => Err(self.wrong_type(key, "a boolean")),
+        }
+    }
+
+    fn string_exact(&self, key: &str, want: &str, code: ErrorCode) -> Result<(), ReceiptError> {
+        let got = self.string(key)?;
+        if got == want {
+            return Ok(());
+        }
+        let at = self.at(key);
+        Err(ReceiptError::new(code, at.clone(), format!("{at} must be {want:?}, not {got:?}")))
+    }
+
+    fn number_exact(&self, key: &str, want: &str, code: ErrorCode, message: &str) -> Result<(), ReceiptError> {
+        match self.get(key) {
+            Json::Number(text) if text == want => Ok(()),
+            Json::Number(_) => Err(ReceiptError::new(code, self.at(key), message)),
+            _ => Err(self.wrong_type(key, "a number")),
+        }
+    }
+
+    /// A time: a non-negative integer written plainly (no sign, fraction or exponent), <= 2^53-1.
+    fn time(&self, key: &str) -> Result<u64, ReceiptError> {
+        let Json::Number(text) = self.get(key) else {
+            return Err(self.wrong_type(key, "a number"));
+        };
+        let at = self.at(key);
+        let invalid = |why: &str| ReceiptError::new(ErrorCode::InvalidTime, at.clone(), format!("{at} {why}"));
+        if text.starts_with('-') {
+            return Err(invalid("must not be negative (nor -0)"));
+        }
+        if text.contains(['.', 'e', 'E']) {
+            return Err(invalid("must be an integer written without fraction or exponent"));
+        }
+        // 17 digits or more is certainly above 2^53-1 (16 digits); avoid overflow on huge input.
+        let value = if text.len() > 16 { None } else { text.parse::<u64>().ok() };
+        match value {
+            Some(v) if v <= MAX_TIME_MS => Ok(v),
+            _ => Err(invalid("must be at most 9007199254740991 (2^53-1)")),
+        }
+    }
+
+    fn digest(&self, key: &str) -> Result<&'a str, ReceiptError> {
+        let text = self.string(key)?;
+        check_digest(text, &self.at(key))?;
+        Ok(text)
+    }
+
+    fn optional_digest(&self, key: &str) -> Result<Option<&'a str>, ReceiptError> {
+        let text = self.optional_string(key)?;
+        if let Some(t) = text {
+            check_digest(t, &self.at(key))?;
+        }
+        Ok(text)
+    }
+}
+
+fn check_digest(text: &str, at: &str) -> Result<(), ReceiptError> {
+    if text.len() == 64 && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+        Ok(())
+    } else {
+        Err(ReceiptError::new(
+            ErrorCode::InvalidDigest,
+            at,
+            format!("{at} must be exactly 64 lowercase hex characters"),
+        ))
+    }
+}

@@ -1,0 +1,73 @@
+//! Reads the rate headers of any GitHub response: `x-ratelimit-*`, `retry-after` and `date`.
+
+use super::time::parse_http_date;
+use super::Window;
+use serde::{Deserialize, Serialize};
+
+/// What one response's headers say. Every field is optional because GitHub omits them on some
+/// responses; a value that does not parse is treated as absent rather than guessed.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HeaderObservation {
+    /// `x-ratelimit-resource` (`core`, `graphql`, `search`, ...).
+    pub resource: Option<String>,
+    pub limit: Option<u64>,
+    pub remaining: Option<u64>,
+    pub used: Option<u64>,
+    /// `x-ratelimit-reset`, epoch seconds.
+    pub reset: Option<u64>,
+    /// `retry-after` in seconds (an HTTP-date value is converted against `date`).
+    pub retry_after_s: Option<u64>,
+    /// `date`, epoch milliseconds (server clock, one-second resolution).
+    pub date_ms: Option<u64>,
+}
+
+impl HeaderObservation {
+    /// The resource and window the headers describe, when limit, remaining and reset are all
+    /// present. Without `x-ratelimit-resource` the request counted against `core`.
+    pub fn window(&self) -> Option<(String, Window)> {
+        let window = Window { limit: self.limit?, remaining: self.remaining?, used: self.used, reset: self.reset? };
+        let resource = self.resource.clone().unwrap_or_else(|| super::REST_RESOURCE.to_string());
+        Some((resource, window))
+    }
+
+    /// Server clock minus local clock, from `date`: add it to a local time to get server time,
+    /// subtract it from a server time (a reset) to get local time.
+    pub fn clock_offset_ms(&self, local_now_ms: u64) -> Option<i64> {
+        self.date_ms.map(|server| server as i64 - local_now_ms as i64)
+    }
+}
+
+fn integer(value: &str) -> Option<u64> {
+    let value = value.trim();
+    if value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    value.parse().ok()
+}
+
+/// Reads the rate headers from `(name, value)` pairs. Names match case-insensitively (HTTP/2
+/// lower-cases them, HTTP/1.1 servers may not); the first occurrence of a name wins.
+pub fn parse_headers<K: AsRef<str>, V: AsRef<str>>(headers: &[(K, V)]) -> HeaderObservation {
+    let get = |wanted: &str| {
+        headers.iter().find(|(k, _)| k.as_ref().trim().eq_ignore_ascii_case(wanted)).map(|(_, v)| v.as_ref())
+    };
+    let date_ms = get("date").and_then(parse_http_date);
+    let retry_after_s = get("retry-after").and_then(|v| {
+        // RFC 9110 allows seconds or an HTTP-date; GitHub sends seconds. A date only makes sense
+        // measured against the server's own `date`.
+        integer(v).or_else(|| {
+            let at = parse_http_date(v)?;
+            Some(at.saturating_sub(date_ms?).div_ceil(1000))
+        })
+    });
+    HeaderObservation {
+        resource: get("x-ratelimit-resource").map(|v| v.trim().to_string()).filter(|v| !v.is_empty()),
+        limit: get("x-ratelimit-limit").and_then(integer),
+        remaining: get("x-ratelimit-remaining").and_then(integer),
+        used: get("x-ratelimit-used").and_then(integer),
+        reset: get("x-ratelimit-reset").and_then(integer),
+        retry_after_s,
+        date_ms,
+    }
+}
