@@ -90,7 +90,11 @@ pub fn format_number(x: f64) -> Result<String, JcsError> {
         format!("0.{}{digits}", "0".repeat((-n) as usize))
     } else {
         let sign = if n - 1 < 0 { '-' } else { '+' };
-        let rest = if k == 1 { String::new() } else { format!(".{}", &digits[1..]) };
+        let rest = if k == 1 {
+            String::new()
+        } else {
+            format!(".{}", &digits[1..])
+        };
         format!("{}{rest}e{sign}{}", &digits[..1], (n - 1).abs())
     };
     Ok(out)
@@ -152,7 +156,11 @@ mod tests {
             (0x43143ff3c1cb0959, "1424953923781206.2"),
         ];
         for (bits, want) in samples {
-            assert_eq!(format_number(f64::from_bits(bits)).unwrap(), want, "{bits:#x}");
+            assert_eq!(
+                format_number(f64::from_bits(bits)).unwrap(),
+                want,
+                "{bits:#x}"
+            );
         }
         assert!(format_number(f64::NAN).is_err());
         assert!(format_number(f64::INFINITY).is_err());

@@ -50,7 +50,11 @@ pub fn parse(bytes: &[u8]) -> Result<Json, ParseError> {
     }
     let text = std::str::from_utf8(bytes)
         .map_err(|e| malformed(e.valid_up_to(), "the input is not valid UTF-8"))?;
-    let mut reader = Reader { text: text.as_bytes(), pos: 0, depth: 0 };
+    let mut reader = Reader {
+        text: text.as_bytes(),
+        pos: 0,
+        depth: 0,
+    };
     reader.skip_ws();
     let value = reader.value("$")?;
     reader.skip_ws();
@@ -61,7 +65,10 @@ pub fn parse(bytes: &[u8]) -> Result<Json, ParseError> {
 }
 
 fn malformed(offset: usize, message: &str) -> ParseError {
-    ParseError::Malformed { offset, message: message.to_string() }
+    ParseError::Malformed {
+        offset,
+        message: message.to_string(),
+    }
 }
 
 /// Appends a member name to a JSON path: `$.a` for plain names, `$["odd key"]` otherwise.
@@ -285,7 +292,9 @@ impl Reader<'_> {
     }
 
     fn escape(&mut self, out: &mut String) -> Result<(), ParseError> {
-        let c = self.peek().ok_or_else(|| malformed(self.pos, "unterminated escape"))?;
+        let c = self
+            .peek()
+            .ok_or_else(|| malformed(self.pos, "unterminated escape"))?;
         self.pos += 1;
         match c {
             b'"' => out.push('"'),
@@ -348,20 +357,42 @@ mod tests {
 
     #[test]
     fn rejects_bad_numbers_and_trailing_data() {
-        for bad in ["01", "1.", ".5", "-", "1e", "+1", "1 2", "{}x", "[1,]", "{\"a\":1,}"] {
-            assert!(matches!(parse(bad.as_bytes()), Err(ParseError::Malformed { .. })), "{bad}");
+        for bad in [
+            "01",
+            "1.",
+            ".5",
+            "-",
+            "1e",
+            "+1",
+            "1 2",
+            "{}x",
+            "[1,]",
+            "{\"a\":1,}",
+        ] {
+            assert!(
+                matches!(parse(bad.as_bytes()), Err(ParseError::Malformed { .. })),
+                "{bad}"
+            );
         }
     }
 
     #[test]
     fn duplicate_key_after_unescaping_names_its_path() {
         let err = parse(br#"{"a":{"b":1,"\u0062":2}}"#).unwrap_err();
-        assert_eq!(err, ParseError::DuplicateKey { path: "$.a.b".into() });
+        assert_eq!(
+            err,
+            ParseError::DuplicateKey {
+                path: "$.a.b".into()
+            }
+        );
     }
 
     #[test]
     fn surrogates() {
-        assert_eq!(parse(br#""\ud83d\ude00""#).unwrap(), Json::String("\u{1F600}".into()));
+        assert_eq!(
+            parse(br#""\ud83d\ude00""#).unwrap(),
+            Json::String("\u{1F600}".into())
+        );
         assert!(parse(br#""\ud83d""#).is_err());
         assert!(parse(br#""\ude00""#).is_err());
     }

@@ -25,8 +25,14 @@ pub enum State {
 }
 
 impl State {
-    pub const ALL: [State; 6] =
-        [State::Ready, State::Deferred, State::Resumable, State::Complete, State::Blocked, State::Cancelled];
+    pub const ALL: [State; 6] = [
+        State::Ready,
+        State::Deferred,
+        State::Resumable,
+        State::Complete,
+        State::Blocked,
+        State::Cancelled,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -74,8 +80,15 @@ pub enum Event {
 }
 
 impl Event {
-    pub const ALL: [Event; 7] =
-        [Event::Record, Event::Claim, Event::Complete, Event::Defer, Event::Block, Event::Cancel, Event::Expire];
+    pub const ALL: [Event; 7] = [
+        Event::Record,
+        Event::Claim,
+        Event::Complete,
+        Event::Defer,
+        Event::Block,
+        Event::Cancel,
+        Event::Expire,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -134,7 +147,11 @@ pub struct Position {
 impl Position {
     /// A deferral that has nothing recorded yet.
     pub fn new(max_reentries: u32) -> Position {
-        Position { state: State::Ready, reentries: 0, max_reentries }
+        Position {
+            state: State::Ready,
+            reentries: 0,
+            max_reentries,
+        }
     }
 }
 
@@ -160,7 +177,12 @@ impl IllegalTransition {
 
 impl fmt::Display for IllegalTransition {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "event {} is not allowed in state {}", self.event.as_str(), self.from)
+        write!(
+            f,
+            "event {} is not allowed in state {}",
+            self.event.as_str(),
+            self.from
+        )
     }
 }
 
@@ -169,7 +191,16 @@ impl std::error::Error for IllegalTransition {}
 /// Applies `event` to `at`. Pure: the caller stores the result with a compare-and-set.
 pub fn transition(at: Position, event: Event) -> Result<Step, IllegalTransition> {
     use {Event as E, State as S};
-    let go = |state, reentries, cause| Ok(Step { to: Position { state, reentries, ..at }, cause });
+    let go = |state, reentries, cause| {
+        Ok(Step {
+            to: Position {
+                state,
+                reentries,
+                ..at
+            },
+            cause,
+        })
+    };
     match (at.state, event) {
         (S::Ready, E::Record) => go(S::Deferred, at.reentries, Cause::Recorded),
         (S::Deferred, E::Claim) if at.reentries < at.max_reentries => {
@@ -181,8 +212,12 @@ pub fn transition(at: Position, event: Event) -> Result<Step, IllegalTransition>
             go(S::Blocked, at.reentries, Cause::ReentryLimit)
         }
         (S::Resumable, E::Defer) => go(S::Deferred, at.reentries, Cause::Deferred),
-        (S::Ready | S::Deferred | S::Resumable, E::Cancel) => go(S::Cancelled, at.reentries, Cause::Operator),
-        (S::Ready | S::Deferred | S::Resumable, E::Expire) => go(S::Cancelled, at.reentries, Cause::Expired),
+        (S::Ready | S::Deferred | S::Resumable, E::Cancel) => {
+            go(S::Cancelled, at.reentries, Cause::Operator)
+        }
+        (S::Ready | S::Deferred | S::Resumable, E::Expire) => {
+            go(S::Cancelled, at.reentries, Cause::Expired)
+        }
         (from, event) => Err(IllegalTransition { from, event }),
     }
 }

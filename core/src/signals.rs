@@ -72,7 +72,10 @@ pub struct SignalError {
 
 impl SignalError {
     pub(crate) fn new(kind: SignalErrorKind, path: impl Into<String>) -> Self {
-        SignalError { kind, path: path.into() }
+        SignalError {
+            kind,
+            path: path.into(),
+        }
     }
 
     /// Stable machine code.
@@ -85,9 +88,13 @@ impl fmt::Display for SignalError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let what = match self.kind {
             SignalErrorKind::MalformedJson => "the rate signal is not valid json",
-            SignalErrorKind::UnexpectedShape => "the rate signal does not have the documented shape",
+            SignalErrorKind::UnexpectedShape => {
+                "the rate signal does not have the documented shape"
+            }
             SignalErrorKind::InvalidNumber => "a rate count is not a non-negative integer",
-            SignalErrorKind::InvalidTime => "a rate timestamp is neither iso 8601 nor epoch seconds",
+            SignalErrorKind::InvalidTime => {
+                "a rate timestamp is neither iso 8601 nor epoch seconds"
+            }
         };
         write!(f, "{what} (at {})", self.path)
     }
@@ -97,5 +104,7 @@ impl std::error::Error for SignalError {}
 
 /// Reads a non-negative integer that fits in u64 (GitHub never sends fractions for counts).
 pub(crate) fn count(value: &serde_json::Value, path: &str) -> Result<u64, SignalError> {
-    value.as_u64().ok_or_else(|| SignalError::new(SignalErrorKind::InvalidNumber, path))
+    value
+        .as_u64()
+        .ok_or_else(|| SignalError::new(SignalErrorKind::InvalidNumber, path))
 }

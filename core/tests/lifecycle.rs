@@ -22,17 +22,29 @@ fn every_state_event_pair() {
     let mut legal = 0;
     for from in State::ALL {
         for event in Event::ALL {
-            let at = Position { state: from, reentries: 1, max_reentries: 2 };
+            let at = Position {
+                state: from,
+                reentries: 1,
+                max_reentries: 2,
+            };
             match (transition(at, event), expected(from, event)) {
                 (Ok(step), Some((to, cause))) => {
                     legal += 1;
-                    assert_eq!((step.to.state, step.cause), (to, cause), "{from} + {}", event.as_str());
+                    assert_eq!(
+                        (step.to.state, step.cause),
+                        (to, cause),
+                        "{from} + {}",
+                        event.as_str()
+                    );
                     let reentries = if event == Event::Claim { 2 } else { 1 };
                     assert_eq!(step.to.reentries, reentries);
                 }
                 (Err(e), None) => {
                     assert_eq!(e.code(), "illegal-transition");
-                    assert_eq!(e.to_string(), format!("event {} is not allowed in state {from}", event.as_str()));
+                    assert_eq!(
+                        e.to_string(),
+                        format!("event {} is not allowed in state {from}", event.as_str())
+                    );
                 }
                 (got, want) => panic!("{from} + {}: got {got:?}, want {want:?}", event.as_str()),
             }
@@ -45,7 +57,15 @@ fn every_state_event_pair() {
 fn terminal_states_accept_nothing() {
     for from in State::ALL.into_iter().filter(|s| s.is_terminal()) {
         for event in Event::ALL {
-            assert!(transition(Position { state: from, reentries: 0, max_reentries: 2 }, event).is_err());
+            assert!(transition(
+                Position {
+                    state: from,
+                    reentries: 0,
+                    max_reentries: 2
+                },
+                event
+            )
+            .is_err());
         }
     }
 }
@@ -62,17 +82,31 @@ fn reentry_bound_default_two() {
     // Launch 2 is the last allowed one: deferred again means blocked, reentry-limit.
     at = transition(at, Event::Claim).unwrap().to;
     let step = transition(at, Event::Defer).unwrap();
-    assert_eq!((step.to.state, step.cause), (State::Blocked, Cause::ReentryLimit));
+    assert_eq!(
+        (step.to.state, step.cause),
+        (State::Blocked, Cause::ReentryLimit)
+    );
     assert_eq!(step.to.reentries, 2);
 }
 
 #[test]
 fn no_claim_beyond_the_bound_and_zero_bound() {
-    let at = Position { state: State::Deferred, reentries: 2, max_reentries: 2 };
+    let at = Position {
+        state: State::Deferred,
+        reentries: 2,
+        max_reentries: 2,
+    };
     assert!(transition(at, Event::Claim).is_err());
-    let zero = Position { state: State::Deferred, reentries: 0, max_reentries: 0 };
+    let zero = Position {
+        state: State::Deferred,
+        reentries: 0,
+        max_reentries: 0,
+    };
     assert!(transition(zero, Event::Claim).is_err());
-    assert_eq!(transition(zero, Event::Expire).unwrap().to.state, State::Cancelled);
+    assert_eq!(
+        transition(zero, Event::Expire).unwrap().to.state,
+        State::Cancelled
+    );
 }
 
 #[test]

@@ -3,7 +3,11 @@
 use deferral_core::receipt::{validate_str, Bindings, Reason, Receipt};
 
 fn bindings() -> Bindings {
-    Bindings { scope_digest: "a".repeat(64), request_digest: "b".repeat(64), plan_digest: None }
+    Bindings {
+        scope_digest: "a".repeat(64),
+        request_digest: "b".repeat(64),
+        plan_digest: None,
+    }
 }
 
 #[test]
@@ -14,9 +18,18 @@ fn handoff_builder_checks_the_window() {
 
     let err = Receipt::handoff(Reason::RestReserve, 10, 5, 30, bindings(), true).unwrap_err();
     assert_eq!(err.code(), "window-order");
-    let err = Receipt::handoff(Reason::RestReserve, 0, 0, 86_400_001, bindings(), true).unwrap_err();
+    let err =
+        Receipt::handoff(Reason::RestReserve, 0, 0, 86_400_001, bindings(), true).unwrap_err();
     assert_eq!(err.code(), "window-too-long");
-    let err = Receipt::handoff(Reason::RestReserve, 1 << 53, 1 << 53, 1 << 53, bindings(), true).unwrap_err();
+    let err = Receipt::handoff(
+        Reason::RestReserve,
+        1 << 53,
+        1 << 53,
+        1 << 53,
+        bindings(),
+        true,
+    )
+    .unwrap_err();
     assert_eq!(err.code(), "invalid-time");
 }
 
@@ -27,17 +40,24 @@ fn handoff_builder_checks_digests() {
     let err = Receipt::handoff(Reason::GraphqlReserve, 1, 2, 3, b, false).unwrap_err();
     assert_eq!(err.code(), "invalid-digest");
     assert_eq!(err.path, "$.bindings.request_digest");
-    assert_eq!(err.message, "$.bindings.request_digest must be exactly 64 lowercase hex characters");
+    assert_eq!(
+        err.message,
+        "$.bindings.request_digest must be exactly 64 lowercase hex characters"
+    );
 }
 
 #[test]
 fn retain_and_back() {
-    let handoff = Receipt::handoff(Reason::ProviderSecondaryLimit, 1, 2, 3, bindings(), false).unwrap();
+    let handoff =
+        Receipt::handoff(Reason::ProviderSecondaryLimit, 1, 2, 3, bindings(), false).unwrap();
     let retained = handoff.retain(&"d".repeat(64), &"e".repeat(64)).unwrap();
     assert!(retained.is_retained());
     assert!(retained.to_json().contains("\"mode\":\"durable-host\""));
     assert_eq!(retained.as_handoff(), handoff);
-    assert_eq!(handoff.retain("nope", &"e".repeat(64)).unwrap_err().code(), "invalid-digest");
+    assert_eq!(
+        handoff.retain("nope", &"e".repeat(64)).unwrap_err().code(),
+        "invalid-digest"
+    );
 }
 
 #[test]

@@ -12,14 +12,22 @@ fn receipt() -> impl Strategy<Value = Receipt> {
         0u64..(1 << 53) - 86_400_000,
         0u64..86_400_000,
         0u64..86_400_000,
-        prop_oneof![Just(Reason::RestReserve), Just(Reason::GraphqlReserve), Just(Reason::ProviderSecondaryLimit)],
+        prop_oneof![
+            Just(Reason::RestReserve),
+            Just(Reason::GraphqlReserve),
+            Just(Reason::ProviderSecondaryLimit)
+        ],
         (hex64(), hex64(), proptest::option::of(hex64())),
         proptest::option::of((hex64(), hex64())),
         any::<bool>(),
     )
         .prop_map(|(issued, a, b, reason, (s, r, p), own, fresh)| {
             let (after, by) = (issued + a.min(b), issued + a.max(b));
-            let bindings = Bindings { scope_digest: s, request_digest: r, plan_digest: p };
+            let bindings = Bindings {
+                scope_digest: s,
+                request_digest: r,
+                plan_digest: p,
+            };
             let h = Receipt::handoff(reason, issued, after, by, bindings, fresh).unwrap();
             match own {
                 Some((w, c)) => h.retain(&w, &c).unwrap(),

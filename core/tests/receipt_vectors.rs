@@ -11,7 +11,11 @@ fn vectors_dir() -> PathBuf {
 
 fn cases() -> Vec<Value> {
     let text = std::fs::read_to_string(vectors_dir().join("cases.json")).unwrap();
-    serde_json::from_str::<Value>(&text).unwrap().as_array().unwrap().clone()
+    serde_json::from_str::<Value>(&text)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .clone()
 }
 
 #[test]
@@ -25,9 +29,15 @@ fn every_vector_gets_its_verdict_code_and_path() {
         if case["valid"].as_bool().unwrap() {
             let receipt = got.unwrap_or_else(|e| panic!("{file}: expected valid, got {e}"));
             // A valid receipt written back validates to the same receipt.
-            assert_eq!(validate(receipt.to_json().as_bytes()).unwrap(), receipt, "{file}");
+            assert_eq!(
+                validate(receipt.to_json().as_bytes()).unwrap(),
+                receipt,
+                "{file}"
+            );
         } else {
-            let err = got.err().unwrap_or_else(|| panic!("{file}: expected {}, got valid", case["code"]));
+            let err = got
+                .err()
+                .unwrap_or_else(|| panic!("{file}: expected {}, got valid", case["code"]));
             assert_eq!(err.code(), case["code"].as_str().unwrap(), "{file}: {err}");
             assert_eq!(err.path, case["path"].as_str().unwrap(), "{file}: {err}");
             assert!(!err.message.is_empty());
@@ -37,8 +47,10 @@ fn every_vector_gets_its_verdict_code_and_path() {
 
 #[test]
 fn every_error_code_is_reached_by_some_vector() {
-    let seen: HashSet<String> =
-        cases().iter().filter_map(|c| c["code"].as_str().map(str::to_string)).collect();
+    let seen: HashSet<String> = cases()
+        .iter()
+        .filter_map(|c| c["code"].as_str().map(str::to_string))
+        .collect();
     for code in ErrorCode::ALL {
         assert!(seen.contains(code.as_str()), "no vector produces {code}");
     }

@@ -2,8 +2,8 @@
 
 use deferral_core::signals::time::{format_iso8601, parse_http_date, parse_iso8601};
 use deferral_core::signals::{
-    classify, parse_graphql_rate_limit, parse_headers, parse_rate_limit_body, parse_rate_limit_response,
-    Classification, Window,
+    classify, parse_graphql_rate_limit, parse_headers, parse_rate_limit_body,
+    parse_rate_limit_response, Classification, Window,
 };
 use serde_json::json;
 
@@ -32,7 +32,12 @@ fn rate_limit_body_reads_every_bucket_and_ignores_rate() {
     assert_eq!(snapshot.resources.len(), 11);
     assert_eq!(
         snapshot.resources["core"],
-        Window { limit: 5000, remaining: 4999, used: Some(1), reset: 1691591363 }
+        Window {
+            limit: 5000,
+            remaining: 4999,
+            used: Some(1),
+            reset: 1691591363
+        }
     );
     assert_eq!(snapshot.resources["graphql"].remaining, 4993);
     assert_eq!(snapshot.resources["code_search"].limit, 10);
@@ -44,8 +49,10 @@ fn rate_limit_body_reads_every_bucket_and_ignores_rate() {
 
 #[test]
 fn rate_limit_body_without_graphql_or_used() {
-    let snapshot =
-        parse_rate_limit_body(r#"{"resources":{"core":{"limit":60,"remaining":59,"reset":1700000000}}}"#).unwrap();
+    let snapshot = parse_rate_limit_body(
+        r#"{"resources":{"core":{"limit":60,"remaining":59,"reset":1700000000}}}"#,
+    )
+    .unwrap();
     assert!(!snapshot.resources.contains_key("graphql"));
     assert_eq!(snapshot.resources["core"].used, None);
 }
@@ -55,14 +62,28 @@ fn rate_limit_body_errors() {
     let err = parse_rate_limit_body("not json").unwrap_err();
     assert_eq!(err.code(), "malformed-json");
     let err = parse_rate_limit_body(r#"{"rate":{"limit":1,"remaining":1,"reset":1}}"#).unwrap_err();
-    assert_eq!((err.code(), err.path.as_str()), ("unexpected-shape", "$.resources"));
-    let err = parse_rate_limit_body(r#"{"resources":{"core":{"limit":5000,"remaining":-1,"reset":1}}}"#).unwrap_err();
-    assert_eq!((err.code(), err.path.as_str()), ("invalid-number", "$.resources.core.remaining"));
-    let err = parse_rate_limit_body(r#"{"resources":{"graphql":{"limit":5000,"remaining":1.5,"reset":1}}}"#)
-        .unwrap_err();
+    assert_eq!(
+        (err.code(), err.path.as_str()),
+        ("unexpected-shape", "$.resources")
+    );
+    let err =
+        parse_rate_limit_body(r#"{"resources":{"core":{"limit":5000,"remaining":-1,"reset":1}}}"#)
+            .unwrap_err();
+    assert_eq!(
+        (err.code(), err.path.as_str()),
+        ("invalid-number", "$.resources.core.remaining")
+    );
+    let err = parse_rate_limit_body(
+        r#"{"resources":{"graphql":{"limit":5000,"remaining":1.5,"reset":1}}}"#,
+    )
+    .unwrap_err();
     assert_eq!(err.code(), "invalid-number");
-    let err = parse_rate_limit_body(r#"{"resources":{"core":{"limit":5000,"reset":1}}}"#).unwrap_err();
-    assert_eq!((err.code(), err.path.as_str()), ("unexpected-shape", "$.resources.core.remaining"));
+    let err =
+        parse_rate_limit_body(r#"{"resources":{"core":{"limit":5000,"reset":1}}}"#).unwrap_err();
+    assert_eq!(
+        (err.code(), err.path.as_str()),
+        ("unexpected-shape", "$.resources.core.remaining")
+    );
     assert!(err.to_string().starts_with("the rate signal does not have"));
     // A reshaped unknown bucket is skipped, not fatal.
     let ok = parse_rate_limit_body(
@@ -82,7 +103,13 @@ fn rate_limit_disabled_on_enterprise_server_is_unlimited() {
     assert!(snapshot.unlimited);
     assert!(parse_rate_limit_response(404, r#"{"message":"Not Found"}"#).is_err());
     assert!(parse_rate_limit_response(401, r#"{"message":"Bad credentials"}"#).is_err());
-    assert_eq!(parse_rate_limit_response(200, RATE_LIMIT_BODY).unwrap().resources.len(), 11);
+    assert_eq!(
+        parse_rate_limit_response(200, RATE_LIMIT_BODY)
+            .unwrap()
+            .resources
+            .len(),
+        11
+    );
 }
 
 #[test]
@@ -105,7 +132,15 @@ fn headers_case_insensitive_with_date_and_retry_after() {
     assert_eq!(obs.date_ms, Some(1_691_590_163_000));
     let (resource, window) = obs.window().unwrap();
     assert_eq!(resource, "core");
-    assert_eq!(window, Window { limit: 5000, remaining: 4987, used: Some(13), reset: 1691591363 });
+    assert_eq!(
+        window,
+        Window {
+            limit: 5000,
+            remaining: 4987,
+            used: Some(13),
+            reset: 1691591363
+        }
+    );
     // Server clock 2.5 s ahead of the local clock.
     assert_eq!(obs.clock_offset_ms(1_691_590_160_500), Some(2_500));
     assert_eq!(obs.clock_offset_ms(1_691_590_165_000), Some(-2_000));
@@ -113,7 +148,11 @@ fn headers_case_insensitive_with_date_and_retry_after() {
 
 #[test]
 fn headers_missing_or_garbled_are_absent() {
-    let obs = parse_headers(&[("x-ratelimit-remaining", "lots"), ("date", "yesterday"), ("retry-after", "-5")]);
+    let obs = parse_headers(&[
+        ("x-ratelimit-remaining", "lots"),
+        ("date", "yesterday"),
+        ("retry-after", "-5"),
+    ]);
     assert_eq!(obs.remaining, None);
     assert_eq!(obs.date_ms, None);
     assert_eq!(obs.retry_after_s, None);
@@ -122,7 +161,11 @@ fn headers_missing_or_garbled_are_absent() {
     let none: [(&str, &str); 0] = [];
     assert_eq!(parse_headers(&none), Default::default());
     // Without x-ratelimit-resource the request counted against core.
-    let obs = parse_headers(&[("x-ratelimit-limit", "60"), ("x-ratelimit-remaining", "0"), ("x-ratelimit-reset", "9")]);
+    let obs = parse_headers(&[
+        ("x-ratelimit-limit", "60"),
+        ("x-ratelimit-remaining", "0"),
+        ("x-ratelimit-reset", "9"),
+    ]);
     assert_eq!(obs.window().unwrap().0, "core");
 }
 
@@ -142,8 +185,15 @@ fn http_date_forms() {
     assert_eq!(parse_http_date("Sunday, 06-Nov-94 08:49:37 GMT"), want);
     assert_eq!(parse_http_date("Sun Nov  6 08:49:37 1994"), want);
     assert_eq!(parse_http_date("Thu, 01 Jan 1970 00:00:00 GMT"), Some(0));
-    assert_eq!(parse_http_date("Tue, 29 Feb 2028 23:59:59 GMT"), Some(1_835_481_599_000));
-    assert_eq!(parse_http_date("Mon, 29 Feb 2027 00:00:00 GMT"), None, "2027 is not a leap year");
+    assert_eq!(
+        parse_http_date("Tue, 29 Feb 2028 23:59:59 GMT"),
+        Some(1_835_481_599_000)
+    );
+    assert_eq!(
+        parse_http_date("Mon, 29 Feb 2027 00:00:00 GMT"),
+        None,
+        "2027 is not a leap year"
+    );
     assert_eq!(parse_http_date("Sun, 06 Nov 1994 24:00:00 GMT"), None);
     assert_eq!(parse_http_date("Sun, 06 Nov 1994 08:49:37 UTC"), None);
     assert_eq!(parse_http_date("Sun, 06 Foo 1994 08:49:37 GMT"), None);
@@ -152,11 +202,27 @@ fn http_date_forms() {
 
 #[test]
 fn iso8601_forms() {
-    assert_eq!(parse_iso8601("2026-11-30T05:00:00Z"), Some(1_796_014_800_000));
-    assert_eq!(parse_iso8601("2026-11-30T06:00:00+01:00"), Some(1_796_014_800_000));
-    assert_eq!(parse_iso8601("2026-11-30T04:30:00-00:30"), Some(1_796_014_800_000));
-    assert_eq!(parse_iso8601("2026-11-30T05:00:00.250Z"), Some(1_796_014_800_250));
-    assert_eq!(parse_iso8601("2026-11-30T05:00:00"), None, "a zone is required");
+    assert_eq!(
+        parse_iso8601("2026-11-30T05:00:00Z"),
+        Some(1_796_014_800_000)
+    );
+    assert_eq!(
+        parse_iso8601("2026-11-30T06:00:00+01:00"),
+        Some(1_796_014_800_000)
+    );
+    assert_eq!(
+        parse_iso8601("2026-11-30T04:30:00-00:30"),
+        Some(1_796_014_800_000)
+    );
+    assert_eq!(
+        parse_iso8601("2026-11-30T05:00:00.250Z"),
+        Some(1_796_014_800_250)
+    );
+    assert_eq!(
+        parse_iso8601("2026-11-30T05:00:00"),
+        None,
+        "a zone is required"
+    );
     assert_eq!(parse_iso8601("2026-13-30T05:00:00Z"), None);
     assert_eq!(parse_iso8601("2026-11-30T05:00:0éZ"), None);
     assert_eq!(format_iso8601(1_796_014_800_000), "2026-11-30T05:00:00Z");
@@ -170,21 +236,48 @@ fn graphql_rate_limit_object_in_all_reset_forms() {
     assert_eq!(parsed.reset, 1_796_014_800);
     assert_eq!(parsed.cost, Some(1));
     assert_eq!(parsed.node_count, Some(100));
-    assert_eq!(parsed.window(), Window { limit: 5000, remaining: 4999, used: Some(1), reset: 1_796_014_800 });
+    assert_eq!(
+        parsed.window(),
+        Window {
+            limit: 5000,
+            remaining: 4999,
+            used: Some(1),
+            reset: 1_796_014_800
+        }
+    );
 
-    let epoch = json!({"data": {"rateLimit": {"limit": 1000, "remaining": 10, "resetAt": 1_796_014_800}}});
+    let epoch =
+        json!({"data": {"rateLimit": {"limit": 1000, "remaining": 10, "resetAt": 1_796_014_800}}});
     let parsed = parse_graphql_rate_limit(&epoch).unwrap();
-    assert_eq!((parsed.limit, parsed.remaining, parsed.reset), (1000, 10, 1_796_014_800));
+    assert_eq!(
+        (parsed.limit, parsed.remaining, parsed.reset),
+        (1000, 10, 1_796_014_800)
+    );
     assert_eq!(parsed.cost, None);
 
     let text = json!({"limit": 1000, "remaining": 10, "resetAt": "1796014800"});
-    assert_eq!(parse_graphql_rate_limit(&text).unwrap().reset, 1_796_014_800);
+    assert_eq!(
+        parse_graphql_rate_limit(&text).unwrap().reset,
+        1_796_014_800
+    );
 
-    let err = parse_graphql_rate_limit(&json!({"limit": 1000, "remaining": 10, "resetAt": "soon"})).unwrap_err();
-    assert_eq!((err.code(), err.path.as_str()), ("invalid-time", "$.resetAt"));
-    let err = parse_graphql_rate_limit(&json!({"data": {"rateLimit": {"limit": 1000, "resetAt": 1}}})).unwrap_err();
-    assert_eq!((err.code(), err.path.as_str()), ("unexpected-shape", "$.data.rateLimit.remaining"));
-    assert_eq!(parse_graphql_rate_limit(&json!([])).unwrap_err().code(), "unexpected-shape");
+    let err = parse_graphql_rate_limit(&json!({"limit": 1000, "remaining": 10, "resetAt": "soon"}))
+        .unwrap_err();
+    assert_eq!(
+        (err.code(), err.path.as_str()),
+        ("invalid-time", "$.resetAt")
+    );
+    let err =
+        parse_graphql_rate_limit(&json!({"data": {"rateLimit": {"limit": 1000, "resetAt": 1}}}))
+            .unwrap_err();
+    assert_eq!(
+        (err.code(), err.path.as_str()),
+        ("unexpected-shape", "$.data.rateLimit.remaining")
+    );
+    assert_eq!(
+        parse_graphql_rate_limit(&json!([])).unwrap_err().code(),
+        "unexpected-shape"
+    );
 }
 
 fn kind(status: u16, headers: &[(&str, &str)], body: &str) -> Classification {
@@ -193,25 +286,45 @@ fn kind(status: u16, headers: &[(&str, &str)], body: &str) -> Classification {
 
 #[test]
 fn classify_primary_rest() {
-    let headers = [("x-ratelimit-remaining", "0"), ("x-ratelimit-reset", "1691591363"), ("x-ratelimit-resource", "core")];
+    let headers = [
+        ("x-ratelimit-remaining", "0"),
+        ("x-ratelimit-reset", "1691591363"),
+        ("x-ratelimit-resource", "core"),
+    ];
     let body = r#"{"message":"API rate limit exceeded for user ID 1.","documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api"}"#;
     let classified = classify(403, &headers, body);
     assert_eq!(classified.kind, Classification::PrimaryRest);
     assert_eq!(classified.headers.reset, Some(1691591363));
     assert_eq!(kind(429, &headers, body), Classification::PrimaryRest);
     // Search is a REST bucket too.
-    assert_eq!(kind(403, &[("x-ratelimit-remaining", "0"), ("x-ratelimit-resource", "search")], "{}"), Classification::PrimaryRest);
+    assert_eq!(
+        kind(
+            403,
+            &[
+                ("x-ratelimit-remaining", "0"),
+                ("x-ratelimit-resource", "search")
+            ],
+            "{}"
+        ),
+        Classification::PrimaryRest
+    );
     // The message alone identifies a primary limit when headers were stripped.
     assert_eq!(kind(403, &[], body), Classification::PrimaryRest);
 }
 
 #[test]
 fn classify_primary_graphql() {
-    let headers = [("x-ratelimit-remaining", "0"), ("x-ratelimit-resource", "graphql")];
+    let headers = [
+        ("x-ratelimit-remaining", "0"),
+        ("x-ratelimit-resource", "graphql"),
+    ];
     assert_eq!(kind(403, &headers, "{}"), Classification::PrimaryGraphql);
     let body = r#"{"errors":[{"type":"RATE_LIMITED","message":"API rate limit exceeded for user ID 1."}]}"#;
     // HTTP 200 with remaining above zero: the query cost more than what was left.
-    assert_eq!(kind(200, &[("x-ratelimit-remaining", "3")], body), Classification::PrimaryGraphql);
+    assert_eq!(
+        kind(200, &[("x-ratelimit-remaining", "3")], body),
+        Classification::PrimaryGraphql
+    );
     let other = r#"{"errors":[{"type":"NOT_FOUND","message":"Could not resolve"}],"data":null}"#;
     assert_eq!(kind(200, &[], other), Classification::NotRateLimited);
 }
@@ -219,15 +332,24 @@ fn classify_primary_graphql() {
 #[test]
 fn classify_secondary() {
     let wording = r#"{"message":"You have exceeded a secondary rate limit. Please wait a few minutes before you try again.","documentation_url":"https://docs.github.com/free-pro-team@latest/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"}"#;
-    assert_eq!(kind(403, &[("x-ratelimit-remaining", "4000")], wording), Classification::Secondary);
+    assert_eq!(
+        kind(403, &[("x-ratelimit-remaining", "4000")], wording),
+        Classification::Secondary
+    );
     assert_eq!(kind(429, &[], wording), Classification::Secondary);
     // Explicit wording wins even when the primary counter reads zero.
-    assert_eq!(kind(403, &[("x-ratelimit-remaining", "0")], wording), Classification::Secondary);
+    assert_eq!(
+        kind(403, &[("x-ratelimit-remaining", "0")], wording),
+        Classification::Secondary
+    );
     let abuse = r#"{"message":"You have triggered an abuse detection mechanism. Please wait a few minutes before you try again."}"#;
     assert_eq!(kind(403, &[], abuse), Classification::Secondary);
     let content = r#"{"message":"You were temporarily blocked from content creation. Please try again later."}"#;
     assert_eq!(kind(403, &[], content), Classification::Secondary);
-    assert_eq!(kind(403, &[], "You have exceeded a Secondary Rate Limit"), Classification::Secondary);
+    assert_eq!(
+        kind(403, &[], "You have exceeded a Secondary Rate Limit"),
+        Classification::Secondary
+    );
     let retry = classify(429, &[("Retry-After", "120")], r#"{"message":"slow down"}"#);
     assert_eq!(retry.kind, Classification::Secondary);
     assert_eq!(retry.headers.retry_after_s, Some(120));
@@ -237,11 +359,30 @@ fn classify_secondary() {
 
 #[test]
 fn classify_unlimited_and_not_rate_limited() {
-    assert_eq!(kind(404, &[], r#"{"message":"Rate limiting is not enabled."}"#), Classification::Unlimited);
-    assert_eq!(kind(404, &[], r#"{"message":"Not Found"}"#), Classification::NotRateLimited);
-    assert_eq!(kind(403, &[("x-ratelimit-remaining", "12")], r#"{"message":"Resource not accessible by integration"}"#), Classification::NotRateLimited);
-    assert_eq!(kind(200, &[("x-ratelimit-remaining", "0")], "[]"), Classification::NotRateLimited);
+    assert_eq!(
+        kind(404, &[], r#"{"message":"Rate limiting is not enabled."}"#),
+        Classification::Unlimited
+    );
+    assert_eq!(
+        kind(404, &[], r#"{"message":"Not Found"}"#),
+        Classification::NotRateLimited
+    );
+    assert_eq!(
+        kind(
+            403,
+            &[("x-ratelimit-remaining", "12")],
+            r#"{"message":"Resource not accessible by integration"}"#
+        ),
+        Classification::NotRateLimited
+    );
+    assert_eq!(
+        kind(200, &[("x-ratelimit-remaining", "0")], "[]"),
+        Classification::NotRateLimited
+    );
     assert_eq!(kind(500, &[], ""), Classification::NotRateLimited);
     assert_eq!(Classification::NotRateLimited.as_str(), "not-rate-limited");
-    assert_eq!(serde_json::to_value(Classification::PrimaryGraphql).unwrap(), json!("primary-graphql"));
+    assert_eq!(
+        serde_json::to_value(Classification::PrimaryGraphql).unwrap(),
+        json!("primary-graphql")
+    );
 }

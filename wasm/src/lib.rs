@@ -1,1 +1,99 @@
+//! The WebAssembly surface of `deferral-core`: a handful of functions, JSON text in and out.
+//!
+//! Every function returns a JSON object with `"ok": true` and its result, or `"ok": false` and
+//! an `error` object carrying a stable `code`, a `path` where one applies, and a `message`.
+//! Errors are data, never JS exceptions, so the JS side has one way to read every answer.
 
+use deferral_core::{digest, lifecycle, receipt};
+use serde_json::{json, Value};
+use wasm_bindgen::prelude::*;
+
+mod rate;
+pub use rate::*;
+
+/// The crate version, so `dist/` can say what it was built from.
+#[wasm_bindgen]
+pub fn version() -> String {
+    env!("CARGO_PKG_VERSION").to_string()
+}
+
+/// Validates receipt bytes; answers `{"ok":true,"receipt":{...}}` or `{"ok":false,"error":{...}}`.
+#[wasm_bindgen]
+pub fn validate_receipt(bytes: &[u8]) -> String {
+    match receipt::validate(bytes) {
+        Ok(r) => format!("{{\"ok\":true,\"receipt\":{}}}", r.to_json()),
+        Err(e) => json!({"ok": false, "error": e.to_json_value()}).to_string(),
+    }
+}
+
+/// The SHA-256 of the canonical JSON of an input.
+///
+/// `kind` is `value` (the text must be JSON), `scope` or `request` (JSON when it parses, else
+/// the text as a JSON string, as the Action treats its inputs), or `plan` (a JSON object).
+#[wasm_bindgen]
+pub fn digest(kind: &str, text: &str) -> String {
+    let value = match kind {
+        "scope" | "request" => Ok(digest::input_value(text)),
+        "value" | "plan" => serde_json::from_str::<Value>(text)
+            .map_err(|e| error("invalid-json", "$", &format!("the {kind} is not JSON: {e}"))),
+        other => Err(error(
+            "invalid-kind",
+            "$",
+            &format!("unknown digest kind {other:?}; use value, scope, request or plan"),
+        )),
+    };
+    let value = match value {
+        Ok(Value::Object(map)) if kind == "plan" => Value::Object(map),
+        Ok(_) if kind == "plan" => {
+            return error("invalid-plan", "$", "a plan must be a JSON object").to_string()
+        }
+        Ok(v) => v,
+        Err(e) => return e.to_string(),
+    };
+    json!({"ok": true, "kind": kind, "digest": digest::digest(&value), "canonical": deferral_core::jcs::canonicalize(&value)})
+        .to_string()
+}
+
+/// Applies a lifecycle event: input `{"state","event","reentries","max_reentries"}`.
+#[wasm_bindgen]
+pub fn lifecycle_transition(input: &str) -> String {
+    let v: Value = match serde_json::from_str(input) {
+        Ok(v) => v,
+        Err(e) => return error("invalid-json", "$", &e.to_string()).to_string(),
+    };
+    let state = v["state"].as_str().and_then(lifecycle::State::parse);
+    let event = v["event"].as_str().and_then(lifecycle::Event::parse);
+    let (Some(state), Some(event)) = (state, event) else {
+        return error(
+            "invalid-input",
+            "$",
+            "state and event must name a known state and event",
+        )
+        .to_string();
+    };
+    let max = v["max_reentries"]
+        .as_u64()
+        .unwrap_or(lifecycle::DEFAULT_MAX_REENTRIES as u64) as u32;
+    let reentries = v["reentries"].as_u64().unwrap_or(0) as u32;
+    let at = lifecycle::Position {
+        state,
+        reentries,
+        max_reentries: max,
+    };
+    match lifecycle::transition(at, event) {
+        Ok(step) => json!({
+            "ok": true,
+            "state": step.to.state.as_str(),
+            "reentries": step.to.reentries,
+            "max_reentries": step.to.max_reentries,
+            "cause": step.cause.as_str(),
+            "terminal": step.to.state.is_terminal(),
+        })
+        .to_string(),
+        Err(e) => error(e.code(), "$.event", &e.to_string()).to_string(),
+    }
+}
+
+pub(crate) fn error(code: &str, path: &str, message: &str) -> Value {
+    json!({"ok": false, "error": {"code": code, "path": path, "message": message}})
+}

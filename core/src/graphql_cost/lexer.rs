@@ -26,7 +26,12 @@ pub(crate) fn tokenize(source: &str) -> Result<Vec<Spanned>, CostError> {
     let bytes = source.as_bytes();
     let mut tokens = Vec::new();
     let mut i = 0;
-    let syntax = |offset: usize, what: &str| CostError::new(CostErrorKind::Syntax { offset, message: what.to_string() });
+    let syntax = |offset: usize, what: &str| {
+        CostError::new(CostErrorKind::Syntax {
+            offset,
+            message: what.to_string(),
+        })
+    };
     while i < bytes.len() {
         let c = bytes[i];
         let start = i;
@@ -39,42 +44,66 @@ pub(crate) fn tokenize(source: &str) -> Result<Vec<Spanned>, CostError> {
                     i += 1;
                 }
             }
-            b'!' | b'$' | b'&' | b'(' | b')' | b':' | b'=' | b'@' | b'[' | b']' | b'{' | b'|' | b'}' => {
-                tokens.push(Spanned { token: Token::Punct(c as char), offset: start });
+            b'!' | b'$' | b'&' | b'(' | b')' | b':' | b'=' | b'@' | b'[' | b']' | b'{' | b'|'
+            | b'}' => {
+                tokens.push(Spanned {
+                    token: Token::Punct(c as char),
+                    offset: start,
+                });
                 i += 1;
             }
             b'.' => {
                 if !bytes[i..].starts_with(b"...") {
                     return Err(syntax(start, "a lone '.' (only '...' is valid)"));
                 }
-                tokens.push(Spanned { token: Token::Punct('.'), offset: start });
+                tokens.push(Spanned {
+                    token: Token::Punct('.'),
+                    offset: start,
+                });
                 i += 3;
             }
             b'_' | b'a'..=b'z' | b'A'..=b'Z' => {
                 while i < bytes.len() && (bytes[i] == b'_' || bytes[i].is_ascii_alphanumeric()) {
                     i += 1;
                 }
-                tokens.push(Spanned { token: Token::Name(source[start..i].to_string()), offset: start });
+                tokens.push(Spanned {
+                    token: Token::Name(source[start..i].to_string()),
+                    offset: start,
+                });
             }
             b'-' | b'0'..=b'9' => {
-                let (token, end) = number(source, start).ok_or_else(|| syntax(start, "a malformed number"))?;
-                tokens.push(Spanned { token, offset: start });
+                let (token, end) =
+                    number(source, start).ok_or_else(|| syntax(start, "a malformed number"))?;
+                tokens.push(Spanned {
+                    token,
+                    offset: start,
+                });
                 i = end;
             }
             b'"' if bytes[i..].starts_with(b"\"\"\"") => {
-                let (text, end) = block_string(source, start).ok_or_else(|| syntax(start, "an unterminated block string"))?;
-                tokens.push(Spanned { token: Token::Str(text), offset: start });
+                let (text, end) = block_string(source, start)
+                    .ok_or_else(|| syntax(start, "an unterminated block string"))?;
+                tokens.push(Spanned {
+                    token: Token::Str(text),
+                    offset: start,
+                });
                 i = end;
             }
             b'"' => {
                 let (text, end) = string(source, start).map_err(|m| syntax(start, m))?;
-                tokens.push(Spanned { token: Token::Str(text), offset: start });
+                tokens.push(Spanned {
+                    token: Token::Str(text),
+                    offset: start,
+                });
                 i = end;
             }
             _ => return Err(syntax(start, "an unexpected character")),
         }
     }
-    tokens.push(Spanned { token: Token::End, offset: bytes.len() });
+    tokens.push(Spanned {
+        token: Token::End,
+        offset: bytes.len(),
+    });
     Ok(tokens)
 }
 
@@ -114,7 +143,14 @@ fn number(source: &str, start: usize) -> Option<(Token, usize)> {
         return None;
     }
     let text = source[start..i].to_string();
-    Some((if float { Token::Float(text) } else { Token::Int(text) }, i))
+    Some((
+        if float {
+            Token::Float(text)
+        } else {
+            Token::Int(text)
+        },
+        i,
+    ))
 }
 
 /// A `"..."` string with its escapes resolved; returns the value and the end offset.
@@ -137,8 +173,11 @@ fn string(source: &str, start: usize) -> Result<(String, usize), &'static str> {
                     'r' => out.push('\r'),
                     't' => out.push('\t'),
                     'u' => {
-                        let hex: String = (0..4).filter_map(|_| chars.next().map(|(_, h)| h)).collect();
-                        let code = u32::from_str_radix(&hex, 16).map_err(|_| "a malformed \\u escape")?;
+                        let hex: String = (0..4)
+                            .filter_map(|_| chars.next().map(|(_, h)| h))
+                            .collect();
+                        let code =
+                            u32::from_str_radix(&hex, 16).map_err(|_| "a malformed \\u escape")?;
                         // Surrogates are not scalar values; the estimate never needs string values,
                         // so a replacement character is enough.
                         out.push(char::from_u32(code).unwrap_or('\u{fffd}'));

@@ -66,6 +66,9 @@ pub fn parse_document(source: &str) -> Result<Document, CostError> {
     let tokens = tokenize(source)?;
     let mut parser = Parser { tokens, at: 0 };
     let mut document = Document::default();
+    if parser.peek() == &Token::End {
+        return Err(parser.error("a definition (the document is empty)"));
+    }
     while parser.peek() != &Token::End {
         match parser.peek().clone() {
             Token::Punct('{') => {
@@ -77,7 +80,9 @@ pub fn parse_document(source: &str) -> Result<Document, CostError> {
                     selections,
                 });
             }
-            Token::Name(word) if word == "query" || word == "mutation" || word == "subscription" => {
+            Token::Name(word)
+                if word == "query" || word == "mutation" || word == "subscription" =>
+            {
                 document.operations.push(parser.operation()?);
             }
             Token::Name(word) if word == "fragment" => {
@@ -89,7 +94,11 @@ pub fn parse_document(source: &str) -> Result<Document, CostError> {
                 parser.type_condition()?;
                 parser.directives(0)?;
                 let selections = parser.selection_set(0)?;
-                if document.fragments.insert(name.clone(), selections).is_some() {
+                if document
+                    .fragments
+                    .insert(name.clone(), selections)
+                    .is_some()
+                {
                     return Err(CostError::new(CostErrorKind::DuplicateFragment { name }));
                 }
             }
@@ -119,7 +128,10 @@ impl Parser {
 
     fn error(&self, expected: &str) -> CostError {
         let offset = self.tokens[self.at].offset;
-        CostError::new(CostErrorKind::Syntax { offset, message: format!("expected {expected}") })
+        CostError::new(CostErrorKind::Syntax {
+            offset,
+            message: format!("expected {expected}"),
+        })
     }
 
     fn expect(&mut self, punct: char) -> Result<(), CostError> {
@@ -127,7 +139,12 @@ impl Parser {
             self.bump();
             Ok(())
         } else {
-            Err(self.error(&format!("'{}'", if punct == '.' { "..." } else { &punct.to_string()[..] })))
+            let shown = if punct == '.' {
+                "...".to_string()
+            } else {
+                punct.to_string()
+            };
+            Err(self.error(&format!("'{shown}'")))
         }
     }
 
@@ -182,7 +199,12 @@ impl Parser {
         }
         self.directives(0)?;
         let selections = self.selection_set(0)?;
-        Ok(Operation { kind, name, defaults, selections })
+        Ok(Operation {
+            kind,
+            name,
+            defaults,
+            selections,
+        })
     }
 
     fn type_ref(&mut self, depth: usize) -> Result<(), CostError> {
@@ -295,11 +317,23 @@ impl Parser {
             };
         }
         let first = self.name()?;
-        let (alias, name) = if self.eat(':') { (Some(first), self.name()?) } else { (None, first) };
+        let (alias, name) = if self.eat(':') {
+            (Some(first), self.name()?)
+        } else {
+            (None, first)
+        };
         let arguments = self.arguments(depth)?;
         self.directives(depth)?;
-        let selections =
-            if self.peek() == &Token::Punct('{') { self.selection_set(depth)? } else { Vec::new() };
-        Ok(Selection::Field(Field { alias, name, arguments, selections }))
+        let selections = if self.peek() == &Token::Punct('{') {
+            self.selection_set(depth)?
+        } else {
+            Vec::new()
+        };
+        Ok(Selection::Field(Field {
+            alias,
+            name,
+            arguments,
+            selections,
+        }))
     }
 }

@@ -81,8 +81,16 @@ pub struct ReceiptError {
 }
 
 impl ReceiptError {
-    pub(crate) fn new(code: ErrorCode, path: impl Into<String>, message: impl Into<String>) -> Self {
-        ReceiptError { code, path: path.into(), message: message.into() }
+    pub(crate) fn new(
+        code: ErrorCode,
+        path: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        ReceiptError {
+            code,
+            path: path.into(),
+            message: message.into(),
+        }
     }
 
     /// The stable machine code.

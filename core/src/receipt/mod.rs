@@ -61,7 +61,10 @@ pub struct Bindings {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Ownership {
     /// A durable host holds the wake-up; only digests of its handles appear here.
-    Retained { wakeup_digest: String, cancellation_digest: String },
+    Retained {
+        wakeup_digest: String,
+        cancellation_digest: String,
+    },
     /// Nobody holds a wake-up yet; the caller must resume it (e.g. a workflow dispatch).
     Handoff,
 }
@@ -101,7 +104,11 @@ impl Receipt {
     }
 
     /// The retained form of this receipt: same window and bindings, owned by a durable host.
-    pub fn retain(&self, wakeup_digest: &str, cancellation_digest: &str) -> Result<Receipt, ReceiptError> {
+    pub fn retain(
+        &self,
+        wakeup_digest: &str,
+        cancellation_digest: &str,
+    ) -> Result<Receipt, ReceiptError> {
         let mut receipt = self.clone();
         receipt.ownership = Ownership::Retained {
             wakeup_digest: wakeup_digest.to_string(),
@@ -125,7 +132,9 @@ impl Receipt {
     /// The receipt as compact JSON in the contract's field order.
     pub fn to_json(&self) -> String {
         let mut out = String::with_capacity(600);
-        out.push_str("{\"schema\":1,\"version\":\"deferred-receipt-v1\",\"status\":\"deferred\",\"reason\":");
+        out.push_str(
+            "{\"schema\":1,\"version\":\"deferred-receipt-v1\",\"status\":\"deferred\",\"reason\":",
+        );
         write_json_string(&mut out, self.reason.as_str());
         out.push_str(&format!(
             ",\"issued_at_ms\":{},\"resume_after_ms\":{},\"resume_by_ms\":{},\"bindings\":{{\"scope_digest\":",
@@ -150,7 +159,11 @@ impl Receipt {
             ),
         }
         out.push_str(",\"fresh_approval_required\":");
-        out.push_str(if self.fresh_approval_required { "true" } else { "false" });
+        out.push_str(if self.fresh_approval_required {
+            "true"
+        } else {
+            "false"
+        });
         out.push('}');
         out
     }

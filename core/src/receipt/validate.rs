@@ -4,7 +4,9 @@
 //! duplicate keys), shape (unknown before missing fields), then each field in contract order,
 //! then the window rules. The first failure is reported.
 
-use super::{Bindings, ErrorCode, Ownership, Reason, Receipt, ReceiptError, MAX_TIME_MS, MAX_WINDOW_MS};
+use super::{
+    Bindings, ErrorCode, Ownership, Reason, Receipt, ReceiptError, MAX_TIME_MS, MAX_WINDOW_MS,
+};
 use crate::json::{self, child_path, Json, ParseError};
 
 /// Largest accepted input: 16 KiB.
@@ -23,7 +25,12 @@ const TOP_FIELDS: [&str; 10] = [
     "fresh_approval_required",
 ];
 const BINDING_FIELDS: [&str; 3] = ["scope_digest", "request_digest", "plan_digest"];
-const OWNERSHIP_FIELDS: [&str; 4] = ["disposition", "mode", "wakeup_digest", "cancellation_digest"];
+const OWNERSHIP_FIELDS: [&str; 4] = [
+    "disposition",
+    "mode",
+    "wakeup_digest",
+    "cancellation_digest",
+];
 
 /// Validates a receipt given as text.
 pub fn validate_str(text: &str) -> Result<Receipt, ReceiptError> {
@@ -36,7 +43,10 @@ pub fn validate(bytes: &[u8]) -> Result<Receipt, ReceiptError> {
         return Err(ReceiptError::new(
             ErrorCode::TooLarge,
             "$",
-            format!("the receipt is {} bytes; at most {MAX_BYTES} are accepted", bytes.len()),
+            format!(
+                "the receipt is {} bytes; at most {MAX_BYTES} are accepted",
+                bytes.len()
+            ),
         ));
     }
     let doc = json::parse(bytes).map_err(|e| match e {
@@ -53,7 +63,12 @@ pub fn validate(bytes: &[u8]) -> Result<Receipt, ReceiptError> {
     })?;
     let top = Object::new(&doc, "$", &TOP_FIELDS)?;
 
-    top.number_exact("schema", "1", ErrorCode::UnsupportedVersion, "schema must be the integer 1")?;
+    top.number_exact(
+        "schema",
+        "1",
+        ErrorCode::UnsupportedVersion,
+        "schema must be the integer 1",
+    )?;
     top.string_exact("version", super::VERSION, ErrorCode::UnsupportedVersion)?;
     top.string_exact("status", "deferred", ErrorCode::InvalidStatus)?;
     let reason_text = top.string("reason")?;
@@ -93,18 +108,33 @@ pub fn validate(bytes: &[u8]) -> Result<Receipt, ReceiptError> {
     let bindings = Bindings {
         scope_digest: bindings_obj.digest("scope_digest")?.to_string(),
         request_digest: bindings_obj.digest("request_digest")?.to_string(),
-        plan_digest: bindings_obj.optional_digest("plan_digest")?.map(str::to_string),
+        plan_digest: bindings_obj
+            .optional_digest("plan_digest")?
+            .map(str::to_string),
     };
-    let ownership = ownership(&Object::new(top.get("ownership"), "$.ownership", &OWNERSHIP_FIELDS)?)?;
+    let ownership = ownership(&Object::new(
+        top.get("ownership"),
+        "$.ownership",
+        &OWNERSHIP_FIELDS,
+    )?)?;
     let fresh_approval_required = top.boolean("fresh_approval_required")?;
 
-    Ok(Receipt { reason, issued_at_ms, resume_after_ms, resume_by_ms, bindings, ownership, fresh_approval_required })
+    Ok(Receipt {
+        reason,
+        issued_at_ms,
+        resume_after_ms,
+        resume_by_ms,
+        bindings,
+        ownership,
+        fresh_approval_required,
+    })
 }
 
 fn ownership(obj: &Object) -> Result<Ownership, ReceiptError> {
     let disposition = obj.string("disposition")?;
     let mode = obj.string("mode")?;
-    let mixed = |path: &str, message: String| ReceiptError::new(ErrorCode::InvalidOwnership, path, message);
+    let mixed =
+        |path: &str, message: String| ReceiptError::new(ErrorCode::InvalidOwnership, path, message);
     let retained = match disposition {
         "retained" => true,
         "handoff" => false,
@@ -115,7 +145,11 @@ fn ownership(obj: &Object) -> Result<Ownership, ReceiptError> {
             ))
         }
     };
-    let want_mode = if retained { "durable-host" } else { "governed-handoff" };
+    let want_mode = if retained {
+        "durable-host"
+    } else {
+        "governed-handoff"
+    };
     if mode != want_mode {
         return Err(mixed(
             "$.ownership.mode",
@@ -131,12 +165,26 @@ fn ownership(obj: &Object) -> Result<Ownership, ReceiptError> {
         }),
         (false, None, None) => Ok(Ownership::Handoff),
         (true, w, _) => {
-            let field = if w.is_none() { "wakeup_digest" } else { "cancellation_digest" };
-            Err(mixed(&format!("$.ownership.{field}"), format!("a retained receipt needs a digest in {field}, not null")))
+            let field = if w.is_none() {
+                "wakeup_digest"
+            } else {
+                "cancellation_digest"
+            };
+            Err(mixed(
+                &format!("$.ownership.{field}"),
+                format!("a retained receipt needs a digest in {field}, not null"),
+            ))
         }
         (false, w, _) => {
-            let field = if w.is_some() { "wakeup_digest" } else { "cancellation_digest" };
-            Err(mixed(&format!("$.ownership.{field}"), format!("a handoff receipt must have null {field}")))
+            let field = if w.is_some() {
+                "wakeup_digest"
+            } else {
+                "cancellation_digest"
+            };
+            Err(mixed(
+                &format!("$.ownership.{field}"),
+                format!("a handoff receipt must have null {field}"),
+            ))
         }
     }
 }
@@ -158,17 +206,33 @@ impl<'a> Object<'a> {
         };
         if let Some((key, _)) = members.iter().find(|(k, _)| !fields.contains(&k.as_str())) {
             let at = child_path(path, key);
-            return Err(ReceiptError::new(ErrorCode::UnknownField, at.clone(), format!("{at} is not a field of the contract")));
+            return Err(ReceiptError::new(
+                ErrorCode::UnknownField,
+                at.clone(),
+                format!("{at} is not a field of the contract"),
+            ));
         }
-        if let Some(missing) = fields.iter().find(|f| !members.iter().any(|(k, _)| k == *f)) {
+        if let Some(missing) = fields
+            .iter()
+            .find(|f| !members.iter().any(|(k, _)| k == *f))
+        {
             let at = child_path(path, missing);
-            return Err(ReceiptError::new(ErrorCode::MissingField, at.clone(), format!("{at} is required")));
+            return Err(ReceiptError::new(
+                ErrorCode::MissingField,
+                at.clone(),
+                format!("{at} is required"),
+            ));
         }
         Ok(Object { members, path })
     }
 
     fn get(&self, key: &str) -> &'a Json {
-        &self.members.iter().find(|(k, _)| k == key).expect("presence checked").1
+        &self
+            .members
+            .iter()
+            .find(|(k, _)| k == key)
+            .expect("presence checked")
+            .1
     }
 
     fn at(&self, key: &str) -> String {
@@ -178,7 +242,11 @@ impl<'a> Object<'a> {
     fn wrong_type(&self, key: &str, want: &str) -> ReceiptError {
         let at = self.at(key);
         let got = self.get(key).type_name();
-        ReceiptError::new(ErrorCode::WrongType, at.clone(), format!("{at} must be {want}, not {got}"))
+        ReceiptError::new(
+            ErrorCode::WrongType,
+            at.clone(),
+            format!("{at} must be {want}, not {got}"),
+        )
     }
 
     fn string(&self, key: &str) -> Result<&'a str, ReceiptError> {
@@ -209,10 +277,20 @@ impl<'a> Object<'a> {
             return Ok(());
         }
         let at = self.at(key);
-        Err(ReceiptError::new(code, at.clone(), format!("{at} must be {want:?}, not {got:?}")))
+        Err(ReceiptError::new(
+            code,
+            at.clone(),
+            format!("{at} must be {want:?}, not {got:?}"),
+        ))
     }
 
-    fn number_exact(&self, key: &str, want: &str, code: ErrorCode, message: &str) -> Result<(), ReceiptError> {
+    fn number_exact(
+        &self,
+        key: &str,
+        want: &str,
+        code: ErrorCode,
+        message: &str,
+    ) -> Result<(), ReceiptError> {
         match self.get(key) {
             Json::Number(text) if text == want => Ok(()),
             Json::Number(_) => Err(ReceiptError::new(code, self.at(key), message)),
@@ -226,15 +304,23 @@ impl<'a> Object<'a> {
             return Err(self.wrong_type(key, "a number"));
         };
         let at = self.at(key);
-        let invalid = |why: &str| ReceiptError::new(ErrorCode::InvalidTime, at.clone(), format!("{at} {why}"));
+        let invalid = |why: &str| {
+            ReceiptError::new(ErrorCode::InvalidTime, at.clone(), format!("{at} {why}"))
+        };
         if text.starts_with('-') {
             return Err(invalid("must not be negative (nor -0)"));
         }
         if text.contains(['.', 'e', 'E']) {
-            return Err(invalid("must be an integer written without fraction or exponent"));
+            return Err(invalid(
+                "must be an integer written without fraction or exponent",
+            ));
         }
         // 17 digits or more is certainly above 2^53-1 (16 digits); avoid overflow on huge input.
-        let value = if text.len() > 16 { None } else { text.parse::<u64>().ok() };
+        let value = if text.len() > 16 {
+            None
+        } else {
+            text.parse::<u64>().ok()
+        };
         match value {
             Some(v) if v <= MAX_TIME_MS => Ok(v),
             _ => Err(invalid("must be at most 9007199254740991 (2^53-1)")),

@@ -44,13 +44,21 @@ pub struct Classified {
 }
 
 /// Phrases GitHub uses in secondary-limit messages, current and older, lower-cased.
-const SECONDARY_PHRASES: [&str; 3] = ["secondary rate limit", "abuse detection", "content creation"];
+const SECONDARY_PHRASES: [&str; 3] = [
+    "secondary rate limit",
+    "abuse detection",
+    "content creation",
+];
 
 /// The `message` of a JSON error body, else the whole text: a message is what GitHub words its
 /// limits in, and looking only there keeps unrelated body content from matching.
 fn message_text(body: &str) -> String {
     let parsed: Option<Value> = serde_json::from_str(body).ok();
-    match parsed.as_ref().and_then(|v| v.get("message")).and_then(Value::as_str) {
+    match parsed
+        .as_ref()
+        .and_then(|v| v.get("message"))
+        .and_then(Value::as_str)
+    {
         Some(message) => message.to_ascii_lowercase(),
         None => body.to_ascii_lowercase(),
     }
@@ -64,7 +72,11 @@ fn graphql_rate_limited(body: &str) -> bool {
     value
         .get("errors")
         .and_then(Value::as_array)
-        .is_some_and(|errors| errors.iter().any(|e| e.get("type").and_then(Value::as_str) == Some("RATE_LIMITED")))
+        .is_some_and(|errors| {
+            errors
+                .iter()
+                .any(|e| e.get("type").and_then(Value::as_str) == Some("RATE_LIMITED"))
+        })
 }
 
 /// Classifies one response from its status, `(name, value)` headers and body text.
@@ -72,10 +84,19 @@ fn graphql_rate_limited(body: &str) -> bool {
 /// Order matters where signals overlap: an explicit secondary-limit message wins over
 /// `x-ratelimit-remaining: 0` (GitHub's wording is the stronger evidence), and `remaining: 0`
 /// wins over a bare `retry-after` (the reset is then the documented resume time).
-pub fn classify<K: AsRef<str>, V: AsRef<str>>(status: u16, headers: &[(K, V)], body: &str) -> Classified {
+pub fn classify<K: AsRef<str>, V: AsRef<str>>(
+    status: u16,
+    headers: &[(K, V)],
+    body: &str,
+) -> Classified {
     let observed = parse_headers(headers);
     let kind = match status {
-        404 if body.to_ascii_lowercase().contains("rate limiting is not enabled") => Classification::Unlimited,
+        404 if body
+            .to_ascii_lowercase()
+            .contains("rate limiting is not enabled") =>
+        {
+            Classification::Unlimited
+        }
         200 if graphql_rate_limited(body) => Classification::PrimaryGraphql,
         403 | 429 => {
             let message = message_text(body);
@@ -97,5 +118,8 @@ pub fn classify<K: AsRef<str>, V: AsRef<str>>(status: u16, headers: &[(K, V)], b
         }
         _ => Classification::NotRateLimited,
     };
-    Classified { kind, headers: observed }
+    Classified {
+        kind,
+        headers: observed,
+    }
 }

@@ -22,7 +22,12 @@ pub struct GraphqlRateLimit {
 impl GraphqlRateLimit {
     /// The `graphql` window this report describes.
     pub fn window(&self) -> Window {
-        Window { limit: self.limit, remaining: self.remaining, used: self.used, reset: self.reset }
+        Window {
+            limit: self.limit,
+            remaining: self.remaining,
+            used: self.used,
+            reset: self.reset,
+        }
     }
 }
 
@@ -38,7 +43,9 @@ pub fn parse_graphql_rate_limit(value: &Value) -> Result<GraphqlRateLimit, Signa
         return Err(SignalError::new(SignalErrorKind::UnexpectedShape, path));
     }
     let required = |name: &str| -> Result<&Value, SignalError> {
-        object.get(name).ok_or_else(|| SignalError::new(SignalErrorKind::UnexpectedShape, format!("{path}.{name}")))
+        object.get(name).ok_or_else(|| {
+            SignalError::new(SignalErrorKind::UnexpectedShape, format!("{path}.{name}"))
+        })
     };
     let optional = |name: &str| -> Result<Option<u64>, SignalError> {
         match object.get(name) {
@@ -62,7 +69,9 @@ pub fn parse_graphql_rate_limit(value: &Value) -> Result<GraphqlRateLimit, Signa
 fn reset_seconds(value: &Value) -> Option<u64> {
     match value {
         Value::Number(n) => n.as_u64(),
-        Value::String(text) if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) => text.parse().ok(),
+        Value::String(text) if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) => {
+            text.parse().ok()
+        }
         // Round a fractional reset up: resuming a moment late is safe, early is not.
         Value::String(text) => parse_iso8601(text).map(|ms| ms.div_ceil(1000)),
         _ => None,

@@ -26,15 +26,24 @@ impl HeaderObservation {
     /// The resource and window the headers describe, when limit, remaining and reset are all
     /// present. Without `x-ratelimit-resource` the request counted against `core`.
     pub fn window(&self) -> Option<(String, Window)> {
-        let window = Window { limit: self.limit?, remaining: self.remaining?, used: self.used, reset: self.reset? };
-        let resource = self.resource.clone().unwrap_or_else(|| super::REST_RESOURCE.to_string());
+        let window = Window {
+            limit: self.limit?,
+            remaining: self.remaining?,
+            used: self.used,
+            reset: self.reset?,
+        };
+        let resource = self
+            .resource
+            .clone()
+            .unwrap_or_else(|| super::REST_RESOURCE.to_string());
         Some((resource, window))
     }
 
     /// Server clock minus local clock, from `date`: add it to a local time to get server time,
     /// subtract it from a server time (a reset) to get local time.
     pub fn clock_offset_ms(&self, local_now_ms: u64) -> Option<i64> {
-        self.date_ms.map(|server| server as i64 - local_now_ms as i64)
+        self.date_ms
+            .map(|server| server as i64 - local_now_ms as i64)
     }
 }
 
@@ -50,7 +59,10 @@ fn integer(value: &str) -> Option<u64> {
 /// lower-cases them, HTTP/1.1 servers may not); the first occurrence of a name wins.
 pub fn parse_headers<K: AsRef<str>, V: AsRef<str>>(headers: &[(K, V)]) -> HeaderObservation {
     let get = |wanted: &str| {
-        headers.iter().find(|(k, _)| k.as_ref().trim().eq_ignore_ascii_case(wanted)).map(|(_, v)| v.as_ref())
+        headers
+            .iter()
+            .find(|(k, _)| k.as_ref().trim().eq_ignore_ascii_case(wanted))
+            .map(|(_, v)| v.as_ref())
     };
     let date_ms = get("date").and_then(parse_http_date);
     let retry_after_s = get("retry-after").and_then(|v| {
@@ -62,7 +74,9 @@ pub fn parse_headers<K: AsRef<str>, V: AsRef<str>>(headers: &[(K, V)]) -> Header
         })
     });
     HeaderObservation {
-        resource: get("x-ratelimit-resource").map(|v| v.trim().to_string()).filter(|v| !v.is_empty()),
+        resource: get("x-ratelimit-resource")
+            .map(|v| v.trim().to_string())
+            .filter(|v| !v.is_empty()),
         limit: get("x-ratelimit-limit").and_then(integer),
         remaining: get("x-ratelimit-remaining").and_then(integer),
         used: get("x-ratelimit-used").and_then(integer),

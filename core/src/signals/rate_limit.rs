@@ -21,7 +21,10 @@ pub struct RateSnapshot {
 impl RateSnapshot {
     /// The snapshot of a server without rate limits.
     pub fn unlimited() -> Self {
-        RateSnapshot { unlimited: true, resources: BTreeMap::new() }
+        RateSnapshot {
+            unlimited: true,
+            resources: BTreeMap::new(),
+        }
     }
 }
 
@@ -32,8 +35,8 @@ impl RateSnapshot {
 /// `graphql`, which decisions rest on, must be well formed. A missing `graphql` is simply
 /// absent; the deprecated top-level `rate` (a copy of `core`) is ignored.
 pub fn parse_rate_limit_body(body: &str) -> Result<RateSnapshot, SignalError> {
-    let value: Value =
-        serde_json::from_str(body).map_err(|_| SignalError::new(SignalErrorKind::MalformedJson, "$"))?;
+    let value: Value = serde_json::from_str(body)
+        .map_err(|_| SignalError::new(SignalErrorKind::MalformedJson, "$"))?;
     let resources = value
         .get("resources")
         .and_then(Value::as_object)
@@ -45,7 +48,9 @@ pub fn parse_rate_limit_body(body: &str) -> Result<RateSnapshot, SignalError> {
             Ok(window) => {
                 snapshot.resources.insert(name.clone(), window);
             }
-            Err(error) if name == super::REST_RESOURCE || name == super::GRAPHQL_RESOURCE => return Err(error),
+            Err(error) if name == super::REST_RESOURCE || name == super::GRAPHQL_RESOURCE => {
+                return Err(error)
+            }
             Err(_) => {}
         }
     }
@@ -57,7 +62,12 @@ pub fn parse_rate_limit_body(body: &str) -> Result<RateSnapshot, SignalError> {
 pub fn parse_rate_limit_response(status: u16, body: &str) -> Result<RateSnapshot, SignalError> {
     match status {
         200 => parse_rate_limit_body(body),
-        404 if body.to_ascii_lowercase().contains("rate limiting is not enabled") => Ok(RateSnapshot::unlimited()),
+        404 if body
+            .to_ascii_lowercase()
+            .contains("rate limiting is not enabled") =>
+        {
+            Ok(RateSnapshot::unlimited())
+        }
         _ => Err(SignalError::new(SignalErrorKind::UnexpectedShape, "$")),
     }
 }
@@ -69,12 +79,19 @@ pub(crate) fn parse_window(bucket: &Value, path: &str) -> Result<Window, SignalE
     }
     let field = |name: &str| -> Result<u64, SignalError> {
         let at = format!("{path}.{name}");
-        let value = bucket.get(name).ok_or_else(|| SignalError::new(SignalErrorKind::UnexpectedShape, &at))?;
+        let value = bucket
+            .get(name)
+            .ok_or_else(|| SignalError::new(SignalErrorKind::UnexpectedShape, &at))?;
         count(value, &at)
     };
     let used = match bucket.get("used") {
         Some(v) => Some(count(v, &format!("{path}.used"))?),
         None => None,
     };
-    Ok(Window { limit: field("limit")?, remaining: field("remaining")?, used, reset: field("reset")? })
+    Ok(Window {
+        limit: field("limit")?,
+        remaining: field("remaining")?,
+        used,
+        reset: field("reset")?,
+    })
 }

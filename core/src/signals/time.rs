@@ -27,7 +27,14 @@ fn days_in_month(year: i64, month: u32) -> u32 {
 }
 
 /// Epoch milliseconds of a UTC civil time; `None` when a field is out of range or before 1970.
-pub fn epoch_ms(year: i64, month: u32, day: u32, hour: u32, minute: u32, second: u32) -> Option<u64> {
+pub fn epoch_ms(
+    year: i64,
+    month: u32,
+    day: u32,
+    hour: u32,
+    minute: u32,
+    second: u32,
+) -> Option<u64> {
     // A leap second (:60) is accepted by the formats; counting it as :59 keeps times monotonic.
     let second = if second == 60 { 59 } else { second };
     if !(1..=12).contains(&month) || day == 0 || day > days_in_month(year, month) {
@@ -56,7 +63,14 @@ pub fn civil_from_ms(ms: u64) -> (i64, u32, u32, u32, u32, u32) {
     let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
     let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
     let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day, (rem / 3600) as u32, (rem % 3600 / 60) as u32, (rem % 60) as u32)
+    (
+        year,
+        month,
+        day,
+        (rem / 3600) as u32,
+        (rem % 3600 / 60) as u32,
+        (rem % 60) as u32,
+    )
 }
 
 /// ISO 8601 / RFC 3339 UTC text of epoch milliseconds, e.g. `2026-11-30T04:06:54Z`.
@@ -66,14 +80,30 @@ pub fn format_iso8601(ms: u64) -> String {
 }
 
 fn month_number(name: &str) -> Option<u32> {
-    const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
-    MONTHS.iter().position(|m| m.eq_ignore_ascii_case(name)).map(|i| i as u32 + 1)
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    MONTHS
+        .iter()
+        .position(|m| m.eq_ignore_ascii_case(name))
+        .map(|i| i as u32 + 1)
 }
 
 fn is_day_name(name: &str) -> bool {
     const SHORT: [&str; 7] = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
-    const LONG: [&str; 7] = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
-    SHORT.iter().chain(LONG.iter()).any(|d| d.eq_ignore_ascii_case(name))
+    const LONG: [&str; 7] = [
+        "Monday",
+        "Tuesday",
+        "Wednesday",
+        "Thursday",
+        "Friday",
+        "Saturday",
+        "Sunday",
+    ];
+    SHORT
+        .iter()
+        .chain(LONG.iter())
+        .any(|d| d.eq_ignore_ascii_case(name))
 }
 
 fn digits(text: &str, min: usize, max: usize) -> Option<u32> {
@@ -102,7 +132,14 @@ pub fn parse_http_date(text: &str) -> Option<u64> {
                 return None;
             }
             let (h, mi, s) = clock(time)?;
-            epoch_ms(i64::from(digits(year, 4, 4)?), month_number(month)?, digits(day, 1, 2)?, h, mi, s)
+            epoch_ms(
+                i64::from(digits(year, 4, 4)?),
+                month_number(month)?,
+                digits(day, 1, 2)?,
+                h,
+                mi,
+                s,
+            )
         }
         // RFC 850: "Sunday, 06-Nov-94 08:49:37 GMT"
         [day_name, date, time, "GMT"] => {
@@ -128,7 +165,14 @@ pub fn parse_http_date(text: &str) -> Option<u64> {
                 return None;
             }
             let (h, mi, s) = clock(time)?;
-            epoch_ms(i64::from(digits(year, 4, 4)?), month_number(month)?, digits(day, 1, 2)?, h, mi, s)
+            epoch_ms(
+                i64::from(digits(year, 4, 4)?),
+                month_number(month)?,
+                digits(day, 1, 2)?,
+                h,
+                mi,
+                s,
+            )
         }
         _ => None,
     }

@@ -1,0 +1,35 @@
+// Loads the WebAssembly core once and exposes its functions as plain JS calls on JSON.
+// The module is instantiated synchronously from bytes next to this file: no fetch, no async
+// start-up cost beyond compiling about 100 KB.
+import { readFileSync } from 'node:fs';
+import * as wasm from '../wasm/deferral_wasm.js';
+
+const bytes = readFileSync(new URL('../wasm/deferral_wasm_bg.wasm', import.meta.url));
+wasm.initSync({ module: bytes });
+
+const parse = (text) => JSON.parse(text);
+
+/** Validates receipt bytes (Buffer or string). Answers {ok, receipt} or {ok:false, error}. */
+export function validateReceipt(input) {
+  const data = typeof input === 'string' ? Buffer.from(input, 'utf8') : input;
+  return parse(wasm.validate_receipt(data));
+}
+
+/** Digest of an input: kind is value, scope, request or plan. */
+export function digest(kind, text) {
+  return parse(wasm.digest(kind, text));
+}
+
+/** One lifecycle step: {state, event, reentries, max_reentries}. */
+export function lifecycleTransition(input) {
+  return parse(wasm.lifecycle_transition(JSON.stringify(input)));
+}
+
+/** Calls any JSON-in/JSON-out function of the core by name (used for the rate functions). */
+export function call(name, input) {
+  const fn = wasm[name];
+  if (typeof fn !== 'function') throw new Error(`the wasm core has no function ${name}`);
+  return parse(fn(typeof input === 'string' ? input : JSON.stringify(input)));
+}
+
+export const coreVersion = wasm.version();

@@ -1,0 +1,12 @@
+// Reads a file argument, or standard input for "-", as raw bytes.
+import { readFileSync } from 'node:fs';
+import { CommandError, EXIT } from './exit-codes.js';
+
+export function readFileArg(path, what) {
+  if (!path) throw new CommandError(EXIT.invalid, 'missing-argument', `give the ${what} as a file path, or - for standard input`);
+  try {
+    return readFileSync(path === '-' ? 0 : path);
+  } catch (err) {
+    throw new CommandError(EXIT.invalid, 'unreadable-file', `cannot read ${path === '-' ? 'standard input' : path}: ${err.code ?? err.message}`);
+  }
+}

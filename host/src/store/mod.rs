@@ -1,0 +1,293 @@
+//! The durable store: what a backend must keep, and the one way state changes are written.
+//!
+//! Every change of a deferral is a compare-and-set on `(state, fence)`: [`Store::update`]
+//! writes only if the row still has the state and fence the caller read, so a late or
+//! duplicate worker can never overwrite newer state. Receipts and events are append-only.
+//! The trait holds no SQLite detail so that a PostgreSQL backend can implement it and pass the
+//! same [`conformance`] suite.
+
+pub mod conformance;
+pub mod sqlite;
+
+use deferral_core::lifecycle::State;
+use std::fmt;
+
+pub use sqlite::SqliteStore;
+
+/// What the current launch of a deferral is doing (only while it is `resumable`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AttemptStatus {
+    /// An `exec:` process was claimed and is (or was) running.
+    Launching,
+    /// A `workflow-dispatch:` request is about to be or is being sent.
+    Dispatching,
+    /// GitHub accepted the dispatch (204); the run reports the outcome.
+    Dispatched,
+    /// The dispatch may or may not have reached GitHub; an operator must look it up.
+    DispatchUnknown,
+}
+
+impl AttemptStatus {
+    pub const ALL: [AttemptStatus; 4] = [
+        AttemptStatus::Launching,
+        AttemptStatus::Dispatching,
+        AttemptStatus::Dispatched,
+        AttemptStatus::DispatchUnknown,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AttemptStatus::Launching => "launching",
+            AttemptStatus::Dispatching => "dispatching",
+            AttemptStatus::Dispatched => "dispatched",
+            AttemptStatus::DispatchUnknown => "dispatch-unknown",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<AttemptStatus> {
+        AttemptStatus::ALL.into_iter().find(|a| a.as_str() == text)
+    }
+}
+
+/// One deferral as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Deferral {
+    pub id: String,
+    pub state: State,
+    /// Bumped by every compare-and-set that changes the state or the lease.
+    pub fence: u64,
+    /// Fresh-process launches made so far (the current attempt number while resumable).
+    pub reentries: u32,
+    pub max_reentries: u32,
+    /// Reason of the current receipt.
+    pub reason: String,
+    pub resume_after_ms: u64,
+    pub resume_by_ms: u64,
+    /// Launch target, e.g. `exec:./resume.sh` or `workflow-dispatch:o/r/wf.yml@main`.
+    pub launch: String,
+    /// SHA-256 of the current wake-up handle; `None` once terminal (the wake-up is invalid).
+    pub wakeup_digest: Option<String>,
+    /// SHA-256 of the cancellation handle, fixed for the deferral's whole life.
+    pub cancellation_digest: String,
+    pub lease_owner: Option<String>,
+    pub lease_until_ms: Option<u64>,
+    pub attempt_status: Option<AttemptStatus>,
+    /// Cause of the last change (`recorded`, `claimed`, `reentry-limit`, `expired`, ...).
+    pub cause: String,
+    /// Free text about the last change (an exit code, an HTTP status, ...).
+    pub detail: Option<String>,
+    /// Sequence number of the current receipt in the receipts table.
+    pub receipt_seq: u64,
+    pub created_ms: u64,
+    pub updated_ms: u64,
+}
+
+/// A receipt to append. `kind` says where it came from: `submitted` (the text exactly as
+/// received), `retained` (the host's retained form), `claimed` (the form given to a launch).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewReceipt {
+    pub kind: String,
+    pub text: String,
+}
+
+/// A receipt as stored, with the SHA-256 of its text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredReceipt {
+    pub seq: u64,
+    pub deferral_id: String,
+    pub kind: String,
+    pub text: String,
+    pub sha256: String,
+    pub created_ms: u64,
+}
+
+/// One row of the append-only event log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventRecord {
+    pub seq: u64,
+    pub deferral_id: String,
+    pub at_ms: u64,
+    pub event: String,
+    pub from_state: Option<State>,
+    pub to_state: State,
+    pub cause: String,
+    /// The fence after the change.
+    pub fence: u64,
+    pub reentries: u32,
+    pub detail: Option<String>,
+}
+
+/// The window a receipt opens: becomes the deferral's reason and times.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Window {
+    pub reason: String,
+    pub resume_after_ms: u64,
+    pub resume_by_ms: u64,
+}
+
+/// A new deferral, already moved `ready -> deferred` by the lifecycle.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewDeferral {
+    pub id: String,
+    pub state: State,
+    pub reentries: u32,
+    pub max_reentries: u32,
+    pub cause: String,
+    pub launch: String,
+    pub window: Window,
+    pub wakeup_digest: String,
+    pub cancellation_digest: String,
+    /// Appended in order; the last one becomes the current receipt. Must not be empty.
+    pub receipts: Vec<NewReceipt>,
+    pub at_ms: u64,
+}
+
+/// A lease held by a launcher.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lease {
+    pub owner: String,
+    pub until_ms: u64,
+}
+
+/// How an update treats an optional column: leave it, clear it, or set it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Change<T> {
+    #[default]
+    Keep,
+    Clear,
+    Set(T),
+}
+
+impl<T: Clone> Change<T> {
+    /// The value after applying this change to `current`.
+    pub fn apply(&self, current: Option<T>) -> Option<T> {
+        match self {
+            Change::Keep => current,
+            Change::Clear => None,
+            Change::Set(value) => Some(value.clone()),
+        }
+    }
+}
+
+/// A conditional write: applied only if the row still has `expect_state` and `expect_fence`.
+/// Callers build it from the lifecycle's `transition` (see `coordinator`), never by hand-picking
+/// a state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Update {
+    pub expect_state: State,
+    pub expect_fence: u64,
+    pub state: State,
+    pub reentries: u32,
+    /// Event name written to the log (`claim`, `defer`, `dispatched`, ...).
+    pub event: String,
+    pub cause: String,
+    pub detail: Option<String>,
+    /// Bump the fence (every state change and every lease change does).
+    pub bump_fence: bool,
+    pub lease: Change<Lease>,
+    pub wakeup_digest: Change<String>,
+    pub attempt_status: Change<AttemptStatus>,
+    /// Receipts to append; the last one becomes current.
+    pub receipts: Vec<NewReceipt>,
+    /// The new receipt's window, when `receipts` holds a new current receipt.
+    pub window: Option<Window>,
+    pub at_ms: u64,
+}
+
+/// Which deferrals `list` returns.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ListQuery {
+    pub state: Option<State>,
+    pub limit: Option<usize>,
+}
+
+/// Why a store operation failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoreError {
+    /// The row changed since it was read: another worker got there first.
+    Conflict { id: String, expected_state: State, expected_fence: u64 },
+    NotFound(String),
+    /// A deferral with this id exists already.
+    Duplicate(String),
+    /// The store failed its integrity check.
+    Corrupt(String),
+    /// The store was written by a newer version of this program.
+    SchemaTooNew { found: i64, supported: i64 },
+    /// Anything the backend reports (I/O, locking, SQL).
+    Backend(String),
+}
+
+impl StoreError {
+    pub fn code(&self) -> &'static str {
+        match self {
+            StoreError::Conflict { .. } => "conflict",
+            StoreError::NotFound(_) => "not-found",
+            StoreError::Duplicate(_) => "duplicate",
+            StoreError::Corrupt(_) => "store-corrupt",
+            StoreError::SchemaTooNew { .. } => "schema-too-new",
+            StoreError::Backend(_) => "store-error",
+        }
+    }
+}
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StoreError::Conflict { id, expected_state, expected_fence } => write!(
+                f,
+                "deferral {id} is no longer {expected_state} at fence {expected_fence}: another worker changed it"
+            ),
+            StoreError::NotFound(id) => write!(f, "no deferral with id {id}"),
+            StoreError::Duplicate(id) => write!(f, "a deferral with id {id} exists already"),
+            StoreError::Corrupt(report) => write!(f, "the store failed its integrity check: {report}"),
+            StoreError::SchemaTooNew { found, supported } => write!(
+                f,
+                "the store has schema version {found}, newer than the {supported} this program knows"
+            ),
+            StoreError::Backend(message) => write!(f, "store error: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+/// A durable store of deferrals. Object-safe so callers and the conformance suite can take
+/// `&dyn Store`.
+pub trait Store {
+    /// Inserts a new deferral with its receipts and a first event, in one transaction.
+    fn insert(&self, new: &NewDeferral) -> Result<Deferral, StoreError>;
+
+    /// Applies `update` to deferral `id` iff it still has `(expect_state, expect_fence)`:
+    /// the row, the appended receipts and one event are written in one transaction.
+    /// Otherwise returns [`StoreError::Conflict`] and writes nothing.
+    fn update(&self, id: &str, update: &Update) -> Result<Deferral, StoreError>;
+
+    fn get(&self, id: &str) -> Result<Option<Deferral>, StoreError>;
+
+    /// Deferrals ordered by creation (oldest first).
+    fn list(&self, query: &ListQuery) -> Result<Vec<Deferral>, StoreError>;
+
+    /// Every receipt of a deferral, oldest first.
+    fn receipts(&self, id: &str) -> Result<Vec<StoredReceipt>, StoreError>;
+
+    /// The current receipt of a deferral.
+    fn current_receipt(&self, id: &str) -> Result<StoredReceipt, StoreError>;
+
+    /// Every event of a deferral, oldest first.
+    fn events(&self, id: &str) -> Result<Vec<EventRecord>, StoreError>;
+
+    /// `deferred` rows with `resume_after_ms <= now_ms <= resume_by_ms`, earliest first.
+    fn due(&self, now_ms: u64, limit: usize) -> Result<Vec<Deferral>, StoreError>;
+
+    /// `deferred` or `resumable` rows with `resume_by_ms < now_ms` and no live lease.
+    fn expirable(&self, now_ms: u64, limit: usize) -> Result<Vec<Deferral>, StoreError>;
+
+    /// `resumable` rows whose lease ended (`lease_until_ms < now_ms`) and not yet expirable.
+    fn stale_leases(&self, now_ms: u64, limit: usize) -> Result<Vec<Deferral>, StoreError>;
+
+    /// Number of deferrals per state.
+    fn count_by_state(&self) -> Result<Vec<(State, u64)>, StoreError>;
+
+    /// Runs the backend's integrity check.
+    fn check_integrity(&self) -> Result<(), StoreError>;
+}

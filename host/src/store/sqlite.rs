@@ -1,0 +1,553 @@
+//! The SQLite store: one file, WAL, `synchronous=FULL`, `BEGIN IMMEDIATE` for every write.
+//!
+//! Schema changes are numbered migrations tracked in `PRAGMA user_version`. Receipts and
+//! events are append-only: triggers refuse any UPDATE or DELETE on them, so not even a bug in
+//! this program can edit evidence. `PRAGMA integrity_check` runs on open (or `quick_check`).
+
+use super::{
+    AttemptStatus, Deferral, EventRecord, ListQuery, NewDeferral, NewReceipt, Store, StoreError, StoredReceipt,
+    Update,
+};
+use deferral_core::digest::sha256_hex;
+use deferral_core::lifecycle::State;
+use rusqlite::{params, Connection, OptionalExtension, Row};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Migrations, in order; migration `i` moves the store from version `i` to `i + 1`.
+const MIGRATIONS: &[&str] = &[r#"
+CREATE TABLE deferrals (
+    id                  TEXT PRIMARY KEY,
+    state               TEXT NOT NULL CHECK (state IN ('ready','deferred','resumable','complete','blocked','cancelled')),
+    fence               INTEGER NOT NULL,
+    reentries           INTEGER NOT NULL,
+    max_reentries       INTEGER NOT NULL,
+    reason              TEXT NOT NULL,
+    resume_after_ms     INTEGER NOT NULL,
+    resume_by_ms        INTEGER NOT NULL,
+    launch              TEXT NOT NULL,
+    wakeup_digest       TEXT,
+    cancellation_digest TEXT NOT NULL,
+    lease_owner         TEXT,
+    lease_until_ms      INTEGER,
+    attempt_status      TEXT,
+    cause               TEXT NOT NULL,
+    detail              TEXT,
+    receipt_seq         INTEGER NOT NULL,
+    created_ms          INTEGER NOT NULL,
+    updated_ms          INTEGER NOT NULL
+);
+-- Finding due work: state = 'deferred' AND resume_after_ms <= now, a range scan at any size.
+CREATE INDEX deferrals_due ON deferrals (state, resume_after_ms);
+-- Finding expirable work: state IN (...) AND resume_by_ms < now.
+CREATE INDEX deferrals_expiry ON deferrals (state, resume_by_ms);
+-- Finding leases left by a crashed ticker: state = 'resumable' AND lease_until_ms < now.
+CREATE INDEX deferrals_lease ON deferrals (state, lease_until_ms);
+CREATE INDEX deferrals_created ON deferrals (created_ms, id);
+
+CREATE TABLE receipts (
+    seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+    deferral_id TEXT NOT NULL REFERENCES deferrals (id),
+    kind        TEXT NOT NULL,
+    receipt     TEXT NOT NULL,
+    sha256      TEXT NOT NULL,
+    created_ms  INTEGER NOT NULL
+);
+CREATE INDEX receipts_deferral ON receipts (deferral_id, seq);
+CREATE TRIGGER receipts_no_update BEFORE UPDATE ON receipts BEGIN SELECT RAISE(ABORT, 'receipts are append-only'); END;
+CREATE TRIGGER receipts_no_delete BEFORE DELETE ON receipts BEGIN SELECT RAISE(ABORT, 'receipts are append-only'); END;
+
+CREATE TABLE events (
+    seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+    deferral_id TEXT NOT NULL REFERENCES deferrals (id),
+    at_ms       INTEGER NOT NULL,
+    event       TEXT NOT NULL,
+    from_state  TEXT,
+    to_state    TEXT NOT NULL,
+    cause       TEXT NOT NULL,
+    fence       INTEGER NOT NULL,
+    reentries   INTEGER NOT NULL,
+    detail      TEXT
+);
+CREATE INDEX events_deferral ON events (deferral_id, seq);
+CREATE TRIGGER events_no_update BEFORE UPDATE ON events BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
+CREATE TRIGGER events_no_delete BEFORE DELETE ON events BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
+"#];
+
+/// The schema version this program writes.
+pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
+
+/// How thoroughly to check the file on open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IntegrityCheck {
+    /// `PRAGMA integrity_check`: reads every page and index (time grows with the store).
+    Full,
+    /// `PRAGMA quick_check`: the same without cross-checking indexes against tables.
+    Quick,
+    Off,
+}
+
+const COLUMNS: &str = "id, state, fence, reentries, max_reentries, reason, resume_after_ms, resume_by_ms, launch, \
+     wakeup_digest, cancellation_digest, lease_owner, lease_until_ms, attempt_status, cause, detail, receipt_seq, \
+     created_ms, updated_ms";
+
+pub struct SqliteStore {
+    conn: Connection,
+    path: PathBuf,
+}
+
+fn backend(err: rusqlite::Error) -> StoreError {
+    StoreError::Backend(err.to_string())
+}
+
+fn to_i64(value: u64) -> i64 {
+    i64::try_from(value).unwrap_or(i64::MAX)
+}
+
+impl SqliteStore {
+    /// Opens (creating if needed) the store at `path`, migrates it and checks its integrity.
+    pub fn open(path: &Path, check: IntegrityCheck) -> Result<SqliteStore, StoreError> {
+        let conn = Connection::open(path).map_err(backend)?;
+        conn.busy_timeout(Duration::from_secs(60)).map_err(backend)?;
+        let mode: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0)).map_err(backend)?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            return Err(StoreError::Backend(format!("could not switch the journal to WAL (got {mode})")));
+        }
+        conn.execute_batch("PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;").map_err(backend)?;
+        let store = SqliteStore { conn, path: path.to_path_buf() };
+        match check {
+            IntegrityCheck::Full => store.run_check("integrity_check")?,
+            IntegrityCheck::Quick => store.run_check("quick_check")?,
+            IntegrityCheck::Off => {}
+        }
+        store.migrate()?;
+        Ok(store)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The underlying connection, for benchmarks and tests that bulk-load rows.
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
+    fn run_check(&self, pragma: &str) -> Result<(), StoreError> {
+        let mut stmt = self.conn.prepare(&format!("PRAGMA {pragma}")).map_err(backend)?;
+        let lines: Vec<String> =
+            stmt.query_map([], |r| r.get(0)).map_err(backend)?.collect::<Result<_, _>>().map_err(backend)?;
+        if lines.len() == 1 && lines[0] == "ok" {
+            Ok(())
+        } else {
+            Err(StoreError::Corrupt(lines.join("; ")))
+        }
+    }
+
+    fn migrate(&self) -> Result<(), StoreError> {
+        self.write(|conn| {
+            let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(backend)?;
+            if version > SCHEMA_VERSION {
+                return Err(StoreError::SchemaTooNew { found: version, supported: SCHEMA_VERSION });
+            }
+            for (index, sql) in MIGRATIONS.iter().enumerate().skip(usize::try_from(version).unwrap_or(0)) {
+                conn.execute_batch(sql).map_err(backend)?;
+                conn.execute_batch(&format!("PRAGMA user_version = {}", index + 1)).map_err(backend)?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Runs `body` in a `BEGIN IMMEDIATE` transaction: committed on `Ok`, rolled back on `Err`.
+    fn write<T>(&self, body: impl FnOnce(&Connection) -> Result<T, StoreError>) -> Result<T, StoreError> {
+        self.conn.execute_batch("BEGIN IMMEDIATE").map_err(backend)?;
+        match body(&self.conn) {
+            Ok(value) => match self.conn.execute_batch("COMMIT") {
+                Ok(()) => Ok(value),
+                Err(err) => {
+                    let _ = self.conn.execute_batch("ROLLBACK");
+                    Err(backend(err))
+                }
+            },
+            Err(err) => {
+                let _ = self.conn.execute_batch("ROLLBACK");
+                Err(err)
+            }
+        }
+    }
+
+    fn select(&self, where_sql: &str, params: &[&dyn rusqlite::ToSql]) -> Result<Vec<Deferral>, StoreError> {
+        select_with(&self.conn, where_sql, params)
+    }
+}
+
+fn select_with(
+    conn: &Connection,
+    where_sql: &str,
+    params: &[&dyn rusqlite::ToSql],
+) -> Result<Vec<Deferral>, StoreError> {
+    let sql = format!("SELECT {COLUMNS} FROM deferrals {where_sql}");
+    let mut stmt = conn.prepare_cached(&sql).map_err(backend)?;
+    let rows = stmt.query_map(params, read_deferral).map_err(backend)?;
+    rows.collect::<Result<Vec<_>, _>>().map_err(backend)
+}
+
+fn get_u64(row: &Row, index: usize) -> rusqlite::Result<u64> {
+    let value: i64 = row.get(index)?;
+    Ok(u64::try_from(value).unwrap_or(0))
+}
+
+fn get_opt_u64(row: &Row, index: usize) -> rusqlite::Result<Option<u64>> {
+    let value: Option<i64> = row.get(index)?;
+    Ok(value.map(|v| u64::try_from(v).unwrap_or(0)))
+}
+
+fn bad_text(index: usize, text: &str) -> rusqlite::Error {
+    rusqlite::Error::FromSqlConversionFailure(
+        index,
+        rusqlite::types::Type::Text,
+        format!("unexpected value {text:?}").into(),
+    )
+}
+
+fn get_state(row: &Row, index: usize) -> rusqlite::Result<State> {
+    let text: String = row.get(index)?;
+    State::parse(&text).ok_or_else(|| bad_text(index, &text))
+}
+
+fn read_deferral(row: &Row) -> rusqlite::Result<Deferral> {
+    let attempt: Option<String> = row.get(13)?;
+    let attempt_status = match attempt {
+        None => None,
+        Some(text) => Some(AttemptStatus::parse(&text).ok_or_else(|| bad_text(13, &text))?),
+    };
+    Ok(Deferral {
+        id: row.get(0)?,
+        state: get_state(row, 1)?,
+        fence: get_u64(row, 2)?,
+        reentries: row.get(3)?,
+        max_reentries: row.get(4)?,
+        reason: row.get(5)?,
+        resume_after_ms: get_u64(row, 6)?,
+        resume_by_ms: get_u64(row, 7)?,
+        launch: row.get(8)?,
+        wakeup_digest: row.get(9)?,
+        cancellation_digest: row.get(10)?,
+        lease_owner: row.get(11)?,
+        lease_until_ms: get_opt_u64(row, 12)?,
+        attempt_status,
+        cause: row.get(14)?,
+        detail: row.get(15)?,
+        receipt_seq: get_u64(row, 16)?,
+        created_ms: get_u64(row, 17)?,
+        updated_ms: get_u64(row, 18)?,
+    })
+}
+
+fn append_receipts(conn: &Connection, id: &str, receipts: &[NewReceipt], at_ms: u64) -> Result<u64, StoreError> {
+    let mut stmt = conn
+        .prepare_cached(
+            "INSERT INTO receipts (deferral_id, kind, receipt, sha256, created_ms) VALUES (?1, ?2, ?3, ?4, ?5)",
+        )
+        .map_err(backend)?;
+    let mut last = 0;
+    for receipt in receipts {
+        stmt.execute(params![id, receipt.kind, receipt.text, sha256_hex(receipt.text.as_bytes()), to_i64(at_ms)])
+            .map_err(backend)?;
+        last = u64::try_from(conn.last_insert_rowid()).unwrap_or(0);
+    }
+    Ok(last)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn append_event(
+    conn: &Connection,
+    id: &str,
+    at_ms: u64,
+    event: &str,
+    from: Option<State>,
+    to: State,
+    cause: &str,
+    fence: u64,
+    reentries: u32,
+    detail: Option<&str>,
+) -> Result<(), StoreError> {
+    conn.prepare_cached(
+        "INSERT INTO events (deferral_id, at_ms, event, from_state, to_state, cause, fence, reentries, detail) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+    )
+    .map_err(backend)?
+    .execute(params![
+        id,
+        to_i64(at_ms),
+        event,
+        from.map(State::as_str),
+        to.as_str(),
+        cause,
+        to_i64(fence),
+        reentries,
+        detail
+    ])
+    .map_err(backend)?;
+    Ok(())
+}
+
+impl Store for SqliteStore {
+    fn insert(&self, new: &NewDeferral) -> Result<Deferral, StoreError> {
+        if new.receipts.is_empty() {
+            return Err(StoreError::Backend("a deferral needs at least one receipt".into()));
+        }
+        self.write(|conn| {
+            let exists: Option<i64> = conn
+                .query_row("SELECT 1 FROM deferrals WHERE id = ?1", [&new.id], |r| r.get(0))
+                .optional()
+                .map_err(backend)?;
+            if exists.is_some() {
+                return Err(StoreError::Duplicate(new.id.clone()));
+            }
+            // The row first (receipts reference it), with a placeholder receipt_seq fixed below.
+            conn.prepare_cached(
+                "INSERT INTO deferrals (id, state, fence, reentries, max_reentries, reason, resume_after_ms, \
+                 resume_by_ms, launch, wakeup_digest, cancellation_digest, cause, receipt_seq, created_ms, updated_ms) \
+                 VALUES (?1, ?2, 1, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 0, ?12, ?12)",
+            )
+            .map_err(backend)?
+            .execute(params![
+                new.id,
+                new.state.as_str(),
+                new.reentries,
+                new.max_reentries,
+                new.window.reason,
+                to_i64(new.window.resume_after_ms),
+                to_i64(new.window.resume_by_ms),
+                new.launch,
+                new.wakeup_digest,
+                new.cancellation_digest,
+                new.cause,
+                to_i64(new.at_ms),
+            ])
+            .map_err(backend)?;
+            let seq = append_receipts(conn, &new.id, &new.receipts, new.at_ms)?;
+            conn.execute("UPDATE deferrals SET receipt_seq = ?1 WHERE id = ?2", params![to_i64(seq), new.id])
+                .map_err(backend)?;
+            append_event(
+                conn,
+                &new.id,
+                new.at_ms,
+                "record",
+                Some(State::Ready),
+                new.state,
+                &new.cause,
+                1,
+                new.reentries,
+                None,
+            )?;
+            let mut rows = select_with(conn, "WHERE id = ?1", &[&new.id])?;
+            rows.pop().ok_or_else(|| StoreError::NotFound(new.id.clone()))
+        })
+    }
+
+    fn update(&self, id: &str, update: &Update) -> Result<Deferral, StoreError> {
+        self.write(|conn| {
+            let current = select_with(conn, "WHERE id = ?1", &[&id])?
+                .pop()
+                .ok_or_else(|| StoreError::NotFound(id.to_string()))?;
+            if current.state != update.expect_state || current.fence != update.expect_fence {
+                return Err(StoreError::Conflict {
+                    id: id.to_string(),
+                    expected_state: update.expect_state,
+                    expected_fence: update.expect_fence,
+                });
+            }
+            let fence = if update.bump_fence { current.fence + 1 } else { current.fence };
+            let lease = update.lease.apply(current.lease_owner.clone().map(|owner| super::Lease {
+                owner,
+                until_ms: current.lease_until_ms.unwrap_or(0),
+            }));
+            let wakeup = update.wakeup_digest.apply(current.wakeup_digest.clone());
+            let attempt = update.attempt_status.apply(current.attempt_status);
+            let receipt_seq = if update.receipts.is_empty() {
+                current.receipt_seq
+            } else {
+                append_receipts(conn, id, &update.receipts, update.at_ms)?
+            };
+            let (reason, after, by) = match &update.window {
+                Some(w) => (w.reason.clone(), w.resume_after_ms, w.resume_by_ms),
+                None => (current.reason.clone(), current.resume_after_ms, current.resume_by_ms),
+            };
+            // The compare-and-set itself: the WHERE repeats the check, so the write is safe even
+            // if a backend ran this without the surrounding lock.
+            let changed = conn
+                .prepare_cached(
+                    "UPDATE deferrals SET state = ?1, fence = ?2, reentries = ?3, reason = ?4, resume_after_ms = ?5, \
+                     resume_by_ms = ?6, wakeup_digest = ?7, lease_owner = ?8, lease_until_ms = ?9, \
+                     attempt_status = ?10, cause = ?11, detail = ?12, receipt_seq = ?13, updated_ms = ?14 \
+                     WHERE id = ?15 AND state = ?16 AND fence = ?17",
+                )
+                .map_err(backend)?
+                .execute(params![
+                    update.state.as_str(),
+                    to_i64(fence),
+                    update.reentries,
+                    reason,
+                    to_i64(after),
+                    to_i64(by),
+                    wakeup,
+                    lease.as_ref().map(|l| l.owner.clone()),
+                    lease.as_ref().map(|l| to_i64(l.until_ms)),
+                    attempt.map(AttemptStatus::as_str),
+                    update.cause,
+                    update.detail,
+                    to_i64(receipt_seq),
+                    to_i64(update.at_ms),
+                    id,
+                    update.expect_state.as_str(),
+                    to_i64(update.expect_fence),
+                ])
+                .map_err(backend)?;
+            if changed != 1 {
+                return Err(StoreError::Conflict {
+                    id: id.to_string(),
+                    expected_state: update.expect_state,
+                    expected_fence: update.expect_fence,
+                });
+            }
+            append_event(
+                conn,
+                id,
+                update.at_ms,
+                &update.event,
+                Some(current.state),
+                update.state,
+                &update.cause,
+                fence,
+                update.reentries,
+                update.detail.as_deref(),
+            )?;
+            select_with(conn, "WHERE id = ?1", &[&id])?.pop().ok_or_else(|| StoreError::NotFound(id.to_string()))
+        })
+    }
+
+    fn get(&self, id: &str) -> Result<Option<Deferral>, StoreError> {
+        Ok(self.select("WHERE id = ?1", &[&id])?.pop())
+    }
+
+    fn list(&self, query: &ListQuery) -> Result<Vec<Deferral>, StoreError> {
+        let limit = query.limit.map_or(-1, |l| i64::try_from(l).unwrap_or(i64::MAX));
+        match query.state {
+            Some(state) => self.select(
+                "WHERE state = ?1 ORDER BY created_ms, id LIMIT ?2",
+                &[&state.as_str(), &limit],
+            ),
+            None => self.select("ORDER BY created_ms, id LIMIT ?1", &[&limit]),
+        }
+    }
+
+    fn receipts(&self, id: &str) -> Result<Vec<StoredReceipt>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT seq, deferral_id, kind, receipt, sha256, created_ms FROM receipts WHERE deferral_id = ?1 ORDER BY seq",
+            )
+            .map_err(backend)?;
+        let rows = stmt.query_map([id], read_receipt).map_err(backend)?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(backend)
+    }
+
+    fn current_receipt(&self, id: &str) -> Result<StoredReceipt, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT r.seq, r.deferral_id, r.kind, r.receipt, r.sha256, r.created_ms FROM receipts r \
+                 JOIN deferrals d ON d.id = r.deferral_id AND d.receipt_seq = r.seq WHERE d.id = ?1",
+                [id],
+                read_receipt,
+            )
+            .optional()
+            .map_err(backend)?
+            .ok_or_else(|| StoreError::NotFound(id.to_string()))
+    }
+
+    fn events(&self, id: &str) -> Result<Vec<EventRecord>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT seq, deferral_id, at_ms, event, from_state, to_state, cause, fence, reentries, detail \
+                 FROM events WHERE deferral_id = ?1 ORDER BY seq",
+            )
+            .map_err(backend)?;
+        let rows = stmt
+            .query_map([id], |row| {
+                let from: Option<String> = row.get(4)?;
+                let from_state = match from {
+                    None => None,
+                    Some(text) => Some(State::parse(&text).ok_or_else(|| bad_text(4, &text))?),
+                };
+                Ok(EventRecord {
+                    seq: get_u64(row, 0)?,
+                    deferral_id: row.get(1)?,
+                    at_ms: get_u64(row, 2)?,
+                    event: row.get(3)?,
+                    from_state,
+                    to_state: get_state(row, 5)?,
+                    cause: row.get(6)?,
+                    fence: get_u64(row, 7)?,
+                    reentries: row.get(8)?,
+                    detail: row.get(9)?,
+                })
+            })
+            .map_err(backend)?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(backend)
+    }
+
+    fn due(&self, now_ms: u64, limit: usize) -> Result<Vec<Deferral>, StoreError> {
+        let now = to_i64(now_ms);
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.select(
+            "WHERE state = 'deferred' AND resume_after_ms <= ?1 AND resume_by_ms >= ?1 \
+             ORDER BY resume_after_ms LIMIT ?2",
+            &[&now, &limit],
+        )
+    }
+
+    fn expirable(&self, now_ms: u64, limit: usize) -> Result<Vec<Deferral>, StoreError> {
+        let now = to_i64(now_ms);
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.select(
+            "WHERE state IN ('deferred', 'resumable') AND resume_by_ms < ?1 \
+             AND (lease_until_ms IS NULL OR lease_until_ms < ?1) ORDER BY resume_by_ms LIMIT ?2",
+            &[&now, &limit],
+        )
+    }
+
+    fn stale_leases(&self, now_ms: u64, limit: usize) -> Result<Vec<Deferral>, StoreError> {
+        let now = to_i64(now_ms);
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.select(
+            "WHERE state = 'resumable' AND lease_until_ms < ?1 AND resume_by_ms >= ?1 \
+             ORDER BY lease_until_ms LIMIT ?2",
+            &[&now, &limit],
+        )
+    }
+
+    fn count_by_state(&self) -> Result<Vec<(State, u64)>, StoreError> {
+        let mut stmt =
+            self.conn.prepare_cached("SELECT state, COUNT(*) FROM deferrals GROUP BY state").map_err(backend)?;
+        let rows = stmt.query_map([], |row| Ok((get_state(row, 0)?, get_u64(row, 1)?))).map_err(backend)?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(backend)
+    }
+
+    fn check_integrity(&self) -> Result<(), StoreError> {
+        self.run_check("integrity_check")
+    }
+}
+
+fn read_receipt(row: &Row) -> rusqlite::Result<StoredReceipt> {
+    Ok(StoredReceipt {
+        seq: get_u64(row, 0)?,
+        deferral_id: row.get(1)?,
+        kind: row.get(2)?,
+        text: row.get(3)?,
+        sha256: row.get(4)?,
+        created_ms: get_u64(row, 5)?,
+    })
+}

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Builds dist/ from source: the wasm core (cargo + wasm-bindgen + wasm-opt) and the JS entries.
+# Reproducible: the same sources, rustc and wasm-bindgen give byte-identical files.
+# Usage: bash scripts/build-dist.sh        (needs the Rust toolchain; installs what is missing)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+
+say() { printf 'build-dist: %s\n' "$*" >&2; }
+
+# The wasm-bindgen CLI must be exactly the version the crate is pinned to with "=".
+WB_VERSION=$(sed -n 's/^wasm-bindgen = "=\([0-9.]*\)".*/\1/p' wasm/Cargo.toml)
+[ -n "$WB_VERSION" ] || { say "cannot read the pinned wasm-bindgen version from wasm/Cargo.toml"; exit 1; }
+
+if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
+  say "adding the wasm32-unknown-unknown target"
+  rustup target add wasm32-unknown-unknown
+fi
+if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WB_VERSION" ]; then
+  say "installing wasm-bindgen-cli $WB_VERSION (about 3 minutes, once)"
+  cargo install wasm-bindgen-cli --version "$WB_VERSION"
+fi
+WASM_OPT="$ROOT/node_modules/.bin/wasm-opt"
+[ -x "$WASM_OPT" ] || { say "wasm-opt missing: run 'npm ci' first (binaryen is a devDependency)"; exit 1; }
+
+say "compiling deferral-wasm for wasm32-unknown-unknown"
+CARGO_HOME_DIR=${CARGO_HOME:-$HOME/.cargo}
+RUSTUP_HOME_DIR=${RUSTUP_HOME:-$HOME/.rustup}
+# Remap absolute paths so the module does not depend on where it was built.
+export RUSTFLAGS="--remap-path-prefix=$ROOT=/deferral --remap-path-prefix=$CARGO_HOME_DIR=/cargo --remap-path-prefix=$RUSTUP_HOME_DIR=/rustup"
+cargo build --quiet --locked -p deferral-wasm --profile wasm --target wasm32-unknown-unknown --target-dir target/wasm-build
+unset RUSTFLAGS
+
+OUT=target/wasm-build/bindgen
+rm -rf "$OUT" && mkdir -p "$OUT"
+wasm-bindgen --target web --no-typescript --out-dir "$OUT" \
+  target/wasm-build/wasm32-unknown-unknown/wasm/deferral_wasm.wasm
+
+say "assembling dist/"
+rm -rf dist && mkdir -p dist/wasm
+"$WASM_OPT" -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+  --enable-mutable-globals -o dist/wasm/deferral_wasm_bg.wasm "$OUT/deferral_wasm_bg.wasm"
+cp "$OUT/deferral_wasm.js" dist/wasm/deferral_wasm.js
+# JS sources have no runtime dependencies, so they are copied as they are.
+(cd action && find . -name '*.js' -print0 | sort -z | xargs -0 -I{} cp --parents {} ../dist/)
+chmod +x dist/cli.js 2>/dev/null || true
+node scripts/dist-manifest.mjs write
+say "done: $(du -sk dist | cut -f1) KiB in dist/"

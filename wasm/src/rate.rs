@@ -1,0 +1,1 @@
+//! Rate decisions across the wasm boundary (decide, preflight, classify, GraphQL cost, ledger).
