@@ -51,12 +51,13 @@ pub fn parse(bytes: &[u8]) -> Result<Json, ParseError> {
     let text = std::str::from_utf8(bytes)
         .map_err(|e| malformed(e.valid_up_to(), "the input is not valid UTF-8"))?;
     let mut reader = Reader {
+        src: text,
         text: text.as_bytes(),
         pos: 0,
         depth: 0,
     };
     reader.skip_ws();
-    let value = reader.value("$")?;
+    let value = reader.value(&|| "$".to_string())?;
     reader.skip_ws();
     if reader.pos != reader.text.len() {
         return Err(malformed(reader.pos, "trailing data after the JSON value"));
@@ -111,6 +112,7 @@ pub fn write_json_string(out: &mut String, s: &str) {
 const MAX_DEPTH: usize = 64;
 
 struct Reader<'a> {
+    src: &'a str,
     text: &'a [u8],
     pos: usize,
     depth: usize,
@@ -136,7 +138,8 @@ impl Reader<'_> {
         }
     }
 
-    fn value(&mut self, path: &str) -> Result<Json, ParseError> {
+    // Paths are built lazily (only a duplicate key needs one), which keeps parsing allocation-light.
+    fn value(&mut self, path: &dyn Fn() -> String) -> Result<Json, ParseError> {
         match self.peek() {
             None => Err(malformed(self.pos, "unexpected end of input")),
             Some(b'{') => self.nested(|r| r.object(path)),
@@ -163,7 +166,7 @@ impl Reader<'_> {
         out
     }
 
-    fn object(&mut self, path: &str) -> Result<Json, ParseError> {
+    fn object(&mut self, path: &dyn Fn() -> String) -> Result<Json, ParseError> {
         self.pos += 1; // '{'
         let mut members: Vec<(String, Json)> = Vec::new();
         self.skip_ws();
@@ -177,9 +180,8 @@ impl Reader<'_> {
                 return Err(malformed(self.pos, "expected a member name"));
             }
             let key = self.string()?;
-            let member_path = child_path(path, &key);
             if members.iter().any(|(k, _)| *k == key) {
-                return Err(ParseError::DuplicateKey { path: member_path });
+                return Err(ParseError::DuplicateKey { path: child_path(&path(), &key) });
             }
             self.skip_ws();
             if self.peek() != Some(b':') {
@@ -187,7 +189,7 @@ impl Reader<'_> {
             }
             self.pos += 1;
             self.skip_ws();
-            let value = self.value(&member_path)?;
+            let value = self.value(&|| child_path(&path(), &key))?;
             members.push((key, value));
             self.skip_ws();
             match self.peek() {
@@ -201,7 +203,7 @@ impl Reader<'_> {
         }
     }
 
-    fn array(&mut self, path: &str) -> Result<Json, ParseError> {
+    fn array(&mut self, path: &dyn Fn() -> String) -> Result<Json, ParseError> {
         self.pos += 1; // '['
         let mut items = Vec::new();
         self.skip_ws();
@@ -211,8 +213,8 @@ impl Reader<'_> {
         }
         loop {
             self.skip_ws();
-            let item_path = format!("{path}[{}]", items.len());
-            items.push(self.value(&item_path)?);
+            let index = items.len();
+            items.push(self.value(&|| format!("{}[{index}]", path()))?);
             self.skip_ws();
             match self.peek() {
                 Some(b',') => self.pos += 1,
@@ -259,8 +261,7 @@ impl Reader<'_> {
                 return Err(malformed(self.pos, "an exponent needs digits"));
             }
         }
-        let text = std::str::from_utf8(&self.text[start..self.pos]).expect("ascii digits");
-        Ok(Json::Number(text.to_string()))
+        Ok(Json::Number(self.src[start..self.pos].to_string()))
     }
 
     fn string(&mut self) -> Result<String, ParseError> {
@@ -274,8 +275,8 @@ impl Reader<'_> {
                 }
                 self.pos += 1;
             }
-            // The input is valid UTF-8 and we stopped on an ASCII byte, so this slice is whole.
-            out.push_str(std::str::from_utf8(&self.text[start..self.pos]).expect("utf-8"));
+            // We stopped on an ASCII byte (or the end), so the slice is on character boundaries.
+            out.push_str(&self.src[start..self.pos]);
             match self.peek() {
                 None => return Err(malformed(self.pos, "unterminated string")),
                 Some(b'"') => {

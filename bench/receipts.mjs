@@ -1,0 +1,56 @@
+// Receipt validation throughput on the same receipts, in one run: native Rust, the wasm build
+// from Node, and JSON.parse + the compiled JSON Schema (Ajv). Also the wasm and dist/ sizes.
+// Prints one JSON object. Usage: node bench/receipts.mjs (bench/run.mjs calls it).
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import Ajv2020 from 'ajv/dist/2020.js';
+import { validateReceipt } from '../dist/lib/core.js';
+import { repoRoot, median } from './util.mjs';
+
+const dir = join(repoRoot, 'tests/vectors/receipts');
+const cases = JSON.parse(readFileSync(join(dir, 'cases.json'), 'utf8'));
+// The valid receipts plus every invalid one that JSON.parse accepts, so all three see the same.
+const files = cases.map((c) => join(dir, c.file)).filter((f) => {
+  try { JSON.parse(readFileSync(f, 'utf8')); return true; } catch { return false; }
+});
+const buffers = files.map((f) => readFileSync(f));
+
+function throughput(fn) {
+  const rounds = [];
+  for (let r = 0; r < 5; r++) {
+    let n = 0;
+    const start = process.hrtime.bigint();
+    while (process.hrtime.bigint() - start < 200_000_000n) {
+      for (const b of buffers) fn(b);
+      n += buffers.length;
+    }
+    rounds.push(n / (Number(process.hrtime.bigint() - start) / 1e9));
+  }
+  return Math.round(median(rounds));
+}
+
+const schema = JSON.parse(readFileSync(join(repoRoot, 'docs/deferred-receipt-v1.schema.json'), 'utf8'));
+const ajv = new Ajv2020({ strict: true }).compile(schema);
+const wasmPerSecond = throughput((b) => validateReceipt(b));
+const ajvPerSecond = throughput((b) => ajv(JSON.parse(b.toString('utf8'))));
+
+execFileSync('cargo', ['build', '--quiet', '--release', '-p', 'deferral-core', '--example', 'validate_throughput'], { cwd: repoRoot, stdio: 'inherit' });
+const nativeRuns = [0, 1, 2].map(() => JSON.parse(execFileSync(join(repoRoot, 'target/release/examples/validate_throughput'), files, { encoding: 'utf8' })).per_second);
+const nativePerSecond = Math.round(median(nativeRuns));
+
+function dirSize(path) {
+  return readdirSync(path).reduce((sum, name) => {
+    const full = join(path, name);
+    return sum + (statSync(full).isDirectory() ? dirSize(full) : statSync(full).size);
+  }, 0);
+}
+
+console.log(JSON.stringify({
+  receipts: buffers.length,
+  wasm_bytes: statSync(join(repoRoot, 'dist/wasm/deferral_wasm_bg.wasm')).size,
+  dist_bytes: dirSize(join(repoRoot, 'dist')),
+  native_per_second: nativePerSecond,
+  wasm_per_second: wasmPerSecond,
+  ajv_per_second: ajvPerSecond,
+}));
