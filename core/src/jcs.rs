@@ -104,27 +104,61 @@ pub fn format_number(x: f64) -> Result<String, JcsError> {
 /// `x = 0.digits * 10^n`. Among equally short candidates ECMAScript takes the closest one and,
 /// on an exact tie, the even one; Rust's `{:e}` rounds a tie up, so ties are settled here.
 fn shortest_digits(x: f64) -> (String, i32) {
-    let split = |sci: &str| {
-        let (mantissa, exponent) = sci.split_once('e').expect("scientific form");
-        let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
-        (digits, exponent.parse::<i32>().expect("exponent") + 1)
-    };
-    let (digits, n) = split(&format!("{x:e}"));
-    // Every double has an exact decimal expansion of at most 767 significant digits.
-    let (exact, exact_n) = split(&format!("{x:.800e}"));
-    let exact = exact.trim_end_matches('0');
-    let k = digits.len();
-    if exact_n == n && exact.len() == k + 1 && exact.ends_with('5') {
-        let low = &exact[..k];
-        let low_is_even = low.as_bytes()[k - 1] % 2 == 0;
-        if low != digits && low_is_even {
-            let candidate = format!("{}.{}0e{}", &low[..1], &low[1..], n - 1);
-            if candidate.parse::<f64>() == Ok(x) {
-                return (low.to_string(), n);
+    let sci = format!("{x:e}");
+    let (mantissa, exponent) = sci.split_once('e').expect("scientific form");
+    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    let n = exponent.parse::<i32>().expect("exponent") + 1;
+    let k = digits.len() as i32;
+    let last = digits.as_bytes()[digits.len() - 1];
+    // Only an odd last digit can be the upper half of a tie; the lower one is then even.
+    if last % 2 == 1 && k <= 17 {
+        let value: u64 = digits.parse().expect("digits");
+        if equals_decimal(x, value * 10 - 5, n - k - 1) {
+            let mut low = digits.clone().into_bytes();
+            *low.last_mut().expect("digit") -= 1;
+            let low = String::from_utf8(low).expect("ascii");
+            if format!("{low}e{}", n - k).parse::<f64>() == Ok(x) {
+                return (low, n);
             }
         }
     }
     (digits, n)
+}
+
+/// Whether the positive double `x` is exactly `digits * 10^exp10`, in integer arithmetic.
+fn equals_decimal(x: f64, digits: u64, exp10: i32) -> bool {
+    // x = m * 2^e exactly.
+    let bits = x.to_bits();
+    let field = ((bits >> 52) & 0x7ff) as i32;
+    let fraction = bits & ((1 << 52) - 1);
+    let (m, e) = if field == 0 {
+        (fraction, -1074)
+    } else {
+        (fraction | (1 << 52), field - 1075)
+    };
+    // digits * 10^exp10 = odd * 2^p: 5^27 is the largest power whose product still fits u128.
+    let (mut odd, mut p): (u128, i32) = if exp10 >= 0 {
+        if exp10 > 27 {
+            return false;
+        }
+        (u128::from(digits) * 5u128.pow(exp10 as u32), exp10)
+    } else {
+        let five = 5u128
+            .checked_pow((-exp10) as u32)
+            .filter(|f| *f <= u128::from(digits));
+        match five {
+            Some(f) if u128::from(digits) % f == 0 => (u128::from(digits) / f, exp10),
+            _ => return false,
+        }
+    };
+    let shift = odd.trailing_zeros() as i32;
+    odd >>= shift;
+    p += shift;
+    let (mut m, mut e) = (u128::from(m), e);
+    let shift = m.trailing_zeros() as i32;
+    m >>= shift;
+    e += shift;
+    odd == m && p == e
 }
 
 #[cfg(test)]

@@ -181,7 +181,9 @@ impl Reader<'_> {
             }
             let key = self.string()?;
             if members.iter().any(|(k, _)| *k == key) {
-                return Err(ParseError::DuplicateKey { path: child_path(&path(), &key) });
+                return Err(ParseError::DuplicateKey {
+                    path: child_path(&path(), &key),
+                });
             }
             self.skip_ws();
             if self.peek() != Some(b':') {

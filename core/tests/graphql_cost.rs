@@ -260,3 +260,48 @@ fn hostile_documents_are_bounded() {
     let err = estimate(&doc, None, None).unwrap_err();
     assert_eq!(err.code(), "too-many-nodes");
 }
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Arbitrary text never panics the parser: it is either costed or refused with a code.
+        #[test]
+        fn arbitrary_text_never_panics(text in "[{}()\\[\\]:$@!.=,#\"a-z0-9 \\n\\\\é-]{0,80}") {
+            match estimate(&text, None, None) {
+                Ok(e) => prop_assert!(e.cost >= 1),
+                Err(e) => prop_assert!(!e.code().is_empty()),
+            }
+        }
+
+        /// A chain of connections costs what the formula says.
+        #[test]
+        fn chains_follow_the_formula(sizes in proptest::collection::vec(1u64..=100, 1..4)) {
+            let mut doc = String::from("{ ");
+            for (i, n) in sizes.iter().enumerate() {
+                doc.push_str(&format!("c{i}(first: {n}) {{ id "));
+            }
+            doc.push_str(&"} ".repeat(sizes.len()));
+            doc.push('}');
+            let mut requests = 0u64;
+            let mut nodes = 0u64;
+            let mut product = 1u64;
+            for n in &sizes {
+                requests += product;
+                product *= n;
+                nodes += product;
+            }
+            match estimate(&doc, None, None) {
+                Ok(e) => {
+                    prop_assert_eq!((e.requests, e.nodes), (requests, nodes));
+                    prop_assert_eq!(e.cost, ((requests + 50) / 100).max(1));
+                }
+                Err(e) => {
+                    prop_assert_eq!(e.code(), "too-many-nodes");
+                    prop_assert!(nodes > 500_000);
+                }
+            }
+        }
+    }
+}

@@ -318,7 +318,7 @@ proptest! {
         // Three writers start from the same file, each records its own observations, and the
         // views are merged back (in two different orders): the result equals one writer
         // having seen everything.
-        let mut views = vec![base.clone(), base.clone(), base.clone()];
+        let mut views = [base.clone(), base.clone(), base.clone()];
         for (observation, writer) in observations.iter().zip(&writers) {
             views[*writer].apply(observation);
         }

@@ -21,12 +21,16 @@ pub const MAX_POLICY_MS: u64 = 86_400_000;
 pub enum Reserve {
     Absolute(u64),
     /// Hundredths of a percent: `10%` is 1,000, `12.5%` is 1,250.
-    Percent { basis_points: u32 },
+    Percent {
+        basis_points: u32,
+    },
 }
 
 impl Default for Reserve {
     fn default() -> Self {
-        Reserve::Percent { basis_points: 1_000 }
+        Reserve::Percent {
+            basis_points: 1_000,
+        }
     }
 }
 
@@ -49,7 +53,12 @@ impl Reserve {
         if let Some(number) = text.strip_suffix('%') {
             let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
             let all_digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
-            if whole.is_empty() || whole.len() > 3 || fraction.len() > 2 || !all_digits(whole) || !all_digits(fraction) {
+            if whole.is_empty()
+                || whole.len() > 3
+                || fraction.len() > 2
+                || !all_digits(whole)
+                || !all_digits(fraction)
+            {
                 return None;
             }
             if number.contains('.') && fraction.is_empty() {
@@ -99,7 +108,11 @@ impl Serialize for Reserve {
 
 impl<'de> Deserialize<'de> for Reserve {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let invalid = || de::Error::custom("a reserve must be a non-negative integer or a percentage like \"10%\"");
+        let invalid = || {
+            de::Error::custom(
+                "a reserve must be a non-negative integer or a percentage like \"10%\"",
+            )
+        };
         match Value::deserialize(deserializer)? {
             Value::Number(n) => n.as_u64().map(Reserve::Absolute).ok_or_else(invalid),
             Value::String(text) => Reserve::parse(&text).ok_or_else(invalid),
