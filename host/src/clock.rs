@@ -4,7 +4,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// Milliseconds since the Unix epoch.
 pub fn now_ms() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 /// `2026-11-30T12:00:00.000Z` for an epoch-millisecond time.
@@ -39,10 +41,13 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
 /// Parses `500ms`, `30s`, `10m`, `2h`, or a bare number of seconds.
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let text = text.trim();
-    let split = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
     let (number, unit) = text.split_at(split);
-    let value: u64 =
-        number.parse().map_err(|_| format!("{text:?} is not a duration (examples: 500ms, 30s, 10m, 2h)"))?;
+    let value: u64 = number
+        .parse()
+        .map_err(|_| format!("{text:?} is not a duration (examples: 500ms, 30s, 10m, 2h)"))?;
     let ms = match unit {
         "ms" => Some(value),
         "" | "s" => value.checked_mul(1000),
@@ -50,7 +55,8 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
         "h" => value.checked_mul(3_600_000),
         _ => return Err(format!("{text:?} has an unknown unit (use ms, s, m or h)")),
     };
-    ms.map(Duration::from_millis).ok_or_else(|| format!("{text:?} is too long"))
+    ms.map(Duration::from_millis)
+        .ok_or_else(|| format!("{text:?} is too long"))
 }
 
 #[cfg(test)]

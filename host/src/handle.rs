@@ -36,7 +36,11 @@ pub fn lease_owner() -> String {
     let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
         .map(|h| h.trim().to_string())
         .unwrap_or_else(|_| "host".to_string());
-    format!("{host}:{}:{}", std::process::id(), hex(&random_bytes::<4>()))
+    format!(
+        "{host}:{}:{}",
+        std::process::id(),
+        hex(&random_bytes::<4>())
+    )
 }
 
 #[cfg(test)]
@@ -47,7 +51,9 @@ mod tests {
     fn handles_are_64_hex_and_distinct() {
         let (a, b) = (new_handle(), new_handle());
         assert_eq!(a.len(), 64);
-        assert!(a.bytes().all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(&c)));
+        assert!(a
+            .bytes()
+            .all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(&c)));
         assert_ne!(a, b);
     }
 
@@ -55,7 +61,10 @@ mod tests {
     fn digest_is_sha256_of_the_hex_text() {
         let handle = "0".repeat(64);
         // sha256 of 64 ASCII '0' characters, computed with `printf '%064d' 0 | sha256sum`.
-        assert_eq!(handle_digest(&handle), "60e05bd1b195af2f94112fa7197a5c88289058840ce7c6df9693756bc6250f55");
+        assert_eq!(
+            handle_digest(&handle),
+            "60e05bd1b195af2f94112fa7197a5c88289058840ce7c6df9693756bc6250f55"
+        );
         assert!(handle_matches(&handle, &handle_digest(&handle)));
         assert!(!handle_matches(&"1".repeat(64), &handle_digest(&handle)));
     }

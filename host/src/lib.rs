@@ -1,1 +1,34 @@
+//! `deferral-host`: the durable host of Deferral. It records a `deferred-receipt-v1`, wakes at
+//! the receipt's `resume_after_ms`, launches a fresh process, and records how it ended.
+//!
+//! * [`store`]: the [`store::Store`] trait (every change a compare-and-set on state and fence),
+//!   the SQLite backend, and the conformance suite every backend must pass.
+//! * [`coordinator`]: each change as the core lifecycle's `transition` plus one store write.
+//! * [`tick`]: one ticker pass: expire, recover stale leases, launch what is due.
+//! * [`launch`]: `exec:` and `workflow-dispatch:` launch targets and a small HTTP client.
+//! * [`handle`]: random 256-bit handles, stored only as SHA-256 digests.
+//! * [`cli`]: the command line.
+//!
+//! ```
+//! use deferral_core::receipt::{Bindings, Reason, Receipt};
+//! use deferral_host::store::{sqlite::IntegrityCheck, SqliteStore, Store};
+//! use deferral_host::{clock::now_ms, coordinator};
+//!
+//! let dir = tempfile::tempdir().unwrap();
+//! let store = SqliteStore::open(&dir.path().join("host.db"), IntegrityCheck::Full).unwrap();
+//! let now = now_ms();
+//! let bindings = Bindings { scope_digest: "a".repeat(64), request_digest: "b".repeat(64), plan_digest: None };
+//! let handoff = Receipt::handoff(Reason::RestReserve, now, now, now + 3_600_000, bindings, true).unwrap();
+//! let recorded = coordinator::record(&store, handoff.to_json().as_bytes(), "exec:true", 2, now).unwrap();
+//! assert!(recorded.receipt.is_retained());
+//! assert_eq!(store.due(now, 10).unwrap()[0].id, recorded.deferral.id);
+//! ```
 
+pub mod cli;
+pub mod clock;
+pub mod coordinator;
+pub mod error;
+pub mod handle;
+pub mod launch;
+pub mod store;
+pub mod tick;

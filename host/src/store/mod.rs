@@ -205,14 +205,21 @@ pub struct ListQuery {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StoreError {
     /// The row changed since it was read: another worker got there first.
-    Conflict { id: String, expected_state: State, expected_fence: u64 },
+    Conflict {
+        id: String,
+        expected_state: State,
+        expected_fence: u64,
+    },
     NotFound(String),
     /// A deferral with this id exists already.
     Duplicate(String),
     /// The store failed its integrity check.
     Corrupt(String),
     /// The store was written by a newer version of this program.
-    SchemaTooNew { found: i64, supported: i64 },
+    SchemaTooNew {
+        found: i64,
+        supported: i64,
+    },
     /// Anything the backend reports (I/O, locking, SQL).
     Backend(String),
 }

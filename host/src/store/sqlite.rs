@@ -5,8 +5,8 @@
 //! this program can edit evidence. `PRAGMA integrity_check` runs on open (or `quick_check`).
 
 use super::{
-    AttemptStatus, Deferral, EventRecord, ListQuery, NewDeferral, NewReceipt, Store, StoreError, StoredReceipt,
-    Update,
+    AttemptStatus, Deferral, EventRecord, ListQuery, NewDeferral, NewReceipt, Store, StoreError,
+    StoredReceipt, Update,
 };
 use deferral_core::digest::sha256_hex;
 use deferral_core::lifecycle::State;
@@ -108,13 +108,22 @@ impl SqliteStore {
     /// Opens (creating if needed) the store at `path`, migrates it and checks its integrity.
     pub fn open(path: &Path, check: IntegrityCheck) -> Result<SqliteStore, StoreError> {
         let conn = Connection::open(path).map_err(backend)?;
-        conn.busy_timeout(Duration::from_secs(60)).map_err(backend)?;
-        let mode: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0)).map_err(backend)?;
+        conn.busy_timeout(Duration::from_secs(60))
+            .map_err(backend)?;
+        let mode: String = conn
+            .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
+            .map_err(backend)?;
         if !mode.eq_ignore_ascii_case("wal") {
-            return Err(StoreError::Backend(format!("could not switch the journal to WAL (got {mode})")));
+            return Err(StoreError::Backend(format!(
+                "could not switch the journal to WAL (got {mode})"
+            )));
         }
-        conn.execute_batch("PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;").map_err(backend)?;
-        let store = SqliteStore { conn, path: path.to_path_buf() };
+        conn.execute_batch("PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
+            .map_err(backend)?;
+        let store = SqliteStore {
+            conn,
+            path: path.to_path_buf(),
+        };
         match check {
             IntegrityCheck::Full => store.run_check("integrity_check")?,
             IntegrityCheck::Quick => store.run_check("quick_check")?,
@@ -134,9 +143,15 @@ impl SqliteStore {
     }
 
     fn run_check(&self, pragma: &str) -> Result<(), StoreError> {
-        let mut stmt = self.conn.prepare(&format!("PRAGMA {pragma}")).map_err(backend)?;
-        let lines: Vec<String> =
-            stmt.query_map([], |r| r.get(0)).map_err(backend)?.collect::<Result<_, _>>().map_err(backend)?;
+        let mut stmt = self
+            .conn
+            .prepare(&format!("PRAGMA {pragma}"))
+            .map_err(backend)?;
+        let lines: Vec<String> = stmt
+            .query_map([], |r| r.get(0))
+            .map_err(backend)?
+            .collect::<Result<_, _>>()
+            .map_err(backend)?;
         if lines.len() == 1 && lines[0] == "ok" {
             Ok(())
         } else {
@@ -146,21 +161,36 @@ impl SqliteStore {
 
     fn migrate(&self) -> Result<(), StoreError> {
         self.write(|conn| {
-            let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(backend)?;
+            let version: i64 = conn
+                .query_row("PRAGMA user_version", [], |r| r.get(0))
+                .map_err(backend)?;
             if version > SCHEMA_VERSION {
-                return Err(StoreError::SchemaTooNew { found: version, supported: SCHEMA_VERSION });
+                return Err(StoreError::SchemaTooNew {
+                    found: version,
+                    supported: SCHEMA_VERSION,
+                });
             }
-            for (index, sql) in MIGRATIONS.iter().enumerate().skip(usize::try_from(version).unwrap_or(0)) {
+            for (index, sql) in MIGRATIONS
+                .iter()
+                .enumerate()
+                .skip(usize::try_from(version).unwrap_or(0))
+            {
                 conn.execute_batch(sql).map_err(backend)?;
-                conn.execute_batch(&format!("PRAGMA user_version = {}", index + 1)).map_err(backend)?;
+                conn.execute_batch(&format!("PRAGMA user_version = {}", index + 1))
+                    .map_err(backend)?;
             }
             Ok(())
         })
     }
 
     /// Runs `body` in a `BEGIN IMMEDIATE` transaction: committed on `Ok`, rolled back on `Err`.
-    fn write<T>(&self, body: impl FnOnce(&Connection) -> Result<T, StoreError>) -> Result<T, StoreError> {
-        self.conn.execute_batch("BEGIN IMMEDIATE").map_err(backend)?;
+    fn write<T>(
+        &self,
+        body: impl FnOnce(&Connection) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        self.conn
+            .execute_batch("BEGIN IMMEDIATE")
+            .map_err(backend)?;
         match body(&self.conn) {
             Ok(value) => match self.conn.execute_batch("COMMIT") {
                 Ok(()) => Ok(value),
@@ -176,7 +206,11 @@ impl SqliteStore {
         }
     }
 
-    fn select(&self, where_sql: &str, params: &[&dyn rusqlite::ToSql]) -> Result<Vec<Deferral>, StoreError> {
+    fn select(
+        &self,
+        where_sql: &str,
+        params: &[&dyn rusqlite::ToSql],
+    ) -> Result<Vec<Deferral>, StoreError> {
         select_with(&self.conn, where_sql, params)
     }
 }
@@ -244,7 +278,12 @@ fn read_deferral(row: &Row) -> rusqlite::Result<Deferral> {
     })
 }
 
-fn append_receipts(conn: &Connection, id: &str, receipts: &[NewReceipt], at_ms: u64) -> Result<u64, StoreError> {
+fn append_receipts(
+    conn: &Connection,
+    id: &str,
+    receipts: &[NewReceipt],
+    at_ms: u64,
+) -> Result<u64, StoreError> {
     let mut stmt = conn
         .prepare_cached(
             "INSERT INTO receipts (deferral_id, kind, receipt, sha256, created_ms) VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -252,8 +291,14 @@ fn append_receipts(conn: &Connection, id: &str, receipts: &[NewReceipt], at_ms: 
         .map_err(backend)?;
     let mut last = 0;
     for receipt in receipts {
-        stmt.execute(params![id, receipt.kind, receipt.text, sha256_hex(receipt.text.as_bytes()), to_i64(at_ms)])
-            .map_err(backend)?;
+        stmt.execute(params![
+            id,
+            receipt.kind,
+            receipt.text,
+            sha256_hex(receipt.text.as_bytes()),
+            to_i64(at_ms)
+        ])
+        .map_err(backend)?;
         last = u64::try_from(conn.last_insert_rowid()).unwrap_or(0);
     }
     Ok(last)
@@ -295,7 +340,9 @@ fn append_event(
 impl Store for SqliteStore {
     fn insert(&self, new: &NewDeferral) -> Result<Deferral, StoreError> {
         if new.receipts.is_empty() {
-            return Err(StoreError::Backend("a deferral needs at least one receipt".into()));
+            return Err(StoreError::Backend(
+                "a deferral needs at least one receipt".into(),
+            ));
         }
         self.write(|conn| {
             let exists: Option<i64> = conn
@@ -433,7 +480,9 @@ impl Store for SqliteStore {
     }
 
     fn list(&self, query: &ListQuery) -> Result<Vec<Deferral>, StoreError> {
-        let limit = query.limit.map_or(-1, |l| i64::try_from(l).unwrap_or(i64::MAX));
+        let limit = query
+            .limit
+            .map_or(-1, |l| i64::try_from(l).unwrap_or(i64::MAX));
         match query.state {
             Some(state) => self.select(
                 "WHERE state = ?1 ORDER BY created_ms, id LIMIT ?2",
@@ -530,9 +579,13 @@ impl Store for SqliteStore {
     }
 
     fn count_by_state(&self) -> Result<Vec<(State, u64)>, StoreError> {
-        let mut stmt =
-            self.conn.prepare_cached("SELECT state, COUNT(*) FROM deferrals GROUP BY state").map_err(backend)?;
-        let rows = stmt.query_map([], |row| Ok((get_state(row, 0)?, get_u64(row, 1)?))).map_err(backend)?;
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT state, COUNT(*) FROM deferrals GROUP BY state")
+            .map_err(backend)?;
+        let rows = stmt
+            .query_map([], |row| Ok((get_state(row, 0)?, get_u64(row, 1)?)))
+            .map_err(backend)?;
         rows.collect::<Result<Vec<_>, _>>().map_err(backend)
     }
 

@@ -1,0 +1,535 @@
+//! The `deferral-host` command line: parses arguments, opens the store, runs one command,
+//! prints its result (one JSON line, or a table for people) and returns the exit code.
+
+use crate::clock::{iso8601, now_ms, parse_duration};
+use crate::coordinator::{self, Reported};
+use crate::error::{HostError, EXIT_OK};
+use crate::store::sqlite::IntegrityCheck;
+use crate::store::{AttemptStatus, Deferral, ListQuery, SqliteStore, Store};
+use crate::tick::{self, TickOptions};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use deferral_core::lifecycle::{State, DEFAULT_MAX_REENTRIES};
+use serde_json::{json, Value};
+use std::io::Read;
+use std::path::PathBuf;
+
+const AFTER_HELP: &str = "\
+Exit codes:
+  0  ok
+  1  store or internal failure (cannot open, integrity check failed, I/O)
+  2  invalid input: invalid receipt ({\"error\":{\"code\",\"path\",\"message\"}} on stdout),
+     already-retained or expired receipt, bad launch target, unknown id, usage error
+  5  refused: wrong handle, illegal transition, stale attempt, conflicting write
+
+Errors print one JSON line {\"error\":{...}} on stdout and a sentence on stderr.
+See docs/host.md for the store, the launch protocol and the recipes.";
+
+/// Durable host for deferred-receipt-v1: records a receipt, wakes at its resume time,
+/// launches a fresh process, and records the outcome.
+#[derive(Parser, Debug)]
+#[command(name = "deferral-host", version, after_help = AFTER_HELP)]
+pub struct Cli {
+    /// The store: `sqlite:PATH` or a bare path to the SQLite file (created if missing).
+    #[arg(long, global = true, env = "DEFERRAL_STORE", value_name = "URL")]
+    store: Option<String>,
+
+    /// Check run when the store is opened (`full` reads every page; `quick` skips index cross-checks).
+    #[arg(long, global = true, value_enum, default_value = "full")]
+    integrity: Integrity,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+enum Integrity {
+    Full,
+    Quick,
+    Off,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Record a handoff receipt; prints {"id","receipt","cancellation_handle"} (the handle only this once).
+    Record(RecordArgs),
+    /// List deferrals (a table, or --json).
+    Status(StatusArgs),
+    /// Print one deferral with all its receipts and events.
+    Show(ShowArgs),
+    /// Cancel a deferral with its cancellation handle.
+    Cancel(CancelArgs),
+    /// Expire, recover stale leases, then launch every due deferral once.
+    Tick(TickArgs),
+    /// Report the outcome of the current attempt (for workflow-dispatch runs and operators).
+    Report(ReportArgs),
+    /// Resolve a dispatch-unknown attempt after looking it up on GitHub.
+    Resolve(ResolveArgs),
+}
+
+#[derive(Args, Debug)]
+#[command(
+    after_help = "Example:\n  deferral-host --store sqlite:/var/lib/deferral/host.db \\\n    record --launch 'exec:/usr/local/bin/resume-sync' receipt.json"
+)]
+struct RecordArgs {
+    /// Launch target: `exec:COMMAND` or `workflow-dispatch:OWNER/REPO/WORKFLOW@REF`.
+    #[arg(long, value_name = "TARGET")]
+    launch: String,
+    /// Fresh-process launches allowed before a still-deferred deferral is blocked.
+    #[arg(long, default_value_t = DEFAULT_MAX_REENTRIES)]
+    max_reentries: u32,
+    /// The receipt file, or `-` for stdin.
+    #[arg(value_name = "RECEIPT_FILE|-")]
+    receipt: String,
+}
+
+#[derive(Args, Debug)]
+struct StatusArgs {
+    /// One JSON document instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// Only deferrals in this state.
+    #[arg(long, value_parser = parse_state)]
+    state: Option<State>,
+    /// At most this many rows.
+    #[arg(long)]
+    limit: Option<usize>,
+    /// One deferral only.
+    id: Option<String>,
+}
+
+#[derive(Args, Debug)]
+struct ShowArgs {
+    /// JSON instead of text.
+    #[arg(long)]
+    json: bool,
+    id: String,
+}
+
+#[derive(Args, Debug)]
+struct CancelArgs {
+    id: String,
+    /// The raw cancellation handle `record` printed.
+    #[arg(long, env = "DEFERRAL_CANCELLATION_HANDLE", hide_env_values = true)]
+    handle: String,
+}
+
+#[derive(Args, Debug)]
+struct TickArgs {
+    /// Print what would be expired, recovered and launched; change nothing.
+    #[arg(long)]
+    dry_run: bool,
+    /// How long a launch may hold its lease (an exec process is killed before it ends).
+    #[arg(long, default_value = "15m", value_parser = parse_duration)]
+    lease_timeout: std::time::Duration,
+    /// Timeout of each GitHub request.
+    #[arg(long, default_value = "30s", value_parser = parse_duration)]
+    http_timeout: std::time::Duration,
+    /// At most this many deferrals of each kind of work per tick.
+    #[arg(long, default_value_t = 1000)]
+    limit: usize,
+    /// Only these deferrals.
+    ids: Vec<String>,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+enum OutcomeArg {
+    Complete,
+    Blocked,
+    Deferred,
+}
+
+#[derive(Args, Debug)]
+struct ReportArgs {
+    id: String,
+    /// The attempt number the launch was given (DEFERRAL_ATTEMPT / the `attempt` input).
+    #[arg(long)]
+    attempt: u32,
+    #[arg(long, value_enum)]
+    outcome: OutcomeArg,
+    /// The attempt's wake-up handle, or the cancellation handle (operator).
+    #[arg(long, env = "DEFERRAL_WAKEUP_HANDLE", hide_env_values = true)]
+    handle: String,
+    /// With `--outcome deferred`: the new receipt file, or `-` for stdin.
+    #[arg(value_name = "RECEIPT_FILE|-")]
+    receipt: Option<String>,
+}
+
+#[derive(Args, Debug)]
+#[command(group(clap::ArgGroup::new("answer").required(true).args(["dispatched", "not_dispatched"])))]
+struct ResolveArgs {
+    id: String,
+    /// The cancellation handle.
+    #[arg(long, env = "DEFERRAL_CANCELLATION_HANDLE", hide_env_values = true)]
+    handle: String,
+    /// The run exists on GitHub: wait for its report.
+    #[arg(long)]
+    dispatched: bool,
+    /// No run was created: return the deferral to `deferred` (counts the re-entry).
+    #[arg(long)]
+    not_dispatched: bool,
+}
+
+fn parse_state(text: &str) -> Result<State, String> {
+    State::parse(text).ok_or_else(|| format!("{text:?} is not a state"))
+}
+
+fn open_store(cli: &Cli) -> Result<SqliteStore, HostError> {
+    let url = cli.store.as_deref().ok_or_else(|| {
+        HostError::invalid(
+            "no-store",
+            "give the store with --store sqlite:PATH (or DEFERRAL_STORE)",
+        )
+    })?;
+    let path = if let Some(path) = url.strip_prefix("sqlite:") {
+        path.strip_prefix("//").unwrap_or(path)
+    } else if url.contains("://") {
+        return Err(HostError::invalid(
+            "unsupported-store",
+            format!("{url:?}: this build supports sqlite:PATH only (PostgreSQL is planned)"),
+        ));
+    } else {
+        url
+    };
+    if path.is_empty() {
+        return Err(HostError::invalid("no-store", "the store path is empty"));
+    }
+    let check = match cli.integrity {
+        Integrity::Full => IntegrityCheck::Full,
+        Integrity::Quick => IntegrityCheck::Quick,
+        Integrity::Off => IntegrityCheck::Off,
+    };
+    Ok(SqliteStore::open(&PathBuf::from(path), check)?)
+}
+
+fn read_input(source: &str) -> Result<Vec<u8>, HostError> {
+    let mut bytes = Vec::new();
+    let limit = 1 << 20;
+    let result = if source == "-" {
+        std::io::stdin().take(limit).read_to_end(&mut bytes)
+    } else {
+        std::fs::File::open(source).and_then(|f| f.take(limit).read_to_end(&mut bytes))
+    };
+    result.map_err(|e| {
+        HostError::invalid("unreadable-input", format!("cannot read {source}: {e}"))
+    })?;
+    Ok(bytes)
+}
+
+/// Runs the command line and returns the process exit code.
+pub fn run() -> u8 {
+    let cli = Cli::parse();
+    match execute(&cli) {
+        Ok(()) => EXIT_OK,
+        Err(err) => {
+            println!("{}", err.to_json_value());
+            eprintln!(
+                "deferral-host: {}{}",
+                err,
+                err.path
+                    .as_ref()
+                    .map(|p| format!(" (at {p})"))
+                    .unwrap_or_default()
+            );
+            err.exit_code
+        }
+    }
+}
+
+fn execute(cli: &Cli) -> Result<(), HostError> {
+    match &cli.command {
+        Command::Record(args) => {
+            // Read and check the input before touching the store: invalid input stores nothing.
+            let text = read_input(&args.receipt)?;
+            deferral_core::receipt::validate(&text)?;
+            let store = open_store(cli)?;
+            let rec =
+                coordinator::record(&store, &text, &args.launch, args.max_reentries, now_ms())?;
+            // Written by hand so the receipt keeps the contract's field order.
+            println!(
+                "{{\"id\":{},\"receipt\":{},\"cancellation_handle\":{}}}",
+                Value::String(rec.deferral.id),
+                rec.receipt.to_json(),
+                Value::String(rec.cancellation_handle)
+            );
+            Ok(())
+        }
+        Command::Status(args) => {
+            let store = open_store(cli)?;
+            let rows = match &args.id {
+                Some(id) => vec![coordinator::load(&store, id)?],
+                None => store.list(&ListQuery {
+                    state: args.state,
+                    limit: args.limit,
+                })?,
+            };
+            if args.json {
+                let list: Vec<Value> = rows.iter().map(deferral_json).collect();
+                match &args.id {
+                    Some(_) => println!("{}", list[0]),
+                    None => println!("{}", json!({ "deferrals": list })),
+                }
+            } else {
+                print!("{}", status_table(&rows));
+            }
+            Ok(())
+        }
+        Command::Show(args) => {
+            let store = open_store(cli)?;
+            let d = coordinator::load(&store, &args.id)?;
+            let receipts = store.receipts(&d.id)?;
+            let events = store.events(&d.id)?;
+            if args.json {
+                let receipts: Vec<Value> = receipts
+                    .iter()
+                    .map(|r| {
+                        json!({"seq": r.seq, "kind": r.kind, "sha256": r.sha256, "created_ms": r.created_ms,
+                               "current": r.seq == d.receipt_seq, "receipt": serde_json::from_str::<Value>(&r.text).unwrap_or(Value::String(r.text.clone()))})
+                    })
+                    .collect();
+                let events: Vec<Value> = events
+                    .iter()
+                    .map(|e| {
+                        json!({"seq": e.seq, "at_ms": e.at_ms, "at": iso8601(e.at_ms), "event": e.event,
+                               "from": e.from_state.map(State::as_str), "to": e.to_state.as_str(), "cause": e.cause,
+                               "fence": e.fence, "reentries": e.reentries, "detail": e.detail})
+                    })
+                    .collect();
+                println!(
+                    "{}",
+                    json!({"deferral": deferral_json(&d), "receipts": receipts, "events": events})
+                );
+            } else {
+                print!("{}", show_text(&d, &receipts, &events));
+            }
+            Ok(())
+        }
+        Command::Cancel(args) => {
+            let store = open_store(cli)?;
+            let d = coordinator::cancel(&store, &args.id, &args.handle, now_ms())?;
+            println!(
+                "{}",
+                json!({"id": d.id, "state": d.state.as_str(), "cause": d.cause})
+            );
+            Ok(())
+        }
+        Command::Tick(args) => {
+            let store = open_store(cli)?;
+            let options = TickOptions {
+                dry_run: args.dry_run,
+                lease_timeout: args.lease_timeout,
+                ids: args.ids.clone(),
+                limit: args.limit,
+                http_timeout: args.http_timeout,
+            };
+            let report = tick::tick(&store, &options, now_ms)?;
+            println!("{}", report.to_json());
+            Ok(())
+        }
+        Command::Report(args) => {
+            let receipt = match &args.receipt {
+                Some(source) => Some(String::from_utf8(read_input(source)?).map_err(|_| {
+                    HostError::invalid("malformed-json", "the receipt is not UTF-8")
+                })?),
+                None => None,
+            };
+            let outcome = match args.outcome {
+                OutcomeArg::Complete => Reported::Complete,
+                OutcomeArg::Blocked => Reported::Blocked,
+                OutcomeArg::Deferred => Reported::Deferred,
+            };
+            let store = open_store(cli)?;
+            let d = coordinator::report(
+                &store,
+                &args.id,
+                args.attempt,
+                &args.handle,
+                outcome,
+                receipt.as_deref(),
+                now_ms(),
+            )?;
+            println!(
+                "{}",
+                json!({"id": d.id, "state": d.state.as_str(), "cause": d.cause})
+            );
+            Ok(())
+        }
+        Command::Resolve(args) => {
+            let store = open_store(cli)?;
+            let d =
+                coordinator::resolve(&store, &args.id, &args.handle, args.dispatched, now_ms())?;
+            println!(
+                "{}",
+                json!({"id": d.id, "state": d.state.as_str(), "cause": d.cause, "attempt_status": d.attempt_status.map(AttemptStatus::as_str)})
+            );
+            Ok(())
+        }
+    }
+}
+
+/// A deferral as JSON for `status --json` and `show --json`.
+pub fn deferral_json(d: &Deferral) -> Value {
+    json!({
+        "id": d.id,
+        "state": d.state.as_str(),
+        "cause": d.cause,
+        "detail": d.detail,
+        "reason": d.reason,
+        "resume_after_ms": d.resume_after_ms,
+        "resume_after": iso8601(d.resume_after_ms),
+        "resume_by_ms": d.resume_by_ms,
+        "resume_by": iso8601(d.resume_by_ms),
+        "reentries": d.reentries,
+        "max_reentries": d.max_reentries,
+        "attempts": d.reentries,
+        "attempt_status": d.attempt_status.map(AttemptStatus::as_str),
+        "launch": d.launch,
+        "fence": d.fence,
+        "lease_owner": d.lease_owner,
+        "lease_until_ms": d.lease_until_ms,
+        "created_ms": d.created_ms,
+        "updated_ms": d.updated_ms,
+    })
+}
+
+fn table(rows: &[Vec<String>]) -> String {
+    let columns = rows.first().map_or(0, Vec::len);
+    let widths: Vec<usize> = (0..columns)
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    let mut out = String::new();
+    for row in rows {
+        let line: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .map(|(cell, w)| format!("{cell:<w$}"))
+            .collect();
+        out.push_str(line.join("  ").trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+fn status_table(rows: &[Deferral]) -> String {
+    let mut cells = vec![[
+        "ID",
+        "STATE",
+        "CAUSE",
+        "REASON",
+        "RESUME-AFTER",
+        "RESUME-BY",
+        "RE-ENTRIES",
+        "ATTEMPT",
+    ]
+    .map(String::from)
+    .to_vec()];
+    for d in rows {
+        cells.push(vec![
+            d.id.clone(),
+            d.state.as_str().to_string(),
+            d.cause.clone(),
+            d.reason.clone(),
+            iso8601(d.resume_after_ms),
+            iso8601(d.resume_by_ms),
+            format!("{}/{}", d.reentries, d.max_reentries),
+            d.attempt_status
+                .map_or("-", AttemptStatus::as_str)
+                .to_string(),
+        ]);
+    }
+    let mut out = table(&cells);
+    out.push_str(&format!("{} deferral(s)\n", rows.len()));
+    out
+}
+
+fn show_text(
+    d: &Deferral,
+    receipts: &[crate::store::StoredReceipt],
+    events: &[crate::store::EventRecord],
+) -> String {
+    let mut out = String::new();
+    let field =
+        |out: &mut String, name: &str, value: String| out.push_str(&format!("{name:<14}{value}\n"));
+    field(&mut out, "id", d.id.clone());
+    field(
+        &mut out,
+        "state",
+        format!(
+            "{} ({}{})",
+            d.state,
+            d.cause,
+            d.detail
+                .as_ref()
+                .map(|x| format!(": {x}"))
+                .unwrap_or_default()
+        ),
+    );
+    field(&mut out, "reason", d.reason.clone());
+    field(&mut out, "resume-after", iso8601(d.resume_after_ms));
+    field(&mut out, "resume-by", iso8601(d.resume_by_ms));
+    field(
+        &mut out,
+        "re-entries",
+        format!("{}/{}", d.reentries, d.max_reentries),
+    );
+    field(
+        &mut out,
+        "attempt",
+        d.attempt_status
+            .map_or("-", AttemptStatus::as_str)
+            .to_string(),
+    );
+    field(&mut out, "launch", d.launch.clone());
+    field(&mut out, "fence", d.fence.to_string());
+    if let (Some(owner), Some(until)) = (&d.lease_owner, d.lease_until_ms) {
+        field(
+            &mut out,
+            "lease",
+            format!("{owner} until {}", iso8601(until)),
+        );
+    }
+    out.push_str(&format!("\nreceipts ({}, append-only):\n", receipts.len()));
+    for r in receipts {
+        let current = if r.seq == d.receipt_seq {
+            " (current)"
+        } else {
+            ""
+        };
+        out.push_str(&format!(
+            "  #{} {} {} sha256 {}{current}\n    {}\n",
+            r.seq,
+            iso8601(r.created_ms),
+            r.kind,
+            r.sha256,
+            r.text
+        ));
+    }
+    out.push_str(&format!("\nevents ({}, append-only):\n", events.len()));
+    let mut cells = vec![[
+        "AT",
+        "EVENT",
+        "FROM",
+        "TO",
+        "CAUSE",
+        "FENCE",
+        "RE-ENTRIES",
+        "DETAIL",
+    ]
+    .map(String::from)
+    .to_vec()];
+    for e in events {
+        cells.push(vec![
+            iso8601(e.at_ms),
+            e.event.clone(),
+            e.from_state.map_or("-", State::as_str).to_string(),
+            e.to_state.as_str().to_string(),
+            e.cause.clone(),
+            e.fence.to_string(),
+            e.reentries.to_string(),
+            e.detail.clone().unwrap_or_default(),
+        ]);
+    }
+    for line in table(&cells).lines() {
+        out.push_str(&format!("  {line}\n"));
+    }
+    out
+}

@@ -1,0 +1,494 @@
+//! Every change of a deferral, as the lifecycle's `transition` followed by one compare-and-set.
+//!
+//! Commands and the ticker call these functions; none of them picks a target state by hand.
+//! The state machine (`deferral_core::lifecycle`) decides; the store writes the result only if
+//! the row still has the `(state, fence)` that was read.
+
+use crate::error::HostError;
+use crate::handle::{handle_digest, handle_matches, new_deferral_id, new_handle};
+use crate::launch::Target;
+use crate::store::{
+    AttemptStatus, Change, Deferral, Lease, NewDeferral, NewReceipt, Store, StoreError, Update,
+    Window,
+};
+use deferral_core::lifecycle::{transition, Event, Position, State};
+use deferral_core::receipt::{validate, validate_str, Receipt};
+
+/// Receipt kinds in the append-only receipts table.
+pub const KIND_SUBMITTED: &str = "submitted";
+pub const KIND_RETAINED: &str = "retained";
+pub const KIND_CLAIMED: &str = "claimed";
+
+/// What a state change writes besides the state itself.
+#[derive(Debug, Clone, Default)]
+pub struct Effects {
+    pub detail: Option<String>,
+    pub lease: Change<Lease>,
+    pub wakeup_digest: Change<String>,
+    pub attempt_status: Change<AttemptStatus>,
+    pub receipts: Vec<NewReceipt>,
+    pub window: Option<Window>,
+}
+
+fn position(deferral: &Deferral) -> Position {
+    Position {
+        state: deferral.state,
+        reentries: deferral.reentries,
+        max_reentries: deferral.max_reentries,
+    }
+}
+
+/// Applies a lifecycle event to `deferral` as read (compare-and-set on its state and fence).
+/// A terminal target always drops the lease, the attempt and the wake-up digest.
+pub fn apply(
+    store: &dyn Store,
+    deferral: &Deferral,
+    event: Event,
+    mut effects: Effects,
+    now_ms: u64,
+) -> Result<Deferral, HostError> {
+    let step = transition(position(deferral), event)?;
+    if step.to.state.is_terminal() {
+        effects.lease = Change::Clear;
+        effects.attempt_status = Change::Clear;
+        effects.wakeup_digest = Change::Clear;
+    }
+    let update = Update {
+        expect_state: deferral.state,
+        expect_fence: deferral.fence,
+        state: step.to.state,
+        reentries: step.to.reentries,
+        event: event.as_str().to_string(),
+        cause: step.cause.as_str().to_string(),
+        detail: effects.detail,
+        bump_fence: true,
+        lease: effects.lease,
+        wakeup_digest: effects.wakeup_digest,
+        attempt_status: effects.attempt_status,
+        receipts: effects.receipts,
+        window: effects.window,
+        at_ms: now_ms,
+    };
+    Ok(store.update(&deferral.id, &update)?)
+}
+
+/// Records something about the current attempt that is not a state change (a dispatch was
+/// accepted, its result is unknown, an operator resolved it). Still a compare-and-set.
+pub fn note(
+    store: &dyn Store,
+    deferral: &Deferral,
+    event: &str,
+    cause: &str,
+    effects: Effects,
+    now_ms: u64,
+) -> Result<Deferral, HostError> {
+    let update = Update {
+        expect_state: deferral.state,
+        expect_fence: deferral.fence,
+        state: deferral.state,
+        reentries: deferral.reentries,
+        event: event.to_string(),
+        cause: cause.to_string(),
+        detail: effects.detail,
+        bump_fence: true,
+        lease: effects.lease,
+        wakeup_digest: effects.wakeup_digest,
+        attempt_status: effects.attempt_status,
+        receipts: effects.receipts,
+        window: effects.window,
+        at_ms: now_ms,
+    };
+    Ok(store.update(&deferral.id, &update)?)
+}
+
+fn window_of(receipt: &Receipt) -> Window {
+    Window {
+        reason: receipt.reason.as_str().to_string(),
+        resume_after_ms: receipt.resume_after_ms,
+        resume_by_ms: receipt.resume_by_ms,
+    }
+}
+
+/// The result of `record`.
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    pub deferral: Deferral,
+    pub receipt: Receipt,
+    /// The raw cancellation handle: shown once, never stored.
+    pub cancellation_handle: String,
+}
+
+/// Validates a handoff receipt and records it as a new deferral owned by this host.
+pub fn record(
+    store: &dyn Store,
+    text: &[u8],
+    launch: &str,
+    max_reentries: u32,
+    now_ms: u64,
+) -> Result<Recorded, HostError> {
+    let receipt = validate(text)?;
+    if receipt.is_retained() {
+        return Err(HostError::invalid(
+            "already-retained",
+            "the receipt is already retained by a durable host; record the handoff receipt the gate emitted",
+        ));
+    }
+    if receipt.resume_by_ms < now_ms {
+        return Err(HostError::invalid(
+            "expired",
+            "the receipt's resume_by_ms has passed; nothing to wake",
+        ));
+    }
+    Target::parse(launch)?;
+    let step = transition(Position::new(max_reentries), Event::Record)?;
+    // The record-time wake-up handle is never shown: each launch gets a fresh one (see claim).
+    let cancellation_handle = new_handle();
+    let cancellation_digest = handle_digest(&cancellation_handle);
+    let wakeup_digest = handle_digest(&new_handle());
+    let retained = receipt.retain(&wakeup_digest, &cancellation_digest)?;
+    let submitted = String::from_utf8(text.to_vec())
+        .map_err(|_| HostError::invalid("malformed-json", "the receipt is not UTF-8"))?;
+    let new = NewDeferral {
+        id: new_deferral_id(),
+        state: step.to.state,
+        reentries: step.to.reentries,
+        max_reentries,
+        cause: step.cause.as_str().to_string(),
+        launch: launch.to_string(),
+        window: window_of(&retained),
+        wakeup_digest,
+        cancellation_digest,
+        receipts: vec![
+            NewReceipt {
+                kind: KIND_SUBMITTED.into(),
+                text: submitted,
+            },
+            NewReceipt {
+                kind: KIND_RETAINED.into(),
+                text: retained.to_json(),
+            },
+        ],
+        at_ms: now_ms,
+    };
+    let deferral = store.insert(&new)?;
+    Ok(Recorded {
+        deferral,
+        receipt: retained,
+        cancellation_handle,
+    })
+}
+
+/// Loads a deferral or fails with `not-found` (exit 2).
+pub fn load(store: &dyn Store, id: &str) -> Result<Deferral, HostError> {
+    store
+        .get(id)?
+        .ok_or_else(|| StoreError::NotFound(id.to_string()).into())
+}
+
+/// Cancels a deferral: only the holder of the raw cancellation handle may.
+pub fn cancel(
+    store: &dyn Store,
+    id: &str,
+    handle: &str,
+    now_ms: u64,
+) -> Result<Deferral, HostError> {
+    let deferral = load(store, id)?;
+    if !handle_matches(handle, &deferral.cancellation_digest) {
+        return Err(HostError::refused(
+            "wrong-handle",
+            "the handle does not match this deferral's cancellation digest",
+        ));
+    }
+    apply(
+        store,
+        &deferral,
+        Event::Cancel,
+        Effects {
+            detail: Some("operator".into()),
+            ..Effects::default()
+        },
+        now_ms,
+    )
+}
+
+/// Cancels a deferral whose `resume_by_ms` passed (cause `expired`).
+pub fn expire(store: &dyn Store, deferral: &Deferral, now_ms: u64) -> Result<Deferral, HostError> {
+    apply(store, deferral, Event::Expire, Effects::default(), now_ms)
+}
+
+/// A claimed launch: the deferral (now `resumable`), the raw wake-up handle for the fresh
+/// process, and the retained receipt whose `wakeup_digest` is that handle's digest.
+#[derive(Debug, Clone)]
+pub struct Claimed {
+    pub deferral: Deferral,
+    pub wakeup_handle: String,
+    pub receipt: Receipt,
+    pub receipt_json: String,
+}
+
+/// Claims a due deferral for one launch (one re-entry): rotates the wake-up handle, appends the
+/// receipt given to the launch, and takes a lease until `lease_until_ms`.
+pub fn claim(
+    store: &dyn Store,
+    deferral: &Deferral,
+    owner: &str,
+    lease_until_ms: u64,
+    attempt: AttemptStatus,
+    now_ms: u64,
+) -> Result<Claimed, HostError> {
+    let current = validate_str(&store.current_receipt(&deferral.id)?.text)?;
+    let wakeup_handle = new_handle();
+    let receipt = current.as_handoff().retain(
+        &handle_digest(&wakeup_handle),
+        &deferral.cancellation_digest,
+    )?;
+    let receipt_json = receipt.to_json();
+    let effects = Effects {
+        lease: Change::Set(Lease {
+            owner: owner.to_string(),
+            until_ms: lease_until_ms,
+        }),
+        wakeup_digest: Change::Set(handle_digest(&wakeup_handle)),
+        attempt_status: Change::Set(attempt),
+        receipts: vec![NewReceipt {
+            kind: KIND_CLAIMED.into(),
+            text: receipt_json.clone(),
+        }],
+        ..Effects::default()
+    };
+    let deferral = apply(store, deferral, Event::Claim, effects, now_ms)?;
+    Ok(Claimed {
+        deferral,
+        wakeup_handle,
+        receipt,
+        receipt_json,
+    })
+}
+
+/// How a launch ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    Complete {
+        detail: Option<String>,
+    },
+    Blocked {
+        detail: Option<String>,
+    },
+    /// Still limited: a new receipt (handoff or retained form) opens the next window.
+    Deferred {
+        receipt: String,
+        detail: Option<String>,
+    },
+    /// The launch ended without a new receipt (lease expired, dispatch not sent): back to
+    /// `deferred` on the current receipt, which counts the re-entry.
+    Returned {
+        detail: String,
+    },
+}
+
+/// Checks a new receipt from a launch against the current one: valid, same bindings.
+pub fn check_new_receipt(
+    store: &dyn Store,
+    deferral: &Deferral,
+    text: &str,
+) -> Result<Receipt, HostError> {
+    let new = validate_str(text)?;
+    let current = validate_str(&store.current_receipt(&deferral.id)?.text)?;
+    if new.bindings != current.bindings {
+        let field = if new.bindings.scope_digest != current.bindings.scope_digest {
+            "scope_digest"
+        } else if new.bindings.request_digest != current.bindings.request_digest {
+            "request_digest"
+        } else {
+            "plan_digest"
+        };
+        return Err(HostError {
+            code: "binding-mismatch".into(),
+            path: Some(format!("$.bindings.{field}")),
+            message: format!(
+                "the new receipt's {field} differs from the deferral's; bindings are immutable"
+            ),
+            exit_code: crate::error::EXIT_INVALID,
+        });
+    }
+    Ok(new)
+}
+
+/// Writes the outcome of the launch that claimed `deferral` (as returned by `claim`).
+/// An invalid or mismatched new receipt blocks the deferral instead of deferring it.
+pub fn finish(
+    store: &dyn Store,
+    deferral: &Deferral,
+    outcome: Outcome,
+    now_ms: u64,
+) -> Result<Deferral, HostError> {
+    let clear = |detail: Option<String>| Effects {
+        detail,
+        lease: Change::Clear,
+        attempt_status: Change::Clear,
+        ..Effects::default()
+    };
+    match outcome {
+        Outcome::Complete { detail } => {
+            apply(store, deferral, Event::Complete, clear(detail), now_ms)
+        }
+        Outcome::Blocked { detail } => apply(store, deferral, Event::Block, clear(detail), now_ms),
+        Outcome::Returned { detail } => {
+            let mut effects = clear(Some(detail));
+            effects.wakeup_digest = Change::Set(handle_digest(&new_handle()));
+            apply(store, deferral, Event::Defer, effects, now_ms)
+        }
+        Outcome::Deferred { receipt, detail } => {
+            let new = match check_new_receipt(store, deferral, &receipt) {
+                Ok(new) => new,
+                Err(err) => {
+                    let why = format!(
+                        "new receipt refused: {} at {}: {}",
+                        err.code,
+                        err.path.unwrap_or_default(),
+                        err.message
+                    );
+                    return apply(store, deferral, Event::Block, clear(Some(why)), now_ms);
+                }
+            };
+            // Re-retained: a fresh wake-up digest, the deferral's own cancellation digest, so
+            // the operator's cancellation handle stays valid for the deferral's whole life.
+            let wakeup_digest = handle_digest(&new_handle());
+            let retained = new
+                .as_handoff()
+                .retain(&wakeup_digest, &deferral.cancellation_digest)?;
+            let mut effects = clear(detail);
+            effects.wakeup_digest = Change::Set(wakeup_digest);
+            effects.receipts = vec![
+                NewReceipt {
+                    kind: KIND_SUBMITTED.into(),
+                    text: receipt.trim().to_string(),
+                },
+                NewReceipt {
+                    kind: KIND_RETAINED.into(),
+                    text: retained.to_json(),
+                },
+            ];
+            effects.window = Some(window_of(&retained));
+            apply(store, deferral, Event::Defer, effects, now_ms)
+        }
+    }
+}
+
+/// The outcome a fresh process or an operator reports with `deferral-host report`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reported {
+    Complete,
+    Blocked,
+    Deferred,
+}
+
+/// `report`: the current attempt's outcome, proven with its wake-up handle (or, for an
+/// operator, the cancellation handle). Invalid input changes nothing.
+pub fn report(
+    store: &dyn Store,
+    id: &str,
+    attempt: u32,
+    handle: &str,
+    outcome: Reported,
+    receipt: Option<&str>,
+    now_ms: u64,
+) -> Result<Deferral, HostError> {
+    let deferral = load(store, id)?;
+    if deferral.state != State::Resumable {
+        let event = match outcome {
+            Reported::Complete => Event::Complete,
+            Reported::Blocked => Event::Block,
+            Reported::Deferred => Event::Defer,
+        };
+        transition(position(&deferral), event)?;
+    }
+    let wakeup_ok = deferral
+        .wakeup_digest
+        .as_deref()
+        .is_some_and(|d| handle_matches(handle, d));
+    if !wakeup_ok && !handle_matches(handle, &deferral.cancellation_digest) {
+        return Err(HostError::refused(
+            "wrong-handle",
+            "the handle matches neither the current wake-up digest nor the cancellation digest",
+        ));
+    }
+    if attempt != deferral.reentries {
+        return Err(HostError::refused(
+            "stale-attempt",
+            format!(
+                "attempt {attempt} is not the current attempt {}",
+                deferral.reentries
+            ),
+        ));
+    }
+    let detail = Some(format!(
+        "reported by {}",
+        if wakeup_ok {
+            "the launch"
+        } else {
+            "the operator"
+        }
+    ));
+    let outcome = match outcome {
+        Reported::Complete => Outcome::Complete { detail },
+        Reported::Blocked => Outcome::Blocked { detail },
+        Reported::Deferred => {
+            let text = receipt.ok_or_else(|| {
+                HostError::invalid(
+                    "missing-receipt",
+                    "--outcome deferred needs the new receipt (a file or -)",
+                )
+            })?;
+            check_new_receipt(store, &deferral, text)?;
+            Outcome::Deferred {
+                receipt: text.to_string(),
+                detail,
+            }
+        }
+    };
+    finish(store, &deferral, outcome, now_ms)
+}
+
+/// `resolve`: an operator looked up a `dispatch-unknown` attempt. `dispatched = true` waits
+/// for the run's report; `false` returns the deferral to `deferred` (counts the re-entry).
+pub fn resolve(
+    store: &dyn Store,
+    id: &str,
+    handle: &str,
+    dispatched: bool,
+    now_ms: u64,
+) -> Result<Deferral, HostError> {
+    let deferral = load(store, id)?;
+    if !handle_matches(handle, &deferral.cancellation_digest) {
+        return Err(HostError::refused(
+            "wrong-handle",
+            "resolve needs the deferral's cancellation handle",
+        ));
+    }
+    if deferral.state != State::Resumable
+        || deferral.attempt_status != Some(AttemptStatus::DispatchUnknown)
+    {
+        return Err(HostError::refused(
+            "not-dispatch-unknown",
+            format!("deferral {id} has no dispatch of unknown result to resolve"),
+        ));
+    }
+    if dispatched {
+        let effects = Effects {
+            detail: Some("operator: the dispatch reached GitHub".into()),
+            attempt_status: Change::Set(AttemptStatus::Dispatched),
+            ..Effects::default()
+        };
+        note(store, &deferral, "resolve", "operator", effects, now_ms)
+    } else {
+        finish(
+            store,
+            &deferral,
+            Outcome::Returned {
+                detail: "operator: the dispatch did not reach GitHub".into(),
+            },
+            now_ms,
+        )
+    }
+}

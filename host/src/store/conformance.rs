@@ -1,0 +1,774 @@
+//! The store conformance suite: what every backend must do, written against the [`Store`]
+//! trait only. A backend's test file runs it with [`crate::store_conformance_tests!`],
+//! giving an expression that builds a fresh, empty [`Backend`]; the SQLite backend runs it in `host/tests/store_conformance.rs`, and a
+//! PostgreSQL backend would run the same macro unchanged.
+//!
+//! Each check panics (fails the test) with a message saying what the backend got wrong.
+
+use super::{AttemptStatus, Change, Deferral, Lease, ListQuery, Store, StoreError, Update};
+use crate::coordinator::{self, Outcome};
+use crate::handle::{handle_digest, new_handle};
+use deferral_core::lifecycle::{Event, State};
+use deferral_core::receipt::{Bindings, Reason, Receipt};
+
+/// A store under test: every `connect` returns a new connection to the same (initially empty) store.
+pub trait Backend: Sync {
+    fn connect(&self) -> Box<dyn Store + Send>;
+}
+
+/// Runs one check per test function: `store_conformance_tests!(make_backend())`.
+#[macro_export]
+macro_rules! store_conformance_tests {
+    ($backend:expr) => {
+        $crate::store_conformance_tests!(@each $backend;
+            record_creates_a_deferred_row_with_receipts_and_event,
+            duplicate_ids_are_refused,
+            claim_then_complete,
+            claim_then_block,
+            defer_until_the_reentry_limit_blocks,
+            cancel_from_every_live_state,
+            expire_from_every_live_state,
+            illegal_transitions_change_nothing,
+            stale_fence_is_a_conflict_and_writes_nothing,
+            concurrent_claims_have_exactly_one_winner,
+            due_expirable_and_stale_queries_respect_their_bounds,
+            receipts_and_events_are_append_only,
+            handles_are_never_stored_raw,
+            terminal_states_invalidate_the_wakeup,
+            note_keeps_state_and_checks_the_fence,
+            list_and_counts);
+    };
+    (@each $backend:expr; $($name:ident),* $(,)?) => {
+        $(
+            #[test]
+            fn $name() {
+                let backend = $backend;
+                $crate::store::conformance::$name(&backend);
+            }
+        )*
+    };
+}
+
+const HOUR: u64 = 3_600_000;
+
+fn now() -> u64 {
+    crate::clock::now_ms()
+}
+
+fn digest(c: char) -> String {
+    std::iter::repeat_n(c, 64).collect()
+}
+
+/// A handoff receipt whose window is `[now + after_ms, now + by_ms]`.
+pub fn handoff(now: u64, after_ms: u64, by_ms: u64) -> Receipt {
+    Receipt::handoff(
+        Reason::RestReserve,
+        now,
+        now + after_ms,
+        now + by_ms,
+        Bindings {
+            scope_digest: digest('a'),
+            request_digest: digest('b'),
+            plan_digest: None,
+        },
+        true,
+    )
+    .expect("test receipt is valid")
+}
+
+fn record_at(
+    store: &dyn Store,
+    now: u64,
+    after_ms: u64,
+    by_ms: u64,
+    max: u32,
+) -> coordinator::Recorded {
+    let text = handoff(now, after_ms, by_ms).to_json();
+    coordinator::record(store, text.as_bytes(), "exec:true", max, now).expect("record succeeds")
+}
+
+fn record_due(store: &dyn Store, max: u32) -> Deferral {
+    let t = now();
+    record_at(store, t, 0, HOUR, max).deferral
+}
+
+fn claim(store: &dyn Store, d: &Deferral) -> coordinator::Claimed {
+    let t = now();
+    coordinator::claim(store, d, "tester", t + 60_000, AttemptStatus::Launching, t)
+        .expect("claim succeeds")
+}
+
+fn reload(store: &dyn Store, d: &Deferral) -> Deferral {
+    store.get(&d.id).expect("get works").expect("row exists")
+}
+
+pub fn record_creates_a_deferred_row_with_receipts_and_event(backend: &dyn Backend) {
+    let store = backend.connect();
+    let t = now();
+    let rec = record_at(&*store, t, 1000, HOUR, 2);
+    let d = reload(&*store, &rec.deferral);
+    assert_eq!(d, rec.deferral, "get returns what insert returned");
+    assert_eq!(
+        (d.state, d.reentries, d.max_reentries, d.fence),
+        (State::Deferred, 0, 2, 1)
+    );
+    assert_eq!((d.resume_after_ms, d.resume_by_ms), (t + 1000, t + HOUR));
+    assert_eq!(d.reason, "rest-reserve");
+    assert_eq!(d.cause, "recorded");
+    let receipts = store.receipts(&d.id).unwrap();
+    assert_eq!(receipts.len(), 2, "submitted and retained receipts");
+    assert_eq!(receipts[0].kind, "submitted");
+    assert_eq!(
+        receipts[0].text,
+        handoff(t, 1000, HOUR).to_json(),
+        "the submitted text is kept exactly"
+    );
+    assert_eq!(receipts[1].text, rec.receipt.to_json());
+    for r in &receipts {
+        assert_eq!(
+            r.sha256,
+            deferral_core::digest::sha256_hex(r.text.as_bytes()),
+            "sha256 of the stored text"
+        );
+    }
+    assert_eq!(
+        store.current_receipt(&d.id).unwrap(),
+        receipts[1],
+        "the retained receipt is current"
+    );
+    let events = store.events(&d.id).unwrap();
+    assert_eq!(events.len(), 1);
+    assert_eq!(
+        (events[0].from_state, events[0].to_state),
+        (Some(State::Ready), State::Deferred)
+    );
+    assert_eq!(
+        (
+            events[0].event.as_str(),
+            events[0].cause.as_str(),
+            events[0].fence
+        ),
+        ("record", "recorded", 1)
+    );
+    assert!(store.get("d-missing").unwrap().is_none());
+    assert_eq!(
+        store.current_receipt("d-missing").unwrap_err(),
+        StoreError::NotFound("d-missing".into())
+    );
+}
+
+pub fn duplicate_ids_are_refused(backend: &dyn Backend) {
+    let store = backend.connect();
+    let t = now();
+    let first = record_due(&*store, 2);
+    let receipt = handoff(t, 0, HOUR)
+        .retain(&digest('c'), &digest('d'))
+        .unwrap();
+    let new = super::NewDeferral {
+        id: first.id.clone(),
+        state: State::Deferred,
+        reentries: 0,
+        max_reentries: 2,
+        cause: "recorded".into(),
+        launch: "exec:true".into(),
+        window: super::Window {
+            reason: "rest-reserve".into(),
+            resume_after_ms: t,
+            resume_by_ms: t + HOUR,
+        },
+        wakeup_digest: digest('c'),
+        cancellation_digest: digest('d'),
+        receipts: vec![super::NewReceipt {
+            kind: "retained".into(),
+            text: receipt.to_json(),
+        }],
+        at_ms: t,
+    };
+    assert_eq!(
+        store.insert(&new).unwrap_err(),
+        StoreError::Duplicate(first.id.clone())
+    );
+    assert_eq!(
+        reload(&*store, &first),
+        first,
+        "the existing row is untouched"
+    );
+    assert_eq!(
+        store.receipts(&first.id).unwrap().len(),
+        2,
+        "no receipt added by the refused insert"
+    );
+}
+
+pub fn claim_then_complete(backend: &dyn Backend) {
+    let store = backend.connect();
+    let d = record_due(&*store, 2);
+    let c = claim(&*store, &d);
+    assert_eq!(
+        (c.deferral.state, c.deferral.reentries, c.deferral.fence),
+        (State::Resumable, 1, 2)
+    );
+    assert_eq!(c.deferral.lease_owner.as_deref(), Some("tester"));
+    assert_eq!(c.deferral.attempt_status, Some(AttemptStatus::Launching));
+    assert_eq!(
+        c.deferral.wakeup_digest.as_deref(),
+        Some(handle_digest(&c.wakeup_handle).as_str())
+    );
+    assert_eq!(
+        store.current_receipt(&d.id).unwrap().text,
+        c.receipt_json,
+        "the claimed receipt is current"
+    );
+    let done = coordinator::finish(
+        &*store,
+        &c.deferral,
+        Outcome::Complete { detail: None },
+        now(),
+    )
+    .unwrap();
+    assert_eq!(
+        (done.state, done.cause.as_str(), done.fence),
+        (State::Complete, "completed", 3)
+    );
+    assert_eq!(
+        (done.lease_owner, done.lease_until_ms, done.attempt_status),
+        (None, None, None)
+    );
+    let events: Vec<String> = store
+        .events(&d.id)
+        .unwrap()
+        .into_iter()
+        .map(|e| e.event)
+        .collect();
+    assert_eq!(events, ["record", "claim", "complete"]);
+}
+
+pub fn claim_then_block(backend: &dyn Backend) {
+    let store = backend.connect();
+    let d = record_due(&*store, 2);
+    let c = claim(&*store, &d);
+    let done = coordinator::finish(
+        &*store,
+        &c.deferral,
+        Outcome::Blocked {
+            detail: Some("exit 5".into()),
+        },
+        now(),
+    )
+    .unwrap();
+    assert_eq!(
+        (done.state, done.cause.as_str(), done.detail.as_deref()),
+        (State::Blocked, "blocked", Some("exit 5"))
+    );
+}
+
+pub fn defer_until_the_reentry_limit_blocks(backend: &dyn Backend) {
+    let store = backend.connect();
+    let d = record_due(&*store, 2);
+    let c1 = claim(&*store, &d);
+    let t = now();
+    let next = handoff(t, 0, 2 * HOUR).to_json();
+    let after1 = coordinator::finish(
+        &*store,
+        &c1.deferral,
+        Outcome::Deferred {
+            receipt: next.clone(),
+            detail: None,
+        },
+        t,
+    )
+    .unwrap();
+    assert_eq!(
+        (after1.state, after1.reentries, after1.cause.as_str()),
+        (State::Deferred, 1, "deferred")
+    );
+    assert_eq!(
+        after1.resume_by_ms,
+        t + 2 * HOUR,
+        "the new receipt's window is the deferral's"
+    );
+    assert_eq!(
+        after1.cancellation_digest, d.cancellation_digest,
+        "the cancellation handle stays valid"
+    );
+    assert_ne!(
+        after1.wakeup_digest, c1.deferral.wakeup_digest,
+        "a fresh wake-up digest"
+    );
+    let current =
+        deferral_core::receipt::validate_str(&store.current_receipt(&d.id).unwrap().text).unwrap();
+    assert!(
+        current.is_retained(),
+        "the new receipt is kept in retained form"
+    );
+    let c2 = claim(&*store, &after1);
+    assert_eq!(c2.deferral.reentries, 2);
+    let after2 = coordinator::finish(
+        &*store,
+        &c2.deferral,
+        Outcome::Deferred {
+            receipt: next,
+            detail: None,
+        },
+        now(),
+    )
+    .unwrap();
+    assert_eq!(
+        (after2.state, after2.cause.as_str()),
+        (State::Blocked, "reentry-limit")
+    );
+    let err = coordinator::claim(
+        &*store,
+        &after2,
+        "tester",
+        now() + 1000,
+        AttemptStatus::Launching,
+        now(),
+    )
+    .unwrap_err();
+    assert_eq!(err.code, "illegal-transition", "no launch after the limit");
+}
+
+pub fn cancel_from_every_live_state(backend: &dyn Backend) {
+    let store = backend.connect();
+    for live in [State::Deferred, State::Resumable] {
+        let t = now();
+        let rec = record_at(&*store, t, 0, HOUR, 2);
+        if live == State::Resumable {
+            claim(&*store, &rec.deferral);
+        }
+        let wrong =
+            coordinator::cancel(&*store, &rec.deferral.id, &new_handle(), now()).unwrap_err();
+        assert_eq!((wrong.code.as_str(), wrong.exit_code), ("wrong-handle", 5));
+        assert_eq!(
+            reload(&*store, &rec.deferral).state,
+            live,
+            "a wrong handle changes nothing"
+        );
+        let done = coordinator::cancel(&*store, &rec.deferral.id, &rec.cancellation_handle, now())
+            .unwrap();
+        assert_eq!(
+            (done.state, done.cause.as_str()),
+            (State::Cancelled, "operator")
+        );
+        let again = coordinator::cancel(&*store, &rec.deferral.id, &rec.cancellation_handle, now())
+            .unwrap_err();
+        assert_eq!(again.code, "illegal-transition");
+    }
+}
+
+pub fn expire_from_every_live_state(backend: &dyn Backend) {
+    let store = backend.connect();
+    let t = now();
+    let d = record_at(&*store, t, 0, 50, 2).deferral;
+    let r = record_at(&*store, t, 0, 50, 2).deferral;
+    let r = coordinator::claim(&*store, &r, "tester", t + 10, AttemptStatus::Launching, t)
+        .unwrap()
+        .deferral;
+    let later = t + 100;
+    let expirable: Vec<String> = store
+        .expirable(later, 10)
+        .unwrap()
+        .into_iter()
+        .map(|x| x.id)
+        .collect();
+    assert!(
+        expirable.contains(&d.id) && expirable.contains(&r.id),
+        "both are expirable: {expirable:?}"
+    );
+    for x in [d, r] {
+        let done = coordinator::expire(&*store, &x, later).unwrap();
+        assert_eq!(
+            (done.state, done.cause.as_str()),
+            (State::Cancelled, "expired")
+        );
+    }
+    assert!(store.expirable(later, 10).unwrap().is_empty());
+}
+
+pub fn illegal_transitions_change_nothing(backend: &dyn Backend) {
+    let store = backend.connect();
+    // One deferral in each terminal state, plus live ones, then every event that is not allowed.
+    let complete = {
+        let c = claim(&*store, &record_due(&*store, 2));
+        coordinator::finish(
+            &*store,
+            &c.deferral,
+            Outcome::Complete { detail: None },
+            now(),
+        )
+        .unwrap()
+    };
+    let blocked = {
+        let c = claim(&*store, &record_due(&*store, 2));
+        coordinator::finish(
+            &*store,
+            &c.deferral,
+            Outcome::Blocked { detail: None },
+            now(),
+        )
+        .unwrap()
+    };
+    let cancelled = coordinator::expire(&*store, &record_due(&*store, 2), now()).unwrap();
+    let deferred = record_due(&*store, 2);
+    let resumable = claim(&*store, &record_due(&*store, 2)).deferral;
+    let cases: Vec<(&Deferral, Vec<Event>)> = vec![
+        (&complete, Event::ALL.to_vec()),
+        (&blocked, Event::ALL.to_vec()),
+        (&cancelled, Event::ALL.to_vec()),
+        (
+            &deferred,
+            vec![Event::Record, Event::Complete, Event::Defer, Event::Block],
+        ),
+        (&resumable, vec![Event::Record, Event::Claim]),
+    ];
+    for (d, events) in cases {
+        for event in events {
+            let before_events = store.events(&d.id).unwrap().len();
+            let err = coordinator::apply(&*store, d, event, coordinator::Effects::default(), now())
+                .unwrap_err();
+            assert_eq!(
+                (err.code.as_str(), err.exit_code),
+                ("illegal-transition", 5),
+                "{event:?} from {}",
+                d.state
+            );
+            assert_eq!(
+                &reload(&*store, d),
+                d,
+                "{event:?} from {} changed the row",
+                d.state
+            );
+            assert_eq!(
+                store.events(&d.id).unwrap().len(),
+                before_events,
+                "no event written"
+            );
+        }
+    }
+}
+
+pub fn stale_fence_is_a_conflict_and_writes_nothing(backend: &dyn Backend) {
+    let store = backend.connect();
+    let d = record_due(&*store, 2);
+    let c = claim(&*store, &d);
+    let receipts_before = store.receipts(&d.id).unwrap();
+    let events_before = store.events(&d.id).unwrap();
+    // A late worker still holding the pre-claim copy.
+    let err = coordinator::claim(
+        &*store,
+        &d,
+        "late",
+        now() + 1000,
+        AttemptStatus::Launching,
+        now(),
+    )
+    .unwrap_err();
+    assert_eq!(err.code, "conflict");
+    // Right state, stale fence: a worker whose lease was taken over.
+    let mut stale = c.deferral.clone();
+    stale.fence -= 1;
+    let err = coordinator::finish(&*store, &stale, Outcome::Complete { detail: None }, now())
+        .unwrap_err();
+    assert_eq!(err.code, "conflict");
+    // A raw update with a wrong expected state.
+    let update = Update {
+        expect_state: State::Deferred,
+        expect_fence: c.deferral.fence,
+        state: State::Complete,
+        reentries: 1,
+        event: "complete".into(),
+        cause: "completed".into(),
+        detail: None,
+        bump_fence: true,
+        lease: Change::Clear,
+        wakeup_digest: Change::Keep,
+        attempt_status: Change::Keep,
+        receipts: vec![super::NewReceipt {
+            kind: "x".into(),
+            text: "{}".into(),
+        }],
+        window: None,
+        at_ms: now(),
+    };
+    assert!(matches!(
+        store.update(&d.id, &update),
+        Err(StoreError::Conflict { .. })
+    ));
+    assert_eq!(reload(&*store, &d), c.deferral, "nothing changed");
+    assert_eq!(
+        store.receipts(&d.id).unwrap(),
+        receipts_before,
+        "no receipt appended by a refused write"
+    );
+    assert_eq!(
+        store.events(&d.id).unwrap(),
+        events_before,
+        "no event appended by a refused write"
+    );
+    assert!(matches!(
+        store.update("d-missing", &update),
+        Err(StoreError::NotFound(_))
+    ));
+}
+
+pub fn concurrent_claims_have_exactly_one_winner(backend: &dyn Backend) {
+    let d = record_due(&*backend.connect(), 2);
+    let winners = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..6)
+            .map(|i| {
+                let d = d.clone();
+                scope.spawn(move || {
+                    let store = backend.connect();
+                    let t = now();
+                    match coordinator::claim(
+                        &*store,
+                        &d,
+                        &format!("w{i}"),
+                        t + 60_000,
+                        AttemptStatus::Launching,
+                        t,
+                    ) {
+                        Ok(_) => 1,
+                        Err(err) => {
+                            assert_eq!(err.code, "conflict", "a losing claim is a conflict");
+                            0
+                        }
+                    }
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).sum::<u32>()
+    });
+    assert_eq!(winners, 1);
+    let store = backend.connect();
+    let after = reload(&*store, &d);
+    assert_eq!(
+        (after.state, after.reentries, after.fence),
+        (State::Resumable, 1, 2)
+    );
+    assert_eq!(
+        store.events(&d.id).unwrap().len(),
+        2,
+        "one record and one claim event"
+    );
+}
+
+pub fn due_expirable_and_stale_queries_respect_their_bounds(backend: &dyn Backend) {
+    let store = backend.connect();
+    let t = now();
+    let due = record_at(&*store, t, 0, HOUR, 2).deferral;
+    let later = record_at(&*store, t, 10 * 60_000, HOUR, 2).deferral;
+    let leased = record_at(&*store, t, 0, HOUR, 2).deferral;
+    let leased = coordinator::claim(&*store, &leased, "w", t + 5000, AttemptStatus::Launching, t)
+        .unwrap()
+        .deferral;
+    let ids = |rows: Vec<Deferral>| rows.into_iter().map(|d| d.id).collect::<Vec<_>>();
+    assert_eq!(
+        ids(store.due(t, 100).unwrap()),
+        [due.id.as_str()],
+        "due: deferred and resume_after <= now"
+    );
+    assert_eq!(
+        ids(store.due(t + 10 * 60_000, 100).unwrap()).len(),
+        2,
+        "due at resume_after exactly"
+    );
+    assert_eq!(
+        ids(store.due(t + 10 * 60_000, 1).unwrap()),
+        [due.id.as_str()],
+        "earliest first, limit kept"
+    );
+    assert!(
+        store.due(t + HOUR + 1, 100).unwrap().is_empty(),
+        "past resume_by is not due"
+    );
+    assert!(
+        store.stale_leases(t + 5000, 100).unwrap().is_empty(),
+        "a lease is live until its end"
+    );
+    assert_eq!(
+        ids(store.stale_leases(t + 5001, 100).unwrap()),
+        [leased.id.as_str()]
+    );
+    assert!(
+        store.expirable(t + HOUR, 100).unwrap().is_empty(),
+        "expirable only after resume_by"
+    );
+    let mut expirable = ids(store.expirable(t + HOUR + 1, 100).unwrap());
+    expirable.sort();
+    let mut all = vec![due.id, later.id, leased.id];
+    all.sort();
+    assert_eq!(expirable, all);
+}
+
+pub fn receipts_and_events_are_append_only(backend: &dyn Backend) {
+    let store = backend.connect();
+    let d = record_due(&*store, 3);
+    let mut seen = store.receipts(&d.id).unwrap();
+    let mut events = store.events(&d.id).unwrap();
+    let mut current = d;
+    for _ in 0..2 {
+        let c = claim(&*store, &current);
+        current = coordinator::finish(
+            &*store,
+            &c.deferral,
+            Outcome::Deferred {
+                receipt: handoff(now(), 0, HOUR).to_json(),
+                detail: None,
+            },
+            now(),
+        )
+        .unwrap();
+        let receipts = store.receipts(&current.id).unwrap();
+        assert!(
+            receipts.len() > seen.len(),
+            "every change that brings a receipt appends it"
+        );
+        assert_eq!(
+            &receipts[..seen.len()],
+            &seen[..],
+            "earlier receipts are unchanged"
+        );
+        seen = receipts;
+        let now_events = store.events(&current.id).unwrap();
+        assert_eq!(
+            &now_events[..events.len()],
+            &events[..],
+            "earlier events are unchanged"
+        );
+        events = now_events;
+    }
+    let fences: Vec<u64> = events.iter().map(|e| e.fence).collect();
+    assert!(
+        fences.windows(2).all(|w| w[0] < w[1]),
+        "fences grow with every event: {fences:?}"
+    );
+}
+
+pub fn handles_are_never_stored_raw(backend: &dyn Backend) {
+    let store = backend.connect();
+    let rec = record_at(&*store, now(), 0, HOUR, 2);
+    let c = claim(&*store, &rec.deferral);
+    let everything = format!(
+        "{:?}{:?}{:?}{:?}",
+        store.get(&rec.deferral.id).unwrap(),
+        store.receipts(&rec.deferral.id).unwrap(),
+        store.events(&rec.deferral.id).unwrap(),
+        store.list(&ListQuery::default()).unwrap()
+    );
+    for raw in [&rec.cancellation_handle, &c.wakeup_handle] {
+        assert!(
+            !everything.contains(raw.as_str()),
+            "a raw handle was stored"
+        );
+    }
+    assert!(
+        everything.contains(&handle_digest(&rec.cancellation_handle)),
+        "its digest is stored"
+    );
+    assert!(
+        everything.contains(&handle_digest(&c.wakeup_handle)),
+        "its digest is stored"
+    );
+}
+
+pub fn terminal_states_invalidate_the_wakeup(backend: &dyn Backend) {
+    let store = backend.connect();
+    let c = claim(&*store, &record_due(&*store, 2));
+    assert!(c.deferral.wakeup_digest.is_some());
+    let done = coordinator::finish(
+        &*store,
+        &c.deferral,
+        Outcome::Complete { detail: None },
+        now(),
+    )
+    .unwrap();
+    assert_eq!(done.wakeup_digest, None);
+    let err = coordinator::report(
+        &*store,
+        &done.id,
+        1,
+        &c.wakeup_handle,
+        coordinator::Reported::Complete,
+        None,
+        now(),
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.code, "illegal-transition",
+        "the old wake-up proves nothing any more"
+    );
+}
+
+pub fn note_keeps_state_and_checks_the_fence(backend: &dyn Backend) {
+    let store = backend.connect();
+    let c = claim(&*store, &record_due(&*store, 2));
+    let effects = coordinator::Effects {
+        attempt_status: Change::Set(AttemptStatus::Dispatched),
+        lease: Change::Set(Lease {
+            owner: "w".into(),
+            until_ms: c.deferral.resume_by_ms,
+        }),
+        detail: Some("HTTP 204".into()),
+        ..Default::default()
+    };
+    let after = coordinator::note(
+        &*store,
+        &c.deferral,
+        "dispatched",
+        "dispatched",
+        effects.clone(),
+        now(),
+    )
+    .unwrap();
+    assert_eq!(
+        (after.state, after.reentries, after.fence),
+        (State::Resumable, 1, c.deferral.fence + 1)
+    );
+    assert_eq!(after.attempt_status, Some(AttemptStatus::Dispatched));
+    assert_eq!(after.lease_until_ms, Some(c.deferral.resume_by_ms));
+    let err = coordinator::note(
+        &*store,
+        &c.deferral,
+        "dispatched",
+        "dispatched",
+        effects,
+        now(),
+    )
+    .unwrap_err();
+    assert_eq!(err.code, "conflict", "a note with a stale fence is refused");
+}
+
+pub fn list_and_counts(backend: &dyn Backend) {
+    let store = backend.connect();
+    let a = record_due(&*store, 2);
+    let b = record_due(&*store, 2);
+    coordinator::expire(&*store, &b, now()).unwrap();
+    let all = store.list(&ListQuery::default()).unwrap();
+    assert_eq!(all.len(), 2);
+    let deferred = store
+        .list(&ListQuery {
+            state: Some(State::Deferred),
+            limit: None,
+        })
+        .unwrap();
+    assert_eq!(
+        deferred.iter().map(|d| d.id.clone()).collect::<Vec<_>>(),
+        [a.id]
+    );
+    assert_eq!(
+        store
+            .list(&ListQuery {
+                state: None,
+                limit: Some(1)
+            })
+            .unwrap()
+            .len(),
+        1
+    );
+    let mut counts = store.count_by_state().unwrap();
+    counts.sort_by_key(|(s, _)| s.as_str());
+    assert_eq!(counts, [(State::Cancelled, 1), (State::Deferred, 1)]);
+    store.check_integrity().unwrap();
+}

@@ -1,0 +1,326 @@
+//! One pass of the ticker: expire, recover stale leases, then claim and launch what is due.
+//!
+//! Safe to run as often as one likes and from several processes at once: every step is a
+//! compare-and-set, so when two tickers see the same due deferral exactly one claim succeeds
+//! and the other skips it. A ticker that dies leaves a lease; after the lease ends the next
+//! tick returns that deferral to `deferred` (counting the re-entry) and launches it again.
+
+use crate::coordinator::{self, Outcome};
+use crate::error::HostError;
+use crate::handle::lease_owner;
+use crate::launch::dispatch::{self, DispatchRequest, DispatchResult, DEFAULT_API_URL};
+use crate::launch::exec::{self, ExecEnd, ExecRequest};
+use crate::launch::Target;
+use crate::store::{AttemptStatus, Change, Deferral, Lease, Store};
+use deferral_core::digest::sha256_hex;
+use deferral_core::lifecycle::State;
+use serde_json::{json, Value};
+use std::time::{Duration, Instant};
+
+pub struct TickOptions {
+    pub dry_run: bool,
+    pub lease_timeout: Duration,
+    /// Only these deferrals (all when empty).
+    pub ids: Vec<String>,
+    /// At most this many of each kind of work per pass.
+    pub limit: usize,
+    /// Timeout of one GitHub request.
+    pub http_timeout: Duration,
+}
+
+/// What a pass did (or, with `--dry-run`, would do).
+#[derive(Debug, Default)]
+pub struct TickReport {
+    pub dry_run: bool,
+    pub expired: Vec<String>,
+    pub recovered: Vec<Value>,
+    pub launched: Vec<Value>,
+    pub skipped: Vec<Value>,
+}
+
+impl TickReport {
+    pub fn to_json(&self) -> Value {
+        json!({
+            "dry_run": self.dry_run,
+            "expired": self.expired,
+            "recovered": self.recovered,
+            "launched": self.launched,
+            "skipped": self.skipped,
+        })
+    }
+}
+
+fn is_expirable(d: &Deferral, now: u64) -> bool {
+    matches!(d.state, State::Deferred | State::Resumable)
+        && d.resume_by_ms < now
+        && d.lease_until_ms.is_none_or(|until| until < now)
+}
+
+fn is_stale(d: &Deferral, now: u64) -> bool {
+    d.state == State::Resumable
+        && d.lease_until_ms.is_some_and(|until| until < now)
+        && d.resume_by_ms >= now
+}
+
+fn is_due(d: &Deferral, now: u64) -> bool {
+    d.state == State::Deferred && d.resume_after_ms <= now && now <= d.resume_by_ms
+}
+
+/// The three work lists, from the store's indexed queries or, with ids, from those rows.
+pub fn plan(
+    store: &dyn Store,
+    options: &TickOptions,
+    now: u64,
+) -> Result<[Vec<Deferral>; 3], HostError> {
+    if options.ids.is_empty() {
+        return Ok([
+            store.expirable(now, options.limit)?,
+            store.stale_leases(now, options.limit)?,
+            store.due(now, options.limit)?,
+        ]);
+    }
+    let mut rows = Vec::new();
+    for id in &options.ids {
+        rows.push(coordinator::load(store, id)?);
+    }
+    let pick =
+        |test: fn(&Deferral, u64) -> bool| rows.iter().filter(|d| test(d, now)).cloned().collect();
+    Ok([pick(is_expirable), pick(is_stale), pick(is_due)])
+}
+
+pub fn tick(
+    store: &dyn Store,
+    options: &TickOptions,
+    now_ms: impl Fn() -> u64,
+) -> Result<TickReport, HostError> {
+    let now = now_ms();
+    let [expirable, stale, due] = plan(store, options, now)?;
+    let mut report = TickReport {
+        dry_run: options.dry_run,
+        ..TickReport::default()
+    };
+    if options.dry_run {
+        report.expired = expirable.iter().map(|d| d.id.clone()).collect();
+        report.recovered = stale.iter().map(|d| json!({"id": d.id, "attempt_status": d.attempt_status.map(AttemptStatus::as_str)})).collect();
+        report.launched = due
+            .iter()
+            .map(|d| json!({"id": d.id, "attempt": d.reentries + 1, "launch": d.launch}))
+            .collect();
+        return Ok(report);
+    }
+    for d in &expirable {
+        match coordinator::expire(store, d, now_ms()) {
+            Ok(_) => report.expired.push(d.id.clone()),
+            Err(err) if err.is_conflict() => {}
+            Err(err) => return Err(err),
+        }
+    }
+    let mut due = due;
+    for d in &stale {
+        match recover(store, d, now_ms()) {
+            Ok(Some(after)) => {
+                report.recovered.push(json!({"id": d.id, "state": after.state.as_str(), "cause": after.cause, "attempt_status": after.attempt_status.map(AttemptStatus::as_str)}));
+                if is_due(&after, now_ms()) && !due.iter().any(|x| x.id == after.id) {
+                    due.push(after);
+                }
+            }
+            Ok(None) => {}
+            Err(err) if err.is_conflict() => {}
+            Err(err) => return Err(err),
+        }
+    }
+    let owner = lease_owner();
+    for d in &due {
+        match launch(store, d, &owner, options, &now_ms) {
+            Ok(Some(entry)) => report.launched.push(entry),
+            Ok(None) => {}
+            Err(Skip(why)) => report.skipped.push(json!({"id": d.id, "why": why})),
+        }
+    }
+    Ok(report)
+}
+
+/// A lease that ended without an outcome: an `exec:` launch goes back to `deferred` (a new
+/// launch follows); a dispatch that was being sent becomes `dispatch-unknown`.
+fn recover(store: &dyn Store, d: &Deferral, now: u64) -> Result<Option<Deferral>, HostError> {
+    match d.attempt_status {
+        Some(AttemptStatus::Dispatching) => {
+            let effects = coordinator::Effects {
+                detail: Some("lease-expired: the ticker stopped while dispatching".into()),
+                attempt_status: Change::Set(AttemptStatus::DispatchUnknown),
+                lease: Change::Set(Lease {
+                    owner: "operator".into(),
+                    until_ms: d.resume_by_ms,
+                }),
+                ..Default::default()
+            };
+            coordinator::note(store, d, "dispatch-unknown", "lease-expired", effects, now).map(Some)
+        }
+        Some(AttemptStatus::Dispatched | AttemptStatus::DispatchUnknown) => Ok(None),
+        Some(AttemptStatus::Launching) | None => coordinator::finish(
+            store,
+            d,
+            Outcome::Returned {
+                detail: "lease-expired: the launch did not report before its lease ended".into(),
+            },
+            now,
+        )
+        .map(Some),
+    }
+}
+
+struct Skip(String);
+
+fn launch(
+    store: &dyn Store,
+    d: &Deferral,
+    owner: &str,
+    options: &TickOptions,
+    now_ms: &dyn Fn() -> u64,
+) -> Result<Option<Value>, Skip> {
+    let target = Target::parse(&d.launch).map_err(|e| Skip(e.message))?;
+    let token = match &target {
+        Target::WorkflowDispatch { .. } => match std::env::var("GITHUB_TOKEN") {
+            Ok(token) if !token.is_empty() => Some(token),
+            // Checked before claiming, so a missing token does not use up a re-entry.
+            _ => return Err(Skip("GITHUB_TOKEN is not set".into())),
+        },
+        Target::Exec { .. } => None,
+    };
+    let attempt_status = match target {
+        Target::Exec { .. } => AttemptStatus::Launching,
+        Target::WorkflowDispatch { .. } => AttemptStatus::Dispatching,
+    };
+    let lease_ms = u64::try_from(options.lease_timeout.as_millis()).unwrap_or(u64::MAX);
+    let claimed_at = now_ms();
+    let claimed = match coordinator::claim(
+        store,
+        d,
+        owner,
+        claimed_at.saturating_add(lease_ms),
+        attempt_status,
+        claimed_at,
+    ) {
+        Ok(claimed) => claimed,
+        // Another ticker claimed it first (or it changed): not ours to launch.
+        Err(err) if err.is_conflict() => return Ok(None),
+        Err(err) => return Err(Skip(format!("{}: {}", err.code, err.message))),
+    };
+    let attempt = claimed.deferral.reentries;
+    let id = claimed.deferral.id.clone();
+    let finish = |deferral: &Deferral, outcome: Outcome| -> Value {
+        match coordinator::finish(store, deferral, outcome, now_ms()) {
+            Ok(after) => {
+                json!({"id": id, "attempt": attempt, "state": after.state.as_str(), "cause": after.cause, "detail": after.detail})
+            }
+            Err(err) => {
+                json!({"id": id, "attempt": attempt, "error": err.to_json_value()["error"]})
+            }
+        }
+    };
+    match target {
+        Target::Exec { command } => {
+            // Kill the process before the lease ends, so a recovering ticker never overlaps it.
+            let margin = (lease_ms / 10).min(1000);
+            let deadline = Instant::now() + Duration::from_millis(lease_ms.saturating_sub(margin));
+            let result = exec::run(&ExecRequest {
+                command: &command,
+                deferral_id: &id,
+                attempt,
+                wakeup_handle: &claimed.wakeup_handle,
+                receipt_json: &claimed.receipt_json,
+                receipt_digest: &sha256_hex(claimed.receipt_json.as_bytes()),
+                deadline,
+            });
+            let outcome = match (&result.end, result.last_json_line()) {
+                (ExecEnd::Exited(0), _) => Outcome::Complete {
+                    detail: Some("exit 0".into()),
+                },
+                (ExecEnd::Exited(6), Some(line)) => Outcome::Deferred {
+                    receipt: line.to_string(),
+                    detail: Some("exit 6".into()),
+                },
+                (ExecEnd::Exited(6), None) => Outcome::Blocked {
+                    detail: Some("exit 6 without a receipt on stdout".into()),
+                },
+                (ExecEnd::Exited(code), _) => Outcome::Blocked {
+                    detail: Some(format!("exit {code}")),
+                },
+                (ExecEnd::Signaled(sig), _) => Outcome::Blocked {
+                    detail: Some(format!("killed by signal {sig}")),
+                },
+                (ExecEnd::TimedOut, _) => Outcome::Blocked {
+                    detail: Some("lease-timeout: killed when its lease ran out".into()),
+                },
+                (ExecEnd::SpawnFailed(why), _) => Outcome::Blocked {
+                    detail: Some(format!("could not start: {why}")),
+                },
+            };
+            Ok(Some(finish(&claimed.deferral, outcome)))
+        }
+        Target::WorkflowDispatch {
+            owner: gh_owner,
+            repo,
+            workflow,
+            git_ref,
+        } => {
+            let api_url =
+                std::env::var("GITHUB_API_URL").unwrap_or_else(|_| DEFAULT_API_URL.to_string());
+            let result = dispatch::dispatch(&DispatchRequest {
+                api_url: &api_url,
+                token: token.as_deref().unwrap_or_default(),
+                owner: &gh_owner,
+                repo: &repo,
+                workflow: &workflow,
+                git_ref: &git_ref,
+                deferral_id: &id,
+                attempt,
+                receipt_json: &claimed.receipt_json,
+                timeout: options.http_timeout,
+            });
+            // Dispatched or unknown: hold the lease until resume_by, so no tick launches it again;
+            // the run reports its outcome, or an operator resolves the unknown.
+            let hold = |status: AttemptStatus, event: &str, detail: String| -> Value {
+                let effects = coordinator::Effects {
+                    detail: Some(detail),
+                    attempt_status: Change::Set(status),
+                    lease: Change::Set(Lease {
+                        owner: owner.to_string(),
+                        until_ms: claimed.deferral.resume_by_ms,
+                    }),
+                    ..Default::default()
+                };
+                match coordinator::note(store, &claimed.deferral, event, event, effects, now_ms()) {
+                    Ok(after) => {
+                        json!({"id": id, "attempt": attempt, "state": after.state.as_str(), "attempt_status": status.as_str(), "detail": after.detail})
+                    }
+                    Err(err) => {
+                        json!({"id": id, "attempt": attempt, "error": err.to_json_value()["error"]})
+                    }
+                }
+            };
+            Ok(Some(match result {
+                DispatchResult::Accepted { status } => hold(
+                    AttemptStatus::Dispatched,
+                    "dispatched",
+                    format!("HTTP {status}"),
+                ),
+                DispatchResult::Unknown { message } => {
+                    hold(AttemptStatus::DispatchUnknown, "dispatch-unknown", message)
+                }
+                DispatchResult::NotSent { message } => finish(
+                    &claimed.deferral,
+                    Outcome::Returned {
+                        detail: format!("dispatch not sent: {message}"),
+                    },
+                ),
+                DispatchResult::Rejected { status, message } => finish(
+                    &claimed.deferral,
+                    Outcome::Blocked {
+                        detail: Some(format!("dispatch rejected: HTTP {status}: {message}")),
+                    },
+                ),
+            }))
+        }
+    }
+}

@@ -1,0 +1,123 @@
+//! Helpers for process-level tests: run the built binary against a temporary store.
+#![allow(dead_code)]
+
+use deferral_host::store::sqlite::IntegrityCheck;
+use deferral_host::store::SqliteStore;
+use serde_json::Value;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+pub const HOUR: u64 = 3_600_000;
+
+pub struct Host {
+    pub dir: tempfile::TempDir,
+    pub db: PathBuf,
+}
+
+pub fn now() -> u64 {
+    deferral_host::clock::now_ms()
+}
+
+impl Host {
+    pub fn new() -> Host {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("host.db");
+        Host { dir, db }
+    }
+
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_deferral-host"));
+        cmd.arg("--store")
+            .arg(format!("sqlite:{}", self.db.display()))
+            .args(args);
+        cmd.env_remove("GITHUB_TOKEN")
+            .env_remove("DEFERRAL_STORE")
+            .env_remove("DEFERRAL_WAKEUP_HANDLE");
+        cmd
+    }
+
+    /// Runs the host with `stdin` and returns its output.
+    pub fn run(&self, args: &[&str], stdin: &str) -> Output {
+        let mut child = self
+            .command(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(stdin.as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    }
+
+    /// Runs and expects exit `code`; returns stdout's last line as JSON (or Null).
+    pub fn expect(&self, code: i32, args: &[&str], stdin: &str) -> Value {
+        let out = self.run(args, stdin);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "deferral-host {args:?}\nstdout: {stdout}\nstderr: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        stdout
+            .lines()
+            .last()
+            .and_then(|l| serde_json::from_str(l).ok())
+            .unwrap_or(Value::Null)
+    }
+
+    /// Records a handoff receipt with window `[now + after, now + by]`; returns (id, cancel handle).
+    pub fn record(
+        &self,
+        launch: &str,
+        after_ms: u64,
+        by_ms: u64,
+        extra: &[&str],
+    ) -> (String, String) {
+        let receipt = deferral_host::store::conformance::handoff(now(), after_ms, by_ms).to_json();
+        let mut args = vec!["record", "--launch", launch];
+        args.extend_from_slice(extra);
+        args.push("-");
+        let out = self.expect(0, &args, &receipt);
+        (
+            out["id"].as_str().unwrap().to_string(),
+            out["cancellation_handle"].as_str().unwrap().to_string(),
+        )
+    }
+
+    pub fn status(&self, id: &str) -> Value {
+        self.expect(0, &["status", "--json", id], "")
+    }
+
+    pub fn tick(&self, extra: &[&str]) -> Value {
+        let mut args = vec!["tick"];
+        args.extend_from_slice(extra);
+        self.expect(0, &args, "")
+    }
+
+    pub fn open(&self) -> SqliteStore {
+        SqliteStore::open(&self.db, IntegrityCheck::Full).unwrap()
+    }
+}
+
+/// Lines of a file (empty when it does not exist).
+pub fn lines(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .map(|t| t.lines().map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
+/// A shell-quoted path.
+pub fn sq(path: &Path) -> String {
+    format!("'{}'", path.display())
+}

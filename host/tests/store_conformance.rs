@@ -1,0 +1,140 @@
+//! The store conformance suite run against the SQLite backend, plus checks only SQLite has
+//! (triggers refuse edits of evidence, raw handles absent from the file bytes, migrations).
+
+use deferral_host::store::conformance::Backend;
+use deferral_host::store::sqlite::IntegrityCheck;
+use deferral_host::store::{SqliteStore, Store};
+use std::path::PathBuf;
+
+struct Sqlite {
+    _dir: tempfile::TempDir,
+    path: PathBuf,
+}
+
+impl Sqlite {
+    fn new() -> Sqlite {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("host.db");
+        Sqlite { _dir: dir, path }
+    }
+}
+
+impl Backend for Sqlite {
+    fn connect(&self) -> Box<dyn Store + Send> {
+        Box::new(SqliteStore::open(&self.path, IntegrityCheck::Full).expect("open store"))
+    }
+}
+
+deferral_host::store_conformance_tests!(Sqlite::new());
+
+fn recorded(store: &SqliteStore) -> deferral_host::coordinator::Recorded {
+    let now = deferral_host::clock::now_ms();
+    let text = deferral_host::store::conformance::handoff(now, 0, 3_600_000).to_json();
+    deferral_host::coordinator::record(store, text.as_bytes(), "exec:true", 2, now).unwrap()
+}
+
+#[test]
+fn sqlite_refuses_editing_receipts_and_events() {
+    let backend = Sqlite::new();
+    let store = SqliteStore::open(&backend.path, IntegrityCheck::Full).unwrap();
+    let rec = recorded(&store);
+    let conn = store.connection();
+    for sql in [
+        "UPDATE receipts SET receipt = '{}'",
+        "DELETE FROM receipts",
+        "UPDATE events SET cause = 'x'",
+        "DELETE FROM events",
+    ] {
+        let err = conn.execute(sql, []).unwrap_err().to_string();
+        assert!(err.contains("append-only"), "{sql}: {err}");
+    }
+    assert_eq!(store.receipts(&rec.deferral.id).unwrap().len(), 2);
+}
+
+#[test]
+fn sqlite_file_never_holds_a_raw_handle() {
+    let backend = Sqlite::new();
+    let store = SqliteStore::open(&backend.path, IntegrityCheck::Full).unwrap();
+    let rec = recorded(&store);
+    let now = deferral_host::clock::now_ms();
+    let claimed = deferral_host::coordinator::claim(
+        &store,
+        &rec.deferral,
+        "t",
+        now + 1000,
+        deferral_host::store::AttemptStatus::Launching,
+        now,
+    )
+    .unwrap();
+    store
+        .connection()
+        .execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")
+        .unwrap();
+    drop(store);
+    let mut bytes = std::fs::read(&backend.path).unwrap();
+    if let Ok(wal) = std::fs::read(backend.path.with_extension("db-wal")) {
+        bytes.extend(wal);
+    }
+    for raw in [
+        rec.cancellation_handle.as_bytes(),
+        claimed.wakeup_handle.as_bytes(),
+    ] {
+        assert!(
+            !bytes.windows(raw.len()).any(|w| w == raw),
+            "raw handle found in the store file"
+        );
+    }
+    let digest = deferral_host::handle::handle_digest(&rec.cancellation_handle);
+    assert!(
+        bytes.windows(64).any(|w| w == digest.as_bytes()),
+        "the digest is there"
+    );
+}
+
+#[test]
+fn sqlite_store_is_wal_full_sync_and_versioned() {
+    let backend = Sqlite::new();
+    let store = SqliteStore::open(&backend.path, IntegrityCheck::Full).unwrap();
+    let conn = store.connection();
+    let mode: String = conn
+        .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+        .unwrap();
+    let sync: i64 = conn
+        .query_row("PRAGMA synchronous", [], |r| r.get(0))
+        .unwrap();
+    let version: i64 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(
+        (mode.as_str(), sync, version),
+        ("wal", 2, deferral_host::store::sqlite::SCHEMA_VERSION)
+    );
+    // The due query is an index range scan, not a table scan.
+    let plan: String = conn
+        .query_row(
+            "EXPLAIN QUERY PLAN SELECT id FROM deferrals WHERE state = 'deferred' AND resume_after_ms <= 1 \
+             AND resume_by_ms >= 1 ORDER BY resume_after_ms LIMIT 10",
+            [],
+            |r| r.get(3),
+        )
+        .unwrap();
+    assert!(plan.contains("USING INDEX deferrals_due"), "{plan}");
+    // A store from a newer program is refused, not silently used.
+    conn.execute_batch("PRAGMA user_version = 99").unwrap();
+    drop(store);
+    let err = SqliteStore::open(&backend.path, IntegrityCheck::Full)
+        .err()
+        .expect("refused");
+    assert_eq!(err.code(), "schema-too-new");
+}
+
+#[test]
+fn sqlite_open_refuses_a_corrupt_file() {
+    let backend = Sqlite::new();
+    std::fs::write(
+        &backend.path,
+        b"this is not a database file at all, not even close........",
+    )
+    .unwrap();
+    assert!(SqliteStore::open(&backend.path, IntegrityCheck::Full).is_err());
+}

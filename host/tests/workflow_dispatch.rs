@@ -1,0 +1,286 @@
+//! `workflow-dispatch:` launches against a loopback HTTP server: the request GitHub would get,
+//! where the token goes, and what each kind of answer does to the deferral.
+
+mod common;
+
+use common::{Host, HOUR};
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::process::Stdio;
+use std::thread::JoinHandle;
+
+const TOKEN: &str = "ghs_loopbackTOKEN0123456789abcdef";
+
+struct Captured {
+    request_line: String,
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+/// Serves one connection: reads a request, then answers `response` (or closes without answer).
+fn serve_once(response: Option<&'static str>) -> (String, JoinHandle<Captured>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let handle = std::thread::spawn(move || {
+        let (mut stream, _) = listener.accept().unwrap();
+        let mut data = Vec::new();
+        let mut buf = [0u8; 4096];
+        let head_end = loop {
+            let n = stream.read(&mut buf).unwrap();
+            assert!(n > 0, "client closed early");
+            data.extend_from_slice(&buf[..n]);
+            if let Some(pos) = data.windows(4).position(|w| w == b"\r\n\r\n") {
+                break pos + 4;
+            }
+        };
+        let head = String::from_utf8(data[..head_end].to_vec()).unwrap();
+        let mut lines = head.split("\r\n");
+        let request_line = lines.next().unwrap().to_string();
+        let headers: Vec<(String, String)> = lines
+            .filter_map(|l| {
+                l.split_once(": ")
+                    .map(|(k, v)| (k.to_ascii_lowercase(), v.to_string()))
+            })
+            .collect();
+        let length: usize = headers
+            .iter()
+            .find(|(k, _)| k == "content-length")
+            .unwrap()
+            .1
+            .parse()
+            .unwrap();
+        while data.len() < head_end + length {
+            let n = stream.read(&mut buf).unwrap();
+            data.extend_from_slice(&buf[..n]);
+        }
+        let body = String::from_utf8(data[head_end..head_end + length].to_vec()).unwrap();
+        if let Some(response) = response {
+            stream.write_all(response.as_bytes()).unwrap();
+        }
+        Captured {
+            request_line,
+            headers,
+            body,
+        }
+    });
+    (base, handle)
+}
+
+fn tick(host: &Host, api: &str) -> (serde_json::Value, String) {
+    let out = host
+        .command(&["tick", "--http-timeout", "5s"])
+        .env("GITHUB_TOKEN", TOKEN)
+        .env("GITHUB_API_URL", api)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(out.status.success(), "{stdout}{stderr}");
+    (
+        serde_json::from_str(&stdout).unwrap(),
+        format!("{stdout}{stderr}"),
+    )
+}
+
+const TARGET: &str = "workflow-dispatch:octo-org/app/resume.yml@main";
+
+#[test]
+fn dispatch_sends_only_id_attempt_and_receipt_with_the_token_in_authorization_only() {
+    let host = Host::new();
+    let (id, cancel) = host.record(TARGET, 0, HOUR, &[]);
+    let (api, server) = serve_once(Some("HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n"));
+    let (report, output) = tick(&host, &format!("{api}/api/v3"));
+    let got = server.join().unwrap();
+    assert_eq!(
+        got.request_line,
+        "POST /api/v3/repos/octo-org/app/actions/workflows/resume.yml/dispatches HTTP/1.1"
+    );
+    let auth: Vec<&(String, String)> = got
+        .headers
+        .iter()
+        .filter(|(_, v)| v.contains(TOKEN))
+        .collect();
+    assert_eq!(auth.len(), 1, "the token is in exactly one header");
+    assert_eq!(
+        auth[0],
+        &("authorization".to_string(), format!("Bearer {TOKEN}"))
+    );
+    assert!(!got.body.contains(TOKEN) && !got.request_line.contains(TOKEN));
+    let body: serde_json::Value = serde_json::from_str(&got.body).unwrap();
+    assert_eq!(body["ref"], "main");
+    let inputs = body["inputs"].as_object().unwrap();
+    assert_eq!(
+        inputs.keys().collect::<Vec<_>>(),
+        ["attempt", "deferral_id", "receipt"]
+    );
+    assert_eq!(
+        (inputs["deferral_id"].as_str(), inputs["attempt"].as_str()),
+        (Some(id.as_str()), Some("1"))
+    );
+    let receipt =
+        deferral_core::receipt::validate_str(inputs["receipt"].as_str().unwrap()).unwrap();
+    assert!(
+        receipt.is_retained(),
+        "the run gets the retained receipt (digests only)"
+    );
+    assert_eq!(
+        body.as_object().unwrap().len(),
+        2,
+        "nothing else in the body"
+    );
+    assert!(!output.contains(TOKEN), "the token is never printed");
+    let stored = std::fs::read(&host.db).unwrap();
+    let wal = std::fs::read(host.db.with_extension("db-wal")).unwrap_or_default();
+    for bytes in [stored, wal] {
+        assert!(
+            !bytes.windows(TOKEN.len()).any(|w| w == TOKEN.as_bytes()),
+            "the token is never stored"
+        );
+    }
+    assert_eq!(report["launched"][0]["attempt_status"], "dispatched");
+    let s = host.status(&id);
+    assert_eq!(
+        (s["state"].as_str(), s["attempt_status"].as_str()),
+        (Some("resumable"), Some("dispatched"))
+    );
+    let events: Vec<String> = host.expect(0, &["show", "--json", &id], "")["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["event"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        events,
+        ["record", "claim", "dispatched"],
+        "dispatching is recorded (the claim) before the POST"
+    );
+    // Nothing listens any more: a second tick must not try to dispatch again.
+    let (again, _) = tick(&host, &api);
+    assert!(again["launched"].as_array().unwrap().is_empty(), "{again}");
+    // The outcome comes back with `report` (here the operator's handle; the run has no wake-up handle).
+    let out = host.expect(
+        0,
+        &[
+            "report",
+            &id,
+            "--attempt",
+            "1",
+            "--outcome",
+            "complete",
+            "--handle",
+            &cancel,
+        ],
+        "",
+    );
+    assert_eq!(out["state"], "complete");
+}
+
+#[test]
+fn ambiguous_failures_become_dispatch_unknown_and_wait_for_an_operator() {
+    for response in [
+        Some("HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n"),
+        None,
+    ] {
+        let host = Host::new();
+        let (id, cancel) = host.record(TARGET, 0, HOUR, &[]);
+        let (api, server) = serve_once(response);
+        let (report, _) = tick(&host, &api);
+        server.join().unwrap();
+        assert_eq!(
+            report["launched"][0]["attempt_status"], "dispatch-unknown",
+            "{report}"
+        );
+        let (again, _) = tick(&host, &api);
+        assert!(
+            again["launched"].as_array().unwrap().is_empty(),
+            "not dispatched again: {again}"
+        );
+        assert_eq!(host.status(&id)["attempt_status"], "dispatch-unknown");
+        let wrong = deferral_host::handle::new_handle();
+        host.expect(
+            5,
+            &["resolve", &id, "--handle", &wrong, "--not-dispatched"],
+            "",
+        );
+        let out = host.expect(
+            0,
+            &["resolve", &id, "--handle", &cancel, "--not-dispatched"],
+            "",
+        );
+        assert_eq!(
+            out["state"], "deferred",
+            "looked up: not dispatched, so it may be dispatched again"
+        );
+        let (api, server) =
+            serve_once(Some("HTTP/1.1 204 No Content\r\nContent-Length: 0\r\n\r\n"));
+        let (report, _) = tick(&host, &api);
+        assert!(
+            server.join().unwrap().body.contains("\"attempt\":\"2\""),
+            "the next dispatch is attempt 2"
+        );
+        assert_eq!(report["launched"][0]["attempt_status"], "dispatched");
+    }
+}
+
+#[test]
+fn refused_dispatches_block_and_unsent_ones_return() {
+    let host = Host::new();
+    let (rejected, _) = host.record(TARGET, 0, HOUR, &[]);
+    let (api, server) = serve_once(Some(
+        "HTTP/1.1 422 Unprocessable Entity\r\nContent-Type: application/json\r\nContent-Length: 36\r\n\r\n{\"message\":\"Unexpected inputs x y\"}",
+    ));
+    tick(&host, &api);
+    server.join().unwrap();
+    let s = host.status(&rejected);
+    assert_eq!(s["state"], "blocked");
+    assert!(s["detail"].as_str().unwrap().contains("422"), "{s}");
+
+    let (unsent, _) = host.record(TARGET, 0, HOUR, &[]);
+    // A port with nothing listening: nothing was sent, the deferral goes back to deferred.
+    let closed = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    tick(&host, &format!("http://{closed}"));
+    let s = host.status(&unsent);
+    assert_eq!(
+        (s["state"].as_str(), s["reentries"].as_u64()),
+        (Some("deferred"), Some(1)),
+        "{s}"
+    );
+
+    // Without GITHUB_TOKEN nothing is claimed at all.
+    let out = host
+        .command(&["tick"])
+        .env("GITHUB_API_URL", "http://127.0.0.1:9")
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["skipped"][0]["why"], "GITHUB_TOKEN is not set");
+    assert_eq!(host.status(&unsent)["reentries"], 1, "no re-entry used");
+}
+
+#[test]
+fn a_failed_tls_handshake_is_not_a_dispatch() {
+    // An https:// base that answers plain text: the handshake fails before any request byte,
+    // so the dispatch certainly did not happen and the deferral may be dispatched again.
+    let host = Host::new();
+    let (id, _) = host.record(TARGET, 0, HOUR, &[]);
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = std::thread::spawn(move || {
+        let (mut stream, _) = listener.accept().unwrap();
+        let _ = stream.write_all(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n");
+    });
+    let (report, _) = tick(&host, &format!("https://localhost:{}", addr.port()));
+    server.join().unwrap();
+    let s = host.status(&id);
+    assert_eq!(
+        (s["state"].as_str(), s["reentries"].as_u64()),
+        (Some("deferred"), Some(1)),
+        "{report}"
+    );
+    assert!(s["detail"].as_str().unwrap().contains("TLS"), "{s}");
+}
