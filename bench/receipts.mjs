@@ -48,7 +48,7 @@ function dirSize(path) {
 
 console.log(JSON.stringify({
   receipts: buffers.length,
-  wasm_bytes: statSync(join(repoRoot, 'dist/wasm/deferral_wasm_bg.wasm')).size,
+  wasm_bytes_brotli: statSync(join(repoRoot, 'dist/wasm/deferral_wasm_bg.wasm.br')).size,
   dist_bytes: dirSize(join(repoRoot, 'dist')),
   native_per_second: nativePerSecond,
   wasm_per_second: wasmPerSecond,

@@ -3,10 +3,12 @@ import { CommandError, EXIT } from './exit-codes.js';
 
 /**
  * @param {string[]} argv arguments after the command name
- * @param {{values?: string[], booleans?: string[]}} spec flag names without dashes
+ * @param {{values?: string[], booleans?: string[], lists?: string[]}} spec flag names without
+ *   dashes; a `lists` flag may repeat and collects its values in an array
  */
 export function parseArgs(argv, spec) {
-  const values = new Set(spec.values ?? []);
+  const lists = new Set(spec.lists ?? []);
+  const values = new Set([...(spec.values ?? []), ...lists]);
   const booleans = new Set([...(spec.booleans ?? []), 'help']);
   const flags = {};
   const positionals = [];
@@ -25,7 +27,8 @@ export function parseArgs(argv, spec) {
     if (value === undefined) {
       throw new CommandError(EXIT.invalid, 'missing-value', `--${name} needs a value`);
     }
-    flags[name] = value;
+    if (lists.has(name)) (flags[name] ??= []).push(value);
+    else flags[name] = value;
   }
   return { flags, positionals };
 }

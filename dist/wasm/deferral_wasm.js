@@ -1,4 +1,46 @@
 /**
+ * `{status, headers, body}` -> `{"ok":true,"kind":"primary-rest"|"primary-graphql"|"secondary"|
+ * "unlimited"|"not-rate-limited","headers":{resource,limit,remaining,used,reset,retry_after_s,date_ms}}`.
+ * @param {string} input
+ * @returns {string}
+ */
+export function classify_response(input) {
+    let deferred2_0;
+    let deferred2_1;
+    try {
+        const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        const len0 = WASM_VECTOR_LEN;
+        const ret = wasm.classify_response(ptr0, len0);
+        deferred2_0 = ret[0];
+        deferred2_1 = ret[1];
+        return getStringFromWasm0(ret[0], ret[1]);
+    } finally {
+        wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+    }
+}
+
+/**
+ * A decision input -> `{"ok":true,"decision":{status,code,reason,...,receipt}}`; input that
+ * does not have the decision shape answers `{"ok":false,"error":{"code":"invalid-input",...}}`.
+ * @param {string} input
+ * @returns {string}
+ */
+export function decide(input) {
+    let deferred2_0;
+    let deferred2_1;
+    try {
+        const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        const len0 = WASM_VECTOR_LEN;
+        const ret = wasm.decide(ptr0, len0);
+        deferred2_0 = ret[0];
+        deferred2_1 = ret[1];
+        return getStringFromWasm0(ret[0], ret[1]);
+    } finally {
+        wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+    }
+}
+
+/**
  * The SHA-256 of the canonical JSON of an input.
  *
  * `kind` is `value` (the text must be JSON), `scope` or `request` (JSON when it parses, else
@@ -32,6 +74,26 @@ export function digest(kind, text) {
 }
 
 /**
+ * `{query, variables?, operation_name?}` -> `{"ok":true,"cost","requests","nodes","mutation"}`.
+ * @param {string} input
+ * @returns {string}
+ */
+export function graphql_cost(input) {
+    let deferred2_0;
+    let deferred2_1;
+    try {
+        const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        const len0 = WASM_VECTOR_LEN;
+        const ret = wasm.graphql_cost(ptr0, len0);
+        deferred2_0 = ret[0];
+        deferred2_1 = ret[1];
+        return getStringFromWasm0(ret[0], ret[1]);
+    } finally {
+        wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+    }
+}
+
+/**
  * Applies a lifecycle event: input `{"state","event","reentries","max_reentries"}`.
  * @param {string} input
  * @returns {string}
@@ -43,6 +105,116 @@ export function lifecycle_transition(input) {
         const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
         const len0 = WASM_VECTOR_LEN;
         const ret = wasm.lifecycle_transition(ptr0, len0);
+        deferred2_0 = ret[0];
+        deferred2_1 = ret[1];
+        return getStringFromWasm0(ret[0], ret[1]);
+    } finally {
+        wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+    }
+}
+
+/**
+ * `{ledgers: [ledger, ...], observations?: [observation, ...], now_ms?}` -> `{"ok":true,
+ * "ledger":{...}}`: the join of the ledgers with the observations applied in order, pruned of
+ * expired secondary holds when `now_ms` is given. Observations are
+ * `{"kind":"window","resource","window":{limit,remaining,used?,reset},"observed_at_ms"}`,
+ * `{"kind":"strike","at_ms","retry_after_s"}` or `{"kind":"clock","offset_ms","observed_at_ms"}`.
+ * @param {string} input
+ * @returns {string}
+ */
+export function merge_ledger(input) {
+    let deferred2_0;
+    let deferred2_1;
+    try {
+        const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        const len0 = WASM_VECTOR_LEN;
+        const ret = wasm.merge_ledger(ptr0, len0);
+        deferred2_0 = ret[0];
+        deferred2_1 = ret[1];
+        return getStringFromWasm0(ret[0], ret[1]);
+    } finally {
+        wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+    }
+}
+
+/**
+ * `{ledger?, status, headers, body, now_ms}` -> `{"ok":true,"kind","headers","ledger"}`: records
+ * one response (its window, clock offset, and a strike when it hit a secondary limit).
+ * @param {string} input
+ * @returns {string}
+ */
+export function observe_response(input) {
+    let deferred2_0;
+    let deferred2_1;
+    try {
+        const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        const len0 = WASM_VECTOR_LEN;
+        const ret = wasm.observe_response(ptr0, len0);
+        deferred2_0 = ret[0];
+        deferred2_1 = ret[1];
+        return getStringFromWasm0(ret[0], ret[1]);
+    } finally {
+        wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+    }
+}
+
+/**
+ * `{status, body}` of `GET /rate_limit` -> `{"ok":true,"snapshot":{"unlimited":bool,
+ * "resources":{name:{limit,remaining,used,reset}}}}`; a 404 "Rate limiting is not enabled" is
+ * the unlimited snapshot. Unreadable bodies answer `malformed-json`, `unexpected-shape`, ...
+ * @param {string} input
+ * @returns {string}
+ */
+export function parse_rate_limit(input) {
+    let deferred2_0;
+    let deferred2_1;
+    try {
+        const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        const len0 = WASM_VECTOR_LEN;
+        const ret = wasm.parse_rate_limit(ptr0, len0);
+        deferred2_0 = ret[0];
+        deferred2_1 = ret[1];
+        return getStringFromWasm0(ret[0], ret[1]);
+    } finally {
+        wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+    }
+}
+
+/**
+ * A plan document -> `{"ok":true,"cost":{rest,graphql,secondary_rest_points,
+ * secondary_graphql_points,content_creating,secondary_minutes}}`.
+ * @param {string} input
+ * @returns {string}
+ */
+export function plan_cost(input) {
+    let deferred2_0;
+    let deferred2_1;
+    try {
+        const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        const len0 = WASM_VECTOR_LEN;
+        const ret = wasm.plan_cost(ptr0, len0);
+        deferred2_0 = ret[0];
+        deferred2_1 = ret[1];
+        return getStringFromWasm0(ret[0], ret[1]);
+    } finally {
+        wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+    }
+}
+
+/**
+ * A preflight input `{receipt: "<receipt JSON text>", wakeup_handle?, approval_granted?,
+ * fresh: <decision input>}` -> `{"ok":true,"preflight":{status,code,field,ownership,
+ * diagnostics,decision,receipt}}`; input of the wrong shape answers `invalid-input` as data.
+ * @param {string} input
+ * @returns {string}
+ */
+export function preflight(input) {
+    let deferred2_0;
+    let deferred2_1;
+    try {
+        const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        const len0 = WASM_VECTOR_LEN;
+        const ret = wasm.preflight(ptr0, len0);
         deferred2_0 = ret[0];
         deferred2_1 = ret[1];
         return getStringFromWasm0(ret[0], ret[1]);

@@ -1,1 +1,264 @@
-//! Rate decisions across the wasm boundary (decide, preflight, classify, GraphQL cost, ledger).
+//! The rate functions of the core, as JSON text in and out (see `docs/decision.md` for the
+//! shapes). Like the receipt functions, every answer is `{"ok":true,...}` or
+//! `{"ok":false,"error":{"code","path","message"}}`; nothing here throws into JS.
+
+use crate::error;
+use deferral_core::ledger::{Ledger, Observation};
+use deferral_core::plan::Plan;
+use deferral_core::signals::{self, Classified};
+use deferral_core::{decision, graphql_cost};
+use serde_json::{json, Value};
+use wasm_bindgen::prelude::*;
+
+/// Parses the input text as a JSON object, or answers the error as data.
+fn object(input: &str) -> Result<Value, Value> {
+    match serde_json::from_str::<Value>(input) {
+        Ok(v) if v.is_object() => Ok(v),
+        Ok(_) => Err(error(
+            "invalid-input",
+            "$",
+            "the input must be a JSON object",
+        )),
+        Err(e) => Err(error(
+            "invalid-json",
+            "$",
+            &format!("the input is not JSON: {e}"),
+        )),
+    }
+}
+
+/// Reads `headers` given as `[[name, value], ...]` (repeats allowed, order kept) or as an
+/// object `{name: value}` (how Node's `IncomingMessage.headers` and saved responses hold them).
+fn header_pairs(value: &Value) -> Result<Vec<(String, String)>, Value> {
+    let bad = || {
+        error(
+            "invalid-input",
+            "$.headers",
+            "headers must be [[name, value], ...] or {name: value}",
+        )
+    };
+    match value {
+        Value::Null => Ok(Vec::new()),
+        Value::Array(items) => items
+            .iter()
+            .map(|pair| match pair.as_array().map(Vec::as_slice) {
+                Some([Value::String(k), Value::String(v)]) => Ok((k.clone(), v.clone())),
+                _ => Err(bad()),
+            })
+            .collect(),
+        Value::Object(map) => map
+            .iter()
+            .map(|(k, v)| match v {
+                Value::String(v) => Ok((k.clone(), v.clone())),
+                Value::Number(n) => Ok((k.clone(), n.to_string())),
+                _ => Err(bad()),
+            })
+            .collect(),
+        _ => Err(bad()),
+    }
+}
+
+/// Reads `{status, headers, body}`: the response every signal function takes.
+/// A response as the signal functions take it: status, `(name, value)` headers, body text.
+type Response = (u16, Vec<(String, String)>, String);
+
+fn response(v: &Value) -> Result<Response, Value> {
+    let status = v["status"]
+        .as_u64()
+        .and_then(|s| u16::try_from(s).ok())
+        .ok_or_else(|| {
+            error(
+                "invalid-input",
+                "$.status",
+                "status must be an HTTP status number",
+            )
+        })?;
+    let headers = header_pairs(&v["headers"])?;
+    let body = match &v["body"] {
+        Value::Null => String::new(),
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    Ok((status, headers, body))
+}
+
+/// Reads typed input through `serde_json::Value`: one deserializer for every type keeps the
+/// module small (from text directly would compile a second copy of each type's visitor).
+macro_rules! typed {
+    ($input:expr, $what:literal) => {
+        serde_json::from_str::<Value>($input)
+            .and_then(serde_json::from_value)
+            .map_err(|e| {
+                error(
+                    "invalid-input",
+                    "$",
+                    &format!(concat!("the ", $what, " input is not valid: {}"), e),
+                )
+            })
+    };
+}
+
+fn classified_json(c: &Classified) -> Value {
+    json!({"kind": c.kind.as_str(), "headers": c.headers})
+}
+
+fn answer(result: Result<Value, Value>) -> String {
+    match result {
+        Ok(v) | Err(v) => v.to_string(),
+    }
+}
+
+/// `{status, headers, body}` -> `{"ok":true,"kind":"primary-rest"|"primary-graphql"|"secondary"|
+/// "unlimited"|"not-rate-limited","headers":{resource,limit,remaining,used,reset,retry_after_s,date_ms}}`.
+#[wasm_bindgen]
+pub fn classify_response(input: &str) -> String {
+    answer(object(input).and_then(|v| {
+        let (status, headers, body) = response(&v)?;
+        let c = signals::classify(status, &headers, &body);
+        let mut out = classified_json(&c);
+        out["ok"] = json!(true);
+        Ok(out)
+    }))
+}
+
+/// `{status, body}` of `GET /rate_limit` -> `{"ok":true,"snapshot":{"unlimited":bool,
+/// "resources":{name:{limit,remaining,used,reset}}}}`; a 404 "Rate limiting is not enabled" is
+/// the unlimited snapshot. Unreadable bodies answer `malformed-json`, `unexpected-shape`, ...
+#[wasm_bindgen]
+pub fn parse_rate_limit(input: &str) -> String {
+    answer(object(input).and_then(|v| {
+        let status = v["status"]
+            .as_u64()
+            .and_then(|s| u16::try_from(s).ok())
+            .unwrap_or(200);
+        let body = v["body"].as_str().unwrap_or_default();
+        signals::parse_rate_limit_response(status, body)
+            .map(|snapshot| json!({"ok": true, "snapshot": snapshot}))
+            .map_err(|e| error(e.code(), &e.path, &e.to_string()))
+    }))
+}
+
+/// `{query, variables?, operation_name?}` -> `{"ok":true,"cost","requests","nodes","mutation"}`.
+#[wasm_bindgen]
+pub fn graphql_cost(input: &str) -> String {
+    answer(object(input).and_then(|v| {
+        let query = v["query"].as_str().ok_or_else(|| {
+            error(
+                "invalid-input",
+                "$.query",
+                "query must be a GraphQL document string",
+            )
+        })?;
+        let estimate =
+            graphql_cost::estimate(query, v.get("variables"), v["operation_name"].as_str())
+                .map_err(|e| error(e.code(), "$.query", &e.to_string()))?;
+        let mut out = json!(estimate);
+        out["ok"] = json!(true);
+        Ok(out)
+    }))
+}
+
+/// A plan document -> `{"ok":true,"cost":{rest,graphql,secondary_rest_points,
+/// secondary_graphql_points,content_creating,secondary_minutes}}`.
+#[wasm_bindgen]
+pub fn plan_cost(input: &str) -> String {
+    answer(
+        serde_json::from_str::<Value>(input)
+            .map_err(|e| error("malformed-plan", "$", &format!("the plan is not JSON: {e}")))
+            .and_then(|v| {
+                Plan::from_value(&v).map_err(|e| error(e.code(), &e.path, &e.to_string()))
+            })
+            .and_then(|plan| {
+                plan.cost()
+                    .map_err(|e| error(e.code(), &e.path, &e.to_string()))
+            })
+            .map(|cost| json!({"ok": true, "cost": cost})),
+    )
+}
+
+fn ledger_at(value: &Value, path: &str) -> Result<Ledger, Value> {
+    Ledger::from_value(value).map_err(|e| error(e.code(), path, &e.to_string()))
+}
+
+/// `{ledgers: [ledger, ...], observations?: [observation, ...], now_ms?}` -> `{"ok":true,
+/// "ledger":{...}}`: the join of the ledgers with the observations applied in order, pruned of
+/// expired secondary holds when `now_ms` is given. Observations are
+/// `{"kind":"window","resource","window":{limit,remaining,used?,reset},"observed_at_ms"}`,
+/// `{"kind":"strike","at_ms","retry_after_s"}` or `{"kind":"clock","offset_ms","observed_at_ms"}`.
+#[wasm_bindgen]
+pub fn merge_ledger(input: &str) -> String {
+    answer(object(input).and_then(|v| {
+        let mut ledger = Ledger::new();
+        if let Some(list) = v["ledgers"].as_array() {
+            for (i, item) in list.iter().enumerate() {
+                ledger = ledger.merge(&ledger_at(item, &format!("$.ledgers[{i}]"))?);
+            }
+        }
+        if let Some(list) = v["observations"].as_array() {
+            for (i, item) in list.iter().enumerate() {
+                let observation: Observation =
+                    serde_json::from_value(item.clone()).map_err(|e| {
+                        error(
+                            "invalid-observation",
+                            &format!("$.observations[{i}]"),
+                            &e.to_string(),
+                        )
+                    })?;
+                ledger.apply(&observation);
+            }
+        }
+        if let Some(now) = v["now_ms"].as_u64() {
+            ledger.prune(now);
+        }
+        Ok(json!({"ok": true, "ledger": ledger}))
+    }))
+}
+
+/// `{ledger?, status, headers, body, now_ms}` -> `{"ok":true,"kind","headers","ledger"}`: records
+/// one response (its window, clock offset, and a strike when it hit a secondary limit).
+#[wasm_bindgen]
+pub fn observe_response(input: &str) -> String {
+    answer(object(input).and_then(|v| {
+        let (status, headers, body) = response(&v)?;
+        let now = v["now_ms"].as_u64().ok_or_else(|| {
+            error(
+                "invalid-input",
+                "$.now_ms",
+                "now_ms must be epoch milliseconds",
+            )
+        })?;
+        let mut ledger = match &v["ledger"] {
+            Value::Null => Ledger::new(),
+            other => ledger_at(other, "$.ledger")?,
+        };
+        let c = signals::classify(status, &headers, &body);
+        ledger.observe_response(&c, now);
+        let mut out = classified_json(&c);
+        out["ok"] = json!(true);
+        out["ledger"] = json!(ledger);
+        Ok(out)
+    }))
+}
+
+/// A decision input -> `{"ok":true,"decision":{status,code,reason,...,receipt}}`; input that
+/// does not have the decision shape answers `{"ok":false,"error":{"code":"invalid-input",...}}`.
+#[wasm_bindgen]
+pub fn decide(input: &str) -> String {
+    answer(
+        typed!(input, "decision")
+            .map(|d: decision::DecisionInput| d)
+            .map(|d| json!({"ok": true, "decision": decision::decide(&d)})),
+    )
+}
+
+/// A preflight input `{receipt: "<receipt JSON text>", wakeup_handle?, approval_granted?,
+/// fresh: <decision input>}` -> `{"ok":true,"preflight":{status,code,field,ownership,
+/// diagnostics,decision,receipt}}`; input of the wrong shape answers `invalid-input` as data.
+#[wasm_bindgen]
+pub fn preflight(input: &str) -> String {
+    answer(
+        typed!(input, "preflight")
+            .map(|p: deferral_core::preflight::PreflightInput| p)
+            .map(|p| json!({"ok": true, "preflight": deferral_core::preflight::preflight(&p)})),
+    )
+}

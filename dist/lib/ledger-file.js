@@ -1,0 +1,137 @@
+// The shared ledger file (deferral-ledger-v1): several steps or processes record what they saw
+// of the rate state into one file. Updates hold an O_EXCL lock file and replace the data file
+// atomically (write a temporary file, fsync, rename), so readers never see half a file and
+// concurrent writers lose no observation: each merges into what is on disk under the lock, and
+// the merge itself (in the core) is a join that cannot forget or regress.
+import { closeSync, fsyncSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync, linkSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { call } from './core.js';
+import { CommandError, EXIT } from './exit-codes.js';
+
+const LOCK_WAIT_MS = 10_000;
+// A lock older than this whose owner cannot be shown alive is taken to be left by a crash.
+const STALE_LOCK_MS = 30_000;
+const pause = new Int32Array(new SharedArrayBuffer(4));
+const sleepMs = (ms) => Atomics.wait(pause, 0, 0, ms);
+
+function readText(path) {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    if (err.code === 'ENOENT') return null;
+    throw new CommandError(EXIT.invalid, 'unreadable-ledger', `cannot read the ledger file: ${err.code ?? err.message}`);
+  }
+}
+
+function parseLedger(text) {
+  if (text === null || text.trim() === '') return null;
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new CommandError(EXIT.invalid, 'invalid-ledger', 'the ledger file is not JSON');
+  }
+  // Validate through the core, which refuses other versions and unknown fields.
+  const checked = call('merge_ledger', { ledgers: [value] });
+  if (!checked.ok) throw new CommandError(EXIT.invalid, 'invalid-ledger', `the ledger file is not a deferral-ledger-v1 document: ${checked.error.message}`);
+  return checked.ledger;
+}
+
+/** Reads the ledger file; null when it does not exist yet. */
+export function readLedger(path) {
+  return parseLedger(readText(path));
+}
+
+function ownerAlive(content) {
+  const [host, pid] = content.split(' ');
+  if (host !== hostname()) return true; // cannot tell for another machine: trust the age alone
+  try {
+    process.kill(Number(pid), 0);
+    return true;
+  } catch (err) {
+    return err.code === 'EPERM';
+  }
+}
+
+/** Removes a lock left by a crashed writer, if it still is the lock we judged stale. */
+function breakStaleLock(lockPath, seen) {
+  const aside = `${lockPath}.stale-${randomBytes(6).toString('hex')}`;
+  try {
+    renameSync(lockPath, aside); // atomic: only one breaker moves any given lock
+  } catch {
+    return;
+  }
+  const moved = readText(aside);
+  if (moved !== seen) {
+    // A live writer took the lock between our check and the rename: give it back.
+    try { linkSync(aside, lockPath); } catch { /* a newer lock exists; ours was stale anyway */ }
+  }
+  try { unlinkSync(aside); } catch { /* already gone */ }
+}
+
+function acquire(lockPath) {
+  const token = `${hostname()} ${process.pid} ${randomBytes(8).toString('hex')}`;
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const fd = openSync(lockPath, 'wx', 0o600);
+      writeSync(fd, token);
+      closeSync(fd);
+      return token;
+    } catch (err) {
+      if (err.code !== 'EEXIST') throw new CommandError(EXIT.invalid, 'ledger-lock-failed', `cannot create the ledger lock: ${err.code}`);
+    }
+    const seen = readText(lockPath);
+    let age = 0;
+    try { age = Date.now() - statSync(lockPath).mtimeMs; } catch { continue; }
+    if (seen !== null && seen !== '' && (!ownerAlive(seen) || age > STALE_LOCK_MS)) {
+      breakStaleLock(lockPath, seen);
+      continue;
+    }
+    if (Date.now() > deadline) {
+      throw new CommandError(EXIT.provider, 'ledger-lock-timeout', `the ledger lock stayed held for ${LOCK_WAIT_MS} ms`);
+    }
+    // Lock holders keep it for a read, a merge and a rename: a few milliseconds.
+    sleepMs(Math.min(50, 2 + attempt));
+  }
+}
+
+function release(lockPath, token) {
+  if (readText(lockPath) === token) {
+    try { unlinkSync(lockPath); } catch { /* already broken as stale */ }
+  }
+}
+
+function writeAtomically(path, text) {
+  const temp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  const fd = openSync(temp, 'wx', 0o644);
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(temp, path);
+}
+
+/**
+ * Merges `observations` (and optionally another ledger) into the file under the lock and
+ * returns the merged ledger; or, with `apply(current) -> ledger`, records whatever `apply`
+ * derives from the current ledger (null when there is none yet). Creates a missing file.
+ */
+export function updateLedger(path, { observations = [], ledger = null, nowMs = Date.now(), apply } = {}) {
+  const lockPath = `${path}.lock`;
+  const token = acquire(lockPath);
+  try {
+    const current = readLedger(path);
+    const merged = apply
+      ? { ok: true, ledger: apply(current) }
+      : call('merge_ledger', { ledgers: [current, ledger].filter(Boolean), observations, now_ms: nowMs });
+    if (!merged.ok) throw new CommandError(EXIT.invalid, merged.error.code, merged.error.message, merged.error.path);
+    writeAtomically(path, `${JSON.stringify(merged.ledger)}\n`);
+    return merged.ledger;
+  } finally {
+    release(lockPath, token);
+  }
+}

@@ -1,0 +1,74 @@
+// The Action: read inputs, read the rate state with one GET /rate_limit, let the core decide (gate)
+// or run the fresh preflight then decide (resume), write outputs, summary and annotation. Every
+// outcome, failures included, ends in finish(): one place that sets outputs and the step result.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readActionInputs } from './lib/inputs.js';
+import { buildGateOptions } from './lib/gate-options.js';
+import { runGate, runResume } from './lib/attempt.js';
+import { CommandError, EXIT } from './lib/exit-codes.js';
+import { annotate, appendSummary, mask, setOutputs } from './lib/runner.js';
+import { actionOutputs, errorOutputs, orderedReceipt, resultJson } from './lib/result-view.js';
+import { explainLine, summaryMarkdown } from './lib/summary.js';
+import { redactText, redactValue } from './lib/redact.js';
+
+/** Writes the receipt where actions/upload-artifact can pick it up; answers the path. */
+function writeReceiptFile(receipt, env) {
+  const dir = join(env.RUNNER_TEMP || tmpdir(), 'deferral');
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, `deferred-receipt-${receipt.issued_at_ms}.json`);
+  writeFileSync(path, `${JSON.stringify(orderedReceipt(receipt))}\n`, { mode: 0o644 });
+  return path;
+}
+
+function readReceiptInput(text) {
+  return Buffer.from(text, 'utf8');
+}
+
+export async function run(env = process.env) {
+  const raw = readActionInputs(env);
+  // Masks first: nothing may print before the runner knows what to hide.
+  mask(raw.token);
+  mask(env.DEFERRAL_WAKEUP_HANDLE);
+  const secrets = [raw.token, env.DEFERRAL_WAKEUP_HANDLE, env.GITHUB_REPOSITORY, raw.scope, raw.request]
+    .filter((s) => typeof s === 'string' && s.length >= 3);
+  let onDeferral = 'fail';
+
+  const finish = (view, outputs) => {
+    const safeView = redactValue(view, secrets);
+    setOutputs(redactValue(outputs, secrets), env);
+    appendSummary(summaryMarkdown(safeView), env);
+    const line = redactText(explainLine(safeView), secrets);
+    process.stdout.write(`deferral: ${line}\n`);
+    const failed = view.status !== 'ready' && !(view.status === 'deferred' && onDeferral === 'succeed');
+    const level = failed ? 'error' : view.status === 'deferred' ? 'warning' : 'notice';
+    if (view.status !== 'ready') annotate(level, line, { title: `Deferral: ${view.status}` });
+    process.exitCode = failed ? 1 : 0;
+  };
+
+  try {
+    const options = buildGateOptions(raw, env);
+    onDeferral = options.onDeferral;
+    options.ledgerFile = raw.ledgerFile;
+    options.wakeupHandle = env.DEFERRAL_WAKEUP_HANDLE;
+    if (!raw.token) {
+      throw new CommandError(EXIT.auth, 'missing-token', 'the token input is empty: pass a token (the default is github.token)');
+    }
+    const source = { token: raw.token, env };
+    let result;
+    if (raw.receipt) {
+      options.receiptBytes = readReceiptInput(raw.receipt);
+      result = await runResume(options, source);
+    } else {
+      result = await runGate(options, source);
+    }
+    const receiptPath = result.status === 'deferred' && result.receipt ? writeReceiptFile(result.receipt, env) : '';
+    finish(resultJson(result), actionOutputs(result, receiptPath));
+  } catch (err) {
+    const known = err instanceof CommandError;
+    const code = known ? err.code : 'internal-error';
+    const message = known ? err.message : `unexpected failure: ${err?.stack ?? err}`;
+    finish({ status: 'error', code, message, diagnostics: [{ code, message }] }, errorOutputs());
+  }
+}

@@ -1,0 +1,191 @@
+// Black-box tests of deferral gate, resume, explain and observe: outputs and exact exit codes.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startFakeGitHub, rateLimitBody, TEST_TOKEN } from '../support/fake-github.mjs';
+import { runCli } from '../support/run-action.mjs';
+import { dueReceipt, makeReceipt, retain } from '../support/receipts.mjs';
+
+const dir = mkdtempSync(join(tmpdir(), 'deferral-cli-'));
+const file = (name, value) => {
+  const path = join(dir, name);
+  writeFileSync(path, typeof value === 'string' ? value : JSON.stringify(value));
+  return path;
+};
+const servers = [];
+after(() => Promise.all(servers.map((s) => s.close())));
+
+const READY = file('ready.json', rateLimitBody());
+const LOW = file('low.json', rateLimitBody({ core: [100, 1200] }));
+const SCOPE = 'nightly-labels';
+const firstLine = (run) => JSON.parse(run.stdout.split('\n')[0]);
+
+test('gate --rate-state: ready exits 0 with one JSON line', async () => {
+  const run = await runCli(['gate', '--rate-state', READY, '--scope', SCOPE]);
+  assert.equal(run.status, 0);
+  assert.equal(run.stdout.trim().split('\n').length, 1);
+  assert.equal(run.json.status, 'ready');
+  assert.equal(run.json.rest.remaining, 4990);
+  assert.ok(!run.stdout.includes(SCOPE), 'the scope text is never printed');
+});
+
+test('gate deferred: exit 6, deferredReceipt, and the receipt itself as the last line', async () => {
+  const run = await runCli(['gate', '--rate-state', LOW, '--scope', SCOPE, '--request', '{"labels":["bug"]}']);
+  assert.equal(run.status, 6);
+  const lines = run.stdout.trim().split('\n');
+  assert.equal(lines.length, 2);
+  const result = JSON.parse(lines[0]);
+  assert.equal(result.status, 'deferred');
+  assert.equal(result.reason, 'rest-reserve');
+  assert.deepEqual(JSON.parse(lines[1]), result.deferredReceipt);
+  assert.deepEqual(Object.keys(result.deferredReceipt), ['schema', 'version', 'status', 'reason', 'issued_at_ms', 'resume_after_ms', 'resume_by_ms', 'bindings', 'ownership', 'fresh_approval_required']);
+  const check = await runCli(['validate', '-'], { input: lines[1] });
+  assert.equal(check.status, 0);
+  assert.ok(!run.stdout.includes('bug'));
+});
+
+test('gate blocked (plan never fits) exits 5; invalid input exits 2', async () => {
+  const plan = file('plan.json', { rest: [{ method: 'GET', route: '/repos/{o}/{r}/issues', count: 4600 }] });
+  const blocked = await runCli(['gate', '--rate-state', READY, '--plan', plan]);
+  assert.equal(blocked.status, 5);
+  assert.equal(blocked.json.code, 'plan-exceeds-window');
+  const badReserve = await runCli(['gate', '--rate-state', READY, '--rest-reserve', 'lots']);
+  assert.equal(badReserve.status, 2);
+  assert.equal(badReserve.json.status, 'error');
+  const badPlan = await runCli(['gate', '--rate-state', READY, '--plan', '{"rest":[{"method":"FETCH","route":"/x"}]}']);
+  assert.equal(badPlan.status, 2);
+  assert.equal(badPlan.json.code, 'invalid-plan');
+  const unknownFlag = await runCli(['gate', '--rate-state', READY, '--reserve', '5']);
+  assert.equal(unknownFlag.status, 2);
+  const badState = await runCli(['gate', '--rate-state', file('bad.json', '{"rate":{}}')]);
+  assert.equal(badState.status, 2);
+  assert.equal(badState.json.error.code, 'invalid-rate-state');
+});
+
+test('gate live: GITHUB_TOKEN and GITHUB_API_URL, exactly one request; 3 for auth, 4 for transport', async () => {
+  const gh = await startFakeGitHub({ scenario: 'ready' });
+  servers.push(gh);
+  const ok = await runCli(['gate'], { env: { GITHUB_TOKEN: TEST_TOKEN, GITHUB_API_URL: gh.url } });
+  assert.equal(ok.status, 0, ok.stdout);
+  assert.equal(gh.requests.length, 1);
+  const viaGh = await runCli(['gate', '--api-url', gh.url], { env: { GH_TOKEN: TEST_TOKEN } });
+  assert.equal(viaGh.status, 0);
+  const noToken = await runCli(['gate', '--api-url', gh.url]);
+  assert.equal(noToken.status, 3);
+  assert.equal(noToken.json.error.code, 'missing-token');
+  const wrong = await runCli(['gate', '--api-url', gh.url], { env: { GITHUB_TOKEN: 'test-token-not-real-wrong' } });
+  assert.equal(wrong.status, 3);
+  assert.equal(wrong.json.error.code, 'bad-credentials');
+  assert.ok(!wrong.stdout.includes('test-token-not-real'));
+  gh.setScenario('server-error');
+  const bad = await runCli(['gate', '--api-url', gh.url], { env: { GITHUB_TOKEN: TEST_TOKEN } });
+  assert.equal(bad.status, 4);
+  const refused = await runCli(['gate', '--api-url', 'http://127.0.0.1:9'], { env: { GITHUB_TOKEN: TEST_TOKEN } });
+  assert.equal(refused.status, 4);
+  assert.equal(refused.json.error.code, 'transport-error');
+  gh.setScenario('secondary-retry-after');
+  const secondary = await runCli(['gate', '--api-url', gh.url], { env: { GITHUB_TOKEN: TEST_TOKEN } });
+  assert.equal(secondary.status, 6);
+  assert.equal(firstLine(secondary).reason, 'provider-secondary-limit');
+});
+
+test('resume: ready 0, deferred again 6 with the receipt last, blocked 5, invalid receipt 2', async () => {
+  const receipt = file('due.json', dueReceipt({ scope: SCOPE }));
+  const ready = await runCli(['resume', '--receipt', receipt, '--rate-state', READY, '--scope', SCOPE, '--approval', 'granted']);
+  assert.equal(ready.status, 0, ready.stdout);
+  assert.equal(ready.json.status, 'ready');
+  assert.equal(ready.json.ownership, 'handoff');
+  const again = await runCli(['resume', '--receipt', '-', '--rate-state', LOW, '--scope', SCOPE, '--approval', 'granted'], { input: readFileSync(receipt) });
+  assert.equal(again.status, 6);
+  assert.equal(again.json.status, 'deferred', 'the last line is the new receipt itself');
+  assert.equal(again.json.version, 'deferred-receipt-v1');
+  const mismatch = await runCli(['resume', '--receipt', receipt, '--rate-state', READY, '--scope', 'other', '--approval', 'granted']);
+  assert.equal(mismatch.status, 5);
+  assert.equal(mismatch.json.code, 'binding-mismatch');
+  assert.equal(mismatch.json.field, 'scope_digest');
+  const approval = await runCli(['resume', '--receipt', receipt, '--rate-state', READY, '--scope', SCOPE]);
+  assert.equal(approval.status, 5);
+  assert.equal(approval.json.code, 'approval-required');
+  const invalid = await runCli(['resume', '--receipt', file('invalid.json', '{"schema":1}'), '--rate-state', READY]);
+  assert.equal(invalid.status, 2);
+  assert.equal(invalid.json.error.code, 'invalid-receipt');
+  const now = Date.now();
+  const early = await runCli(['resume', '--receipt', file('early.json', makeReceipt({ issuedMs: now, resetMs: now + 600_000, scope: SCOPE })), '--scope', SCOPE]);
+  assert.equal(early.status, 5, 'decided offline: no token was needed');
+  assert.equal(early.json.code, 'not-yet-due');
+});
+
+test('resume of a retained receipt needs the wake-up handle (flag or DEFERRAL_WAKEUP_HANDLE)', async () => {
+  const handle = 'wakeup-handle-for-tests-0123456789';
+  const receipt = file('retained.json', retain(dueReceipt({ scope: SCOPE, freshApproval: false }), handle));
+  const base = ['resume', '--receipt', receipt, '--rate-state', READY, '--scope', SCOPE];
+  const none = await runCli(base);
+  assert.equal(none.status, 5);
+  assert.equal(none.json.code, 'claim-unavailable');
+  const wrong = await runCli([...base, '--wakeup-handle', 'not-the-handle']);
+  assert.equal(wrong.json.code, 'claim-unavailable');
+  const flag = await runCli([...base, '--wakeup-handle', handle]);
+  assert.equal(flag.status, 0, flag.stdout);
+  assert.equal(flag.json.ownership, 'retained');
+  assert.ok(!flag.stdout.includes(handle));
+  const env = await runCli(base, { env: { DEFERRAL_WAKEUP_HANDLE: handle } });
+  assert.equal(env.status, 0);
+});
+
+test('explain: reason, UTC and local times, how long until due, ownership; 2 when invalid', async () => {
+  const now = Date.now();
+  const receipt = file('explain.json', makeReceipt({ issuedMs: now, resetMs: now + 3_600_000, scope: SCOPE }));
+  const run = await runCli(['explain', receipt], { env: { TZ: 'America/New_York' } });
+  assert.equal(run.status, 0);
+  assert.equal(run.json.state, 'not-yet-due');
+  assert.equal(run.json.reason, 'rest-reserve');
+  assert.match(run.json.resumeAfter.utc, /Z$/);
+  assert.match(run.json.resumeAfter.local, / -0[45]:00$/);
+  assert.ok(run.json.dueInMs > 3_600_000 && run.json.dueInMs < 3_700_000);
+  assert.equal(run.json.ownership.disposition, 'handoff');
+  assert.match(run.json.explanation, /a fresh attempt may start in 1h 1m/);
+  const text = await runCli(['explain', receipt, '--text']);
+  assert.match(text.stdout, /^Deferred because the REST API quota/);
+  const invalid = await runCli(['explain', file('bad-receipt.json', '[]')]);
+  assert.equal(invalid.status, 2);
+  assert.equal(invalid.json.error.code, 'not-an-object');
+});
+
+test('observe records a secondary strike that a later gate honours', async () => {
+  const ledger = join(dir, 'ledger.json');
+  // Later than the saved rate state's reset, so the ledger's window is the current one.
+  const RESET = Math.floor(Date.now() / 1000 + 4000);
+  const response = file('secondary.http', [
+    'HTTP/2 403',
+    'date: ' + new Date().toUTCString(),
+    'retry-after: 300',
+    'x-ratelimit-limit: 5000',
+    'x-ratelimit-remaining: 4321',
+    'x-ratelimit-reset: ' + RESET,
+    'x-ratelimit-resource: core',
+    '',
+    '{"message":"You have exceeded a secondary rate limit. Please wait a few minutes before you try again."}',
+  ].join('\r\n'));
+  const observed = await runCli(['observe', '--ledger-file', ledger, '--response', response]);
+  assert.equal(observed.status, 0, observed.stdout);
+  assert.equal(observed.json.kind, 'secondary');
+  assert.equal(observed.json.remaining, 4321);
+  assert.ok(Date.parse(observed.json.secondaryHoldUntil) >= Date.now() + 290_000);
+  const written = JSON.parse(readFileSync(ledger, 'utf8'));
+  assert.equal(written.version, 'deferral-ledger-v1');
+  assert.equal(written.resources.core.remaining, 4321);
+  const gate = await runCli(['gate', '--rate-state', READY, '--ledger-file', ledger]);
+  assert.equal(gate.status, 6);
+  assert.equal(firstLine(gate).reason, 'provider-secondary-limit');
+  assert.equal(firstLine(gate).rest.remaining, 4321, 'the ledger window (the later reset) is merged');
+  const headers = await runCli(['observe', '--ledger-file', ledger, '--status', '200', '--header', 'x-ratelimit-limit: 5000', '--header', 'x-ratelimit-remaining: 4000', '--header', `x-ratelimit-reset: ${RESET}`]);
+  assert.equal(headers.json.kind, 'not-rate-limited');
+  assert.equal(JSON.parse(readFileSync(ledger, 'utf8')).resources.core.remaining, 4000);
+  const missing = await runCli(['observe', '--response', response]);
+  assert.equal(missing.status, 2);
+  const corrupt = await runCli(['observe', '--ledger-file', file('corrupt.json', '{"version":"deferral-ledger-v9"}'), '--response', response]);
+  assert.equal(corrupt.status, 2);
+  assert.equal(corrupt.json.error.code, 'invalid-ledger');
+});
