@@ -3,7 +3,7 @@
 import { CommandError, EXIT } from './exit-codes.js';
 
 export const GATE_FLAGS = ['rest-reserve', 'graphql-reserve', 'plan', 'scope', 'request', 'resume-buffer',
-  'resume-window', 'fresh-approval', 'approval', 'ledger-file', 'rate-state', 'api-url'];
+  'resume-window', 'resume-jitter', 'fresh-approval', 'approval', 'ledger-file', 'rate-state', 'api-url'];
 
 export const GATE_FLAGS_HELP = `  --rest-reserve N|P%     keep this much of the REST limit (default 10%)
   --graphql-reserve N|P%  keep this much of the GraphQL limit (default 10%)
@@ -13,6 +13,7 @@ export const GATE_FLAGS_HELP = `  --rest-reserve N|P%     keep this much of the 
   --request TEXT|JSON     the request bound into request_digest (default null)
   --resume-buffer D       added after the reset (default 60s; 90, 90s, 15m, 1h)
   --resume-window D       how long a receipt stays resumable (default 6h, at most 24h in all)
+  --resume-jitter D       most deterministic jitter added to resume-after (default 30s; 0s for none)
   --fresh-approval always|never   fresh_approval_required in receipts this run emits (default always)
   --approval granted      this run has fresh approval (resume)
   --ledger-file FILE      the shared deferral-ledger-v1 file: read, updated under a lock
@@ -31,6 +32,7 @@ export function rawOptions(flags) {
     request: flags.request,
     resumeBuffer: flags['resume-buffer'],
     resumeWindow: flags['resume-window'],
+    resumeJitter: flags['resume-jitter'],
     freshApproval: flags['fresh-approval'],
     approval: flags.approval,
   };

@@ -11,6 +11,7 @@ export const DEFAULTS = Object.freeze({
   graphqlReserve: '10%',
   resumeBuffer: '60s',
   resumeWindow: '6h',
+  resumeJitter: '30s',
   freshApproval: 'always',
   onDeferral: 'fail',
 });
@@ -57,7 +58,7 @@ function oneOf(value, allowed, name) {
 }
 
 /**
- * @param raw {restReserve, graphqlReserve, plan, scope, request, resumeBuffer, resumeWindow,
+ * @param raw {restReserve, graphqlReserve, plan, scope, request, resumeBuffer, resumeWindow, resumeJitter,
  *   freshApproval, approval, onDeferral}: strings or undefined (undefined = default).
  * @returns {{policy, scopeJson, requestJson, planJson, freshApprovalRequired, approvalGranted,
  *   onDeferral, secrets: string[]}} JSON fields are canonical text, ready to embed.
@@ -68,6 +69,8 @@ export function buildGateOptions(raw, env = process.env) {
     graphql_reserve: raw.graphqlReserve ?? DEFAULTS.graphqlReserve,
     resume_buffer_ms: duration(raw.resumeBuffer ?? DEFAULTS.resumeBuffer, 'resume-buffer'),
     resume_window_ms: duration(raw.resumeWindow ?? DEFAULTS.resumeWindow, 'resume-window'),
+    // Not bound into request_digest: spreading wake-ups must not change what the work is.
+    jitter_max_ms: duration(raw.resumeJitter ?? DEFAULTS.resumeJitter, 'resume-jitter'),
   };
   const scopeText = raw.scope ?? JSON.stringify(defaultScope(env));
   const approval = raw.approval === undefined ? '' : oneOf(raw.approval, ['granted', 'none'], 'approval');

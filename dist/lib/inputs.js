@@ -25,6 +25,7 @@ export function readActionInputs(env = process.env) {
     receipt: input('receipt'),
     resumeBuffer: input('resume-buffer'),
     resumeWindow: input('resume-window'),
+    resumeJitter: input('resume-jitter'),
     freshApproval: input('fresh-approval'),
     approval: input('approval'),
     onDeferral: input('on-deferral'),
