@@ -3,6 +3,7 @@
 // Prints one JSON object. Usage: node bench/receipts.mjs (bench/run.mjs calls it).
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
+import { brotliDecompressSync } from 'node:zlib';
 import { join } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { validateReceipt } from '../dist/lib/core.js';
@@ -49,6 +50,7 @@ function dirSize(path) {
 console.log(JSON.stringify({
   receipts: buffers.length,
   wasm_bytes_brotli: statSync(join(repoRoot, 'dist/wasm/deferral_wasm_bg.wasm.br')).size,
+  wasm_bytes_raw: brotliDecompressSync(readFileSync(join(repoRoot, 'dist/wasm/deferral_wasm_bg.wasm.br'))).length,
   dist_bytes: dirSize(join(repoRoot, 'dist')),
   native_per_second: nativePerSecond,
   wasm_per_second: wasmPerSecond,

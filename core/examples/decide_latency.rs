@@ -18,7 +18,9 @@ fn main() {
     let start = Instant::now();
     while start.elapsed() < Duration::from_secs(1) {
         for input in &inputs {
-            std::hint::black_box(deferral_core::decision::decide_json(std::hint::black_box(input)));
+            std::hint::black_box(deferral_core::decision::decide_json(std::hint::black_box(
+                input,
+            )));
         }
         done += inputs.len() as u64;
     }

@@ -1,0 +1,121 @@
+#!/usr/bin/env node
+// Runs every benchmark of the project in one run, each against its baseline in that same run,
+// and rewrites BENCHMARKS.md with the figures, the machine and the command. Usage: npm run bench
+// (add --quick to skip the 10^6-row host case, e.g. while iterating).
+import { execFileSync } from 'node:child_process';
+import { writeFileSync, readFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { repoRoot } from './util.mjs';
+
+const quick = process.argv.includes('--quick');
+const say = (text) => process.stderr.write(`bench: ${text}\n`);
+
+function runJson(label, cmd, args) {
+  say(`${label}: ${[cmd, ...args].join(' ')}`);
+  const out = execFileSync(cmd, args, { cwd: repoRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 24 });
+  return JSON.parse(out.trim().split('\n').at(-1));
+}
+
+const version = (cmd, args) => { try { return execFileSync(cmd, args, { encoding: 'utf8' }).trim(); } catch { return 'unknown'; } };
+const machine = {
+  cores: cpus().length,
+  cpu: cpus()[0]?.model ?? 'unknown',
+  memory_gib: Math.round(totalmem() / 2 ** 30),
+  node: process.version,
+  rustc: version('rustc', ['--version']),
+};
+
+const receipts = runJson('receipt validation and sizes', process.execPath, ['bench/receipts.mjs']);
+const decisions = runJson('decision latency', process.execPath, ['bench/decisions.mjs']);
+const action = runJson('Action start-up', process.execPath, ['bench/action/run.mjs', '--runs', '21']);
+const host = runJson('deferral-host store', 'bash', ['bench/host/run.sh', ...(quick ? ['--sizes', '10000,100000'] : [])]);
+
+const kib = (bytes) => `${(bytes / 1024).toFixed(1)} KiB`;
+const n = (x) => Math.round(x).toLocaleString('en-US');
+const ratio = (x) => `${x.toFixed(2)}x`;
+const goal = (met) => (met ? 'met' : '**not met**');
+
+const hostRows = (host.tick_find_due ?? []).map((row) => `| ${n(row.stored)} | ${row.due_query_median_ms.toFixed(3)} ms | ${row.due_query_p95_ms.toFixed(3)} ms | ${n(row.open_with_integrity_check_ms)} ms |`);
+const first = host.tick_find_due?.[0];
+const last = host.tick_find_due?.at(-1);
+const growth = first && last ? last.due_query_median_ms / first.due_query_median_ms : NaN;
+
+const wasmRaw = receipts.wasm_bytes_raw;
+const md = `# Benchmarks
+
+Produced by \`npm run bench\` (\`node bench/run.mjs\`${quick ? ' --quick' : ''}) on ${new Date().toISOString().slice(0, 10)}.
+Every figure below comes from that one run; each is compared with a baseline measured in the same
+run, because these machines are shared and noisy: read the ratios, not the absolute times.
+
+Machine: ${machine.cores} cores (${machine.cpu}), ${machine.memory_gib} GiB, Node ${machine.node}, ${machine.rustc}.
+
+## Summary
+
+| what | figure | goal | |
+|---|---|---|---|
+| wasm module, optimised (\`wasm-opt -Oz\`) | ${kib(wasmRaw)} | at most 150 KiB | ${goal(wasmRaw <= 150 * 1024)} |
+| wasm module as committed (brotli) | ${kib(receipts.wasm_bytes_brotli)} | | |
+| \`dist/\` in all | ${kib(action.dist_bytes)} | at most 400 KiB | ${goal(action.dist_bytes <= 400 * 1024)} |
+| gate run vs bare \`node -e 0\` | ${ratio(action.gate_over_bare)} (${action.gate_ms} ms vs ${action.bare_node_ms} ms) | at most 1.5x | ${goal(action.gate_over_bare <= 1.5)} |
+| conventional Action (@actions/core + @octokit/rest) vs bare node | ${action.conventional_over_bare != null ? `${ratio(action.conventional_over_bare)} (${action.conventional_ms} ms)` : `not measured: ${action.conventional_error}`} | | |
+| \`tick\` due query, growth from ${n(first?.stored ?? 0)} to ${n(last?.stored ?? 0)} stored | ${ratio(growth)} | at most 2x | ${goal(growth <= 2)} |
+| \`record\` with full durability | ${n(host.record?.records_per_s ?? 0)} records/s | | |
+
+## Receipt validation throughput
+
+The same ${receipts.receipts} receipts (every vector that \`JSON.parse\` accepts, valid and invalid), validated
+in a loop: native Rust (release build), the wasm build called from Node (bytes in, JSON text
+out), and \`JSON.parse\` followed by the Ajv-compiled JSON Schema (the baseline: what a JS user
+would otherwise do, though it checks less, see docs/receipt.md).
+
+| implementation | receipts/s | vs Ajv |
+|---|---|---|
+| native Rust | ${n(receipts.native_per_second)} | ${ratio(receipts.native_per_second / receipts.ajv_per_second)} |
+| wasm from Node | ${n(receipts.wasm_per_second)} | ${ratio(receipts.wasm_per_second / receipts.ajv_per_second)} |
+| JSON.parse + Ajv | ${n(receipts.ajv_per_second)} | 1.00x |
+
+## Decision latency
+
+\`decide\` over the ${decisions.vectors} shared decision vectors (\`tests/vectors/decisions/\`): native Rust
+${decisions.native_us_per_decision} µs per decision, wasm from Node ${decisions.wasm_us_per_decision} µs (${ratio(decisions.wasm_over_native)} native; the wasm
+figure includes the JSON text crossing the boundary both ways). A single representative decision
+with a plan (REST writes and the documented GraphQL example) through wasm: median ${action.decide_median_us} µs,
+p99 ${action.decide_p99_us} µs.
+
+## Action start-up
+
+A gate run is a whole process, from spawn to exit, of \`node dist/main.js\` against a loopback
+stand-in for \`GET /rate_limit\`, with runner files; the baseline is \`node -e 0\` spawned the same
+way, interleaved with it (${action.runs} runs each, medians). The conventional action does the same
+check with \`@actions/core\` and \`@octokit/rest\`, installed by the benchmark in a temporary
+folder (${action.conventional_node_modules_bytes != null ? kib(action.conventional_node_modules_bytes) : 'n/a'} of node_modules), never in this project.
+Requests per gate run: ${action.requests_per_gate_run}.
+
+| run | median | vs bare node |
+|---|---|---|
+| \`node -e 0\` | ${action.bare_node_ms} ms | 1.00x |
+| Deferral gate | ${action.gate_ms} ms | ${ratio(action.gate_over_bare)} |
+| conventional | ${action.conventional_ms ?? '-'} ms | ${action.conventional_over_bare != null ? ratio(action.conventional_over_bare) : '-'} |
+
+## deferral-host store
+
+\`record\`: ${n(host.record?.records_per_s ?? 0)} records/s, each its own \`BEGIN IMMEDIATE\` transaction on a WAL
+store with \`synchronous=FULL\` (an fsync per commit; process start-up not included). The due query
+is what \`tick\` and \`tick --dry-run\` run to find due deferrals among those stored:
+
+| stored | due query median | p95 | open with integrity_check |
+|---|---|---|---|
+${hostRows.join('\n')}
+
+Details and method: \`bench/host/README.md\`, \`bench/action/README.md\`.
+
+## Raw figures
+
+\`\`\`json
+${JSON.stringify({ machine, receipts, decisions, action, host }, null, 1)}
+\`\`\`
+`;
+
+writeFileSync(join(repoRoot, 'BENCHMARKS.md'), md);
+say('wrote BENCHMARKS.md');
