@@ -20,7 +20,7 @@ if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WB_VERSION"
   say "installing wasm-bindgen-cli $WB_VERSION (about 3 minutes, once)"
   cargo install wasm-bindgen-cli --version "$WB_VERSION"
 fi
-WASM_OPT="$ROOT/node_modules/.bin/wasm-opt"
+WASM_OPT="$ROOT/node_modules/binaryen/bin/wasm-opt"
 [ -x "$WASM_OPT" ] || { say "wasm-opt missing: run 'npm ci' first (binaryen is a devDependency)"; exit 1; }
 
 say "compiling deferral-wasm for wasm32-unknown-unknown"
