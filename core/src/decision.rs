@@ -188,6 +188,15 @@ pub fn decide(input: &DecisionInput) -> Decision {
         ];
         for (name, planned_cost, reserve, reason) in resources {
             let Some(entry) = effective_window(input, name, server_now_ms, &mut d) else {
+                if name == REST_RESOURCE && hold_until.is_some() {
+                    // /rate_limit itself answered with a secondary limit: no windows to check,
+                    // and the hold that answer recorded is what decides.
+                    d.note(
+                        "rate-state-unavailable",
+                        "no fresh core window; the active secondary hold decides",
+                    );
+                    continue;
+                }
                 if name == REST_RESOURCE {
                     d.note("missing-rate-state", "the rate state has no core resource");
                     return d.finish(Status::Error, Some("missing-rate-state"));

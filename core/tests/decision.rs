@@ -314,6 +314,24 @@ fn the_ledger_merges_in() {
     // The ledger's clock offset is used when the input gives none.
     assert_eq!(d.clock_offset_ms, -500);
 
+    // No fresh windows at all (/rate_limit itself was secondary-limited): the hold decides.
+    let mut bare = with(
+        input(4000, 4000),
+        "ledger",
+        serde_json::to_value(&ledger).unwrap(),
+    );
+    bare["rate"]["resources"] = serde_json::json!({});
+    let d = run(&bare);
+    assert_eq!(
+        (d.status, d.reason),
+        (Status::Deferred, Some("provider-secondary-limit"))
+    );
+    assert!(d.rest.is_none());
+    assert!(d
+        .diagnostics
+        .iter()
+        .any(|x| x.code == "rate-state-unavailable"));
+
     // A hold ending before a failing reset: the reset binds.
     let d = run(&with(
         input(10, 4000),
