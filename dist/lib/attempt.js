@@ -9,6 +9,9 @@ import { CommandError, EXIT } from './exit-codes.js';
 /** Preflight codes decided from the receipt and inputs alone, before any rate state is read. */
 const OFFLINE_STOPS = new Set(['invalid-receipt', 'not-yet-due', 'expired', 'claim-unavailable', 'binding-mismatch', 'approval-required']);
 
+// A rate state with no windows: what the core sees when none could be read.
+const NO_RATE_STATE = Object.freeze({ unlimited: false, resources: {} });
+
 const EXIT_FOR_STATUS = { ready: EXIT.ok, deferred: EXIT.deferred, blocked: EXIT.blocked };
 // Decision errors that come from what the caller gave (exit 2), not from the provider.
 const INPUT_ERRORS = new Set(['invalid-input', 'invalid-policy', 'invalid-ledger', 'invalid-plan']);
@@ -28,23 +31,15 @@ async function gatherRate(options, source, nowMs) {
     // No shared ledger: the strike still has to hold this decision.
     ledger = call('merge_ledger', { ledgers: [], observations: state.observations, now_ms: at }).ledger;
   }
-  let rate = state.snapshot;
-  const recorded = ledger?.resources ?? {};
-  if (!rate) {
-    // /rate_limit itself hit a secondary limit: no fresh windows. The ledger's recorded windows
-    // still count; without them the decision can only rest on the hold, which it reads from the
-    // ledger. The core wants a rate state with `core`, so an empty one is marked unlimited and
-    // the figures are dropped from the result below.
-    rate = recorded.core ? { unlimited: false, resources: {} } : { unlimited: true, resources: {} };
-  }
+  // Without a fresh snapshot (/rate_limit itself answered with a secondary limit) the core
+  // decides on the ledger: its recorded windows, and the hold the strike just recorded.
+  const rate = state.snapshot ?? NO_RATE_STATE;
   return { state, rate, ledger, at };
 }
 
-/** The decision the core gave, checked, with the secondary-on-/rate_limit case made honest. */
+/** Names the case where the rate endpoint itself was secondary-limited, for people reading it. */
 function settle(decision, state) {
-  if (state.secondary && decision.unlimited && !state.snapshot) {
-    decision.unlimited = false;
-    decision.diagnostics = decision.diagnostics.filter((d) => d.code !== 'unlimited');
+  if (state.secondary && !state.snapshot) {
     decision.diagnostics.unshift({
       code: 'rate-endpoint-secondary-limit',
       message: state.secondary.retryAfterS == null
@@ -101,8 +96,9 @@ export async function runResume(options, source, nowMs = () => Date.now()) {
     return `${head.slice(0, -1)},"fresh":${fresh}}`;
   };
 
-  // Offline pass: everything before step 6 of the preflight, against a placeholder rate state.
-  const offline = decisionInputJson(options, { rate: { unlimited: true, resources: {} }, ledger: null, nowMs: nowMs(), clockOffsetMs: null });
+  // Offline pass with no rate state: it stops at a check that needs none, or reaches the fresh
+  // decision and answers missing-rate-state, which means "now read the rate state".
+  const offline = decisionInputJson(options, { rate: NO_RATE_STATE, ledger: null, nowMs: nowMs(), clockOffsetMs: null });
   const first = coreAnswer(call('preflight', preflightInput(offline))).preflight;
   if (first.status !== 'ready' && first.status !== 'deferred' && OFFLINE_STOPS.has(first.code)) {
     return fromPreflight(first, null, 'offline');
