@@ -8,7 +8,9 @@ use deferral_core::{digest, lifecycle, receipt};
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 
+#[cfg(feature = "rate")]
 mod rate;
+#[cfg(feature = "rate")]
 pub use rate::*;
 
 /// The crate version, so `dist/` can say what it was built from.
