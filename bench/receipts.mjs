@@ -1,7 +1,8 @@
 // Receipt validation throughput on the same receipts, in one run: native Rust, the wasm build
 // from Node, and JSON.parse + the compiled JSON Schema (Ajv). Also the wasm and dist/ sizes.
 // Prints one JSON object. Usage: node bench/receipts.mjs (bench/run.mjs calls it).
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { execFileSync } from 'node:child_process';
 import { brotliDecompressSync } from 'node:zlib';
 import { join } from 'node:path';
@@ -40,6 +41,23 @@ execFileSync('cargo', ['build', '--quiet', '--release', '-p', 'deferral-core', '
 const nativeRuns = [0, 1, 2].map(() => JSON.parse(execFileSync(join(repoRoot, 'target/release/examples/validate_throughput'), files, { encoding: 'utf8' })).per_second);
 const nativePerSecond = Math.round(median(nativeRuns));
 
+// The receipt-only module (no rate engine), built like dist/'s but into a scratch folder: the
+// size goal of the receipt contract applies to it; the shipped module also carries the engine.
+function receiptOnlyWasmBytes() {
+  const target = join(repoRoot, 'target/wasm-build');
+  execFileSync('cargo', ['build', '--quiet', '--locked', '-p', 'deferral-wasm', '--no-default-features', '--profile', 'wasm',
+    '--target', 'wasm32-unknown-unknown', '--target-dir', target], { cwd: repoRoot, stdio: 'inherit' });
+  const out = mkdtempSync(join(tmpdir(), 'deferral-receipt-only-'));
+  try {
+    execFileSync('wasm-bindgen', ['--target', 'web', '--no-typescript', '--out-dir', out, join(target, 'wasm32-unknown-unknown/wasm/deferral_wasm.wasm')]);
+    execFileSync(join(repoRoot, 'node_modules/binaryen/bin/wasm-opt'), ['-Oz', '--enable-bulk-memory', '--enable-nontrapping-float-to-int',
+      '--enable-sign-ext', '--enable-mutable-globals', '-o', join(out, 'opt.wasm'), join(out, 'deferral_wasm_bg.wasm')]);
+    return statSync(join(out, 'opt.wasm')).size;
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}
+
 function dirSize(path) {
   return readdirSync(path).reduce((sum, name) => {
     const full = join(path, name);
@@ -50,6 +68,7 @@ function dirSize(path) {
 console.log(JSON.stringify({
   receipts: buffers.length,
   wasm_bytes_brotli: statSync(join(repoRoot, 'dist/wasm/deferral_wasm_bg.wasm.br')).size,
+  wasm_receipt_only_bytes: receiptOnlyWasmBytes(),
   wasm_bytes_raw: brotliDecompressSync(readFileSync(join(repoRoot, 'dist/wasm/deferral_wasm_bg.wasm.br'))).length,
   dist_bytes: dirSize(join(repoRoot, 'dist')),
   native_per_second: nativePerSecond,

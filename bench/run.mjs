@@ -54,7 +54,8 @@ Machine: ${machine.cores} cores (${machine.cpu}), ${machine.memory_gib} GiB, Nod
 
 | what | figure | goal | |
 |---|---|---|---|
-| wasm module, optimised (\`wasm-opt -Oz\`) | ${kib(wasmRaw)} | at most 150 KiB | ${goal(wasmRaw <= 150 * 1024)} |
+| receipt-contract wasm module (validate, digest, lifecycle), \`wasm-opt -Oz\` | ${kib(receipts.wasm_receipt_only_bytes)} | at most 150 KiB | ${goal(receipts.wasm_receipt_only_bytes <= 150 * 1024)} |
+| shipped wasm module (with the rate engine), \`wasm-opt -Oz\` | ${kib(wasmRaw)} | (150 KiB was set for the contract alone) | ${goal(wasmRaw <= 150 * 1024)} |
 | wasm module as committed (brotli) | ${kib(receipts.wasm_bytes_brotli)} | | |
 | \`dist/\` in all | ${kib(action.dist_bytes)} | at most 400 KiB | ${goal(action.dist_bytes <= 400 * 1024)} |
 | gate run vs bare \`node -e 0\` | ${ratio(action.gate_over_bare)} (${action.gate_ms} ms vs ${action.bare_node_ms} ms) | at most 1.5x | ${goal(action.gate_over_bare <= 1.5)} |
