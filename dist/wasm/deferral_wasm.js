@@ -20,8 +20,9 @@ export function classify_response(input) {
 }
 
 /**
- * A decision input -> `{"ok":true,"decision":{status,code,reason,...,receipt}}`; input that
- * does not have the decision shape answers `{"ok":false,"error":{"code":"invalid-input",...}}`.
+ * A decision input -> `{"ok":true,"decision":{status,code,reason,...,receipt}}`. The decision
+ * is exactly what the native `decide_json` gives (input of the wrong shape is a decision with
+ * status `error`, code `invalid-input`), so native and wasm answer the shared vectors alike.
  * @param {string} input
  * @returns {string}
  */
@@ -204,7 +205,7 @@ export function plan_cost(input) {
 /**
  * A preflight input `{receipt: "<receipt JSON text>", wakeup_handle?, approval_granted?,
  * fresh: <decision input>}` -> `{"ok":true,"preflight":{status,code,field,ownership,
- * diagnostics,decision,receipt}}`; input of the wrong shape answers `invalid-input` as data.
+ * diagnostics,decision,receipt}}`, exactly as the native `preflight_json` answers.
  * @param {string} input
  * @returns {string}
  */
