@@ -19,7 +19,7 @@
 use crate::decision::{bindings, decide, Decision, DecisionInput, Diagnostic, Status};
 use crate::digest::{constant_time_eq, sha256_hex};
 use crate::receipt::{validate, Ownership, Receipt};
-use serde::{Deserialize, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 
 /// What the preflight needs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -54,18 +54,8 @@ pub struct Preflight {
     /// The fresh decision, when the checks got that far.
     pub decision: Option<Decision>,
     /// The new receipt when still limited.
-    #[serde(serialize_with = "receipt_json")]
+    #[serde(serialize_with = "crate::receipt::serialize_optional")]
     pub receipt: Option<Receipt>,
-}
-
-fn receipt_json<S: Serializer>(
-    receipt: &Option<Receipt>,
-    serializer: S,
-) -> Result<S::Ok, S::Error> {
-    receipt
-        .as_ref()
-        .map(Receipt::to_value)
-        .serialize(serializer)
 }
 
 impl Preflight {

@@ -53,23 +53,16 @@ pub fn apply(
         effects.attempt_status = Change::Clear;
         effects.wakeup_digest = Change::Clear;
     }
-    let update = Update {
-        expect_state: deferral.state,
-        expect_fence: deferral.fence,
-        state: step.to.state,
-        reentries: step.to.reentries,
-        event: event.as_str().to_string(),
-        cause: step.cause.as_str().to_string(),
-        detail: effects.detail,
-        bump_fence: true,
-        lease: effects.lease,
-        wakeup_digest: effects.wakeup_digest,
-        attempt_status: effects.attempt_status,
-        receipts: effects.receipts,
-        window: effects.window,
-        at_ms: now_ms,
-    };
-    Ok(store.update(&deferral.id, &update)?)
+    let target = (step.to.state, step.to.reentries);
+    write(
+        store,
+        deferral,
+        target,
+        event.as_str(),
+        step.cause.as_str(),
+        effects,
+        now_ms,
+    )
 }
 
 /// Records something about the current attempt that is not a state change (a dispatch was
@@ -82,11 +75,26 @@ pub fn note(
     effects: Effects,
     now_ms: u64,
 ) -> Result<Deferral, HostError> {
+    let target = (deferral.state, deferral.reentries);
+    write(store, deferral, target, event, cause, effects, now_ms)
+}
+
+/// The one compare-and-set every change goes through: expected (state, fence) of `deferral`,
+/// new state and re-entries, the event row, and the effects, in one store transaction.
+fn write(
+    store: &dyn Store,
+    deferral: &Deferral,
+    (state, reentries): (State, u32),
+    event: &str,
+    cause: &str,
+    effects: Effects,
+    now_ms: u64,
+) -> Result<Deferral, HostError> {
     let update = Update {
         expect_state: deferral.state,
         expect_fence: deferral.fence,
-        state: deferral.state,
-        reentries: deferral.reentries,
+        state,
+        reentries,
         event: event.to_string(),
         cause: cause.to_string(),
         detail: effects.detail,

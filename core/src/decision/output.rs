@@ -4,7 +4,7 @@
 
 use crate::plan::PlanCost;
 use crate::receipt::Receipt;
-use serde::{Deserialize, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 
 /// The outcome.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -76,18 +76,8 @@ pub struct Decision {
     pub bindings: Option<BindingFigures>,
     pub diagnostics: Vec<Diagnostic>,
     /// The handoff receipt when deferred.
-    #[serde(serialize_with = "receipt_json")]
+    #[serde(serialize_with = "crate::receipt::serialize_optional")]
     pub receipt: Option<Receipt>,
-}
-
-fn receipt_json<S: Serializer>(
-    receipt: &Option<Receipt>,
-    serializer: S,
-) -> Result<S::Ok, S::Error> {
-    receipt
-        .as_ref()
-        .map(Receipt::to_value)
-        .serialize(serializer)
 }
 
 impl Decision {

@@ -179,6 +179,18 @@ impl Receipt {
     }
 }
 
+/// Serde helper: writes an optional receipt as its contract JSON (or null) inside a larger output.
+pub fn serialize_optional<S: serde::Serializer>(
+    receipt: &Option<Receipt>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    use serde::Serialize as _;
+    receipt
+        .as_ref()
+        .map(Receipt::to_value)
+        .serialize(serializer)
+}
+
 fn write_optional(out: &mut String, value: Option<&str>) {
     match value {
         Some(text) => write_json_string(out, text),
