@@ -1,9 +1,7 @@
 // The Action: read inputs, read the rate state with one GET /rate_limit, let the core decide (gate)
 // or run the fresh preflight then decide (resume), write outputs, summary and annotation. Every
 // outcome, failures included, ends in finish(): one place that sets outputs and the step result.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { builtin } from './lib/builtin.js';
 import { readActionInputs } from './lib/inputs.js';
 import { buildGateOptions } from './lib/gate-options.js';
 import { runGate, runResume } from './lib/attempt.js';
@@ -12,6 +10,10 @@ import { annotate, appendSummary, mask, setOutputs } from './lib/runner.js';
 import { actionOutputs, errorOutputs, orderedReceipt, resultJson } from './lib/result-view.js';
 import { explainLine, summaryMarkdown } from './lib/summary.js';
 import { redactText, redactValue } from './lib/redact.js';
+
+const { mkdirSync, writeFileSync } = builtin('node:fs');
+const { tmpdir } = builtin('node:os');
+const { join } = builtin('node:path');
 
 /** Writes the receipt where actions/upload-artifact can pick it up; answers the path. */
 function writeReceiptFile(receipt, env) {

@@ -22,6 +22,7 @@ if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WB_VERSION"
 fi
 WASM_OPT="$ROOT/node_modules/binaryen/bin/wasm-opt"
 [ -x "$WASM_OPT" ] || { say "wasm-opt missing: run 'npm ci' first (binaryen is a devDependency)"; exit 1; }
+[ -d node_modules/esbuild ] || { say "esbuild missing: run 'npm ci' first (esbuild is a devDependency)"; exit 1; }
 
 say "compiling deferral-wasm for wasm32-unknown-unknown"
 CARGO_HOME_DIR=${CARGO_HOME:-$HOME/.cargo}
@@ -51,8 +52,20 @@ fs.writeFileSync(to, z.brotliCompressSync(fs.readFileSync(from), { params: {
   [z.constants.BROTLI_PARAM_MODE]: z.constants.BROTLI_MODE_GENERIC } }));
 ' "$OUT/optimised.wasm" dist/wasm/deferral_wasm_bg.wasm.br
 cp "$OUT/deferral_wasm.js" dist/wasm/deferral_wasm.js
-# JS sources have no runtime dependencies, so they are copied as they are.
+# JS sources have no runtime dependencies, so they are copied as they are (the CLI and the tests
+# load these)...
 (cd action && find . -name '*.js' -print0 | sort -z | xargs -0 -I{} cp --parents {} ../dist/)
+# ...except the Action's entry, which is one ES module bundled from them: a run then loads one
+# file, not twenty (about 5 ms less per run). esbuild is pinned in package.json and deterministic.
+# DEFERRAL_BUNDLE tells lib/core.js that its wasm sits in ./wasm/ beside the bundle.
+node --input-type=module -e '
+import { buildSync } from "esbuild";
+buildSync({ entryPoints: ["dist/main.js"], outfile: process.argv[1], bundle: true, format: "esm",
+  platform: "node", target: "node20", define: { DEFERRAL_BUNDLE: "true" }, logLevel: "warning",
+  banner: { js: "// Bundled by scripts/build-dist.sh from action/main.js and what it imports: edit those." } });
+' "$OUT/main.js"
+mv "$OUT/main.js" dist/main.js
+rm dist/run.js
 chmod +x dist/cli.js 2>/dev/null || true
 node scripts/dist-manifest.mjs write
 say "done: $(du -sk dist | cut -f1) KiB in dist/"

@@ -36,8 +36,8 @@ function tool(cmd, args) {
   try { return execFileSync(cmd, args, { encoding: 'utf8' }).trim(); } catch { return null; }
 }
 
-function binaryenVersion() {
-  const pkg = join(root, 'node_modules/binaryen/package.json');
+function packageVersion(name) {
+  const pkg = join(root, 'node_modules', name, 'package.json');
   return existsSync(pkg) ? JSON.parse(readFileSync(pkg, 'utf8')).version : null;
 }
 
@@ -45,7 +45,7 @@ const mode = process.argv[2];
 if (mode === 'write') {
   const manifest = {
     built_from: 'bash scripts/build-dist.sh',
-    tools: { rustc: tool('rustc', ['--version']), 'wasm-bindgen': tool('wasm-bindgen', ['--version']), binaryen: binaryenVersion() },
+    tools: { rustc: tool('rustc', ['--version']), 'wasm-bindgen': tool('wasm-bindgen', ['--version']), binaryen: packageVersion('binaryen'), esbuild: packageVersion('esbuild') },
     sources: sources(),
     outputs: outputs(),
   };

@@ -1,11 +1,15 @@
 // Loads the WebAssembly core once and exposes its functions as plain JS calls on JSON.
 // The module is instantiated synchronously from bytes next to this file: no fetch, no async
-// start-up cost beyond decompressing (brotli, about 1.5 ms) and compiling it.
-import { readFileSync } from 'node:fs';
-import { brotliDecompressSync } from 'node:zlib';
+// start-up cost beyond decompressing (brotli, about 2.5 ms) and compiling it.
+import { builtin } from './builtin.js';
 import * as wasm from '../wasm/deferral_wasm.js';
 
-const bytes = brotliDecompressSync(readFileSync(new URL('../wasm/deferral_wasm_bg.wasm.br', import.meta.url)));
+const { readFileSync } = builtin('node:fs');
+const { brotliDecompressSync } = builtin('node:zlib');
+// The Action's bundle (dist/main.js) sits beside wasm/, not in lib/: its build defines
+// DEFERRAL_BUNDLE (scripts/build-dist.sh).
+const WASM_DIR = typeof DEFERRAL_BUNDLE === 'undefined' ? '../wasm/' : './wasm/';
+const bytes = brotliDecompressSync(readFileSync(new URL(`${WASM_DIR}deferral_wasm_bg.wasm.br`, import.meta.url)));
 wasm.initSync({ module: bytes });
 
 const parse = (text) => JSON.parse(text);

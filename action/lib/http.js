@@ -1,12 +1,13 @@
 // One HTTP request with node:http/node:https directly (the built-in fetch costs a short-lived
 // process about 100 ms of start-up), through a proxy when the environment names one. It never
 // retries: the caller decides what a failure means, and Deferral's rule is one request per run.
-import http from 'node:http';
+import { builtin } from './builtin.js';
 import { proxyFor } from './proxy-env.js';
 
+const http = builtin('node:http');
 // node:https and node:tls cost a few milliseconds to load: only HTTPS requests pay for them.
 let secure;
-const loadTls = async () => (secure ??= { https: (await import('node:https')).default, tls: (await import('node:tls')).default });
+const loadTls = () => (secure ??= { https: builtin('node:https'), tls: builtin('node:tls') });
 
 export const DEFAULT_TIMEOUT_MS = 15_000;
 const MAX_BODY_BYTES = 1 << 20;
@@ -100,7 +101,7 @@ export async function request(href, { method = 'GET', headers = {}, timeoutMs = 
   const host = url.hostname.replace(/^\[|\]$/g, '');
   try {
     const proxy = proxyFor(url, env);
-    const lib = url.protocol === 'https:' || proxy?.protocol === 'https:' ? await loadTls() : null;
+    const lib = url.protocol === 'https:' || proxy?.protocol === 'https:' ? loadTls() : null;
     if (!proxy) {
       return await send({ host, port: defaultPort(url), path, method, headers, agent: false }, lib ? lib.https : http, controller.signal);
     }

@@ -1,11 +1,12 @@
 // Gets the rate state for one attempt: one `GET /rate_limit` (live) or a saved body (offline),
 // and turns the HTTP outcome into what the decision needs or into a coded failure. Credential
 // problems are exit 3 and transport or provider failures exit 4: never guessed into a deferral.
-import { readFileSync } from 'node:fs';
+import { builtin } from './builtin.js';
 import { call } from './core.js';
 import { request } from './http.js';
 import { CommandError, EXIT } from './exit-codes.js';
 
+const { readFileSync } = builtin('node:fs');
 const API_VERSION = '2022-11-28';
 
 /** The API base: GITHUB_API_URL (GitHub Enterprise Server sets its own), else github.com. */

@@ -1,6 +1,8 @@
 // Reads a file argument, or standard input for "-", as raw bytes.
-import { readFileSync } from 'node:fs';
+import { builtin } from './builtin.js';
 import { CommandError, EXIT } from './exit-codes.js';
+
+const { readFileSync } = builtin('node:fs');
 
 export function readFileArg(path, what) {
   if (!path) throw new CommandError(EXIT.invalid, 'missing-argument', `give the ${what} as a file path, or - for standard input`);

@@ -1,8 +1,9 @@
 // The GitHub Actions runner protocol, written by hand (no @actions/core): outputs and the job
 // summary go to the files the runner names, annotations and masks go to stdout as commands.
-import { appendFileSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
-import { EOL } from 'node:os';
+import { builtin } from './builtin.js';
+
+const { appendFileSync } = builtin('node:fs');
+const { EOL } = builtin('node:os');
 
 /** Tells the runner to replace `secret` with *** in every later log line. Call it first. */
 export function mask(secret, write = (line) => process.stdout.write(line)) {
@@ -31,8 +32,12 @@ export function annotate(level, message, { title } = {}, write = (line) => proce
 
 /** A heredoc delimiter that occurs nowhere in the value, so the value cannot end it early. */
 export function delimiterFor(value) {
+  // What makes it safe is the check below, made after the value is fixed; the delimiter need
+  // not be unguessable, so Math.random serves and no run pays 2-4 ms to load node:crypto.
   for (;;) {
-    const delimiter = `ghadelimiter_${randomBytes(16).toString('hex')}`;
+    let hex = '';
+    while (hex.length < 32) hex += Math.floor(Math.random() * 0x100000000).toString(16).padStart(8, '0');
+    const delimiter = `ghadelimiter_${hex}`;
     if (!value.includes(delimiter)) return delimiter;
   }
 }

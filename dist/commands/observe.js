@@ -1,5 +1,5 @@
 // deferral observe: records what one GitHub response says about the rate state into the ledger.
-import { readFileSync } from 'node:fs';
+import { builtin } from '../lib/builtin.js';
 import { call } from '../lib/core.js';
 import { parseArgs } from '../lib/args.js';
 import { readFileArg } from '../lib/read-input.js';
@@ -7,6 +7,8 @@ import { printLine } from '../lib/output.js';
 import { CommandError, EXIT } from '../lib/exit-codes.js';
 import { updateLedger } from '../lib/ledger-file.js';
 import { parseResponseText } from '../lib/http-response-text.js';
+
+const { readFileSync } = builtin('node:fs');
 
 export const help = `Usage: deferral observe --ledger-file FILE (--response FILE|- | --status N --header "name: value" ... [--body FILE])
 

@@ -1,10 +1,12 @@
 // Turns the raw options of a gate or resume attempt (Action inputs or CLI flags, as text) into
 // what the core needs, applying the documented defaults. Both surfaces call this one function,
 // so the Action and the CLI bind the same scope, request, plan and policy to the same digests.
-import { readFileSync } from 'node:fs';
+import { builtin } from './builtin.js';
 import { digest } from './core.js';
 import { parseDuration } from './duration.js';
 import { CommandError, EXIT } from './exit-codes.js';
+
+const { readFileSync } = builtin('node:fs');
 
 export const DEFAULTS = Object.freeze({
   restReserve: '10%',

@@ -3,11 +3,13 @@
 // atomically (write a temporary file, fsync, rename), so readers never see half a file and
 // concurrent writers lose no observation: each merges into what is on disk under the lock, and
 // the merge itself (in the core) is a join that cannot forget or regress.
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync, linkSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
+import { builtin } from './builtin.js';
 import { call } from './core.js';
 import { CommandError, EXIT } from './exit-codes.js';
+
+const { closeSync, fsyncSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync, linkSync } = builtin('node:fs');
+const { randomBytes } = builtin('node:crypto');
+const { hostname } = builtin('node:os');
 
 const LOCK_WAIT_MS = 10_000;
 // A lock older than this whose owner cannot be shown alive is taken to be left by a crash.
