@@ -78,7 +78,7 @@ pub fn format_number(x: f64) -> Result<String, JcsError> {
         return Ok(format!("-{}", format_number(-x)?));
     }
     if x < 9_007_199_254_740_992.0 && x.fract() == 0.0 {
-        return Ok(format!("{}", x as u64)); // exact integers: the common case, and fast
+        return Ok((x as u64).to_string()); // exact integers: the common case, and fast
     }
     let (digits, n) = shortest_digits(x);
     let k = digits.len() as i32;
@@ -104,10 +104,10 @@ pub fn format_number(x: f64) -> Result<String, JcsError> {
 /// `x = 0.digits * 10^n`. Among equally short candidates ECMAScript takes the closest one and,
 /// on an exact tie, the even one; Rust's `{:e}` rounds a tie up, so ties are settled here.
 fn shortest_digits(x: f64) -> (String, i32) {
-    let sci = format!("{x:e}");
-    let (mantissa, exponent) = sci.split_once('e').expect("scientific form");
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
-    let n = exponent.parse::<i32>().expect("exponent") + 1;
+    // zmij (Schubfach) gives the shortest round-trip form, as "1.5", "1e21" or "1.2345e-7",
+    // without std's float formatting machinery (which costs the wasm build about 10 KB).
+    let mut buffer = zmij::Buffer::new();
+    let (digits, n) = digits_and_exponent(buffer.format_finite(x));
     let k = digits.len() as i32;
     let last = digits.as_bytes()[digits.len() - 1];
     // Only an odd last digit can be the upper half of a tie; the lower one is then even.
@@ -123,6 +123,21 @@ fn shortest_digits(x: f64) -> (String, i32) {
         }
     }
     (digits, n)
+}
+
+/// Splits a positive decimal like `123.45`, `0.001` or `1.5e-7` into its significant digits
+/// (no leading or trailing zeros) and `n` such that the value is `0.DIGITS * 10^n`.
+fn digits_and_exponent(text: &str) -> (String, i32) {
+    let (mantissa, exp) = match text.find(['e', 'E']) {
+        Some(i) => (&text[..i], text[i + 1..].parse::<i32>().expect("exponent")),
+        None => (text, 0),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let all = format!("{int}{frac}");
+    let leading = all.len() - all.trim_start_matches('0').len();
+    let digits = all.trim_matches('0').to_string();
+    // The point sits after `int.len()` digits of `all`; skipped leading zeros move it left.
+    (digits, int.len() as i32 - leading as i32 + exp)
 }
 
 /// Whether the positive double `x` is exactly `digits * 10^exp10`, in integer arithmetic.
