@@ -50,7 +50,8 @@ function receiptOnlyWasmBytes() {
   const out = mkdtempSync(join(tmpdir(), 'deferral-receipt-only-'));
   try {
     execFileSync('wasm-bindgen', ['--target', 'web', '--no-typescript', '--out-dir', out, join(target, 'wasm32-unknown-unknown/wasm/deferral_wasm.wasm')]);
-    execFileSync(join(repoRoot, 'node_modules/binaryen/bin/wasm-opt'), ['-Oz', '--enable-bulk-memory', '--enable-nontrapping-float-to-int',
+    // The same passes as scripts/build-dist.sh.
+    execFileSync(join(repoRoot, 'node_modules/binaryen/bin/wasm-opt'), ['--low-memory-unused', '--merge-similar-functions', '-Oz', '--converge', '--enable-bulk-memory', '--enable-nontrapping-float-to-int',
       '--enable-sign-ext', '--enable-mutable-globals', '-o', join(out, 'opt.wasm'), join(out, 'deferral_wasm_bg.wasm')]);
     return statSync(join(out, 'opt.wasm')).size;
   } finally {

@@ -24,7 +24,7 @@ pub use error::{CostError, CostErrorKind};
 use parse::{parse_document, Document, Literal, OperationKind, Selection};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 /// Largest `first`/`last` GitHub accepts.
 pub const MAX_PAGE: u64 = 100;
@@ -42,6 +42,19 @@ pub struct Estimate {
     pub nodes: u64,
     /// `true` for a mutation (5 secondary points instead of 1).
     pub mutation: bool,
+}
+
+impl Estimate {
+    /// As JSON: the same value as `serde_json::to_value(self)`, written out so the wasm build does not carry
+    /// serde's struct serializer into `Value` for this type (tests/to_value.rs checks they agree).
+    pub fn to_value(&self) -> Value {
+        crate::json::object(vec![
+            ("cost", self.cost.into()),
+            ("requests", self.requests.into()),
+            ("nodes", self.nodes.into()),
+            ("mutation", self.mutation.into()),
+        ])
+    }
 }
 
 /// Estimates one call: `document` (GraphQL text), `variables` (a JSON object, or null/absent),
@@ -81,7 +94,6 @@ pub fn estimate(
         variables,
         defaults: &operation.defaults,
         fragments: BTreeMap::new(),
-        expanding: BTreeSet::new(),
     };
     let total = walker.selections(&operation.selections)?;
     if total.nodes > MAX_NODES {
@@ -120,10 +132,10 @@ struct Walker<'a> {
     document: &'a Document,
     variables: Option<&'a serde_json::Map<String, Value>>,
     defaults: &'a BTreeMap<String, Literal>,
-    /// Tallies of fragments already costed, so repeated spreads cost no extra work.
-    fragments: BTreeMap<&'a str, Tally>,
-    /// Fragments being expanded right now, to detect cycles.
-    expanding: BTreeSet<&'a str>,
+    /// Tallies of fragments already costed (so repeated spreads cost no extra work), and `None`
+    /// for those being expanded right now (a cycle). One map, not a map and a set: the wasm
+    /// build then holds one B-tree instance fewer and no B-tree removal code.
+    fragments: BTreeMap<&'a str, Option<Tally>>,
 }
 
 impl<'a> Walker<'a> {
@@ -151,22 +163,23 @@ impl<'a> Walker<'a> {
     }
 
     fn fragment(&mut self, name: &'a str) -> Result<Tally, CostError> {
-        if let Some(tally) = self.fragments.get(name) {
-            return Ok(*tally);
+        match self.fragments.get(name) {
+            Some(Some(tally)) => return Ok(*tally),
+            Some(None) => {
+                return Err(CostError::new(CostErrorKind::FragmentCycle {
+                    name: name.to_string(),
+                }))
+            }
+            None => {}
         }
         let Some(selections) = self.document.fragments.get(name) else {
             return Err(CostError::new(CostErrorKind::UnknownFragment {
                 name: name.to_string(),
             }));
         };
-        if !self.expanding.insert(name) {
-            return Err(CostError::new(CostErrorKind::FragmentCycle {
-                name: name.to_string(),
-            }));
-        }
+        self.fragments.insert(name, None);
         let tally = self.selections(selections)?;
-        self.expanding.remove(name);
-        self.fragments.insert(name, tally);
+        self.fragments.insert(name, Some(tally));
         Ok(tally)
     }
 

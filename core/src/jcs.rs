@@ -36,7 +36,7 @@ fn write_value(out: &mut String, value: &Value) {
         Value::Number(n) => {
             // JCS treats every number as a double, even integers beyond 2^53.
             let f = n.as_f64().expect("serde_json numbers are finite");
-            out.push_str(&format_number(f).expect("finite"));
+            out.push_str(&format_number(f).unwrap_or_else(|_| unreachable!("finite")));
         }
         Value::String(s) => write_json_string(out, s),
         Value::Array(items) => {
@@ -51,7 +51,7 @@ fn write_value(out: &mut String, value: &Value) {
         }
         Value::Object(map) => {
             let mut members: Vec<(&String, &Value)> = map.iter().collect();
-            members.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
+            sort_by_utf16(&mut members);
             out.push('{');
             for (i, (key, item)) in members.into_iter().enumerate() {
                 if i > 0 {
@@ -63,6 +63,35 @@ fn write_value(out: &mut String, value: &Value) {
             }
             out.push('}');
         }
+    }
+}
+
+/// Sorts members by the UTF-16 code units of their names (RFC 8785 section 3.2.3). A plain
+/// heapsort: names in one object are unique, so stability does not matter, and it is ~4 KB
+/// less wasm than the standard library's sort while staying O(n log n) on hostile input.
+fn sort_by_utf16(members: &mut [(&String, &Value)]) {
+    let less = |a: &String, b: &String| a.encode_utf16().lt(b.encode_utf16());
+    // Moves members[root] down the max-heap held in members[..end].
+    let sift = |members: &mut [(&String, &Value)], mut root: usize, end: usize| loop {
+        let mut child = 2 * root + 1;
+        if child >= end {
+            return;
+        }
+        if child + 1 < end && less(members[child].0, members[child + 1].0) {
+            child += 1;
+        }
+        if !less(members[root].0, members[child].0) {
+            return;
+        }
+        members.swap(root, child);
+        root = child;
+    };
+    for root in (0..members.len() / 2).rev() {
+        sift(members, root, members.len());
+    }
+    for end in (1..members.len()).rev() {
+        members.swap(0, end);
+        sift(members, 0, end);
     }
 }
 
@@ -112,11 +141,11 @@ fn shortest_digits(x: f64) -> (String, i32) {
     let last = digits.as_bytes()[digits.len() - 1];
     // Only an odd last digit can be the upper half of a tie; the lower one is then even.
     if last % 2 == 1 && k <= 17 {
-        let value: u64 = digits.parse().expect("digits");
+        let value: u64 = digits.parse().unwrap_or_else(|_| unreachable!("digits"));
         if equals_decimal(x, value * 10 - 5, n - k - 1) {
             let mut low = digits.clone().into_bytes();
             *low.last_mut().expect("digit") -= 1;
-            let low = String::from_utf8(low).expect("ascii");
+            let low = String::from_utf8(low).unwrap_or_else(|_| unreachable!("ascii"));
             if format!("{low}e{}", n - k).parse::<f64>() == Ok(x) {
                 return (low, n);
             }
@@ -129,7 +158,12 @@ fn shortest_digits(x: f64) -> (String, i32) {
 /// (no leading or trailing zeros) and `n` such that the value is `0.DIGITS * 10^n`.
 fn digits_and_exponent(text: &str) -> (String, i32) {
     let (mantissa, exp) = match text.find(['e', 'E']) {
-        Some(i) => (&text[..i], text[i + 1..].parse::<i32>().expect("exponent")),
+        Some(i) => (
+            &text[..i],
+            text[i + 1..]
+                .parse::<i32>()
+                .unwrap_or_else(|_| unreachable!("exponent")),
+        ),
         None => (text, 0),
     };
     let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
@@ -226,6 +260,32 @@ mod tests {
             \"\u{f6}\":\"Latin Small Letter O With Diaeresis\",\"\u{20ac}\":\"Euro Sign\",\
             \"\u{1F600}\":\"Emoji: Grinning Face\",\"\u{fb33}\":\"Hebrew Letter Dalet With Dagesh\"}";
         assert_eq!(canonicalize(&value), want);
+    }
+
+    /// The heapsort agrees with the standard library's sort for every size up to 40 members,
+    /// with names mixing ASCII, BMP characters above the surrogates and supplementary ones.
+    #[test]
+    fn heapsort_matches_std_sort() {
+        let alphabet = ["a", "b", "\u{ff61}", "\u{1F600}", "\u{e000}", ""];
+        let mut seed = 7u64;
+        for len in 0..40 {
+            let names: Vec<String> = (0..len)
+                .map(|i| {
+                    seed = seed
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    let a = alphabet[(seed >> 33) as usize % alphabet.len()];
+                    let b = alphabet[(seed >> 40) as usize % alphabet.len()];
+                    format!("{a}{b}{i}")
+                })
+                .collect();
+            let null = Value::Null;
+            let mut ours: Vec<(&String, &Value)> = names.iter().map(|n| (n, &null)).collect();
+            let mut std = ours.clone();
+            sort_by_utf16(&mut ours);
+            std.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
+            assert_eq!(ours, std, "{len} members");
+        }
     }
 
     /// RFC 8785 section 3.2.2 example (with its numbers and escapes).

@@ -72,6 +72,17 @@ fn malformed(offset: usize, message: &str) -> ParseError {
     }
 }
 
+/// A `serde_json` object from `(name, value)` members, for the hand-written `to_value`s that keep
+/// serde's struct serializer into `Value` out of the wasm build.
+/// Inserted one by one: collecting would add a sort and a B-tree bulk build to the module.
+pub(crate) fn object(members: Vec<(&str, serde_json::Value)>) -> serde_json::Value {
+    let mut map = serde_json::Map::new();
+    for (name, value) in members {
+        map.insert(name.to_string(), value);
+    }
+    serde_json::Value::Object(map)
+}
+
 /// Appends a member name to a JSON path: `$.a` for plain names, `$["odd key"]` otherwise.
 pub fn child_path(parent: &str, key: &str) -> String {
     let plain = !key.is_empty()
@@ -343,7 +354,7 @@ impl Reader<'_> {
             return Err(malformed(self.pos, "a \\u escape needs four hex digits"));
         }
         self.pos += 4;
-        Ok(u32::from_str_radix(text, 16).expect("hex digits"))
+        Ok(u32::from_str_radix(text, 16).unwrap_or_else(|_| unreachable!("hex digits")))
     }
 }
 

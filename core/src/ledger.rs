@@ -97,6 +97,14 @@ pub enum Observation {
     Clock { offset_ms: i64, observed_at_ms: u64 },
 }
 
+impl Observation {
+    /// Reads an observation from a JSON value. By reference, as plans and ledgers are read, so
+    /// the wasm build holds one `Value` deserializer rather than two (an owned one costs ~10 KB).
+    pub fn from_value(value: &serde_json::Value) -> Result<Observation, serde_json::Error> {
+        Observation::deserialize(value)
+    }
+}
+
 /// Why a ledger document was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LedgerError {
@@ -227,6 +235,42 @@ impl Ledger {
             return Err(LedgerError::UnsupportedVersion);
         }
         Ledger::deserialize(value).map_err(|e| LedgerError::Malformed(e.to_string()))
+    }
+
+    /// As JSON: the same value as `serde_json::to_value(self)`, written out so the wasm build does not carry
+    /// serde's struct serializer into `Value` for this type (tests/to_value.rs checks they agree).
+    pub fn to_value(&self) -> serde_json::Value {
+        use crate::json::object;
+        let mut resources = serde_json::Map::new();
+        for (name, e) in &self.resources {
+            let entry = object(vec![
+                ("limit", e.limit.into()),
+                ("remaining", e.remaining.into()),
+                ("used", e.used.into()),
+                ("reset", e.reset.into()),
+                ("observed_at_ms", e.observed_at_ms.into()),
+            ]);
+            resources.insert(name.clone(), entry);
+        }
+        let secondary = self.secondary.map(|h| {
+            object(vec![
+                ("until_ms", h.until_ms.into()),
+                ("strikes", h.strikes.into()),
+                ("last_strike_ms", h.last_strike_ms.into()),
+            ])
+        });
+        let clock = self.clock.map(|c| {
+            object(vec![
+                ("offset_ms", c.offset_ms.into()),
+                ("observed_at_ms", c.observed_at_ms.into()),
+            ])
+        });
+        object(vec![
+            ("version", self.version.clone().into()),
+            ("resources", resources.into()),
+            ("secondary", secondary.into()),
+            ("clock", clock.into()),
+        ])
     }
 
     /// Compact JSON with sorted keys, so equal ledgers are byte-identical files.

@@ -87,6 +87,24 @@ pub struct PlanCost {
     pub secondary_minutes: u64,
 }
 
+impl PlanCost {
+    /// As JSON: the same value as `serde_json::to_value(self)`, written out so the wasm build does not carry
+    /// serde's struct serializer into `Value` for this type (tests/to_value.rs checks they agree).
+    pub fn to_value(&self) -> Value {
+        crate::json::object(vec![
+            ("rest", self.rest.into()),
+            ("graphql", self.graphql.into()),
+            ("secondary_rest_points", self.secondary_rest_points.into()),
+            (
+                "secondary_graphql_points",
+                self.secondary_graphql_points.into(),
+            ),
+            ("content_creating", self.content_creating.into()),
+            ("secondary_minutes", self.secondary_minutes.into()),
+        ])
+    }
+}
+
 /// What is wrong with a plan.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PlanErrorKind {

@@ -83,7 +83,7 @@ impl Preflight {
 
     /// Compact JSON.
     pub fn to_json(&self) -> String {
-        serde_json::to_string(self).expect("preflight serializes")
+        serde_json::to_string(self).unwrap_or_else(|_| unreachable!("preflight serializes"))
     }
 }
 

@@ -38,6 +38,19 @@ pub struct Window {
     pub reset: u64,
 }
 
+impl Window {
+    /// As JSON: the same value as `serde_json::to_value(self)`, written out so the wasm build does not carry
+    /// serde's struct serializer into `Value` for this type (tests/to_value.rs checks they agree).
+    pub fn to_value(&self) -> serde_json::Value {
+        crate::json::object(vec![
+            ("limit", self.limit.into()),
+            ("remaining", self.remaining.into()),
+            ("used", self.used.into()),
+            ("reset", self.reset.into()),
+        ])
+    }
+}
+
 /// What kind of signal could not be read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SignalErrorKind {

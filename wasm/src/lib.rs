@@ -24,7 +24,7 @@ pub fn version() -> String {
 pub fn validate_receipt(bytes: &[u8]) -> String {
     match receipt::validate(bytes) {
         Ok(r) => format!("{{\"ok\":true,\"receipt\":{}}}", r.to_json()),
-        Err(e) => json!({"ok": false, "error": e.to_json_value()}).to_string(),
+        Err(e) => compact(&json!({"ok": false, "error": e.to_json_value()})),
     }
 }
 
@@ -47,13 +47,14 @@ pub fn digest(kind: &str, text: &str) -> String {
     let value = match value {
         Ok(Value::Object(map)) if kind == "plan" => Value::Object(map),
         Ok(_) if kind == "plan" => {
-            return error("invalid-plan", "$", "a plan must be a JSON object").to_string()
+            return compact(&error("invalid-plan", "$", "a plan must be a JSON object"))
         }
         Ok(v) => v,
-        Err(e) => return e.to_string(),
+        Err(e) => return compact(&e),
     };
-    json!({"ok": true, "kind": kind, "digest": digest::digest(&value), "canonical": deferral_core::jcs::canonicalize(&value)})
-        .to_string()
+    compact(
+        &json!({"ok": true, "kind": kind, "digest": digest::digest(&value), "canonical": deferral_core::jcs::canonicalize(&value)}),
+    )
 }
 
 /// Applies a lifecycle event: input `{"state","event","reentries","max_reentries"}`.
@@ -61,17 +62,16 @@ pub fn digest(kind: &str, text: &str) -> String {
 pub fn lifecycle_transition(input: &str) -> String {
     let v: Value = match serde_json::from_str(input) {
         Ok(v) => v,
-        Err(e) => return error("invalid-json", "$", &e.to_string()).to_string(),
+        Err(e) => return compact(&error("invalid-json", "$", &e.to_string())),
     };
     let state = v["state"].as_str().and_then(lifecycle::State::parse);
     let event = v["event"].as_str().and_then(lifecycle::Event::parse);
     let (Some(state), Some(event)) = (state, event) else {
-        return error(
+        return compact(&error(
             "invalid-input",
             "$",
             "state and event must name a known state and event",
-        )
-        .to_string();
+        ));
     };
     let max = v["max_reentries"]
         .as_u64()
@@ -83,17 +83,23 @@ pub fn lifecycle_transition(input: &str) -> String {
         max_reentries: max,
     };
     match lifecycle::transition(at, event) {
-        Ok(step) => json!({
+        Ok(step) => compact(&json!({
             "ok": true,
             "state": step.to.state.as_str(),
             "reentries": step.to.reentries,
             "max_reentries": step.to.max_reentries,
             "cause": step.cause.as_str(),
             "terminal": step.to.state.is_terminal(),
-        })
-        .to_string(),
-        Err(e) => error(e.code(), "$.event", &e.to_string()).to_string(),
+        })),
+        Err(e) => compact(&error(e.code(), "$.event", &e.to_string())),
     }
+}
+
+/// Compact JSON text of a value: the same bytes as `value.to_string()`, without reaching
+/// `Value`'s `Display`, which also carries a pretty printer and an `io::Write` adapter (~3 KB
+/// of wasm). Serializing a `Value` cannot fail: its keys are strings.
+pub(crate) fn compact(value: &Value) -> String {
+    serde_json::to_string(value).unwrap_or_default()
 }
 
 pub(crate) fn error(code: &str, path: &str, message: &str) -> Value {

@@ -2,7 +2,7 @@
 //! shapes). Like the receipt functions, every answer is `{"ok":true,...}` or
 //! `{"ok":false,"error":{"code","path","message"}}`; nothing here throws into JS.
 
-use crate::error;
+use crate::{compact, error};
 use deferral_core::ledger::{Ledger, Observation};
 use deferral_core::plan::Plan;
 use deferral_core::signals::{self, Classified};
@@ -77,18 +77,18 @@ fn response(v: &Value) -> Result<Response, Value> {
     let body = match &v["body"] {
         Value::Null => String::new(),
         Value::String(s) => s.clone(),
-        other => other.to_string(),
+        other => compact(other),
     };
     Ok((status, headers, body))
 }
 
 fn classified_json(c: &Classified) -> Value {
-    json!({"kind": c.kind.as_str(), "headers": c.headers})
+    json!({"kind": c.kind.as_str(), "headers": c.headers.to_value()})
 }
 
 fn answer(result: Result<Value, Value>) -> String {
     match result {
-        Ok(v) | Err(v) => v.to_string(),
+        Ok(v) | Err(v) => compact(&v),
     }
 }
 
@@ -117,7 +117,7 @@ pub fn parse_rate_limit(input: &str) -> String {
             .unwrap_or(200);
         let body = v["body"].as_str().unwrap_or_default();
         signals::parse_rate_limit_response(status, body)
-            .map(|snapshot| json!({"ok": true, "snapshot": snapshot}))
+            .map(|snapshot| json!({"ok": true, "snapshot": snapshot.to_value()}))
             .map_err(|e| error(e.code(), &e.path, &e.to_string()))
     }))
 }
@@ -136,7 +136,7 @@ pub fn graphql_cost(input: &str) -> String {
         let estimate =
             graphql_cost::estimate(query, v.get("variables"), v["operation_name"].as_str())
                 .map_err(|e| error(e.code(), "$.query", &e.to_string()))?;
-        let mut out = json!(estimate);
+        let mut out = estimate.to_value();
         out["ok"] = json!(true);
         Ok(out)
     }))
@@ -156,7 +156,7 @@ pub fn plan_cost(input: &str) -> String {
                 plan.cost()
                     .map_err(|e| error(e.code(), &e.path, &e.to_string()))
             })
-            .map(|cost| json!({"ok": true, "cost": cost})),
+            .map(|cost| json!({"ok": true, "cost": cost.to_value()})),
     )
 }
 
@@ -180,21 +180,20 @@ pub fn merge_ledger(input: &str) -> String {
         }
         if let Some(list) = v["observations"].as_array() {
             for (i, item) in list.iter().enumerate() {
-                let observation: Observation =
-                    serde_json::from_value(item.clone()).map_err(|e| {
-                        error(
-                            "invalid-observation",
-                            &format!("$.observations[{i}]"),
-                            &e.to_string(),
-                        )
-                    })?;
+                let observation = Observation::from_value(item).map_err(|e| {
+                    error(
+                        "invalid-observation",
+                        &format!("$.observations[{i}]"),
+                        &e.to_string(),
+                    )
+                })?;
                 ledger.apply(&observation);
             }
         }
         if let Some(now) = v["now_ms"].as_u64() {
             ledger.prune(now);
         }
-        Ok(json!({"ok": true, "ledger": ledger}))
+        Ok(json!({"ok": true, "ledger": ledger.to_value()}))
     }))
 }
 
@@ -219,7 +218,7 @@ pub fn observe_response(input: &str) -> String {
         ledger.observe_response(&c, now);
         let mut out = classified_json(&c);
         out["ok"] = json!(true);
-        out["ledger"] = json!(ledger);
+        out["ledger"] = ledger.to_value();
         Ok(out)
     }))
 }

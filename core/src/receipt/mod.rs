@@ -170,7 +170,8 @@ impl Receipt {
 
     /// The receipt as a `serde_json::Value` (for embedding in larger outputs).
     pub fn to_value(&self) -> serde_json::Value {
-        serde_json::from_str(&self.to_json()).expect("receipt JSON is valid")
+        serde_json::from_str(&self.to_json())
+            .unwrap_or_else(|_| unreachable!("receipt JSON is valid"))
     }
 
     /// `true` when a durable host owns the wake-up.

@@ -23,6 +23,20 @@ pub struct HeaderObservation {
 }
 
 impl HeaderObservation {
+    /// As JSON: the same value as `serde_json::to_value(self)`, written out so the wasm build does not carry
+    /// serde's struct serializer into `Value` for this type (tests/to_value.rs checks they agree).
+    pub fn to_value(&self) -> serde_json::Value {
+        crate::json::object(vec![
+            ("resource", self.resource.clone().into()),
+            ("limit", self.limit.into()),
+            ("remaining", self.remaining.into()),
+            ("used", self.used.into()),
+            ("reset", self.reset.into()),
+            ("retry_after_s", self.retry_after_s.into()),
+            ("date_ms", self.date_ms.into()),
+        ])
+    }
+
     /// The resource and window the headers describe, when limit, remaining and reset are all
     /// present. Without `x-ratelimit-resource` the request counted against `core`.
     pub fn window(&self) -> Option<(String, Window)> {

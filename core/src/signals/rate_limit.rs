@@ -19,6 +19,19 @@ pub struct RateSnapshot {
 }
 
 impl RateSnapshot {
+    /// As JSON: the same value as `serde_json::to_value(self)`, written out so the wasm build does not carry
+    /// serde's struct serializer into `Value` for this type (tests/to_value.rs checks they agree).
+    pub fn to_value(&self) -> Value {
+        let mut resources = serde_json::Map::new();
+        for (name, window) in &self.resources {
+            resources.insert(name.clone(), window.to_value());
+        }
+        crate::json::object(vec![
+            ("unlimited", self.unlimited.into()),
+            ("resources", resources.into()),
+        ])
+    }
+
     /// The snapshot of a server without rate limits.
     pub fn unlimited() -> Self {
         RateSnapshot {
