@@ -10,6 +10,7 @@ import { annotate, appendSummary, mask, setOutputs } from './lib/runner.js';
 import { actionOutputs, errorOutputs, orderedReceipt, resultJson } from './lib/result-view.js';
 import { explainLine, summaryMarkdown } from './lib/summary.js';
 import { redactText, redactValue } from './lib/redact.js';
+import { coordinatorConfig, retainWithCoordinator } from './lib/coordinator-handoff.js';
 
 const { mkdirSync, writeFileSync } = builtin('node:fs');
 const { tmpdir } = builtin('node:os');
@@ -32,8 +33,9 @@ export async function run(env = process.env) {
   const raw = readActionInputs(env);
   // Masks first: nothing may print before the runner knows what to hide.
   mask(raw.token);
+  mask(raw.coordinatorToken);
   mask(env.DEFERRAL_WAKEUP_HANDLE);
-  const secrets = [raw.token, env.DEFERRAL_WAKEUP_HANDLE, env.GITHUB_REPOSITORY, raw.scope, raw.request]
+  const secrets = [raw.token, raw.coordinatorToken, env.DEFERRAL_WAKEUP_HANDLE, env.GITHUB_REPOSITORY, raw.scope, raw.request]
     .filter((s) => typeof s === 'string' && s.length >= 3);
   let onDeferral = 'fail';
 
@@ -49,7 +51,10 @@ export async function run(env = process.env) {
     process.exitCode = failed ? 1 : 0;
   };
 
+  let kept = null; // outputs of a deferral whose receipt is on disk, if the port then fails
   try {
+    // Checked before the one GitHub request, so a misconfigured port costs no API call.
+    const coordinator = coordinatorConfig(raw);
     const options = buildGateOptions(raw, env);
     onDeferral = options.onDeferral;
     options.ledgerFile = raw.ledgerFile;
@@ -66,11 +71,26 @@ export async function run(env = process.env) {
       result = await runGate(options, source);
     }
     const receiptPath = result.status === 'deferred' && result.receipt ? writeReceiptFile(result.receipt, env) : '';
-    finish(resultJson(result), actionOutputs(result, receiptPath));
+    const extra = { 'deferral-id': '', 'cancellation-handle-path': '' };
+    // Gate mode only: a resumed run still limited belongs to the deferral that launched it, and
+    // recording its receipt again would make a second deferral of the same work.
+    if (receiptPath && coordinator && !raw.receipt) {
+      kept = { ...actionOutputs(result, receiptPath), ...extra, status: 'error' };
+      const retained = await retainWithCoordinator(coordinator, result.receipt, env);
+      secrets.push(retained.handle);
+      result.receipt = retained.receipt;
+      writeReceiptFile(retained.receipt, env);
+      extra['deferral-id'] = retained.id;
+      extra['cancellation-handle-path'] = retained.handlePath;
+    }
+    const view = resultJson(result);
+    if (extra['deferral-id']) view.deferralId = extra['deferral-id'];
+    finish(view, { ...actionOutputs(result, receiptPath), ...extra });
   } catch (err) {
     const known = err instanceof CommandError;
     const code = known ? err.code : 'internal-error';
     const message = known ? err.message : `unexpected failure: ${err?.stack ?? err}`;
-    finish({ status: 'error', code, message, diagnostics: [{ code, message }] }, errorOutputs());
+    const outputs = kept ?? { ...errorOutputs(), 'deferral-id': '', 'cancellation-handle-path': '' };
+    finish({ status: 'error', code, message, diagnostics: [{ code, message }] }, outputs);
   }
 }

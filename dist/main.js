@@ -412,6 +412,9 @@ function validateReceipt(input) {
 function digest2(kind, text) {
   return parse(digest(kind, text));
 }
+function lifecycleTransition(input) {
+  return parse(lifecycle_transition(JSON.stringify(input)));
+}
 function call(name, input) {
   const fn = deferral_wasm_exports[name];
   if (typeof fn !== "function") throw new Error(`the wasm core has no function ${name}`);
@@ -622,7 +625,10 @@ function readActionInputs(env2 = process.env) {
     freshApproval: input("fresh-approval"),
     approval: input("approval"),
     onDeferral: input("on-deferral"),
-    ledgerFile: input("ledger-file")
+    ledgerFile: input("ledger-file"),
+    coordinatorUrl: input("coordinator-url"),
+    coordinatorToken: input("coordinator-token"),
+    coordinatorLaunch: input("coordinator-launch")
   };
 }
 
@@ -807,7 +813,7 @@ function tunnel(proxy, target, signal, { https, tls }) {
     req.end();
   });
 }
-function send(options, client, signal) {
+function send(options, client, signal, body) {
   return new Promise((resolve, reject) => {
     const req = client.request({ ...options, signal }, (res) => {
       const chunks = [];
@@ -828,10 +834,10 @@ function send(options, client, signal) {
       res.once("error", (err) => reject(transportError(err, "the response broke off")));
     });
     req.once("error", (err) => reject(transportError(err, "the request failed")));
-    req.end();
+    req.end(body);
   });
 }
-async function request(href, { method = "GET", headers = {}, timeoutMs = DEFAULT_TIMEOUT_MS, env: env2 = process.env } = {}) {
+async function request(href, { method = "GET", headers = {}, body, timeoutMs = DEFAULT_TIMEOUT_MS, env: env2 = process.env } = {}) {
   const url = new URL(href);
   if (url.protocol !== "https:" && url.protocol !== "http:") {
     throw new TransportError("EURL", `unsupported URL scheme ${url.protocol}`);
@@ -844,11 +850,11 @@ async function request(href, { method = "GET", headers = {}, timeoutMs = DEFAULT
     const proxy = proxyFor(url, env2);
     const lib = url.protocol === "https:" || proxy?.protocol === "https:" ? loadTls() : null;
     if (!proxy) {
-      return await send({ host, port: defaultPort(url), path, method, headers, agent: false }, lib ? lib.https : http, controller.signal);
+      return await send({ host, port: defaultPort(url), path, method, headers, agent: false }, lib ? lib.https : http, controller.signal, body);
     }
     if (url.protocol === "https:") {
       const socket = await tunnel(proxy, url, controller.signal, lib);
-      return await send({ host, port: defaultPort(url), path, method, headers, servername: host, createConnection: () => socket }, lib.https, controller.signal);
+      return await send({ host, port: defaultPort(url), path, method, headers, servername: host, createConnection: () => socket }, lib.https, controller.signal, body);
     }
     return await send({
       host: proxy.hostname.replace(/^\[|\]$/g, ""),
@@ -857,7 +863,7 @@ async function request(href, { method = "GET", headers = {}, timeoutMs = DEFAULT
       method,
       headers: { host: url.host, ...headers, ...proxyAuthorization(proxy) },
       agent: false
-    }, proxy.protocol === "https:" ? lib.https : http, controller.signal);
+    }, proxy.protocol === "https:" ? lib.https : http, controller.signal, body);
   } catch (err) {
     if (controller.signal.aborted) throw new TransportError("ETIMEDOUT", `no answer within ${timeoutMs} ms`);
     throw transportError(err, "the request failed");
@@ -1010,9 +1016,9 @@ async function runResume(options, source, nowMs = () => Date.now()) {
     const { code, path, message } = checked.error;
     throw new CommandError(EXIT.invalid, "invalid-receipt", `the receipt is invalid: ${code} at ${path}: ${message}`, path);
   }
-  const receiptText = options.receiptBytes.toString("utf8");
+  const receiptText2 = options.receiptBytes.toString("utf8");
   const preflightInput = (fresh2) => {
-    const head = JSON.stringify({ receipt: receiptText, wakeup_handle: options.wakeupHandle ?? null, approval_granted: options.approvalGranted });
+    const head = JSON.stringify({ receipt: receiptText2, wakeup_handle: options.wakeupHandle ?? null, approval_granted: options.approvalGranted });
     return `${head.slice(0, -1)},"fresh":${fresh2}}`;
   };
   const offline = decisionInputJson(options, { rate: NO_RATE_STATE, ledger: null, nowMs: nowMs(), clockOffsetMs: null });
@@ -1242,8 +1248,9 @@ function summaryMarkdown(view) {
       `| resume after | ${utc(Date.parse(view.resumeAfter))} |`,
       `| resume by | ${utc(Date.parse(view.resumeBy))} |`,
       `| fresh approval required | ${view.freshApprovalRequired ? "yes" : "no"} |`,
+      ...view.deferralId ? [`| durable host | retained as \`${view.deferralId}\` |`] : [],
       "",
-      "No work ran. Start a fresh run with the `deferred-receipt` output as the `receipt` input at or after the resume time.",
+      view.deferralId ? "No work ran. The durable host wakes a fresh run at the resume time." : "No work ran. Start a fresh run with the `deferred-receipt` output as the `receipt` input at or after the resume time.",
       ""
     );
   }
@@ -1276,15 +1283,199 @@ function redactValue(value, secrets) {
   return walk(value);
 }
 
-// dist/run.js
+// dist/lib/coordinator-handoff.js
+init_builtin();
+init_exit_codes();
+
+// dist/lib/resumable-host.js
+init_core();
+
+// dist/lib/host-port.js
+var PORT_TIMEOUT_MS = 15e3;
+var PortError = class extends Error {
+  constructor(status, code, message, path) {
+    super(message);
+    this.name = "PortError";
+    this.status = status;
+    this.code = code;
+    if (path) this.path = path;
+  }
+};
+var receiptText = (receipt) => typeof receipt === "string" ? receipt.trim() : JSON.stringify(receipt);
+function createPortClient({ url, token, timeoutMs = PORT_TIMEOUT_MS, env: env2 = process.env } = {}) {
+  if (!url) throw new PortError(0, "invalid-port", "the port needs a url, e.g. http://127.0.0.1:8787");
+  if (!token) throw new PortError(0, "invalid-port", "the port needs its bearer token");
+  const base = new URL(url);
+  if (base.protocol !== "http:" && base.protocol !== "https:") {
+    throw new PortError(0, "invalid-port", `unsupported URL scheme ${base.protocol}`);
+  }
+  const root = base.href.replace(/\/+$/, "");
+  async function call2(method, path, body) {
+    const headers = { authorization: `Bearer ${token}`, accept: "application/json" };
+    if (body !== void 0) {
+      headers["content-type"] = "application/json";
+      headers["content-length"] = String(Buffer.byteLength(body));
+    }
+    let answer;
+    try {
+      answer = await request(`${root}${path}`, { method, headers, body, timeoutMs, env: env2 });
+    } catch (err) {
+      const code = err instanceof TransportError ? err.code : "EIO";
+      throw new PortError(0, "port-unreachable", `cannot reach the durable port at ${base.origin}: ${err.message} (${code})`);
+    }
+    let json = null;
+    try {
+      json = JSON.parse(answer.body);
+    } catch {
+    }
+    if (answer.status >= 200 && answer.status < 300 && json && typeof json === "object") return json;
+    const error = json?.error;
+    if (error?.code) throw new PortError(answer.status, error.code, error.message ?? error.code, error.path);
+    throw new PortError(answer.status, "port-error", `the durable port answered HTTP ${answer.status} without a JSON error`);
+  }
+  const at = (id, action = "") => `/v1/deferrals/${encodeURIComponent(id)}${action}`;
+  return {
+    url: base.origin,
+    record: ({ receipt, launch, maxReentries }) => {
+      const max = maxReentries === void 0 ? "" : `,"max_reentries":${JSON.stringify(maxReentries)}`;
+      return call2("POST", "/v1/deferrals", `{"receipt":${receiptText(receipt)},"launch":${JSON.stringify(launch)}${max}}`);
+    },
+    get: (id) => call2("GET", at(id)),
+    cancel: (id, handle) => call2("POST", at(id, "/cancel"), JSON.stringify({ handle })),
+    claim: (id, wakeupHandle) => call2("POST", at(id, "/claim"), JSON.stringify({ wakeup_handle: wakeupHandle })),
+    outcome: (id, { attempt, outcome, handle, receipt }) => {
+      const head = JSON.stringify({ attempt, outcome, handle });
+      const body = receipt === void 0 ? head : `${head.slice(0, -1)},"receipt":${receiptText(receipt)}}`;
+      return call2("POST", at(id, "/outcome"), body);
+    }
+  };
+}
+
+// dist/lib/resumable-host.js
+var EVENT_OF_OUTCOME = { complete: "complete", blocked: "block", deferred: "defer" };
+var refuse = (code, message, path) => new PortError(0, code, message, path);
+function checkReceipt(receipt) {
+  const checked = validateReceipt(receiptText(receipt));
+  if (!checked.ok) throw refuse(checked.error.code, checked.error.message, checked.error.path);
+  return checked.receipt;
+}
+function checkStep(deferral, event) {
+  const step = lifecycleTransition({
+    state: deferral.state,
+    event,
+    reentries: deferral.reentries,
+    max_reentries: deferral.max_reentries
+  });
+  if (!step.ok) throw refuse(step.error.code, step.error.message, step.error.path);
+  return step;
+}
+var sameBindings = (a, b) => JSON.stringify(a.bindings) === JSON.stringify(b.bindings);
+function createResumableDeferralHost(port, options = {}) {
+  const client = typeof port?.record === "function" ? port : createPortClient(port);
+  return {
+    /** Hands a handoff receipt to the host: answers {id, receipt (retained), cancellationHandle}. */
+    async retain(receipt, { launch = options.launch, maxReentries = options.maxReentries } = {}) {
+      const handoff = checkReceipt(receipt);
+      if (handoff.ownership?.disposition === "retained") {
+        throw refuse("already-retained", "the receipt is already retained; hand over the handoff receipt the gate emitted", "$.ownership");
+      }
+      if (typeof launch !== "string" || launch === "") {
+        throw refuse("invalid-launch", "retain needs a launch target: exec:COMMAND or workflow-dispatch:OWNER/REPO/WORKFLOW@REF");
+      }
+      checkStep({ state: "ready", reentries: 0, max_reentries: maxReentries }, "record");
+      const answer = await client.record({ receipt, launch, maxReentries });
+      const retained = checkReceipt(answer.receipt);
+      if (retained.ownership?.disposition !== "retained" || !sameBindings(retained, handoff)) {
+        throw refuse("unexpected-receipt", "the host answered a receipt that is not the retained form of the one sent");
+      }
+      return { id: answer.id, receipt: retained, cancellationHandle: answer.cancellation_handle };
+    },
+    /** The deferral as `deferral-host status --json ID` prints it. */
+    status: (id) => client.get(id),
+    /** Cancels with the cancellation handle; a terminal deferral is refused without a request. */
+    async cancel(id, handle) {
+      checkStep(await client.get(id), "cancel");
+      return client.cancel(id, handle);
+    },
+    /** Proves a launch's claim with its wake-up handle: answers {id, attempt, receipt, ...}. */
+    claim: (id, wakeupHandle) => client.claim(id, wakeupHandle),
+    /**
+     * A fresh process reports how its attempt ended: the lifecycle step and the new receipt
+     * (for `deferred`) are checked locally, the claim is proven with the wake-up handle, then
+     * the outcome is recorded. Answers {id, state, cause[, receipt]}.
+     */
+    async resume(id, { attempt, wakeupHandle, outcome, receipt } = {}) {
+      const event = EVENT_OF_OUTCOME[outcome];
+      if (!event) throw refuse("invalid-outcome", `outcome ${JSON.stringify(outcome)} is not complete, blocked or deferred`);
+      if (outcome === "deferred") {
+        if (receipt === void 0) throw refuse("missing-receipt", "a deferred outcome needs the new receipt");
+        checkReceipt(receipt);
+      }
+      checkStep(await client.get(id), event);
+      const claim = await client.claim(id, wakeupHandle);
+      if (attempt !== void 0 && claim.attempt !== attempt) {
+        throw refuse("stale-attempt", `attempt ${attempt} is not the current attempt ${claim.attempt}`);
+      }
+      return client.outcome(id, { attempt: claim.attempt, outcome, handle: wakeupHandle, receipt });
+    }
+  };
+}
+
+// dist/lib/coordinator-handoff.js
 var { mkdirSync, writeFileSync } = builtin("node:fs");
 var { tmpdir } = builtin("node:os");
 var { join } = builtin("node:path");
-function writeReceiptFile(receipt, env2) {
+var invalid2 = (code, message) => new CommandError(EXIT.invalid, code, message);
+function coordinatorConfig(raw) {
+  if (!raw.coordinatorUrl) return null;
+  let url;
+  try {
+    url = new URL(raw.coordinatorUrl);
+  } catch {
+    url = null;
+  }
+  if (!url || url.protocol !== "http:" && url.protocol !== "https:") {
+    throw invalid2("invalid-coordinator-url", "coordinator-url must be an http:// or https:// URL of deferral-host serve");
+  }
+  if (!raw.coordinatorToken) throw invalid2("missing-coordinator-token", "coordinator-url needs coordinator-token (the serve bearer token, from a secret)");
+  if (!raw.coordinatorLaunch) {
+    throw invalid2("missing-coordinator-launch", "coordinator-url needs coordinator-launch, e.g. workflow-dispatch:OWNER/REPO/WORKFLOW@REF");
+  }
+  return { url: url.href, token: raw.coordinatorToken, launch: raw.coordinatorLaunch };
+}
+function writeHandleFile(id, handle, env2) {
   const dir = join(env2.RUNNER_TEMP || tmpdir(), "deferral");
   mkdirSync(dir, { recursive: true });
-  const path = join(dir, `deferred-receipt-${receipt.issued_at_ms}.json`);
-  writeFileSync(path, `${JSON.stringify(orderedReceipt(receipt))}
+  const path = join(dir, `cancellation-handle-${id}`);
+  writeFileSync(path, `${handle}
+`, { mode: 384, flag: "wx" });
+  return path;
+}
+async function retainWithCoordinator(config, receipt, env2) {
+  const host = createResumableDeferralHost({ url: config.url, token: config.token, env: env2 });
+  let retained;
+  try {
+    retained = await host.retain(JSON.stringify(orderedReceipt(receipt)), { launch: config.launch });
+  } catch (err) {
+    const http2 = err.status ? `HTTP ${err.status} ` : "";
+    throw new CommandError(
+      EXIT.provider,
+      "coordinator-failed",
+      `the durable port did not retain the receipt (${http2}${err.code ?? "error"}: ${err.message}); the handoff receipt is kept at receipt-path`
+    );
+  }
+  return { id: retained.id, receipt: retained.receipt, handle: retained.cancellationHandle, handlePath: writeHandleFile(retained.id, retained.cancellationHandle, env2) };
+}
+
+// dist/run.js
+var { mkdirSync: mkdirSync2, writeFileSync: writeFileSync2 } = builtin("node:fs");
+var { tmpdir: tmpdir2 } = builtin("node:os");
+var { join: join2 } = builtin("node:path");
+function writeReceiptFile(receipt, env2) {
+  const dir = join2(env2.RUNNER_TEMP || tmpdir2(), "deferral");
+  mkdirSync2(dir, { recursive: true });
+  const path = join2(dir, `deferred-receipt-${receipt.issued_at_ms}.json`);
+  writeFileSync2(path, `${JSON.stringify(orderedReceipt(receipt))}
 `, { mode: 420 });
   return path;
 }
@@ -1294,8 +1485,9 @@ function readReceiptInput(text) {
 async function run(env2 = process.env) {
   const raw = readActionInputs(env2);
   mask(raw.token);
+  mask(raw.coordinatorToken);
   mask(env2.DEFERRAL_WAKEUP_HANDLE);
-  const secrets = [raw.token, env2.DEFERRAL_WAKEUP_HANDLE, env2.GITHUB_REPOSITORY, raw.scope, raw.request].filter((s) => typeof s === "string" && s.length >= 3);
+  const secrets = [raw.token, raw.coordinatorToken, env2.DEFERRAL_WAKEUP_HANDLE, env2.GITHUB_REPOSITORY, raw.scope, raw.request].filter((s) => typeof s === "string" && s.length >= 3);
   let onDeferral = "fail";
   const finish = (view, outputs) => {
     const safeView = redactValue(view, secrets);
@@ -1309,7 +1501,9 @@ async function run(env2 = process.env) {
     if (view.status !== "ready") annotate(level, line, { title: `Deferral: ${view.status}` });
     process.exitCode = failed ? 1 : 0;
   };
+  let kept = null;
   try {
+    const coordinator = coordinatorConfig(raw);
     const options = buildGateOptions(raw, env2);
     onDeferral = options.onDeferral;
     options.ledgerFile = raw.ledgerFile;
@@ -1326,12 +1520,25 @@ async function run(env2 = process.env) {
       result = await runGate(options, source);
     }
     const receiptPath = result.status === "deferred" && result.receipt ? writeReceiptFile(result.receipt, env2) : "";
-    finish(resultJson(result), actionOutputs(result, receiptPath));
+    const extra = { "deferral-id": "", "cancellation-handle-path": "" };
+    if (receiptPath && coordinator && !raw.receipt) {
+      kept = { ...actionOutputs(result, receiptPath), ...extra, status: "error" };
+      const retained = await retainWithCoordinator(coordinator, result.receipt, env2);
+      secrets.push(retained.handle);
+      result.receipt = retained.receipt;
+      writeReceiptFile(retained.receipt, env2);
+      extra["deferral-id"] = retained.id;
+      extra["cancellation-handle-path"] = retained.handlePath;
+    }
+    const view = resultJson(result);
+    if (extra["deferral-id"]) view.deferralId = extra["deferral-id"];
+    finish(view, { ...actionOutputs(result, receiptPath), ...extra });
   } catch (err) {
     const known = err instanceof CommandError;
     const code = known ? err.code : "internal-error";
     const message = known ? err.message : `unexpected failure: ${err?.stack ?? err}`;
-    finish({ status: "error", code, message, diagnostics: [{ code, message }] }, errorOutputs());
+    const outputs = kept ?? { ...errorOutputs(), "deferral-id": "", "cancellation-handle-path": "" };
+    finish({ status: "error", code, message, diagnostics: [{ code, message }] }, outputs);
   }
 }
 

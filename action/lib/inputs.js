@@ -30,5 +30,8 @@ export function readActionInputs(env = process.env) {
     approval: input('approval'),
     onDeferral: input('on-deferral'),
     ledgerFile: input('ledger-file'),
+    coordinatorUrl: input('coordinator-url'),
+    coordinatorToken: input('coordinator-token'),
+    coordinatorLaunch: input('coordinator-launch'),
   };
 }

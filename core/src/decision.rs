@@ -12,6 +12,7 @@ pub use output::{BindingFigures, Decision, Diagnostic, ResourceFigures, Secondar
 pub use policy::{Policy, Reserve, DEFAULT_BUFFER_MS, DEFAULT_JITTER_MAX_MS, DEFAULT_WINDOW_MS};
 
 use crate::digest;
+use crate::jcs::JcsError;
 use crate::ledger::{Ledger, ResourceEntry, LEDGER_VERSION};
 use crate::plan::{Plan, PlanCost};
 use crate::receipt::{Bindings, Reason, Receipt, MAX_WINDOW_MS};
@@ -53,18 +54,19 @@ fn yes() -> bool {
 }
 
 /// Computes the bindings of DESIGN.md section 2 for this input.
-pub fn bindings(input: &DecisionInput) -> Bindings {
-    let scope_digest = digest::scope_digest(&input.scope);
+/// Fails when the scope, request or plan holds a number with no canonical form (e.g. `1e400`).
+pub fn bindings(input: &DecisionInput) -> Result<Bindings, JcsError> {
+    let scope_digest = digest::scope_digest(&input.scope)?;
     let request_digest = digest::request_digest(
         &scope_digest,
         &input.policy.normalised(),
         input.request.as_ref(),
-    );
-    Bindings {
+    )?;
+    Ok(Bindings {
         scope_digest,
         request_digest,
-        plan_digest: digest::plan_digest(input.plan.as_ref()),
-    }
+        plan_digest: digest::plan_digest(input.plan.as_ref())?,
+    })
 }
 
 /// Jitter in `0..=max_ms` from the first 8 bytes of the request digest, so that one request
@@ -100,7 +102,16 @@ struct Checked {
 /// Decides; see the module docs and `docs/decision.md`.
 pub fn decide(input: &DecisionInput) -> Decision {
     let mut d = Decision::new();
-    let bound = bindings(input);
+    let bound = match bindings(input) {
+        Ok(bound) => bound,
+        Err(e) => {
+            d.note(
+                "invalid-input",
+                format!("the work has no canonical form: {e}"),
+            );
+            return d.finish(Status::Error, Some("invalid-input"));
+        }
+    };
     d.bindings = Some(BindingFigures {
         scope_digest: bound.scope_digest.clone(),
         request_digest: bound.request_digest.clone(),

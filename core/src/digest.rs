@@ -3,13 +3,13 @@
 //! `digest(value)` is the lowercase hex SHA-256 of the RFC 8785 form of `value`, so anyone can
 //! recompute a receipt's bindings with any JCS library and any SHA-256.
 
-use crate::jcs::canonicalize;
+use crate::jcs::{canonicalize, JcsError};
 use serde_json::{json, Value};
 use sha2::{Digest as _, Sha256};
 
-/// Lowercase hex SHA-256 of the canonical JSON of `value`.
-pub fn digest(value: &Value) -> String {
-    sha256_hex(canonicalize(value).as_bytes())
+/// Lowercase hex SHA-256 of the canonical JSON of `value` (which must have a canonical form).
+pub fn digest(value: &Value) -> Result<String, JcsError> {
+    Ok(sha256_hex(canonicalize(value)?.as_bytes()))
 }
 
 /// Lowercase hex SHA-256 of raw bytes (used for handles, which are not JSON).
@@ -34,12 +34,16 @@ pub fn input_value(text: &str) -> Value {
 }
 
 /// The scope binding: `digest(scope)`.
-pub fn scope_digest(scope: &Value) -> String {
+pub fn scope_digest(scope: &Value) -> Result<String, JcsError> {
     digest(scope)
 }
 
 /// The request binding: the scope digest, the normalised policy and the request (or null).
-pub fn request_digest(scope_digest: &str, policy: &Value, request: Option<&Value>) -> String {
+pub fn request_digest(
+    scope_digest: &str,
+    policy: &Value,
+    request: Option<&Value>,
+) -> Result<String, JcsError> {
     digest(&json!({
         "scope_digest": scope_digest,
         "policy": policy,
@@ -48,8 +52,8 @@ pub fn request_digest(scope_digest: &str, policy: &Value, request: Option<&Value
 }
 
 /// The plan binding: `digest(plan)`, or `None` without a plan.
-pub fn plan_digest(plan: Option<&Value>) -> Option<String> {
-    plan.map(digest)
+pub fn plan_digest(plan: Option<&Value>) -> Result<Option<String>, JcsError> {
+    plan.map(digest).transpose()
 }
 
 /// Compares two strings in time that depends only on their lengths, for handle digests.
@@ -69,8 +73,11 @@ mod tests {
     fn digest_is_sha256_of_canonical_text() {
         // sha256("{\"a\":1,\"b\":[true,null]}") computed independently with sha256sum.
         let value = json!({"b": [true, null], "a": 1});
-        assert_eq!(canonicalize(&value), "{\"a\":1,\"b\":[true,null]}");
-        assert_eq!(digest(&value), sha256_hex(b"{\"a\":1,\"b\":[true,null]}"));
+        assert_eq!(canonicalize(&value).unwrap(), "{\"a\":1,\"b\":[true,null]}");
+        assert_eq!(
+            digest(&value).unwrap(),
+            sha256_hex(b"{\"a\":1,\"b\":[true,null]}")
+        );
         assert_eq!(
             sha256_hex(b"abc"),
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"

@@ -22,21 +22,24 @@ impl std::error::Error for JcsError {}
 
 /// The canonical JSON text of `value`.
 ///
-/// `serde_json` never holds NaN or infinities, so every `Value` has a canonical form.
-pub fn canonicalize(value: &Value) -> String {
+/// Fails for a number outside the range of a double (`1e400` parses as JSON, but RFC 8785
+/// defines canonical numbers only for finite IEEE-754 values).
+pub fn canonicalize(value: &Value) -> Result<String, JcsError> {
     let mut out = String::new();
-    write_value(&mut out, value);
-    out
+    write_value(&mut out, value)?;
+    Ok(out)
 }
 
-fn write_value(out: &mut String, value: &Value) {
+fn write_value(out: &mut String, value: &Value) -> Result<(), JcsError> {
     match value {
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Value::Number(n) => {
             // JCS treats every number as a double, even integers beyond 2^53.
-            let f = n.as_f64().expect("serde_json numbers are finite");
-            out.push_str(&format_number(f).unwrap_or_else(|_| unreachable!("finite")));
+            let f = n.as_f64().filter(|f| f.is_finite()).ok_or_else(|| {
+                JcsError(format!("the number {n} is outside the range of a double"))
+            })?;
+            out.push_str(&format_number(f)?);
         }
         Value::String(s) => write_json_string(out, s),
         Value::Array(items) => {
@@ -45,7 +48,7 @@ fn write_value(out: &mut String, value: &Value) {
                 if i > 0 {
                     out.push(',');
                 }
-                write_value(out, item);
+                write_value(out, item)?;
             }
             out.push(']');
         }
@@ -59,11 +62,12 @@ fn write_value(out: &mut String, value: &Value) {
                 }
                 write_json_string(out, key);
                 out.push(':');
-                write_value(out, item);
+                write_value(out, item)?;
             }
             out.push('}');
         }
     }
+    Ok(())
 }
 
 /// Sorts members by the UTF-16 code units of their names (RFC 8785 section 3.2.3). A plain
@@ -259,7 +263,7 @@ mod tests {
         let want = "{\"\\r\":\"Carriage Return\",\"1\":\"One\",\"\u{80}\":\"Control\",\
             \"\u{f6}\":\"Latin Small Letter O With Diaeresis\",\"\u{20ac}\":\"Euro Sign\",\
             \"\u{1F600}\":\"Emoji: Grinning Face\",\"\u{fb33}\":\"Hebrew Letter Dalet With Dagesh\"}";
-        assert_eq!(canonicalize(&value), want);
+        assert_eq!(canonicalize(&value).unwrap(), want);
     }
 
     /// The heapsort agrees with the standard library's sort for every size up to 40 members,
@@ -288,6 +292,21 @@ mod tests {
         }
     }
 
+    /// A number beyond the range of a double has no canonical form: an error, never a panic.
+    #[test]
+    fn out_of_range_numbers_are_errors() {
+        for text in ["1e400", "[-1e400]", "{\"a\":{\"b\":1e999}}"] {
+            let value: Value = serde_json::from_str(text).unwrap();
+            let err = canonicalize(&value).unwrap_err();
+            assert!(
+                err.0.contains("outside the range of a double"),
+                "{text}: {err}"
+            );
+        }
+        let fine: Value = serde_json::from_str("1e308").unwrap();
+        assert_eq!(canonicalize(&fine).unwrap(), "1e+308");
+    }
+
     /// RFC 8785 section 3.2.2 example (with its numbers and escapes).
     #[test]
     fn rfc8785_sample_document() {
@@ -298,7 +317,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            canonicalize(&value),
+            canonicalize(&value).unwrap(),
             r#"{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"€$\u000f\nA'B\"\\\\\"/"}"#
         );
     }

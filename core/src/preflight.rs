@@ -151,7 +151,16 @@ pub fn preflight(input: &PreflightInput) -> Preflight {
             );
         }
     }
-    let fresh = bindings(&input.fresh);
+    let fresh = match bindings(&input.fresh) {
+        Ok(fresh) => fresh,
+        Err(e) => {
+            return out.stop(
+                Status::Error,
+                "invalid-input",
+                format!("the fresh work has no canonical form: {e}"),
+            )
+        }
+    };
     let checks = [
         (
             "scope_digest",

@@ -409,6 +409,20 @@ fn missing_graphql_is_not_checked_but_missing_core_is_an_error() {
 }
 
 #[test]
+fn work_without_a_canonical_form_is_an_error_not_a_panic() {
+    // 1e400 is valid JSON but no double: the scope, request or plan cannot be digested.
+    for key in ["scope", "request"] {
+        let text = format!("{{\"{key}\": {{\"x\": 1e400}}}}");
+        let mut value = input(4000, 4000);
+        value[key] = serde_json::from_str::<Value>(&text).unwrap()[key].clone();
+        let out: Value = serde_json::from_str(&decide_json(&value.to_string())).unwrap();
+        assert_eq!(out["status"], "error", "{key}");
+        assert_eq!(out["code"], "invalid-input", "{key}");
+        assert!(out["receipt"].is_null());
+    }
+}
+
+#[test]
 fn invalid_inputs_are_errors() {
     let d = run(&with(
         input(4000, 4000),
@@ -471,7 +485,7 @@ fn bindings_follow_the_design() {
     let request = json!({"scope_digest": b.scope_digest, "policy": policy, "request": "sync labels for release 42"});
     assert_eq!(
         b.request_digest,
-        sha256_hex(canonicalize(&request).as_bytes())
+        sha256_hex(canonicalize(&request).unwrap().as_bytes())
     );
     assert_eq!(
         b.plan_digest.as_deref(),
@@ -487,7 +501,7 @@ fn bindings_follow_the_design() {
     let request = json!({"scope_digest": d.bindings.as_ref().unwrap().scope_digest, "policy": policy, "request": null});
     assert_eq!(
         d.bindings.as_ref().unwrap().request_digest,
-        sha256_hex(canonicalize(&request).as_bytes())
+        sha256_hex(canonicalize(&request).unwrap().as_bytes())
     );
     assert_eq!(d.bindings.unwrap().plan_digest, None);
     // The jitter bound is not part of the policy binding; the reserves are.

@@ -61,7 +61,7 @@ function tunnel(proxy, target, signal, { https, tls }) {
   });
 }
 
-function send(options, client, signal) {
+function send(options, client, signal, body) {
   return new Promise((resolve, reject) => {
     const req = client.request({ ...options, signal }, (res) => {
       const chunks = [];
@@ -82,15 +82,16 @@ function send(options, client, signal) {
       res.once('error', (err) => reject(transportError(err, 'the response broke off')));
     });
     req.once('error', (err) => reject(transportError(err, 'the request failed')));
-    req.end();
+    req.end(body);
   });
 }
 
 /**
  * Sends one request and resolves with {status, headers: [[name, value], ...], body}, or rejects
  * with a TransportError (refused, reset, DNS, TLS, proxy, timeout). Non-2xx statuses resolve.
+ * `body` (a string or Buffer) is sent as it is; the caller sets its headers.
  */
-export async function request(href, { method = 'GET', headers = {}, timeoutMs = DEFAULT_TIMEOUT_MS, env = process.env } = {}) {
+export async function request(href, { method = 'GET', headers = {}, body, timeoutMs = DEFAULT_TIMEOUT_MS, env = process.env } = {}) {
   const url = new URL(href);
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new TransportError('EURL', `unsupported URL scheme ${url.protocol}`);
@@ -103,11 +104,11 @@ export async function request(href, { method = 'GET', headers = {}, timeoutMs = 
     const proxy = proxyFor(url, env);
     const lib = url.protocol === 'https:' || proxy?.protocol === 'https:' ? loadTls() : null;
     if (!proxy) {
-      return await send({ host, port: defaultPort(url), path, method, headers, agent: false }, lib ? lib.https : http, controller.signal);
+      return await send({ host, port: defaultPort(url), path, method, headers, agent: false }, lib ? lib.https : http, controller.signal, body);
     }
     if (url.protocol === 'https:') {
       const socket = await tunnel(proxy, url, controller.signal, lib);
-      return await send({ host, port: defaultPort(url), path, method, headers, servername: host, createConnection: () => socket }, lib.https, controller.signal);
+      return await send({ host, port: defaultPort(url), path, method, headers, servername: host, createConnection: () => socket }, lib.https, controller.signal, body);
     }
     // Plain HTTP through a proxy: the absolute URL goes in the request line.
     return await send({
@@ -117,7 +118,7 @@ export async function request(href, { method = 'GET', headers = {}, timeoutMs = 
       method,
       headers: { host: url.host, ...headers, ...proxyAuthorization(proxy) },
       agent: false,
-    }, proxy.protocol === 'https:' ? lib.https : http, controller.signal);
+    }, proxy.protocol === 'https:' ? lib.https : http, controller.signal, body);
   } catch (err) {
     if (controller.signal.aborted) throw new TransportError('ETIMEDOUT', `no answer within ${timeoutMs} ms`);
     throw transportError(err, 'the request failed');

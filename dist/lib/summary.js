@@ -47,8 +47,11 @@ export function summaryMarkdown(view) {
       `| resume after | ${utc(Date.parse(view.resumeAfter))} |`,
       `| resume by | ${utc(Date.parse(view.resumeBy))} |`,
       `| fresh approval required | ${view.freshApprovalRequired ? 'yes' : 'no'} |`,
+      ...(view.deferralId ? [`| durable host | retained as \`${view.deferralId}\` |`] : []),
       '',
-      'No work ran. Start a fresh run with the `deferred-receipt` output as the `receipt` input at or after the resume time.',
+      view.deferralId
+        ? 'No work ran. The durable host wakes a fresh run at the resume time.'
+        : 'No work ran. Start a fresh run with the `deferred-receipt` output as the `receipt` input at or after the resume time.',
       '',
     );
   }

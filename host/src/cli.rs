@@ -64,6 +64,8 @@ enum Command {
     Report(ReportArgs),
     /// Resolve a dispatch-unknown attempt after looking it up on GitHub.
     Resolve(ResolveArgs),
+    /// Serve the durable port: an HTTP JSON API to record, inspect, cancel, claim and report.
+    Serve(ServeArgs),
 }
 
 #[derive(Args, Debug)]
@@ -167,6 +169,71 @@ struct ResolveArgs {
     /// No run was created: return the deferral to `deferred` (counts the re-entry).
     #[arg(long)]
     not_dispatched: bool,
+}
+
+const SERVE_HELP: &str = "\
+The token comes from --token-file (first line) or DEFERRAL_SERVE_TOKEN, at least 16 characters;
+every request must send `Authorization: Bearer TOKEN`. Bodies are JSON, at most 16 KiB.
+
+Endpoints:
+  POST /v1/deferrals                {\"receipt\",\"launch\",\"max_reentries\"?}  201 {\"id\",\"receipt\",\"cancellation_handle\"}
+  GET  /v1/deferrals/ID             200 the deferral as `status --json ID` prints it
+  POST /v1/deferrals/ID/cancel      {\"handle\"}                                 200 {\"id\",\"state\",\"cause\"}
+  POST /v1/deferrals/ID/claim       {\"wakeup_handle\"}                          200 {\"id\",\"state\",\"attempt\",...,\"receipt\"}
+  POST /v1/deferrals/ID/outcome     {\"attempt\",\"outcome\",\"handle\",\"receipt\"?}  200 {\"id\",\"state\",\"cause\"[,\"receipt\"]}
+
+Errors: {\"error\":{\"code\",\"message\"[,\"path\"]}} with 400 invalid-request, 401 unauthorized,
+403 wrong-handle | launch-not-allowed, 404 not-found | unknown-route, 405 method-not-allowed,
+409 illegal-transition | stale-attempt | not-resumable | lease-expired | conflict,
+411 length-required, 413 body-too-large, 422 receipt errors | already-retained | expired |
+invalid-launch | missing-receipt | binding-mismatch, 500 store failures.
+
+Prints {\"listening\":\"ADDR\"} on stdout when ready; stops on SIGTERM or SIGINT.
+Example:
+  DEFERRAL_SERVE_TOKEN=$(cat /etc/deferral/token) deferral-host --store sqlite:/var/lib/deferral/host.db serve
+See docs/host.md (serve) for curl examples.";
+
+#[derive(Args, Debug)]
+#[command(after_help = SERVE_HELP)]
+struct ServeArgs {
+    /// Address to listen on (port 0: any free port). Anything but loopback prints a warning.
+    #[arg(long, default_value = "127.0.0.1:8787", value_name = "ADDR:PORT")]
+    listen: String,
+    /// File whose first line is the bearer token (instead of DEFERRAL_SERVE_TOKEN).
+    #[arg(long, value_name = "FILE")]
+    token_file: Option<PathBuf>,
+    /// Launch targets a request may name, by prefix (repeatable). Default: `workflow-dispatch:`
+    /// only, since an `exec:` target runs a command on this host.
+    #[arg(long, value_name = "PREFIX")]
+    allow_launch: Vec<String>,
+}
+
+fn serve_token(args: &ServeArgs) -> Result<String, HostError> {
+    let token = match &args.token_file {
+        Some(path) => std::fs::read_to_string(path)
+            .map_err(|e| {
+                HostError::invalid(
+                    "no-token",
+                    format!("cannot read the token file {}: {e}", path.display()),
+                )
+            })?
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .to_string(),
+        None => std::env::var("DEFERRAL_SERVE_TOKEN")
+            .unwrap_or_default()
+            .trim()
+            .to_string(),
+    };
+    if token.len() < crate::serve::MIN_TOKEN_LEN {
+        return Err(HostError::invalid(
+            "no-token",
+            "serve needs a bearer token of at least 16 characters: --token-file FILE or DEFERRAL_SERVE_TOKEN",
+        ));
+    }
+    Ok(token)
 }
 
 fn parse_state(text: &str) -> Result<State, String> {
@@ -352,6 +419,21 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                 json!({"id": d.id, "state": d.state.as_str(), "cause": d.cause})
             );
             Ok(())
+        }
+        Command::Serve(args) => {
+            let token = serve_token(args)?;
+            let store = open_store(cli)?;
+            let allowed_launch = if args.allow_launch.is_empty() {
+                vec!["workflow-dispatch:".to_string()]
+            } else {
+                args.allow_launch.clone()
+            };
+            crate::serve::serve(crate::serve::ServeOptions {
+                listen: args.listen.clone(),
+                token,
+                store_path: store.path().to_path_buf(),
+                policy: crate::serve::Policy { allowed_launch },
+            })
         }
         Command::Resolve(args) => {
             let store = open_store(cli)?;

@@ -74,3 +74,13 @@ test('numbers at the edges of ECMAScript formatting', () => {
     assert.equal(digest('value', `[${JSON.stringify(x)}]`).canonical, `[${JSON.stringify(x)}]`, String(x));
   }
 });
+
+test('a number beyond the range of a double is refused as data, and the module keeps working', () => {
+  for (const text of ['{"a":1e400}', '[-1e999]']) {
+    const got = digest('value', text);
+    assert.equal(got.ok, false, text);
+    assert.equal(got.error.code, 'non-canonical-number');
+  }
+  // The instance survived: a normal call still answers.
+  assert.equal(digest('value', '{"b":1,"a":2}').canonical, '{"a":2,"b":1}');
+});

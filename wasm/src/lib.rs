@@ -52,9 +52,15 @@ pub fn digest(kind: &str, text: &str) -> String {
         Ok(v) => v,
         Err(e) => return compact(&e),
     };
-    compact(
-        &json!({"ok": true, "kind": kind, "digest": digest::digest(&value), "canonical": deferral_core::jcs::canonicalize(&value)}),
-    )
+    match deferral_core::jcs::canonicalize(&value) {
+        Ok(canonical) => compact(&json!({
+            "ok": true,
+            "kind": kind,
+            "digest": digest::sha256_hex(canonical.as_bytes()),
+            "canonical": canonical,
+        })),
+        Err(e) => compact(&error("non-canonical-number", "$", &e.to_string())),
+    }
 }
 
 /// Applies a lifecycle event: input `{"state","event","reentries","max_reentries"}`.

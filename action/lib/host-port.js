@@ -1,0 +1,74 @@
+// A client for `deferral-host serve`, the durable port: one HTTP request per call through
+// lib/http.js (node:http/https, no fetch), never retried. Whether to try again is the caller's
+// call: a repeated `record` would make a second deferral.
+import { request, TransportError } from './http.js';
+
+export const PORT_TIMEOUT_MS = 15_000;
+
+/** A refusal from the port (HTTP status and its stable code) or a failure to reach it (status 0). */
+export class PortError extends Error {
+  constructor(status, code, message, path) {
+    super(message);
+    this.name = 'PortError';
+    this.status = status;
+    this.code = code;
+    if (path) this.path = path;
+  }
+}
+
+/** Receipt text for a request body: a string is sent as it is, an object as its JSON. */
+export const receiptText = (receipt) => (typeof receipt === 'string' ? receipt.trim() : JSON.stringify(receipt));
+
+/**
+ * createPortClient({url, token, timeoutMs?, env?}) answers {record, get, cancel, claim, outcome}.
+ * Each resolves with the port's JSON answer on 2xx and rejects with a PortError otherwise.
+ */
+export function createPortClient({ url, token, timeoutMs = PORT_TIMEOUT_MS, env = process.env } = {}) {
+  if (!url) throw new PortError(0, 'invalid-port', 'the port needs a url, e.g. http://127.0.0.1:8787');
+  if (!token) throw new PortError(0, 'invalid-port', 'the port needs its bearer token');
+  const base = new URL(url);
+  if (base.protocol !== 'http:' && base.protocol !== 'https:') {
+    throw new PortError(0, 'invalid-port', `unsupported URL scheme ${base.protocol}`);
+  }
+  const root = base.href.replace(/\/+$/, '');
+
+  async function call(method, path, body) {
+    const headers = { authorization: `Bearer ${token}`, accept: 'application/json' };
+    if (body !== undefined) {
+      headers['content-type'] = 'application/json';
+      headers['content-length'] = String(Buffer.byteLength(body));
+    }
+    let answer;
+    try {
+      answer = await request(`${root}${path}`, { method, headers, body, timeoutMs, env });
+    } catch (err) {
+      const code = err instanceof TransportError ? err.code : 'EIO';
+      // The URL is the operator's, not a secret; the token never reaches a message.
+      throw new PortError(0, 'port-unreachable', `cannot reach the durable port at ${base.origin}: ${err.message} (${code})`);
+    }
+    let json = null;
+    try { json = JSON.parse(answer.body); } catch { /* not JSON: reported below */ }
+    if (answer.status >= 200 && answer.status < 300 && json && typeof json === 'object') return json;
+    const error = json?.error;
+    if (error?.code) throw new PortError(answer.status, error.code, error.message ?? error.code, error.path);
+    throw new PortError(answer.status, 'port-error', `the durable port answered HTTP ${answer.status} without a JSON error`);
+  }
+
+  const at = (id, action = '') => `/v1/deferrals/${encodeURIComponent(id)}${action}`;
+  return {
+    url: base.origin,
+    record: ({ receipt, launch, maxReentries }) => {
+      const max = maxReentries === undefined ? '' : `,"max_reentries":${JSON.stringify(maxReentries)}`;
+      // Built by hand so the receipt goes byte for byte as given (the host stores it as received).
+      return call('POST', '/v1/deferrals', `{"receipt":${receiptText(receipt)},"launch":${JSON.stringify(launch)}${max}}`);
+    },
+    get: (id) => call('GET', at(id)),
+    cancel: (id, handle) => call('POST', at(id, '/cancel'), JSON.stringify({ handle })),
+    claim: (id, wakeupHandle) => call('POST', at(id, '/claim'), JSON.stringify({ wakeup_handle: wakeupHandle })),
+    outcome: (id, { attempt, outcome, handle, receipt }) => {
+      const head = JSON.stringify({ attempt, outcome, handle });
+      const body = receipt === undefined ? head : `${head.slice(0, -1)},"receipt":${receiptText(receipt)}}`;
+      return call('POST', at(id, '/outcome'), body);
+    },
+  };
+}

@@ -1,0 +1,298 @@
+//! The endpoints of `serve`. Each one parses its JSON body and calls the coordinator function
+//! the command line calls, so the same lifecycle, compare-and-set and events apply.
+
+use super::http::{Request, Response};
+use crate::cli::deferral_json;
+use crate::clock::now_ms;
+use crate::coordinator::{self, Reported};
+use crate::error::{HostError, EXIT_FAILURE, EXIT_INVALID};
+use crate::store::Store;
+use serde_json::value::RawValue;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+
+/// What the server was told at start that the endpoints need.
+#[derive(Debug, Clone)]
+pub struct Policy {
+    /// Launch targets a request may name: each allowed target starts with one of these.
+    pub allowed_launch: Vec<String>,
+}
+
+/// A route known to the server, with the methods it answers.
+enum Route<'a> {
+    Deferrals,
+    Deferral(&'a str),
+    Action(&'a str, &'a str),
+}
+
+fn route(path: &str) -> Option<Route<'_>> {
+    let rest = path.strip_prefix("/v1/deferrals")?;
+    if rest.is_empty() {
+        return Some(Route::Deferrals);
+    }
+    let rest = rest.strip_prefix('/')?;
+    match rest.split('/').collect::<Vec<_>>()[..] {
+        [id] if !id.is_empty() => Some(Route::Deferral(id)),
+        [id, action @ ("cancel" | "claim" | "outcome")] if !id.is_empty() => {
+            Some(Route::Action(id, action))
+        }
+        _ => None,
+    }
+}
+
+fn allowed_method(route: &Route<'_>) -> &'static str {
+    match route {
+        Route::Deferral(_) => "GET",
+        Route::Deferrals | Route::Action(..) => "POST",
+    }
+}
+
+/// Answers a request's head before its body is read: unknown route (404) or wrong method (405).
+pub fn check_route(method: &str, path: &str) -> Option<Response> {
+    let Some(found) = route(path) else {
+        return Some(Response::error(
+            404,
+            "unknown-route",
+            "no such endpoint (see deferral-host serve --help)",
+        ));
+    };
+    let allow = allowed_method(&found);
+    (method != allow).then(|| {
+        Response::error(
+            405,
+            "method-not-allowed",
+            &format!("this endpoint answers {allow} only"),
+        )
+        .with_header("Allow", allow)
+    })
+}
+
+/// The HTTP status of a host error: its exit class, with the few codes that have their own.
+pub fn status_of(err: &HostError) -> u16 {
+    match (err.code.as_str(), err.exit_code) {
+        ("not-found", _) => 404,
+        ("wrong-handle" | "launch-not-allowed", _) => 403,
+        ("invalid-request", _) => 400,
+        (_, EXIT_INVALID) => 422,
+        (_, EXIT_FAILURE) => 500,
+        _ => 409,
+    }
+}
+
+fn error_response(err: &HostError) -> Response {
+    Response::json(status_of(err), err.to_json_value().to_string())
+}
+
+fn bad(message: impl Into<String>) -> HostError {
+    HostError::invalid("invalid-request", message)
+}
+
+/// A JSON object body: each field kept as its exact text (a receipt is stored as received).
+struct Body(BTreeMap<String, Box<RawValue>>);
+
+impl Body {
+    fn parse(bytes: &[u8], allowed: &[&str]) -> Result<Body, HostError> {
+        let fields: BTreeMap<String, Box<RawValue>> = serde_json::from_slice(bytes)
+            .map_err(|e| bad(format!("the body is not a JSON object: {e}")))?;
+        if let Some(unknown) = fields.keys().find(|k| !allowed.contains(&k.as_str())) {
+            return Err(bad(format!(
+                "unknown field {unknown:?}; allowed: {}",
+                allowed.join(", ")
+            )));
+        }
+        Ok(Body(fields))
+    }
+
+    fn string(&self, name: &str) -> Result<String, HostError> {
+        let raw = self
+            .0
+            .get(name)
+            .ok_or_else(|| bad(format!("missing field {name:?}")))?;
+        serde_json::from_str(raw.get()).map_err(|_| bad(format!("{name:?} must be a string")))
+    }
+
+    fn number(&self, name: &str) -> Result<Option<u32>, HostError> {
+        self.0
+            .get(name)
+            .map(|raw| {
+                serde_json::from_str(raw.get())
+                    .map_err(|_| bad(format!("{name:?} must be a whole number")))
+            })
+            .transpose()
+    }
+
+    /// A receipt given as a JSON object (kept byte for byte) or as a string holding one.
+    fn receipt(&self, name: &str) -> Option<String> {
+        let raw = self.0.get(name)?.get();
+        if raw.starts_with('"') {
+            serde_json::from_str(raw).ok()
+        } else {
+            Some(raw.to_string())
+        }
+    }
+}
+
+/// Handles one admitted request with its body.
+pub fn handle(store: &dyn Store, policy: &Policy, request: &Request) -> Response {
+    let result = match route(&request.path) {
+        Some(Route::Deferrals) => record(store, policy, &request.body),
+        Some(Route::Deferral(id)) => {
+            coordinator::load(store, id).map(|d| Response::json(200, deferral_json(&d).to_string()))
+        }
+        Some(Route::Action(id, "cancel")) => cancel(store, id, &request.body),
+        Some(Route::Action(id, "claim")) => claim(store, id, &request.body),
+        Some(Route::Action(id, _)) => outcome(store, id, &request.body),
+        None => Err(HostError::invalid("not-found", "no such endpoint")),
+    };
+    result.unwrap_or_else(|err| error_response(&err))
+}
+
+fn record(store: &dyn Store, policy: &Policy, body: &[u8]) -> Result<Response, HostError> {
+    let body = Body::parse(body, &["receipt", "launch", "max_reentries"])?;
+    let receipt = body
+        .receipt("receipt")
+        .ok_or_else(|| bad("missing field \"receipt\" (the handoff receipt the gate emitted)"))?;
+    let launch = body.string("launch")?;
+    // A launch target runs on this host: a caller may name only the kinds the operator allowed.
+    if !policy
+        .allowed_launch
+        .iter()
+        .any(|prefix| launch.starts_with(prefix.as_str()))
+    {
+        return Err(HostError::refused(
+            "launch-not-allowed",
+            format!(
+                "this port accepts launch targets starting with: {}",
+                policy.allowed_launch.join(", ")
+            ),
+        ));
+    }
+    let max = body
+        .number("max_reentries")?
+        .unwrap_or(deferral_core::lifecycle::DEFAULT_MAX_REENTRIES);
+    let rec = coordinator::record(store, receipt.as_bytes(), &launch, max, now_ms())?;
+    // Written by hand so the receipt keeps the contract's field order.
+    let text = format!(
+        "{{\"id\":{},\"receipt\":{},\"cancellation_handle\":{}}}",
+        Value::String(rec.deferral.id.clone()),
+        rec.receipt.to_json(),
+        Value::String(rec.cancellation_handle)
+    );
+    Ok(Response::json(201, text)
+        .with_header("Location", format!("/v1/deferrals/{}", rec.deferral.id)))
+}
+
+fn cancel(store: &dyn Store, id: &str, body: &[u8]) -> Result<Response, HostError> {
+    let handle = Body::parse(body, &["handle"])?.string("handle")?;
+    let d = coordinator::cancel(store, id, &handle, now_ms())?;
+    let out = json!({"id": d.id, "state": d.state.as_str(), "cause": d.cause});
+    Ok(Response::json(200, out.to_string()))
+}
+
+fn claim(store: &dyn Store, id: &str, body: &[u8]) -> Result<Response, HostError> {
+    let handle = Body::parse(body, &["wakeup_handle"])?.string("wakeup_handle")?;
+    let proof = coordinator::verify_claim(store, id, &handle, now_ms())?;
+    let d = &proof.deferral;
+    let head = json!({"id": d.id, "state": d.state.as_str(), "attempt": d.reentries,
+        "attempt_status": d.attempt_status.map(crate::store::AttemptStatus::as_str),
+        "lease_until_ms": d.lease_until_ms});
+    Ok(Response::json(200, with_receipt(head, &proof.receipt_json)))
+}
+
+fn outcome(store: &dyn Store, id: &str, body: &[u8]) -> Result<Response, HostError> {
+    let body = Body::parse(body, &["attempt", "outcome", "handle", "receipt"])?;
+    let attempt = body
+        .number("attempt")?
+        .ok_or_else(|| bad("missing field \"attempt\""))?;
+    let outcome = match body.string("outcome")?.as_str() {
+        "complete" => Reported::Complete,
+        "blocked" => Reported::Blocked,
+        "deferred" => Reported::Deferred,
+        other => {
+            return Err(bad(format!(
+                "outcome {other:?} is not complete, blocked or deferred"
+            )))
+        }
+    };
+    let handle = body.string("handle")?;
+    let receipt = body.receipt("receipt");
+    let d = coordinator::report(
+        store,
+        id,
+        attempt,
+        &handle,
+        outcome,
+        receipt.as_deref(),
+        now_ms(),
+    )?;
+    let head = json!({"id": d.id, "state": d.state.as_str(), "cause": d.cause});
+    // Still deferred: the caller gets the new retained receipt, as `record` gives the first.
+    if d.state == deferral_core::lifecycle::State::Deferred {
+        let current = store.current_receipt(&d.id)?.text;
+        return Ok(Response::json(200, with_receipt(head, &current)));
+    }
+    Ok(Response::json(200, head.to_string()))
+}
+
+/// `head` with a `receipt` field appended as stored text (keeps the contract's field order).
+fn with_receipt(head: Value, receipt_json: &str) -> String {
+    let text = head.to_string();
+    format!(
+        "{},\"receipt\":{}}}",
+        &text[..text.len() - 1],
+        receipt_json.trim()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn routes_and_methods() {
+        assert!(check_route("POST", "/v1/deferrals").is_none());
+        assert!(check_route("GET", "/v1/deferrals/d1").is_none());
+        assert!(check_route("POST", "/v1/deferrals/d1/claim").is_none());
+        assert_eq!(check_route("GET", "/v1/deferrals").unwrap().status, 405);
+        assert_eq!(check_route("POST", "/v1/deferrals/d1").unwrap().status, 405);
+        for path in [
+            "/",
+            "/v1",
+            "/v1/deferrals/",
+            "/v1/deferrals/d1/x",
+            "/v1/deferralsx",
+        ] {
+            assert_eq!(check_route("GET", path).unwrap().status, 404, "{path}");
+        }
+    }
+
+    #[test]
+    fn statuses_follow_the_error_class() {
+        let cases = [
+            (HostError::invalid("not-found", ""), 404),
+            (HostError::invalid("invalid-digest", ""), 422),
+            (HostError::invalid("invalid-request", ""), 400),
+            (HostError::refused("wrong-handle", ""), 403),
+            (HostError::refused("stale-attempt", ""), 409),
+            (HostError::refused("conflict", ""), 409),
+            (HostError::failure("backend", ""), 500),
+        ];
+        for (err, status) in cases {
+            assert_eq!(status_of(&err), status, "{}", err.code);
+        }
+    }
+
+    #[test]
+    fn receipt_fields_keep_their_text() {
+        let body = Body::parse(
+            br#"{"receipt":{"b":1, "a":2},"launch":"x"}"#,
+            &["receipt", "launch"],
+        )
+        .unwrap();
+        assert_eq!(body.receipt("receipt").unwrap(), r#"{"b":1, "a":2}"#);
+        let body = Body::parse(br#"{"receipt":"{\"a\":1}"}"#, &["receipt"]).unwrap();
+        assert_eq!(body.receipt("receipt").unwrap(), r#"{"a":1}"#);
+        assert!(Body::parse(br#"{"other":1}"#, &["receipt"]).is_err());
+        assert!(Body::parse(b"[1]", &["receipt"]).is_err());
+    }
+}
