@@ -193,6 +193,21 @@ pub fn load(store: &dyn Store, id: &str) -> Result<Deferral, HostError> {
         .ok_or_else(|| StoreError::NotFound(id.to_string()).into())
 }
 
+/// Refuses (`wrong-handle`) unless `handle` is the deferral's raw cancellation handle.
+fn require_cancellation_handle(
+    deferral: &Deferral,
+    handle: &str,
+    what: &str,
+) -> Result<(), HostError> {
+    if handle_matches(handle, &deferral.cancellation_digest) {
+        return Ok(());
+    }
+    Err(HostError::refused(
+        "wrong-handle",
+        format!("{what} needs the deferral's cancellation handle; this one does not match"),
+    ))
+}
+
 /// Cancels a deferral: only the holder of the raw cancellation handle may.
 pub fn cancel(
     store: &dyn Store,
@@ -201,12 +216,7 @@ pub fn cancel(
     now_ms: u64,
 ) -> Result<Deferral, HostError> {
     let deferral = load(store, id)?;
-    if !handle_matches(handle, &deferral.cancellation_digest) {
-        return Err(HostError::refused(
-            "wrong-handle",
-            "the handle does not match this deferral's cancellation digest",
-        ));
-    }
+    require_cancellation_handle(&deferral, handle, "cancel")?;
     apply(
         store,
         &deferral,
@@ -468,12 +478,7 @@ pub fn resolve(
     now_ms: u64,
 ) -> Result<Deferral, HostError> {
     let deferral = load(store, id)?;
-    if !handle_matches(handle, &deferral.cancellation_digest) {
-        return Err(HostError::refused(
-            "wrong-handle",
-            "resolve needs the deferral's cancellation handle",
-        ));
-    }
+    require_cancellation_handle(&deferral, handle, "resolve")?;
     if deferral.state != State::Resumable
         || deferral.attempt_status != Some(AttemptStatus::DispatchUnknown)
     {
