@@ -22,8 +22,13 @@ step "cargo clippy (native and wasm32), warnings denied"
 cargo clippy --quiet --workspace --all-targets -- -D warnings
 cargo clippy --quiet -p deferral-core -p deferral-wasm --target wasm32-unknown-unknown -- -D warnings
 
-step "cargo test"
-cargo test --quiet --workspace
+step "cargo test (SQLite, and PostgreSQL on a throwaway loopback server)"
+# shellcheck source=scripts/postgres-test-server.sh
+source scripts/postgres-test-server.sh
+postgres_test_server_start
+trap postgres_test_server_stop EXIT
+DEFERRAL_REQUIRE_POSTGRES=1 cargo test --quiet --workspace
+postgres_test_server_stop
 
 NODE_TESTS=$(ls tests/node/*.test.mjs)
 step "node --test on $(node --version)"
