@@ -4,8 +4,7 @@
 use crate::clock::{iso8601, now_ms, parse_duration};
 use crate::coordinator::{self, Reported};
 use crate::error::{HostError, EXIT_OK};
-use crate::store::sqlite::IntegrityCheck;
-use crate::store::{AttemptStatus, Deferral, ListQuery, SqliteStore, Store};
+use crate::store::{AttemptStatus, Deferral, IntegrityCheck, ListQuery, Store, StoreUrl};
 use crate::tick::{self, TickOptions};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use deferral_core::lifecycle::{State, DEFAULT_MAX_REENTRIES};
@@ -29,7 +28,10 @@ See docs/host.md for the store, the launch protocol and the recipes.";
 #[derive(Parser, Debug)]
 #[command(name = "deferral-host", version, after_help = AFTER_HELP)]
 pub struct Cli {
-    /// The store: `sqlite:PATH` or a bare path to the SQLite file (created if missing).
+    /// The store: `sqlite:PATH` or a bare path to the SQLite file (created if missing), or
+    /// `postgres://USER[:PASSWORD]@HOST:PORT/DB` (also `postgresql://`) for several replicas and
+    /// tickers sharing one database; tables are created on first use; no TLS (loopback or a
+    /// private network only).
     #[arg(long, global = true, env = "DEFERRAL_STORE", value_name = "URL")]
     store: Option<String>,
 
@@ -240,32 +242,33 @@ fn parse_state(text: &str) -> Result<State, String> {
     State::parse(text).ok_or_else(|| format!("{text:?} is not a state"))
 }
 
-fn open_store(cli: &Cli) -> Result<SqliteStore, HostError> {
+fn store_url(cli: &Cli) -> Result<StoreUrl, HostError> {
     let url = cli.store.as_deref().ok_or_else(|| {
         HostError::invalid(
             "no-store",
-            "give the store with --store sqlite:PATH (or DEFERRAL_STORE)",
+            "give the store with --store sqlite:PATH or postgres://USER@HOST:PORT/DB (or DEFERRAL_STORE)",
         )
     })?;
-    let path = if let Some(path) = url.strip_prefix("sqlite:") {
-        path.strip_prefix("//").unwrap_or(path)
-    } else if url.contains("://") {
-        return Err(HostError::invalid(
-            "unsupported-store",
-            format!("{url:?}: this build supports sqlite:PATH only (PostgreSQL is planned)"),
-        ));
-    } else {
-        url
-    };
-    if path.is_empty() {
-        return Err(HostError::invalid("no-store", "the store path is empty"));
-    }
-    let check = match cli.integrity {
+    StoreUrl::parse(url).map_err(|message| {
+        let code = if url.contains("://") {
+            "unsupported-store"
+        } else {
+            "no-store"
+        };
+        HostError::invalid(code, message)
+    })
+}
+
+fn integrity(cli: &Cli) -> IntegrityCheck {
+    match cli.integrity {
         Integrity::Full => IntegrityCheck::Full,
         Integrity::Quick => IntegrityCheck::Quick,
         Integrity::Off => IntegrityCheck::Off,
-    };
-    Ok(SqliteStore::open(&PathBuf::from(path), check)?)
+    }
+}
+
+fn open_store(cli: &Cli) -> Result<Box<dyn Store + Send>, HostError> {
+    Ok(store_url(cli)?.open(integrity(cli))?)
 }
 
 fn read_input(source: &str) -> Result<Vec<u8>, HostError> {
@@ -310,7 +313,7 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
             deferral_core::receipt::validate(&text)?;
             let store = open_store(cli)?;
             let rec =
-                coordinator::record(&store, &text, &args.launch, args.max_reentries, now_ms())?;
+                coordinator::record(&*store, &text, &args.launch, args.max_reentries, now_ms())?;
             // Written by hand so the receipt keeps the contract's field order.
             println!(
                 "{{\"id\":{},\"receipt\":{},\"cancellation_handle\":{}}}",
@@ -323,7 +326,7 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
         Command::Status(args) => {
             let store = open_store(cli)?;
             let rows = match &args.id {
-                Some(id) => vec![coordinator::load(&store, id)?],
+                Some(id) => vec![coordinator::load(&*store, id)?],
                 None => store.list(&ListQuery {
                     state: args.state,
                     limit: args.limit,
@@ -342,7 +345,7 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
         }
         Command::Show(args) => {
             let store = open_store(cli)?;
-            let d = coordinator::load(&store, &args.id)?;
+            let d = coordinator::load(&*store, &args.id)?;
             let receipts = store.receipts(&d.id)?;
             let events = store.events(&d.id)?;
             if args.json {
@@ -372,7 +375,7 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
         }
         Command::Cancel(args) => {
             let store = open_store(cli)?;
-            let d = coordinator::cancel(&store, &args.id, &args.handle, now_ms())?;
+            let d = coordinator::cancel(&*store, &args.id, &args.handle, now_ms())?;
             println!(
                 "{}",
                 json!({"id": d.id, "state": d.state.as_str(), "cause": d.cause})
@@ -388,7 +391,7 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                 limit: args.limit,
                 http_timeout: args.http_timeout,
             };
-            let report = tick::tick(&store, &options, now_ms)?;
+            let report = tick::tick(&*store, &options, now_ms)?;
             println!("{}", report.to_json());
             Ok(())
         }
@@ -406,7 +409,7 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
             };
             let store = open_store(cli)?;
             let d = coordinator::report(
-                &store,
+                &*store,
                 &args.id,
                 args.attempt,
                 &args.handle,
@@ -422,7 +425,8 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
         }
         Command::Serve(args) => {
             let token = serve_token(args)?;
-            let store = open_store(cli)?;
+            // Opened once here to migrate and check it; each worker then opens its own connection.
+            drop(open_store(cli)?);
             let allowed_launch = if args.allow_launch.is_empty() {
                 vec!["workflow-dispatch:".to_string()]
             } else {
@@ -431,14 +435,14 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
             crate::serve::serve(crate::serve::ServeOptions {
                 listen: args.listen.clone(),
                 token,
-                store_path: store.path().to_path_buf(),
+                store: store_url(cli)?,
                 policy: crate::serve::Policy { allowed_launch },
             })
         }
         Command::Resolve(args) => {
             let store = open_store(cli)?;
             let d =
-                coordinator::resolve(&store, &args.id, &args.handle, args.dispatched, now_ms())?;
+                coordinator::resolve(&*store, &args.id, &args.handle, args.dispatched, now_ms())?;
             println!(
                 "{}",
                 json!({"id": d.id, "state": d.state.as_str(), "cause": d.cause, "attempt_status": d.attempt_status.map(AttemptStatus::as_str)})

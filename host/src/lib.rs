@@ -2,7 +2,7 @@
 //! the receipt's `resume_after_ms`, launches a fresh process, and records how it ended.
 //!
 //! * [`store`]: the [`store::Store`] trait (every change a compare-and-set on state and fence),
-//!   the SQLite backend, and the conformance suite every backend must pass.
+//!   the SQLite and PostgreSQL backends, and the conformance suite every backend must pass.
 //! * [`coordinator`]: each change as the core lifecycle's `transition` plus one store write.
 //! * [`tick`]: one ticker pass: expire, recover stale leases, launch what is due.
 //! * [`launch`]: `exec:` and `workflow-dispatch:` launch targets and a small HTTP client.

@@ -107,7 +107,19 @@ fn invalid_receipts_are_refused_and_nothing_is_stored() {
 
 #[test]
 fn cancel_needs_the_right_handle() {
-    let host = Host::new();
+    cancel_needs_the_right_handle_on(&Host::new());
+}
+
+/// The same commands (record, status, cancel, tick) against a PostgreSQL store.
+#[test]
+fn cancel_needs_the_right_handle_on_postgres() {
+    let Some(schema) = common::pg::schema_or_skip() else {
+        return;
+    };
+    cancel_needs_the_right_handle_on(&Host::with_store(&schema.url));
+}
+
+fn cancel_needs_the_right_handle_on(host: &Host) {
     let marker = host.path("launched");
     let (id, handle) = host.record(&format!("exec:echo x >> {}", sq(&marker)), 0, HOUR, &[]);
     let wrong = deferral_host::handle::new_handle();
@@ -302,6 +314,29 @@ fn help_documents_commands_and_exit_codes() {
         Some(2),
         "usage errors exit 2"
     );
+}
+
+#[test]
+fn store_urls_pick_a_backend_and_unknown_schemes_are_refused() {
+    let host = Host::new();
+    let text = String::from_utf8(host.run(&["--help"], "").stdout).unwrap();
+    assert!(
+        text.contains("postgres://"),
+        "--help names the PostgreSQL URL:\n{text}"
+    );
+    let out = Host::with_store("mysql://u@127.0.0.1/db").expect(2, &["status"], "");
+    assert_eq!(out["error"]["code"], "unsupported-store");
+    // Nothing listens on port 1: exit 1, and the password in the URL is not printed.
+    let unreachable = Host::with_store("postgres://u:sekrit-pw@127.0.0.1:1/db");
+    let out = unreachable.run(&["status"], "");
+    assert_eq!(out.status.code(), Some(1));
+    let printed = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(printed.contains("store-error"), "{printed}");
+    assert!(!printed.contains("sekrit-pw"), "{printed}");
 }
 
 #[test]

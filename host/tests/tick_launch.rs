@@ -276,12 +276,12 @@ fn tick_with_ids_touches_only_those() {
 
 fn record_many(host: &Host, launch: &str, count: usize) -> Vec<String> {
     // Through the library for speed: the tickers under test are separate processes.
-    let store = host.open();
+    let store = host.open_any();
     (0..count)
         .map(|_| {
             let t = now();
             let text = deferral_host::store::conformance::handoff(t, 0, HOUR).to_json();
-            deferral_host::coordinator::record(&store, text.as_bytes(), launch, 2, t)
+            deferral_host::coordinator::record(&*store, text.as_bytes(), launch, 2, t)
                 .unwrap()
                 .deferral
                 .id
@@ -291,12 +291,24 @@ fn record_many(host: &Host, launch: &str, count: usize) -> Vec<String> {
 
 #[test]
 fn four_racing_tickers_launch_each_deferral_exactly_once() {
-    let host = Host::new();
+    four_racing_tickers(&Host::new(), 300);
+}
+
+/// The same race on PostgreSQL: four processes, as if on four machines, share one database.
+#[test]
+fn four_racing_tickers_on_postgres_launch_each_deferral_exactly_once() {
+    let Some(schema) = common::pg::schema_or_skip() else {
+        return;
+    };
+    four_racing_tickers(&Host::with_store(&schema.url), 200);
+}
+
+fn four_racing_tickers(host: &Host, count: usize) {
     let marker = host.path("launched");
     let ids = record_many(
-        &host,
+        host,
         &format!("exec:echo \"$DEFERRAL_ID\" >> {}", sq(&marker)),
-        300,
+        count,
     );
     let tickers: Vec<_> = (0..4)
         .map(|_| {
@@ -325,23 +337,21 @@ fn four_racing_tickers_launch_each_deferral_exactly_once() {
     }
     assert_eq!(
         launched.len(),
-        300,
-        "300 launches in all (per ticker: {per_ticker:?})"
+        count,
+        "{count} launches in all (per ticker: {per_ticker:?})"
     );
     assert!(
         ids.iter().all(|id| counts.get(id.as_str()) == Some(&1)),
         "each deferral launched exactly once"
     );
-    assert_eq!(per_ticker.iter().sum::<usize>(), 300);
+    assert_eq!(per_ticker.iter().sum::<usize>(), count);
     assert!(
         per_ticker.iter().filter(|n| **n > 0).count() >= 2,
         "the tickers really raced: {per_ticker:?}"
     );
-    let store = host.open();
-    use deferral_host::store::Store;
     assert_eq!(
-        store.count_by_state().unwrap(),
-        [(deferral_core::lifecycle::State::Complete, 300)]
+        host.open_any().count_by_state().unwrap(),
+        [(deferral_core::lifecycle::State::Complete, count as u64)]
     );
 }
 

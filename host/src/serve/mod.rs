@@ -1,5 +1,5 @@
 //! `deferral-host serve`: the durable port over HTTP (DESIGN section 7). A fixed pool of worker
-//! threads, each with its own SQLite connection, answers one request per connection; every
+//! threads, each with its own store connection (SQLite or PostgreSQL), answers one request per connection; every
 //! change goes through the coordinator, so the store's compare-and-set settles races between
 //! workers, tickers and command-line calls alike.
 
@@ -7,21 +7,20 @@ pub mod http;
 pub mod routes;
 
 use crate::error::HostError;
-use crate::store::sqlite::IntegrityCheck;
-use crate::store::SqliteStore;
+use crate::store::{IntegrityCheck, Store, StoreUrl};
 use deferral_core::digest::{constant_time_eq, sha256_hex};
 use http::{Request, Response};
 use std::io::Write;
 use std::net::{TcpListener, TcpStream};
 use std::os::fd::AsRawFd;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::Duration;
 
 pub use routes::Policy;
 
-/// Worker threads: enough for a few concurrent runs; SQLite serialises the writes anyway.
+/// Worker threads: enough for a few concurrent runs; SQLite serialises the writes anyway, and
+/// PostgreSQL replicas scale out by running more `serve` processes.
 const WORKERS: usize = 4;
 /// A client gets this long to send its request and read the answer.
 const IO_TIMEOUT: Duration = Duration::from_secs(10);
@@ -32,7 +31,7 @@ pub const MIN_TOKEN_LEN: usize = 16;
 pub struct ServeOptions {
     pub listen: String,
     pub token: String,
-    pub store_path: PathBuf,
+    pub store: StoreUrl,
     pub policy: Policy,
 }
 
@@ -89,12 +88,7 @@ fn unauthorized() -> Response {
     .with_header("WWW-Authenticate", "Bearer")
 }
 
-fn serve_connection(
-    mut stream: TcpStream,
-    store: &SqliteStore,
-    policy: &Policy,
-    token_digest: &str,
-) {
+fn serve_connection(mut stream: TcpStream, store: &dyn Store, policy: &Policy, token_digest: &str) {
     let _ = stream.set_nonblocking(false);
     let _ = stream.set_read_timeout(Some(IO_TIMEOUT));
     let _ = stream.set_write_timeout(Some(IO_TIMEOUT));
@@ -137,7 +131,7 @@ pub fn serve(options: ServeOptions) -> Result<(), HostError> {
     let mut stores = Vec::with_capacity(WORKERS);
     for _ in 0..WORKERS {
         // The caller opened the store once with the chosen integrity check and migrations.
-        stores.push(SqliteStore::open(&options.store_path, IntegrityCheck::Off)?);
+        stores.push(options.store.open(IntegrityCheck::Off)?);
     }
     install_signal_handlers();
     let token_digest = Arc::new(sha256_hex(options.token.as_bytes()));
@@ -152,7 +146,7 @@ pub fn serve(options: ServeOptions) -> Result<(), HostError> {
             std::thread::spawn(move || loop {
                 let next = receiver.lock().map(|r| r.recv());
                 let Ok(Ok(stream)) = next else { break };
-                serve_connection(stream, &store, &policy, &digest);
+                serve_connection(stream, &*store, &policy, &digest);
             })
         })
         .collect();

@@ -1,7 +1,8 @@
 //! The store conformance suite: what every backend must do, written against the [`Store`]
 //! trait only. A backend's test file runs it with [`crate::store_conformance_tests!`],
-//! giving an expression that builds a fresh, empty [`Backend`]; the SQLite backend runs it in `host/tests/store_conformance.rs`, and a
-//! PostgreSQL backend would run the same macro unchanged.
+//! giving an expression that builds a fresh, empty [`Backend`]: the SQLite backend runs it in
+//! `host/tests/store_conformance.rs`, the PostgreSQL backend in
+//! `host/tests/store_conformance_postgres.rs`.
 //!
 //! Each check panics (fails the test) with a message saying what the backend got wrong.
 

@@ -1,8 +1,10 @@
 //! Helpers for process-level tests: run the built binary against a temporary store.
 #![allow(dead_code)]
 
+pub mod pg;
+
 use deferral_host::store::sqlite::IntegrityCheck;
-use deferral_host::store::SqliteStore;
+use deferral_host::store::{SqliteStore, Store, StoreUrl};
 use serde_json::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -13,6 +15,8 @@ pub const HOUR: u64 = 3_600_000;
 pub struct Host {
     pub dir: tempfile::TempDir,
     pub db: PathBuf,
+    /// What `--store` gets: `sqlite:<db>` unless made with [`Host::with_store`].
+    pub store: String,
 }
 
 pub fn now() -> u64 {
@@ -23,7 +27,16 @@ impl Host {
     pub fn new() -> Host {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("host.db");
-        Host { dir, db }
+        let store = format!("sqlite:{}", db.display());
+        Host { dir, db, store }
+    }
+
+    /// A host on another store (a PostgreSQL URL); `dir` still holds the test's files.
+    pub fn with_store(url: &str) -> Host {
+        Host {
+            store: url.to_string(),
+            ..Host::new()
+        }
     }
 
     pub fn path(&self, name: &str) -> PathBuf {
@@ -32,9 +45,7 @@ impl Host {
 
     pub fn command(&self, args: &[&str]) -> Command {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_deferral-host"));
-        cmd.arg("--store")
-            .arg(format!("sqlite:{}", self.db.display()))
-            .args(args);
+        cmd.arg("--store").arg(&self.store).args(args);
         cmd.env_remove("GITHUB_TOKEN")
             .env_remove("DEFERRAL_STORE")
             .env_remove("DEFERRAL_WAKEUP_HANDLE");
@@ -107,6 +118,14 @@ impl Host {
 
     pub fn open(&self) -> SqliteStore {
         SqliteStore::open(&self.db, IntegrityCheck::Full).unwrap()
+    }
+
+    /// A connection to whichever store `--store` names.
+    pub fn open_any(&self) -> Box<dyn Store + Send> {
+        StoreUrl::parse(&self.store)
+            .unwrap()
+            .open(IntegrityCheck::Full)
+            .unwrap()
     }
 }
 

@@ -1,0 +1,210 @@
+//! The store conformance suite run against the PostgreSQL backend, each test in its own fresh
+//! schema, plus checks only PostgreSQL has (append-only triggers, the schema version table,
+//! replicas migrating at once, `SKIP LOCKED` work queries, raw handles absent from every table).
+//! Needs a server: `source scripts/postgres-test-server.sh start` exports its URL; without one
+//! every test here is skipped, or fails under `DEFERRAL_REQUIRE_POSTGRES=1`.
+
+mod common;
+
+use common::pg::{schema_or_skip, TestSchema};
+use deferral_host::store::conformance::Backend;
+use deferral_host::store::postgres::SCHEMA_VERSION;
+use deferral_host::store::{IntegrityCheck, PostgresStore, Store};
+
+struct Postgres(TestSchema);
+
+impl Backend for Postgres {
+    fn connect(&self) -> Box<dyn Store + Send> {
+        Box::new(PostgresStore::open(&self.0.url, IntegrityCheck::Full).expect("open store"))
+    }
+}
+
+deferral_host::store_conformance_tests!(match schema_or_skip() {
+    Some(schema) => Postgres(schema),
+    None => return,
+});
+
+fn recorded(store: &dyn Store) -> deferral_host::coordinator::Recorded {
+    let now = deferral_host::clock::now_ms();
+    let text = deferral_host::store::conformance::handoff(now, 0, 3_600_000).to_json();
+    deferral_host::coordinator::record(store, text.as_bytes(), "exec:true", 2, now).unwrap()
+}
+
+#[test]
+fn postgres_refuses_editing_receipts_and_events() {
+    let Some(schema) = schema_or_skip() else {
+        return;
+    };
+    let store = PostgresStore::open(&schema.url, IntegrityCheck::Full).unwrap();
+    let rec = recorded(&store);
+    let mut client = schema.client();
+    for sql in [
+        "UPDATE receipts SET receipt = '{}'",
+        "DELETE FROM receipts",
+        "TRUNCATE receipts",
+        "UPDATE events SET cause = 'x'",
+        "DELETE FROM events",
+        "TRUNCATE events",
+    ] {
+        let err = client.batch_execute(sql).unwrap_err();
+        let message = err.as_db_error().map(|e| e.message().to_string());
+        assert!(
+            message
+                .as_deref()
+                .is_some_and(|m| m.contains("append-only")),
+            "{sql}: {err:?}"
+        );
+    }
+    assert_eq!(store.receipts(&rec.deferral.id).unwrap().len(), 2);
+    assert_eq!(store.events(&rec.deferral.id).unwrap().len(), 1);
+}
+
+#[test]
+fn postgres_tables_never_hold_a_raw_handle() {
+    let Some(schema) = schema_or_skip() else {
+        return;
+    };
+    let store = PostgresStore::open(&schema.url, IntegrityCheck::Full).unwrap();
+    let rec = recorded(&store);
+    let now = deferral_host::clock::now_ms();
+    let claimed = deferral_host::coordinator::claim(
+        &store,
+        &rec.deferral,
+        "t",
+        now + 1000,
+        deferral_host::store::AttemptStatus::Launching,
+        now,
+    )
+    .unwrap();
+    // Every column of every row, as text.
+    let mut everything = String::new();
+    let mut client = schema.client();
+    for table in ["deferrals", "receipts", "events", "deferral_schema_version"] {
+        for row in client
+            .query(&format!("SELECT t::text FROM {table} t"), &[])
+            .unwrap()
+        {
+            everything.push_str(row.get::<_, &str>(0));
+        }
+    }
+    for raw in [&rec.cancellation_handle, &claimed.wakeup_handle] {
+        assert!(!everything.contains(raw.as_str()), "raw handle stored");
+    }
+    let digest = deferral_host::handle::handle_digest(&rec.cancellation_handle);
+    assert!(everything.contains(&digest), "the digest is there");
+}
+
+#[test]
+fn postgres_schema_is_versioned_and_a_newer_one_is_refused() {
+    let Some(schema) = schema_or_skip() else {
+        return;
+    };
+    let store = PostgresStore::open(&schema.url, IntegrityCheck::Full).unwrap();
+    store.check_integrity().unwrap();
+    let mut client = schema.client();
+    let version: i64 = client
+        .query_one("SELECT version FROM deferral_schema_version", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(version, SCHEMA_VERSION);
+    let indexes: Vec<String> = client
+        .query(
+            "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() ORDER BY 1",
+            &[],
+        )
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    for name in [
+        "deferrals_due",
+        "deferrals_expiry",
+        "deferrals_lease",
+        "deferrals_created",
+        "receipts_deferral",
+        "events_deferral",
+    ] {
+        assert!(indexes.iter().any(|i| i == name), "{name} in {indexes:?}");
+    }
+    client
+        .batch_execute("UPDATE deferral_schema_version SET version = 99")
+        .unwrap();
+    let err = PostgresStore::open(&schema.url, IntegrityCheck::Off)
+        .err()
+        .expect("refused");
+    assert_eq!(err.code(), "schema-too-new");
+}
+
+#[test]
+fn postgres_replicas_opening_a_new_schema_at_once_all_succeed() {
+    let Some(schema) = schema_or_skip() else {
+        return;
+    };
+    std::thread::scope(|scope| {
+        let opens: Vec<_> = (0..8)
+            .map(|_| scope.spawn(|| PostgresStore::open(&schema.url, IntegrityCheck::Full)))
+            .collect();
+        for open in opens {
+            open.join().unwrap().expect("every replica opens the store");
+        }
+    });
+    let version: i64 = schema
+        .client()
+        .query_one("SELECT version FROM deferral_schema_version", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(version, SCHEMA_VERSION, "migrated exactly once");
+}
+
+#[test]
+fn postgres_due_skips_a_row_another_transaction_holds() {
+    let Some(schema) = schema_or_skip() else {
+        return;
+    };
+    let store = PostgresStore::open(&schema.url, IntegrityCheck::Full).unwrap();
+    let held = recorded(&store).deferral;
+    let free = recorded(&store).deferral;
+    let mut other = schema.client();
+    let mut tx = other.transaction().unwrap();
+    tx.query(
+        "SELECT id FROM deferrals WHERE id = $1 FOR UPDATE",
+        &[&held.id],
+    )
+    .unwrap();
+    // Answers at once (no waiting for the lock) and lists only the row nobody holds.
+    let now = deferral_host::clock::now_ms();
+    let due: Vec<String> = store
+        .due(now, 10)
+        .unwrap()
+        .into_iter()
+        .map(|d| d.id)
+        .collect();
+    assert_eq!(due, [free.id]);
+    tx.rollback().unwrap();
+    assert_eq!(store.due(now, 10).unwrap().len(), 2, "both once released");
+}
+
+#[test]
+fn postgres_store_urls_select_the_backend() {
+    use deferral_host::store::StoreUrl;
+    for url in ["postgres://u@h:5432/db", "postgresql://u@h/db"] {
+        assert!(
+            matches!(StoreUrl::parse(url), Ok(StoreUrl::Postgres(_))),
+            "{url}"
+        );
+    }
+    assert!(matches!(
+        StoreUrl::parse("sqlite:/tmp/x.db"),
+        Ok(StoreUrl::Sqlite(_))
+    ));
+    assert!(matches!(
+        StoreUrl::parse("/tmp/x.db"),
+        Ok(StoreUrl::Sqlite(_))
+    ));
+    assert!(StoreUrl::parse("mysql://h/db").is_err());
+    assert_eq!(
+        format!("{:?}", StoreUrl::parse("postgres://u:secret@h/db").unwrap()),
+        "Postgres(..)",
+        "a URL's password never reaches a log"
+    );
+}
