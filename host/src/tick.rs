@@ -14,6 +14,7 @@ use crate::launch::Target;
 use crate::store::{AttemptStatus, Change, Deferral, Lease, Store};
 use deferral_core::digest::sha256_hex;
 use deferral_core::lifecycle::State;
+use deferral_core::receipt::validate_str;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
@@ -266,6 +267,13 @@ fn launch(
         } => {
             let api_url =
                 std::env::var("GITHUB_API_URL").unwrap_or_else(|_| DEFAULT_API_URL.to_string());
+            // The dispatched run never sees the wake-up handle (dispatch inputs are readable by
+            // anyone who can read the run), so it could not prove a retained claim: it gets the
+            // governed-handoff form of the same receipt, and its concurrency group gives the
+            // exclusivity that form relies on. The host keeps the lease and waits for the report.
+            let handoff_json = validate_str(&claimed.receipt_json)
+                .map(|r| r.as_handoff().to_json())
+                .unwrap_or_else(|_| claimed.receipt_json.clone());
             let result = dispatch::dispatch(&DispatchRequest {
                 api_url: &api_url,
                 token: token.as_deref().unwrap_or_default(),
@@ -275,7 +283,7 @@ fn launch(
                 git_ref: &git_ref,
                 deferral_id: &id,
                 attempt,
-                receipt_json: &claimed.receipt_json,
+                receipt_json: &handoff_json,
                 timeout: options.http_timeout,
             });
             // Dispatched or unknown: hold the lease until resume_by, so no tick launches it again;

@@ -121,10 +121,19 @@ fn dispatch_sends_only_id_attempt_and_receipt_with_the_token_in_authorization_on
     );
     let receipt =
         deferral_core::receipt::validate_str(inputs["receipt"].as_str().unwrap()).unwrap();
-    assert!(
-        receipt.is_retained(),
-        "the run gets the retained receipt (digests only)"
-    );
+    // The run cannot prove a wake-up claim (the handle is never sent), so it gets the
+    // governed-handoff form of the stored receipt: same window, same bindings.
+    assert!(!receipt.is_retained(), "the run gets the handoff form");
+    let shown = host.expect(0, &["show", "--json", &id], "");
+    let current = shown["receipts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["current"] == true)
+        .expect("a current receipt");
+    let retained = deferral_core::receipt::validate_str(&current["receipt"].to_string()).unwrap();
+    assert!(retained.is_retained());
+    assert_eq!(receipt, retained.as_handoff());
     assert_eq!(
         body.as_object().unwrap().len(),
         2,

@@ -31,7 +31,7 @@ pub struct DispatchRequest<'a> {
     pub git_ref: &'a str,
     pub deferral_id: &'a str,
     pub attempt: u32,
-    /// The claimed retained receipt (digests only; receipts hold no secret).
+    /// The claimed receipt in its governed-handoff form (the run cannot hold the wake-up handle).
     pub receipt_json: &'a str,
     pub timeout: Duration,
 }
