@@ -12,6 +12,17 @@ use serde_json::{json, Value};
 use std::io::Read;
 use std::path::PathBuf;
 
+/// Prints one line on stdout. When the reader has gone away (`deferral-host show ID | head`)
+/// the process ends quietly instead of panicking on the broken pipe.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if writeln!(std::io::stdout().lock(), $($arg)*).is_err() {
+            std::process::exit(0);
+        }
+    }};
+}
+
 const AFTER_HELP: &str = "\
 Exit codes:
   0  ok
@@ -291,7 +302,7 @@ pub fn run() -> u8 {
     match execute(&cli) {
         Ok(()) => EXIT_OK,
         Err(err) => {
-            println!("{}", err.to_json_value());
+            out!("{}", err.to_json_value());
             eprintln!(
                 "deferral-host: {}{}",
                 err,
@@ -315,7 +326,7 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
             let rec =
                 coordinator::record(&*store, &text, &args.launch, args.max_reentries, now_ms())?;
             // Written by hand so the receipt keeps the contract's field order.
-            println!(
+            out!(
                 "{{\"id\":{},\"receipt\":{},\"cancellation_handle\":{}}}",
                 Value::String(rec.deferral.id),
                 rec.receipt.to_json(),
@@ -335,8 +346,8 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
             if args.json {
                 let list: Vec<Value> = rows.iter().map(deferral_json).collect();
                 match &args.id {
-                    Some(_) => println!("{}", list[0]),
-                    None => println!("{}", json!({ "deferrals": list })),
+                    Some(_) => out!("{}", list[0]),
+                    None => out!("{}", json!({ "deferrals": list })),
                 }
             } else {
                 print!("{}", status_table(&rows));
@@ -364,7 +375,7 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                                "fence": e.fence, "reentries": e.reentries, "detail": e.detail})
                     })
                     .collect();
-                println!(
+                out!(
                     "{}",
                     json!({"deferral": deferral_json(&d), "receipts": receipts, "events": events})
                 );
@@ -376,7 +387,7 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
         Command::Cancel(args) => {
             let store = open_store(cli)?;
             let d = coordinator::cancel(&*store, &args.id, &args.handle, now_ms())?;
-            println!(
+            out!(
                 "{}",
                 json!({"id": d.id, "state": d.state.as_str(), "cause": d.cause})
             );
@@ -392,7 +403,7 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                 http_timeout: args.http_timeout,
             };
             let report = tick::tick(&*store, &options, now_ms)?;
-            println!("{}", report.to_json());
+            out!("{}", report.to_json());
             Ok(())
         }
         Command::Report(args) => {
@@ -417,7 +428,7 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                 receipt.as_deref(),
                 now_ms(),
             )?;
-            println!(
+            out!(
                 "{}",
                 json!({"id": d.id, "state": d.state.as_str(), "cause": d.cause})
             );
@@ -443,7 +454,7 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
             let store = open_store(cli)?;
             let d =
                 coordinator::resolve(&*store, &args.id, &args.handle, args.dispatched, now_ms())?;
-            println!(
+            out!(
                 "{}",
                 json!({"id": d.id, "state": d.state.as_str(), "cause": d.cause, "attempt_status": d.attempt_status.map(AttemptStatus::as_str)})
             );
