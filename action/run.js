@@ -7,7 +7,7 @@ import { buildGateOptions } from './lib/gate-options.js';
 import { runGate, runResume } from './lib/attempt.js';
 import { CommandError, EXIT } from './lib/exit-codes.js';
 import { annotate, appendSummary, mask, setOutputs } from './lib/runner.js';
-import { actionOutputs, errorOutputs, orderedReceipt, resultJson } from './lib/result-view.js';
+import { actionOutputs, errorOutputs, resultJson } from './lib/result-view.js';
 import { explainLine, summaryMarkdown } from './lib/summary.js';
 import { redactText, redactValue } from './lib/redact.js';
 import { coordinatorConfig, retainWithCoordinator } from './lib/coordinator-handoff.js';
@@ -21,7 +21,7 @@ function writeReceiptFile(receipt, env) {
   const dir = join(env.RUNNER_TEMP || tmpdir(), 'deferral');
   mkdirSync(dir, { recursive: true });
   const path = join(dir, `deferred-receipt-${receipt.issued_at_ms}.json`);
-  writeFileSync(path, `${JSON.stringify(orderedReceipt(receipt))}\n`, { mode: 0o644 });
+  writeFileSync(path, `${JSON.stringify(receipt)}\n`, { mode: 0o644 });
   return path;
 }
 

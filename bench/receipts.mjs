@@ -1,14 +1,14 @@
 // Receipt validation throughput on the same receipts, in one run: native Rust, the wasm build
 // from Node, and JSON.parse + the compiled JSON Schema (Ajv). Also the wasm and dist/ sizes.
 // Prints one JSON object. Usage: node bench/receipts.mjs (bench/run.mjs calls it).
-import { readFileSync, readdirSync, statSync, mkdtempSync, rmSync } from 'node:fs';
+import { readFileSync, statSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { execFileSync } from 'node:child_process';
 import { brotliDecompressSync } from 'node:zlib';
 import { join } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { validateReceipt } from '../dist/lib/core.js';
-import { repoRoot, median } from './util.mjs';
+import { repoRoot, median, dirBytes } from './util.mjs';
 
 const dir = join(repoRoot, 'tests/vectors/receipts');
 const cases = JSON.parse(readFileSync(join(dir, 'cases.json'), 'utf8'));
@@ -59,19 +59,12 @@ function receiptOnlyWasmBytes() {
   }
 }
 
-function dirSize(path) {
-  return readdirSync(path).reduce((sum, name) => {
-    const full = join(path, name);
-    return sum + (statSync(full).isDirectory() ? dirSize(full) : statSync(full).size);
-  }, 0);
-}
-
 console.log(JSON.stringify({
   receipts: buffers.length,
   wasm_bytes_brotli: statSync(join(repoRoot, 'dist/wasm/deferral_wasm_bg.wasm.br')).size,
   wasm_receipt_only_bytes: receiptOnlyWasmBytes(),
   wasm_bytes_raw: brotliDecompressSync(readFileSync(join(repoRoot, 'dist/wasm/deferral_wasm_bg.wasm.br'))).length,
-  dist_bytes: dirSize(join(repoRoot, 'dist')),
+  dist_bytes: dirBytes(join(repoRoot, 'dist')),
   native_per_second: nativePerSecond,
   wasm_per_second: wasmPerSecond,
   ajv_per_second: ajvPerSecond,

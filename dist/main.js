@@ -1114,26 +1114,6 @@ function appendSummary(markdown, env2 = process.env) {
 }
 
 // dist/lib/result-view.js
-function orderedReceipt(r) {
-  if (!r) return null;
-  return {
-    schema: r.schema,
-    version: r.version,
-    status: r.status,
-    reason: r.reason,
-    issued_at_ms: r.issued_at_ms,
-    resume_after_ms: r.resume_after_ms,
-    resume_by_ms: r.resume_by_ms,
-    bindings: { scope_digest: r.bindings.scope_digest, request_digest: r.bindings.request_digest, plan_digest: r.bindings.plan_digest },
-    ownership: {
-      disposition: r.ownership.disposition,
-      mode: r.ownership.mode,
-      wakeup_digest: r.ownership.wakeup_digest,
-      cancellation_digest: r.ownership.cancellation_digest
-    },
-    fresh_approval_required: r.fresh_approval_required
-  };
-}
 var iso = (ms) => ms == null ? null : new Date(ms).toISOString();
 function figures(f) {
   if (!f) return null;
@@ -1173,7 +1153,7 @@ function resultJson(result) {
     out.ownership = result.ownership ?? null;
     if (result.field) out.field = result.field;
   }
-  if (result.status === "deferred" && receipt) out.deferredReceipt = orderedReceipt(receipt);
+  if (result.status === "deferred" && receipt) out.deferredReceipt = receipt;
   return out;
 }
 function actionOutputs(result, receiptPath) {
@@ -1455,7 +1435,7 @@ async function retainWithCoordinator(config, receipt, env2) {
   const host = createResumableDeferralHost({ url: config.url, token: config.token, env: env2 });
   let retained;
   try {
-    retained = await host.retain(JSON.stringify(orderedReceipt(receipt)), { launch: config.launch });
+    retained = await host.retain(JSON.stringify(receipt), { launch: config.launch });
   } catch (err) {
     const http2 = err.status ? `HTTP ${err.status} ` : "";
     throw new CommandError(
@@ -1475,7 +1455,7 @@ function writeReceiptFile(receipt, env2) {
   const dir = join2(env2.RUNNER_TEMP || tmpdir2(), "deferral");
   mkdirSync2(dir, { recursive: true });
   const path = join2(dir, `deferred-receipt-${receipt.issued_at_ms}.json`);
-  writeFileSync2(path, `${JSON.stringify(orderedReceipt(receipt))}
+  writeFileSync2(path, `${JSON.stringify(receipt)}
 `, { mode: 420 });
   return path;
 }

@@ -4,7 +4,6 @@
 // printed: whoever reads a log must not be able to cancel the deferral.
 import { builtin } from './builtin.js';
 import { CommandError, EXIT } from './exit-codes.js';
-import { orderedReceipt } from './result-view.js';
 import { createResumableDeferralHost } from './resumable-host.js';
 
 const { mkdirSync, writeFileSync } = builtin('node:fs');
@@ -45,7 +44,7 @@ export async function retainWithCoordinator(config, receipt, env) {
   const host = createResumableDeferralHost({ url: config.url, token: config.token, env });
   let retained;
   try {
-    retained = await host.retain(JSON.stringify(orderedReceipt(receipt)), { launch: config.launch });
+    retained = await host.retain(JSON.stringify(receipt), { launch: config.launch });
   } catch (err) {
     const http = err.status ? `HTTP ${err.status} ` : '';
     throw new CommandError(EXIT.provider, 'coordinator-failed',

@@ -1,28 +1,6 @@
 // How an attempt's result is shown: the CLI's one JSON line and the Action's outputs. Both read
 // the same result object, so they always agree.
 
-/** The receipt with its fields in the contract's order (the core's JSON value sorts them). */
-export function orderedReceipt(r) {
-  if (!r) return null;
-  return {
-    schema: r.schema,
-    version: r.version,
-    status: r.status,
-    reason: r.reason,
-    issued_at_ms: r.issued_at_ms,
-    resume_after_ms: r.resume_after_ms,
-    resume_by_ms: r.resume_by_ms,
-    bindings: { scope_digest: r.bindings.scope_digest, request_digest: r.bindings.request_digest, plan_digest: r.bindings.plan_digest },
-    ownership: {
-      disposition: r.ownership.disposition,
-      mode: r.ownership.mode,
-      wakeup_digest: r.ownership.wakeup_digest,
-      cancellation_digest: r.ownership.cancellation_digest,
-    },
-    fresh_approval_required: r.fresh_approval_required,
-  };
-}
-
 const iso = (ms) => (ms == null ? null : new Date(ms).toISOString());
 
 function figures(f) {
@@ -66,7 +44,7 @@ export function resultJson(result) {
     out.ownership = result.ownership ?? null;
     if (result.field) out.field = result.field;
   }
-  if (result.status === 'deferred' && receipt) out.deferredReceipt = orderedReceipt(receipt);
+  if (result.status === 'deferred' && receipt) out.deferredReceipt = receipt;
   return out;
 }
 

@@ -180,16 +180,20 @@ impl Receipt {
     }
 }
 
-/// Serde helper: writes an optional receipt as its contract JSON (or null) inside a larger output.
+/// Serde helper: writes an optional receipt inside a larger output exactly as `to_json` does,
+/// in the contract's field order (a `Value` would sort the fields alphabetically).
 pub fn serialize_optional<S: serde::Serializer>(
     receipt: &Option<Receipt>,
     serializer: S,
 ) -> Result<S::Ok, S::Error> {
+    use serde::ser::Error as _;
     use serde::Serialize as _;
-    receipt
-        .as_ref()
-        .map(Receipt::to_value)
-        .serialize(serializer)
+    match receipt {
+        Some(r) => serde_json::value::RawValue::from_string(r.to_json())
+            .map_err(S::Error::custom)?
+            .serialize(serializer),
+        None => serializer.serialize_none(),
+    }
 }
 
 fn write_optional(out: &mut String, value: Option<&str>) {
