@@ -115,6 +115,8 @@ fn bench_due(dir: &Path, stored: usize) -> serde_json::Value {
         ids: Vec::new(),
         limit: 1000,
         http_timeout: Duration::from_secs(30),
+        github: None,
+        max_chain: 50,
     };
     let mut due_times = Vec::new();
     let mut plan_times = Vec::new();

@@ -5,7 +5,8 @@
 //!   the SQLite and PostgreSQL backends, and the conformance suite every backend must pass.
 //! * [`coordinator`]: each change as the core lifecycle's `transition` plus one store write.
 //! * [`tick`]: one ticker pass: expire, recover stale leases, launch what is due.
-//! * [`launch`]: `exec:` and `workflow-dispatch:` launch targets and a small HTTP client.
+//! * [`launch`]: `exec:` and `workflow-dispatch:` launch targets.
+//! * [`github`]: the GitHub client (ureq), following dispatched runs, `watch`.
 //! * [`handle`]: random 256-bit handles, stored only as SHA-256 digests.
 //! * [`serve`]: the durable port, an HTTP JSON API over the coordinator.
 //! * [`cli`]: the command line.
@@ -29,6 +30,7 @@ pub mod cli;
 pub mod clock;
 pub mod coordinator;
 pub mod error;
+pub mod github;
 pub mod handle;
 pub mod launch;
 pub mod serve;

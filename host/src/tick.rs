@@ -7,11 +7,12 @@
 
 use crate::coordinator::{self, Outcome};
 use crate::error::HostError;
+use crate::github::client::GithubClient;
 use crate::handle::lease_owner;
-use crate::launch::dispatch::{self, DispatchRequest, DispatchResult, DEFAULT_API_URL};
+use crate::launch::dispatch::{self, DispatchRequest, DispatchResult};
 use crate::launch::exec::{self, ExecEnd, ExecRequest};
 use crate::launch::Target;
-use crate::store::{AttemptStatus, Change, Deferral, Lease, Store};
+use crate::store::{AttemptStatus, Change, Deferral, Lease, RunRecord, Store};
 use deferral_core::digest::sha256_hex;
 use deferral_core::lifecycle::State;
 use deferral_core::receipt::validate_str;
@@ -27,6 +28,10 @@ pub struct TickOptions {
     pub limit: usize,
     /// Timeout of one GitHub request.
     pub http_timeout: Duration,
+    /// The GitHub client for dispatching and following runs (`None`: no credentials given).
+    pub github: Option<GithubClient>,
+    /// Successors a chain may have before progress blocks (`chain-limit`).
+    pub max_chain: u32,
 }
 
 /// What a pass did (or, with `--dry-run`, would do).
@@ -37,6 +42,10 @@ pub struct TickReport {
     pub recovered: Vec<Value>,
     pub launched: Vec<Value>,
     pub skipped: Vec<Value>,
+    /// The follow step (see `github::follow`), when a GitHub client is configured.
+    pub follow: Option<crate::github::follow::FollowReport>,
+    /// GitHub calls made: `{requests, not_modified, blob, stopped}`.
+    pub github: Option<Value>,
 }
 
 impl TickReport {
@@ -47,6 +56,9 @@ impl TickReport {
             "recovered": self.recovered,
             "launched": self.launched,
             "skipped": self.skipped,
+            "followed": self.follow.as_ref().map_or(Vec::new(), |f| f.followed.clone()),
+            "waiting": self.follow.as_ref().map_or(Vec::new(), |f| f.waiting.clone()),
+            "github": self.github,
         })
     }
 }
@@ -130,6 +142,16 @@ pub fn tick(
             Err(err) => return Err(err),
         }
     }
+    if let Some(client) = &options.github {
+        let followed = crate::github::follow::follow(
+            store,
+            client,
+            options.limit,
+            options.max_chain,
+            &now_ms,
+        )?;
+        report.follow = Some(followed);
+    }
     let owner = lease_owner();
     for d in &due {
         match launch(store, d, &owner, options, &now_ms) {
@@ -137,6 +159,18 @@ pub fn tick(
             Ok(None) => {}
             Err(Skip(why)) => report.skipped.push(json!({"id": d.id, "why": why})),
         }
+    }
+    if let Some(client) = &options.github {
+        let calls = client.calls();
+        let stopped = client.quota.borrow().stopped().map(str::to_string);
+        let errors = report
+            .follow
+            .as_ref()
+            .map_or(Vec::new(), |f| f.errors.clone());
+        report.github = Some(
+            json!({"requests": calls.requests, "not_modified": calls.not_modified,
+            "blob": calls.blob, "stopped": stopped, "errors": errors}),
+        );
     }
     Ok(report)
 }
@@ -180,14 +214,18 @@ fn launch(
     now_ms: &dyn Fn() -> u64,
 ) -> Result<Option<Value>, Skip> {
     let target = Target::parse(&d.launch).map_err(|e| Skip(e.message))?;
-    let token = match &target {
-        Target::WorkflowDispatch { .. } => match std::env::var("GITHUB_TOKEN") {
-            Ok(token) if !token.is_empty() => Some(token),
+    let github = match &target {
+        Target::WorkflowDispatch { .. } => match &options.github {
+            Some(client) => Some(client),
             // Checked before claiming, so a missing token does not use up a re-entry.
-            _ => return Err(Skip("GITHUB_TOKEN is not set".into())),
+            None => return Err(Skip("GITHUB_TOKEN is not set".into())),
         },
         Target::Exec { .. } => None,
     };
+    // Out of quota for this pass: leave it due rather than spend a re-entry on a refusal.
+    if let Some(why) = github.and_then(|c| c.quota.borrow().stopped().map(str::to_string)) {
+        return Err(Skip(format!("github quota: {why}")));
+    }
     let attempt_status = match target {
         Target::Exec { .. } => AttemptStatus::Launching,
         Target::WorkflowDispatch { .. } => AttemptStatus::Dispatching,
@@ -265,8 +303,6 @@ fn launch(
             workflow,
             git_ref,
         } => {
-            let api_url =
-                std::env::var("GITHUB_API_URL").unwrap_or_else(|_| DEFAULT_API_URL.to_string());
             // The dispatched run never sees the wake-up handle (dispatch inputs are readable by
             // anyone who can read the run), so it could not prove a retained claim: it gets the
             // governed-handoff form of the same receipt, and its concurrency group gives the
@@ -274,18 +310,21 @@ fn launch(
             let handoff_json = validate_str(&claimed.receipt_json)
                 .map(|r| r.as_handoff().to_json())
                 .unwrap_or_else(|_| claimed.receipt_json.clone());
-            let result = dispatch::dispatch(&DispatchRequest {
-                api_url: &api_url,
-                token: token.as_deref().unwrap_or_default(),
-                owner: &gh_owner,
-                repo: &repo,
-                workflow: &workflow,
-                git_ref: &git_ref,
-                deferral_id: &id,
-                attempt,
-                receipt_json: &handoff_json,
-                timeout: options.http_timeout,
-            });
+            let Some(client) = github else {
+                return Err(Skip("GITHUB_TOKEN is not set".into()));
+            };
+            let result = dispatch::dispatch(
+                client,
+                &DispatchRequest {
+                    owner: &gh_owner,
+                    repo: &repo,
+                    workflow: &workflow,
+                    git_ref: &git_ref,
+                    deferral_id: &id,
+                    attempt,
+                    receipt_json: &handoff_json,
+                },
+            );
             // Dispatched or unknown: hold the lease until resume_by, so no tick launches it again;
             // the run reports its outcome, or an operator resolves the unknown.
             let hold = |status: AttemptStatus, event: &str, detail: String| -> Value {
@@ -308,11 +347,24 @@ fn launch(
                 }
             };
             Ok(Some(match result {
-                DispatchResult::Accepted { status } => hold(
-                    AttemptStatus::Dispatched,
-                    "dispatched",
-                    format!("HTTP {status}"),
-                ),
+                DispatchResult::Accepted { status, run } => {
+                    // The run to follow (or, without its id, to find by its title).
+                    let _ = store.put_run(&RunRecord {
+                        deferral_id: id.clone(),
+                        attempt,
+                        run_id: run.as_ref().map(|r| r.run_id),
+                        html_url: run.as_ref().map(|r| r.html_url.clone()),
+                        workflow: format!("{gh_owner}/{repo}/{workflow}"),
+                        dispatched_ms: claimed_at,
+                    });
+                    let mut entry = hold(
+                        AttemptStatus::Dispatched,
+                        "dispatched",
+                        format!("HTTP {status}"),
+                    );
+                    entry["run_url"] = json!(run.map(|r| r.html_url));
+                    entry
+                }
                 DispatchResult::Unknown { message } => {
                     hold(AttemptStatus::DispatchUnknown, "dispatch-unknown", message)
                 }

@@ -13,8 +13,9 @@ fn record_prints_id_retained_receipt_and_cancellation_handle() {
     let out = host.expect(0, &["record", "--launch", "exec:true", "-"], &receipt);
     let keys: Vec<&String> = out.as_object().unwrap().keys().collect();
     assert_eq!(keys, ["cancellation_handle", "id", "receipt"]);
+    let another = deferral_host::store::conformance::handoff(now(), 60_001, HOUR).to_json();
     let line = String::from_utf8(
-        host.run(&["record", "--launch", "exec:true", "-"], &receipt)
+        host.run(&["record", "--launch", "exec:true", "-"], &another)
             .stdout,
     )
     .unwrap();
@@ -215,7 +216,9 @@ fn report_checks_handle_attempt_and_receipt() {
         now(),
         now() + HOUR,
         deferral_core::receipt::Bindings {
-            scope_digest: "a".repeat(64),
+            // Another scope: not this work at all (another plan or request of the same scope
+            // would be progress, see report_of_progress_completes_and_records_a_successor).
+            scope_digest: "f".repeat(64),
             request_digest: "e".repeat(64),
             plan_digest: None,
         },
@@ -240,7 +243,7 @@ fn report_checks_handle_attempt_and_receipt() {
     );
     assert_eq!(
         (out["error"]["code"].as_str(), out["error"]["path"].as_str()),
-        (Some("binding-mismatch"), Some("$.bindings.request_digest"))
+        (Some("binding-mismatch"), Some("$.bindings.scope_digest"))
     );
     assert_eq!(
         host.status(&id)["state"],

@@ -5,7 +5,6 @@
 
 pub mod dispatch;
 pub mod exec;
-pub mod http;
 
 use crate::error::HostError;
 

@@ -21,6 +21,8 @@
 //! several replicas opening a new database at once do not race. The connection has no TLS
 //! (`NoTls`): use it on loopback or a private network.
 
+mod github;
+
 use super::sqlite::IntegrityCheck;
 use super::{
     AttemptStatus, Deferral, EventRecord, ListQuery, NewDeferral, NewReceipt, Store, StoreError,
@@ -33,7 +35,8 @@ use postgres::{Client, GenericClient, IsolationLevel, NoTls, Row, Transaction};
 use std::cell::RefCell;
 
 /// Migrations, in order; migration `i` moves the store from version `i` to `i + 1`.
-const MIGRATIONS: &[&str] = &[r#"
+const MIGRATIONS: &[&str] = &[
+    r#"
 CREATE TABLE deferrals (
     id                  TEXT PRIMARY KEY,
     state               TEXT NOT NULL CHECK (state IN ('ready','deferred','resumable','complete','blocked','cancelled')),
@@ -99,7 +102,9 @@ CREATE TRIGGER receipts_no_truncate BEFORE TRUNCATE ON receipts FOR EACH STATEME
 CREATE TRIGGER events_no_update BEFORE UPDATE ON events FOR EACH ROW EXECUTE FUNCTION deferral_append_only();
 CREATE TRIGGER events_no_delete BEFORE DELETE ON events FOR EACH ROW EXECUTE FUNCTION deferral_append_only();
 CREATE TRIGGER events_no_truncate BEFORE TRUNCATE ON events FOR EACH STATEMENT EXECUTE FUNCTION deferral_append_only();
-"#];
+"#,
+    github::MIGRATION,
+];
 
 /// The schema version this program writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -312,6 +317,9 @@ impl PostgresStore {
                 .skip(usize::try_from(version).unwrap_or(0))
             {
                 tx.batch_execute(sql).map_err(backend)?;
+                if *sql == github::MIGRATION {
+                    github::backfill(tx)?;
+                }
                 let next = i64::try_from(index + 1).unwrap_or(i64::MAX);
                 tx.execute("UPDATE deferral_schema_version SET version = $1", &[&next])
                     .map_err(backend)?;
@@ -382,6 +390,7 @@ impl Store for PostgresStore {
                 return Err(StoreError::Duplicate(new.id.clone()));
             }
             let seq = append_receipts(tx, &new.id, &new.receipts, new.at_ms)?;
+            github::register_new(tx, new)?;
             tx.execute(
                 "UPDATE deferrals SET receipt_seq = $1 WHERE id = $2",
                 &[&to_i64(seq), &new.id],
@@ -436,6 +445,7 @@ impl Store for PostgresStore {
             let receipt_seq = if update.receipts.is_empty() {
                 current.receipt_seq
             } else {
+                github::register_receipts(tx, id, &update.receipts)?;
                 append_receipts(tx, id, &update.receipts, update.at_ms)?
             };
             let (reason, after, by) = match &update.window {

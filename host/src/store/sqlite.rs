@@ -4,6 +4,8 @@
 //! events are append-only: triggers refuse any UPDATE or DELETE on them, so not even a bug in
 //! this program can edit evidence. `PRAGMA integrity_check` runs on open (or `quick_check`).
 
+mod github;
+
 use super::{
     AttemptStatus, Deferral, EventRecord, ListQuery, NewDeferral, NewReceipt, Store, StoreError,
     StoredReceipt, Update,
@@ -15,7 +17,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Migrations, in order; migration `i` moves the store from version `i` to `i + 1`.
-const MIGRATIONS: &[&str] = &[r#"
+const MIGRATIONS: &[&str] = &[
+    r#"
 CREATE TABLE deferrals (
     id                  TEXT PRIMARY KEY,
     state               TEXT NOT NULL CHECK (state IN ('ready','deferred','resumable','complete','blocked','cancelled')),
@@ -72,7 +75,9 @@ CREATE TABLE events (
 CREATE INDEX events_deferral ON events (deferral_id, seq);
 CREATE TRIGGER events_no_update BEFORE UPDATE ON events BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
 CREATE TRIGGER events_no_delete BEFORE DELETE ON events BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
-"#];
+"#,
+    github::MIGRATION,
+];
 
 /// The schema version this program writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -176,6 +181,9 @@ impl SqliteStore {
                 .skip(usize::try_from(version).unwrap_or(0))
             {
                 conn.execute_batch(sql).map_err(backend)?;
+                if *sql == github::MIGRATION {
+                    github::backfill(conn)?;
+                }
                 conn.execute_batch(&format!("PRAGMA user_version = {}", index + 1))
                     .map_err(backend)?;
             }
@@ -375,6 +383,7 @@ impl Store for SqliteStore {
             ])
             .map_err(backend)?;
             let seq = append_receipts(conn, &new.id, &new.receipts, new.at_ms)?;
+            github::register_new(conn, new)?;
             conn.execute("UPDATE deferrals SET receipt_seq = ?1 WHERE id = ?2", params![to_i64(seq), new.id])
                 .map_err(backend)?;
             append_event(
@@ -416,6 +425,7 @@ impl Store for SqliteStore {
             let receipt_seq = if update.receipts.is_empty() {
                 current.receipt_seq
             } else {
+                github::register_receipts(conn, id, &update.receipts)?;
                 append_receipts(conn, id, &update.receipts, update.at_ms)?
             };
             let (reason, after, by) = match &update.window {
