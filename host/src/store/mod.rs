@@ -7,6 +7,7 @@
 //! pass the same [`conformance`] suite. [`StoreUrl`] picks one from `--store`.
 
 pub mod conformance;
+pub mod conformance_loop;
 pub mod github;
 pub mod postgres;
 pub mod sqlite;
