@@ -3,7 +3,7 @@
 //! `store_loop_conformance_tests!(make_backend())`.
 
 use super::conformance::{handoff, Backend};
-use super::{ArtifactRef, LoopStore, RecordKeys, RunRecord, Store, StoreError};
+use super::{ArtifactRef, RecordKeys, RunRecord, Store, StoreError};
 use crate::coordinator::{self, Recording};
 use crate::store::AttemptStatus;
 
