@@ -288,6 +288,14 @@ fn failures_and_bad_artifacts_end_blocked_with_precise_causes() {
         ),
         (
             Script {
+                // Larger than the download bound: not read past it.
+                artifact_zip: Some(vec![b'z'; 2 << 20]),
+                ..Script::default()
+            },
+            "artifact-unreadable",
+        ),
+        (
+            Script {
                 artifact: Some(same_bindings()),
                 artifact_expired: true,
                 ..Script::default()

@@ -177,7 +177,7 @@ fn parse_runs(compact: &Value) -> Vec<RunInfo> {
         .unwrap_or_default()
 }
 
-/// `GET /repos/{o}/{r}/actions/workflows/{wf}/runs?event=workflow_dispatch[&status=completed]&created=>=DAY&per_page=100`
+/// `GET /repos/{o}/{r}/actions/workflows/{wf}/runs?event=workflow_dispatch[&status=completed]&created=>=SINCE&per_page=100`
 /// (with its ETag). Returns the runs and whether the page was full (more may exist).
 pub fn list_runs(
     client: &GithubClient,
@@ -185,7 +185,7 @@ pub fn list_runs(
     repo: &str,
     workflow: &str,
     completed_only: bool,
-    created_since_day: &str,
+    created_since: &str,
     now_ms: u64,
 ) -> Result<(Vec<RunInfo>, bool), ApiError> {
     let status = if completed_only {
@@ -194,7 +194,8 @@ pub fn list_runs(
         ""
     };
     let path = format!(
-        "/repos/{repo}/actions/workflows/{workflow}/runs?event=workflow_dispatch{status}&created=%3E%3D{created_since_day}&per_page=100"
+        "/repos/{repo}/actions/workflows/{workflow}/runs?event=workflow_dispatch{status}&created=%3E%3D{}&per_page=100",
+        encode(created_since)
     );
     let compact = cached_list(client, store, &path, repo, runs_of, now_ms)?;
     let runs = parse_runs(&compact);

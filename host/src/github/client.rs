@@ -70,12 +70,17 @@ pub enum CallError {
     /// The host stopped calling GitHub for this pass: the reserve is reached or a secondary
     /// limit is in force. Nothing was sent.
     QuotaStop(String),
+    /// The answer's body is larger than the bound for its kind; it was not read further.
+    TooLarge(String),
 }
 
 impl CallError {
     pub fn message(&self) -> &str {
         match self {
-            CallError::NotSent(m) | CallError::AfterSend(m) | CallError::QuotaStop(m) => m,
+            CallError::NotSent(m)
+            | CallError::AfterSend(m)
+            | CallError::QuotaStop(m)
+            | CallError::TooLarge(m) => m,
         }
     }
 }
@@ -312,7 +317,7 @@ impl GithubClient {
             .limit(limit)
             .read_to_vec()
             .map_err(|e| match e {
-                ureq::Error::BodyExceedsLimit(_) => CallError::AfterSend(format!(
+                ureq::Error::BodyExceedsLimit(_) => CallError::TooLarge(format!(
                     "HTTP {status}: the answer is larger than {limit} bytes"
                 )),
                 other => CallError::AfterSend(format!("reading the answer failed: {other}")),

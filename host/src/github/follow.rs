@@ -17,9 +17,8 @@
 
 use super::api::{self, ApiError, ArtifactInfo, RunInfo};
 use super::artifact::receipt_text;
-use super::client::GithubClient;
+use super::client::{CallError, GithubClient};
 use super::DEFAULT_ARTIFACT;
-use crate::clock::iso8601;
 use crate::coordinator::{self, Effects, Outcome};
 use crate::error::HostError;
 use crate::store::{ArtifactRef, Change, Deferral, RunRecord, Store};
@@ -47,10 +46,12 @@ fn split_workflow(workflow: &str) -> Option<(String, String)> {
     Some((repo.to_string(), file.to_string()))
 }
 
-/// The day (`YYYY-MM-DD`, UTC) of `ms`: list filters use whole days so the URL, and so its
-/// ETag, stays the same from one tick to the next.
-fn day_of(ms: u64) -> String {
-    iso8601(ms)[..10].to_string()
+/// The `created` bound of the list call: five minutes before the oldest dispatch (clocks
+/// differ), floored to the minute, so the URL, and so its ETag, stay the same from one tick to
+/// the next while that attempt is followed.
+fn created_since(oldest_dispatch_ms: u64) -> String {
+    let ms = oldest_dispatch_ms.saturating_sub(5 * 60_000) / 60_000 * 60_000;
+    deferral_core::signals::time::format_iso8601(ms)
 }
 
 struct Pending {
@@ -123,8 +124,7 @@ fn follow_workflow(
         .map(|p| p.run.dispatched_ms)
         .min()
         .unwrap_or(0);
-    // Day of the oldest dispatch, less a day for clocks and time zones at midnight.
-    let since = day_of(oldest.saturating_sub(86_400_000));
+    let since = created_since(oldest);
     let unmatched = pending.iter().any(|p| p.run.run_id.is_none());
     // Attempts without a run id need every run (in progress too) to be matched by title.
     let (runs, full) = api::list_runs(client, store, repo, file, !unmatched, &since, now_ms())?;
@@ -187,6 +187,12 @@ fn artifact_receipt(
     }
     let zip = match api::download_artifact(client, repo, artifact.id) {
         Ok(zip) => zip,
+        Err(ApiError::Call(CallError::TooLarge(why))) => {
+            return Ok(Err(Refused {
+                cause: "artifact-unreadable",
+                detail: format!("artifact {}: {why}", artifact.id),
+            }))
+        }
         Err(ApiError::Status { status: 410, .. }) => {
             return Ok(Err(Refused {
                 cause: "artifact-expired",

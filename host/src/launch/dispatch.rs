@@ -110,7 +110,9 @@ pub fn dispatch(client: &GithubClient, request: &DispatchRequest) -> DispatchRes
             Err(CallError::NotSent(message) | CallError::QuotaStop(message)) => {
                 DispatchResult::NotSent { message }
             }
-            Err(CallError::AfterSend(message)) => DispatchResult::Unknown { message },
+            Err(CallError::AfterSend(message) | CallError::TooLarge(message)) => {
+                DispatchResult::Unknown { message }
+            }
         };
     }
 }

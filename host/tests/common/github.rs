@@ -272,9 +272,12 @@ impl Standin {
                 state.remaining = state.remaining.saturating_sub(1);
             }
             for (k, v) in [
-                ("x-ratelimit-limit", "5000".to_string()),
+                ("x-ratelimit-limit", state.remaining.max(5000).to_string()),
                 ("x-ratelimit-remaining", state.remaining.to_string()),
-                ("x-ratelimit-used", (5000 - state.remaining).to_string()),
+                (
+                    "x-ratelimit-used",
+                    5000u64.saturating_sub(state.remaining).to_string(),
+                ),
                 ("x-ratelimit-reset", (epoch_s() + 3600).to_string()),
                 ("x-ratelimit-resource", "core".to_string()),
             ] {
@@ -572,16 +575,19 @@ fn api_answer(state: &mut State, request: &Request, api: &str, blob: &str) -> An
             }
         }
         let completed_only = q.get("status").map(String::as_str) == Some("completed");
-        let list: Vec<serde_json::Value> = state
+        let per_page: usize = q.get("per_page").and_then(|p| p.parse().ok()).unwrap_or(30);
+        let all: Vec<serde_json::Value> = state
             .runs
             .iter()
             .rev()
             .filter(|r| r.event == "workflow_dispatch" && (!completed_only || r.completed))
             .map(|r| run_json(r, api))
             .collect();
+        // The first page only, newest first, as GitHub pages it.
+        let page: Vec<serde_json::Value> = all.iter().take(per_page.min(100)).cloned().collect();
         return listed(
             request,
-            serde_json::json!({"total_count": list.len(), "workflow_runs": list}),
+            serde_json::json!({"total_count": all.len(), "workflow_runs": page}),
         );
     }
     if let Some(rest) = route.strip_prefix(&runs_prefix) {
