@@ -146,6 +146,7 @@ pub fn tick(
         let followed = crate::github::follow::follow(
             store,
             client,
+            &options.ids,
             options.limit,
             options.max_chain,
             &now_ms,
@@ -248,7 +249,7 @@ fn launch(
     let attempt = claimed.deferral.reentries;
     let id = claimed.deferral.id.clone();
     let finish = |deferral: &Deferral, outcome: Outcome| -> Value {
-        match coordinator::finish(store, deferral, outcome, now_ms()) {
+        match coordinator::finish_chained(store, deferral, outcome, options.max_chain, now_ms()) {
             Ok(after) => {
                 json!({"id": id, "attempt": attempt, "state": after.state.as_str(), "cause": after.cause, "detail": after.detail})
             }

@@ -59,10 +59,11 @@ struct Pending {
     run: RunRecord,
 }
 
-/// One follow pass over at most `limit` dispatched attempts.
+/// One follow pass over at most `limit` dispatched attempts (only those of `ids`, unless empty).
 pub fn follow(
     store: &dyn Store,
     client: &GithubClient,
+    ids: &[String],
     limit: usize,
     max_chain: u32,
     now_ms: &dyn Fn() -> u64,
@@ -70,6 +71,9 @@ pub fn follow(
     let mut report = FollowReport::default();
     let mut by_workflow: BTreeMap<String, Vec<Pending>> = BTreeMap::new();
     for (deferral, run) in store.dispatched(limit)? {
+        if !ids.is_empty() && !ids.contains(&deferral.id) {
+            continue;
+        }
         let Some(run) = run else { continue };
         by_workflow
             .entry(run.workflow.clone())

@@ -231,8 +231,11 @@ fn write_answer(stream: &mut TcpStream, answer: &Answer) {
         head.push_str(&format!("{k}: {v}\r\n"));
     }
     head.push_str("\r\n");
-    let _ = stream.write_all(head.as_bytes());
-    let _ = stream.write_all(&answer.body);
+    // One write: head and body in one segment, no wait on the peer's delayed ACK.
+    let mut bytes = head.into_bytes();
+    bytes.extend_from_slice(&answer.body);
+    let _ = stream.set_nodelay(true);
+    let _ = stream.write_all(&bytes);
     let _ = stream.flush();
 }
 
