@@ -86,7 +86,8 @@ enum Command {
     after_help = "Example:\n  deferral-host --store sqlite:/var/lib/deferral/host.db \\\n    record --launch 'exec:/usr/local/bin/resume-sync' receipt.json"
 )]
 struct RecordArgs {
-    /// Launch target: `exec:COMMAND` or `workflow-dispatch:OWNER/REPO/WORKFLOW@REF`.
+    /// Launch target: `exec:/ABSOLUTE/PROGRAM [ARGS]` (run directly, no shell; quote arguments
+    /// with '...' or "...") or `workflow-dispatch:OWNER/REPO/WORKFLOW@REF`.
     #[arg(long, value_name = "TARGET")]
     launch: String,
     /// Fresh-process launches allowed before a still-deferred deferral is blocked.
@@ -215,9 +216,12 @@ struct ServeArgs {
     /// File whose first line is the bearer token (instead of DEFERRAL_SERVE_TOKEN).
     #[arg(long, value_name = "FILE")]
     token_file: Option<PathBuf>,
-    /// Launch targets a request may name, by prefix (repeatable). Default: `workflow-dispatch:`
-    /// only, since an `exec:` target runs a command on this host.
-    #[arg(long, value_name = "PREFIX")]
+    /// A launch target a request may name (repeatable): `exec:/ABS/PROGRAM` (that program with
+    /// any arguments), `exec:/ABS/PROGRAM ARGS` (exactly those), a full
+    /// `workflow-dispatch:O/R/W@REF`, or `exec:` / `workflow-dispatch:` alone for any target of
+    /// that kind. Never a prefix. Default: `workflow-dispatch:` only, since an `exec:` target
+    /// runs a program on this host.
+    #[arg(long, value_name = "TARGET")]
     allow_launch: Vec<String>,
 }
 
@@ -443,11 +447,12 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
             } else {
                 args.allow_launch.clone()
             };
+            let launch_policy = crate::launch::LaunchPolicy::parse(&allowed_launch)?;
             crate::serve::serve(crate::serve::ServeOptions {
                 listen: args.listen.clone(),
                 token,
                 store: store_url(cli)?,
-                policy: crate::serve::Policy { allowed_launch },
+                policy: crate::serve::Policy { launch_policy },
             })
         }
         Command::Resolve(args) => {

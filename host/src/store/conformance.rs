@@ -85,7 +85,8 @@ fn record_at(
     max: u32,
 ) -> coordinator::Recorded {
     let text = handoff(now, after_ms, by_ms).to_json();
-    coordinator::record(store, text.as_bytes(), "exec:true", max, now).expect("record succeeds")
+    coordinator::record(store, text.as_bytes(), "exec:/bin/true", max, now)
+        .expect("record succeeds")
 }
 
 fn record_due(store: &dyn Store, max: u32) -> Deferral {
@@ -171,7 +172,7 @@ pub fn duplicate_ids_are_refused(backend: &dyn Backend) {
         reentries: 0,
         max_reentries: 2,
         cause: "recorded".into(),
-        launch: "exec:true".into(),
+        launch: "exec:/bin/true".into(),
         window: super::Window {
             reason: "rest-reserve".into(),
             resume_after_ms: t,
