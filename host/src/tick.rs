@@ -11,6 +11,7 @@ use crate::handle::lease_owner;
 use crate::launch::dispatch::{self, DispatchRequest, DispatchResult, DEFAULT_API_URL};
 use crate::launch::exec::{self, ExecRequest};
 use crate::launch::exec_outcome;
+use crate::launch::process_group::{self, StaleGroup};
 use crate::launch::Target;
 use crate::store::{AttemptStatus, Change, Deferral, Lease, Store};
 use deferral_core::digest::sha256_hex;
@@ -111,6 +112,10 @@ pub fn tick(
         return Ok(report);
     }
     for d in &expirable {
+        if d.state == State::Resumable {
+            // Nothing launches it again, but nothing of it should keep running either.
+            let _ = end_old_launch(store, d);
+        }
         match coordinator::expire(store, d, now_ms()) {
             Ok(_) => report.expired.push(d.id.clone()),
             Err(err) if err.is_conflict() => {}
@@ -128,6 +133,11 @@ pub fn tick(
             }
             Ok(None) => {}
             Err(err) if err.is_conflict() => {}
+            Err(err) if err.code == "launch-still-running" => {
+                report
+                    .skipped
+                    .push(json!({"id": d.id, "why": format!("{err}")}));
+            }
             Err(err) => return Err(err),
         }
     }
@@ -159,15 +169,58 @@ fn recover(store: &dyn Store, d: &Deferral, now: u64) -> Result<Option<Deferral>
             coordinator::note(store, d, "dispatch-unknown", "lease-expired", effects, now).map(Some)
         }
         Some(AttemptStatus::Dispatched | AttemptStatus::DispatchUnknown) => Ok(None),
-        Some(AttemptStatus::Launching) | None => coordinator::finish(
-            store,
-            d,
-            Outcome::Returned {
-                detail: "lease-expired: the launch did not report before its lease ended".into(),
-            },
-            now,
-        )
-        .map(Some),
+        Some(AttemptStatus::Launching) | None => {
+            // Whatever the old launch left running is ended (and seen gone) before the deferral
+            // can be launched again, so two launches of it never overlap.
+            let ended = end_old_launch(store, d)?;
+            coordinator::finish(
+                store,
+                d,
+                Outcome::Returned {
+                    detail: format!(
+                        "lease-expired: the launch did not report before its lease ended{ended}"
+                    ),
+                },
+                now,
+            )
+            .map(Some)
+        }
+    }
+}
+
+/// How long a recovering ticker waits for a killed process group to be gone.
+const GROUP_GONE_WAIT: Duration = Duration::from_secs(5);
+
+/// Ends the process group recorded for the current attempt of `d`, if any is left. Returns a
+/// note for the event's detail, or `launch-still-running` (the deferral is not recovered by
+/// this tick) when the group is on another machine or does not die.
+fn end_old_launch(store: &dyn Store, d: &Deferral) -> Result<String, HostError> {
+    let Some(process) = store.launch_process(&d.id)? else {
+        return Ok(String::new());
+    };
+    if process.fence != d.fence {
+        return Ok(String::new());
+    }
+    match process_group::end_stale_group(&process, GROUP_GONE_WAIT) {
+        StaleGroup::Gone => Ok("; its process group had ended".into()),
+        StaleGroup::Killed(n) => Ok(format!(
+            "; its process group {} was killed ({n} processes) and is gone",
+            process.pgid
+        )),
+        StaleGroup::Elsewhere(machine) => Err(HostError::refused(
+            "launch-still-running",
+            format!(
+                "the stale launch's process group {} runs on machine {machine}; a ticker there recovers it (or it expires)",
+                process.pgid
+            ),
+        )),
+        StaleGroup::StillRunning(n) => Err(HostError::refused(
+            "launch-still-running",
+            format!(
+                "the stale launch's process group {} still has {n} processes after SIGKILL",
+                process.pgid
+            ),
+        )),
     }
 }
 
@@ -277,7 +330,18 @@ fn launch(
                     receipt_digest: &sha256_hex(claimed.receipt_json.as_bytes()),
                     deadline,
                 },
-                &mut |_pgid| {},
+                &mut |pgid| {
+                    // Recorded before anything is waited for, so a ticker that recovers this
+                    // lease after we die can end the group (the leader already dies with us).
+                    let fence = claimed.deferral.fence;
+                    if let Some(process) = process_group::describe(pgid, fence, now_ms()) {
+                        if let Err(err) = store.record_launch_process(&id, &process) {
+                            eprintln!(
+                                "deferral-host tick: could not record the process group of {id}: {err}"
+                            );
+                        }
+                    }
+                },
             );
             Ok(Some(finish(
                 &claimed.deferral,

@@ -13,6 +13,7 @@ pub mod exec;
 pub mod exec_outcome;
 pub mod github_names;
 pub mod http;
+pub mod process_group;
 pub mod words;
 
 use crate::error::HostError;

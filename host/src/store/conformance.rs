@@ -37,6 +37,7 @@ macro_rules! store_conformance_tests {
             handles_are_never_stored_raw,
             terminal_states_invalidate_the_wakeup,
             note_keeps_state_and_checks_the_fence,
+            launch_process_belongs_to_the_current_attempt,
             list_and_counts);
     };
     (@each $backend:expr; $($name:ident),* $(,)?) => {
@@ -773,4 +774,62 @@ pub fn list_and_counts(backend: &dyn Backend) {
     counts.sort_by_key(|(s, _)| s.as_str());
     assert_eq!(counts, [(State::Cancelled, 1), (State::Deferred, 1)]);
     store.check_integrity().unwrap();
+}
+
+pub fn launch_process_belongs_to_the_current_attempt(backend: &dyn Backend) {
+    let store = backend.connect();
+    let d = record_due(&*store, 2);
+    let process = |fence: u64, pgid: i64| super::LaunchProcess {
+        fence,
+        pgid,
+        machine: "m".into(),
+        boot_id: "b".into(),
+        leader_start: 42,
+        recorded_ms: 1_234,
+    };
+    assert_eq!(store.launch_process(&d.id).unwrap(), None);
+    assert!(
+        store
+            .record_launch_process(&d.id, &process(d.fence, 100))
+            .unwrap_err()
+            .code()
+            == "conflict",
+        "not resumable: no launch to record"
+    );
+    let claimed = claim(&*store, &d).deferral;
+    store
+        .record_launch_process(&claimed.id, &process(claimed.fence, 100))
+        .unwrap();
+    assert_eq!(
+        store.launch_process(&d.id).unwrap(),
+        Some(process(claimed.fence, 100))
+    );
+    assert_eq!(
+        store
+            .record_launch_process(&claimed.id, &process(claimed.fence - 1, 101))
+            .unwrap_err()
+            .code(),
+        "conflict",
+        "a stale fence records nothing"
+    );
+    let back = coordinator::finish(
+        &*store,
+        &claimed,
+        Outcome::Returned {
+            detail: "test".into(),
+        },
+        now(),
+    )
+    .unwrap();
+    let again = claim(&*store, &back).deferral;
+    store
+        .record_launch_process(&again.id, &process(again.fence, 200))
+        .unwrap();
+    let got = store.launch_process(&d.id).unwrap().unwrap();
+    assert_eq!(
+        (got.fence, got.pgid),
+        (again.fence, 200),
+        "the next attempt's group replaces the last"
+    );
+    assert!(store.launch_process("d-missing").unwrap().is_none());
 }

@@ -193,6 +193,22 @@ pub struct NewDeferral {
     pub at_ms: u64,
 }
 
+/// The process group an `exec:` launch runs in, recorded right after it starts so that a
+/// ticker recovering the launch's lease can kill what is left of it before launching again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LaunchProcess {
+    /// The fence of the claim that started it (the attempt it belongs to).
+    pub fence: u64,
+    pub pgid: i64,
+    /// Where it runs: the machine id and its boot id (a group on another boot is gone).
+    pub machine: String,
+    pub boot_id: String,
+    /// The group leader's start time (clock ticks since boot), telling it from a later
+    /// process that reused its id.
+    pub leader_start: u64,
+    pub recorded_ms: u64,
+}
+
 /// A lease held by a launcher.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Lease {
@@ -342,6 +358,13 @@ pub trait Store {
 
     /// `resumable` rows whose lease ended (`lease_until_ms < now_ms`) and not yet expirable.
     fn stale_leases(&self, now_ms: u64, limit: usize) -> Result<Vec<Deferral>, StoreError>;
+
+    /// Records the process group of the current `exec:` launch of `id`, replacing any earlier
+    /// one, iff the deferral is still `resumable` at `process.fence` (else a conflict).
+    fn record_launch_process(&self, id: &str, process: &LaunchProcess) -> Result<(), StoreError>;
+
+    /// The last recorded launch process of `id`, if any.
+    fn launch_process(&self, id: &str) -> Result<Option<LaunchProcess>, StoreError>;
 
     /// Number of deferrals per state.
     fn count_by_state(&self) -> Result<Vec<(State, u64)>, StoreError>;

@@ -23,8 +23,8 @@
 
 use super::sqlite::IntegrityCheck;
 use super::{
-    AttemptStatus, Deferral, EventRecord, ListQuery, NewDeferral, NewReceipt, Store, StoreError,
-    StoredReceipt, Update,
+    AttemptStatus, Deferral, EventRecord, LaunchProcess, ListQuery, NewDeferral, NewReceipt, Store,
+    StoreError, StoredReceipt, Update,
 };
 use deferral_core::digest::sha256_hex;
 use deferral_core::lifecycle::State;
@@ -33,7 +33,8 @@ use postgres::{Client, GenericClient, IsolationLevel, NoTls, Row, Transaction};
 use std::cell::RefCell;
 
 /// Migrations, in order; migration `i` moves the store from version `i` to `i + 1`.
-const MIGRATIONS: &[&str] = &[r#"
+const MIGRATIONS: &[&str] = &[
+    r#"
 CREATE TABLE deferrals (
     id                  TEXT PRIMARY KEY,
     state               TEXT NOT NULL CHECK (state IN ('ready','deferred','resumable','complete','blocked','cancelled')),
@@ -99,7 +100,20 @@ CREATE TRIGGER receipts_no_truncate BEFORE TRUNCATE ON receipts FOR EACH STATEME
 CREATE TRIGGER events_no_update BEFORE UPDATE ON events FOR EACH ROW EXECUTE FUNCTION deferral_append_only();
 CREATE TRIGGER events_no_delete BEFORE DELETE ON events FOR EACH ROW EXECUTE FUNCTION deferral_append_only();
 CREATE TRIGGER events_no_truncate BEFORE TRUNCATE ON events FOR EACH STATEMENT EXECUTE FUNCTION deferral_append_only();
-"#];
+"#,
+    r#"
+-- 2: the process group of each deferral's current exec: launch (see LaunchProcess).
+CREATE TABLE launch_processes (
+    deferral_id  TEXT PRIMARY KEY REFERENCES deferrals (id),
+    fence        BIGINT NOT NULL,
+    pgid         BIGINT NOT NULL,
+    machine      TEXT NOT NULL,
+    boot_id      TEXT NOT NULL,
+    leader_start BIGINT NOT NULL,
+    recorded_ms  BIGINT NOT NULL
+);
+"#,
+];
 
 /// The schema version this program writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -598,6 +612,57 @@ impl Store for PostgresStore {
              ORDER BY lease_until_ms, id LIMIT $2",
             &[&now, &limit],
         )
+    }
+
+    fn record_launch_process(&self, id: &str, process: &LaunchProcess) -> Result<(), StoreError> {
+        self.write(|tx| {
+            let current = select_with(tx, "WHERE id = $1 FOR UPDATE", &[&id])?
+                .pop()
+                .ok_or_else(|| StoreError::NotFound(id.to_string()))?;
+            if current.state != State::Resumable || current.fence != process.fence {
+                return Err(StoreError::Conflict {
+                    id: id.to_string(),
+                    expected_state: State::Resumable,
+                    expected_fence: process.fence,
+                });
+            }
+            tx.execute(
+                "INSERT INTO launch_processes (deferral_id, fence, pgid, machine, boot_id, leader_start, recorded_ms) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (deferral_id) DO UPDATE SET fence = excluded.fence, \
+                 pgid = excluded.pgid, machine = excluded.machine, boot_id = excluded.boot_id, \
+                 leader_start = excluded.leader_start, recorded_ms = excluded.recorded_ms",
+                &[
+                    &id,
+                    &to_i64(process.fence),
+                    &process.pgid,
+                    &process.machine,
+                    &process.boot_id,
+                    &to_i64(process.leader_start),
+                    &to_i64(process.recorded_ms),
+                ],
+            )
+            .map_err(backend)?;
+            Ok(())
+        })
+    }
+
+    fn launch_process(&self, id: &str) -> Result<Option<LaunchProcess>, StoreError> {
+        let row = self
+            .client
+            .borrow_mut()
+            .query_opt(
+                "SELECT fence, pgid, machine, boot_id, leader_start, recorded_ms FROM launch_processes WHERE deferral_id = $1",
+                &[&id],
+            )
+            .map_err(backend)?;
+        Ok(row.map(|row| LaunchProcess {
+            fence: to_u64(row.get(0)),
+            pgid: row.get(1),
+            machine: row.get(2),
+            boot_id: row.get(3),
+            leader_start: to_u64(row.get(4)),
+            recorded_ms: to_u64(row.get(5)),
+        }))
     }
 
     fn count_by_state(&self) -> Result<Vec<(State, u64)>, StoreError> {
