@@ -493,13 +493,32 @@ pub fn deferral_json(d: &Deferral) -> Value {
     })
 }
 
+/// Text from the store as it may be printed to a terminal: every control character (escape
+/// sequences, carriage returns, newlines) written as `\u{..}`, so stored text can neither
+/// restyle the terminal nor fake a line of output.
+fn printable(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() {
+            out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 fn table(rows: &[Vec<String>]) -> String {
+    let rows: Vec<Vec<String>> = rows
+        .iter()
+        .map(|row| row.iter().map(|cell| printable(cell)).collect())
+        .collect();
     let columns = rows.first().map_or(0, Vec::len);
     let widths: Vec<usize> = (0..columns)
         .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
         .collect();
     let mut out = String::new();
-    for row in rows {
+    for row in &rows {
         let line: Vec<String> = row
             .iter()
             .zip(&widths)
@@ -549,8 +568,9 @@ fn show_text(
     events: &[crate::store::EventRecord],
 ) -> String {
     let mut out = String::new();
-    let field =
-        |out: &mut String, name: &str, value: String| out.push_str(&format!("{name:<14}{value}\n"));
+    let field = |out: &mut String, name: &str, value: String| {
+        out.push_str(&format!("{name:<14}{}\n", printable(&value)));
+    };
     field(&mut out, "id", d.id.clone());
     field(
         &mut out,
@@ -600,9 +620,9 @@ fn show_text(
             "  #{} {} {} sha256 {}{current}\n    {}\n",
             r.seq,
             iso8601(r.created_ms),
-            r.kind,
-            r.sha256,
-            r.text
+            printable(&r.kind),
+            printable(&r.sha256),
+            printable(&r.text)
         ));
     }
     out.push_str(&format!("\nevents ({}, append-only):\n", events.len()));

@@ -8,8 +8,10 @@
 
 pub mod conformance;
 pub mod postgres;
+mod private_file;
 pub mod sqlite;
 
+use deferral_core::digest::sha256_hex;
 use deferral_core::lifecycle::State;
 use std::fmt;
 use std::path::PathBuf;
@@ -282,6 +284,8 @@ pub enum StoreError {
     Duplicate(String),
     /// The store failed its integrity check.
     Corrupt(String),
+    /// The database belongs to another application: refused, left untouched.
+    Foreign(String),
     /// The store was written by a newer version of this program.
     SchemaTooNew {
         found: i64,
@@ -298,6 +302,7 @@ impl StoreError {
             StoreError::NotFound(_) => "not-found",
             StoreError::Duplicate(_) => "duplicate",
             StoreError::Corrupt(_) => "store-corrupt",
+            StoreError::Foreign(_) => "foreign-store",
             StoreError::SchemaTooNew { .. } => "schema-too-new",
             StoreError::Backend(_) => "store-error",
         }
@@ -314,6 +319,7 @@ impl fmt::Display for StoreError {
             StoreError::NotFound(id) => write!(f, "no deferral with id {id}"),
             StoreError::Duplicate(id) => write!(f, "a deferral with id {id} exists already"),
             StoreError::Corrupt(report) => write!(f, "the store failed its integrity check: {report}"),
+            StoreError::Foreign(why) => write!(f, "not a deferral-host store: {why}"),
             StoreError::SchemaTooNew { found, supported } => write!(
                 f,
                 "the store has schema version {found}, newer than the {supported} this program knows"
@@ -324,6 +330,18 @@ impl fmt::Display for StoreError {
 }
 
 impl std::error::Error for StoreError {}
+
+/// Checks a receipt read from the store against the SHA-256 stored with it.
+pub(crate) fn verify_receipt(receipt: StoredReceipt) -> Result<StoredReceipt, StoreError> {
+    if sha256_hex(receipt.text.as_bytes()) == receipt.sha256 {
+        Ok(receipt)
+    } else {
+        Err(StoreError::Corrupt(format!(
+            "receipt #{} of deferral {} does not match its stored SHA-256: it was changed after it was written",
+            receipt.seq, receipt.deferral_id
+        )))
+    }
+}
 
 /// A durable store of deferrals. Object-safe so callers and the conformance suite can take
 /// `&dyn Store`.

@@ -128,6 +128,41 @@ const COLUMNS: &str = "id, state, fence, reentries, max_reentries, reason, resum
 
 type Params<'a> = [&'a (dyn ToSql + Sync)];
 
+/// The comment on `deferral_schema_version` that marks a schema as a deferral-host store (the
+/// PostgreSQL counterpart of SQLite's `application_id`).
+pub const STORE_MARKER: &str = "deferral-host store";
+
+/// Refuses (`foreign-store`) a schema whose tables this program did not create: tables named
+/// like the store's without its version table, or a version table marked by someone else.
+fn check_ownership(tx: &mut Transaction) -> Result<(), StoreError> {
+    let row = tx
+        .query_one(
+            "SELECT to_regclass('deferral_schema_version') IS NOT NULL, \
+             obj_description(to_regclass('deferral_schema_version'), 'pg_class'), \
+             (SELECT string_agg(c.relname, ', ' ORDER BY c.relname) FROM pg_class c \
+              WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p', 'v') \
+              AND c.relname IN ('deferrals', 'receipts', 'events', 'launch_processes'))",
+            &[],
+        )
+        .map_err(backend)?;
+    let (has_version, marker, tables): (bool, Option<String>, Option<String>) =
+        (row.get(0), row.get(1), row.get(2));
+    let foreign = |why: String| {
+        Err(StoreError::Foreign(format!(
+            "schema {why}; deferral-host leaves it as it is (use another database or search_path)"
+        )))
+    };
+    match (has_version, marker.as_deref(), tables) {
+        (false, _, Some(tables)) => foreign(format!(
+            "has tables named like the store's ({tables}) that deferral-host did not create"
+        )),
+        (true, Some(other), _) if other != STORE_MARKER => foreign(format!(
+            "has a deferral_schema_version table marked {other:?}"
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// A store on one PostgreSQL connection. Not shared between threads: open one per worker.
 pub struct PostgresStore {
     client: RefCell<Client>,
@@ -303,6 +338,7 @@ impl PostgresStore {
                 &[&MIGRATION_LOCK],
             )
             .map_err(backend)?;
+            check_ownership(tx)?;
             tx.batch_execute(
                 "CREATE TABLE IF NOT EXISTS deferral_schema_version (\
                      singleton BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (singleton), \
@@ -330,6 +366,11 @@ impl PostgresStore {
                 tx.execute("UPDATE deferral_schema_version SET version = $1", &[&next])
                     .map_err(backend)?;
             }
+            // The marker (new stores, and first-version stores, which had none).
+            tx.batch_execute(&format!(
+                "COMMENT ON TABLE deferral_schema_version IS '{STORE_MARKER}'"
+            ))
+            .map_err(backend)?;
             Ok(())
         })
     }
@@ -535,7 +576,9 @@ impl Store for PostgresStore {
                 &[&id],
             )
             .map_err(backend)?;
-        Ok(rows.iter().map(read_receipt).collect())
+        rows.iter()
+            .map(|row| super::verify_receipt(read_receipt(row)))
+            .collect()
     }
 
     fn current_receipt(&self, id: &str) -> Result<StoredReceipt, StoreError> {
@@ -550,6 +593,7 @@ impl Store for PostgresStore {
             .as_ref()
             .map(read_receipt)
             .ok_or_else(|| StoreError::NotFound(id.to_string()))
+            .and_then(super::verify_receipt)
     }
 
     fn events(&self, id: &str) -> Result<Vec<EventRecord>, StoreError> {

@@ -88,6 +88,10 @@ CREATE TABLE launch_processes (
 "#,
 ];
 
+/// `PRAGMA application_id` of a deferral-host store: "DFRH" in ASCII. A file with another id
+/// belongs to another application and is refused, never migrated.
+pub const APPLICATION_ID: i64 = 0x4446_5248;
+
 /// The schema version this program writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
@@ -121,9 +125,13 @@ fn to_i64(value: u64) -> i64 {
 impl SqliteStore {
     /// Opens (creating if needed) the store at `path`, migrates it and checks its integrity.
     pub fn open(path: &Path, check: IntegrityCheck) -> Result<SqliteStore, StoreError> {
+        super::private_file::create(path)?;
         let conn = Connection::open(path).map_err(backend)?;
         conn.busy_timeout(Duration::from_secs(60))
             .map_err(backend)?;
+        // Before anything writes to it (switching to WAL rewrites the header): never touch a
+        // file that belongs to another application.
+        check_ownership(&conn, path)?;
         let mode: String = conn
             .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
             .map_err(backend)?;
@@ -193,6 +201,9 @@ impl SqliteStore {
                 conn.execute_batch(&format!("PRAGMA user_version = {}", index + 1))
                     .map_err(backend)?;
             }
+            // New stores, and stores of the first version, which had no application id.
+            conn.execute_batch(&format!("PRAGMA application_id = {APPLICATION_ID}"))
+                .map_err(backend)?;
             Ok(())
         })
     }
@@ -227,6 +238,47 @@ impl SqliteStore {
     ) -> Result<Vec<Deferral>, StoreError> {
         select_with(&self.conn, where_sql, params)
     }
+}
+
+/// Refuses (`foreign-store`) a database this program did not create: another application id,
+/// or no id but tables other than a first-version store's.
+fn check_ownership(conn: &Connection, path: &Path) -> Result<(), StoreError> {
+    let id: i64 = conn
+        .query_row("PRAGMA application_id", [], |r| r.get(0))
+        .map_err(backend)?;
+    if id == APPLICATION_ID {
+        return Ok(());
+    }
+    let foreign = |why: String| {
+        Err(StoreError::Foreign(format!(
+            "{} {why}; deferral-host leaves it as it is (give another --store path)",
+            path.display()
+        )))
+    };
+    if id != 0 {
+        return foreign(format!(
+            "belongs to another application (application_id {id:#x})"
+        ));
+    }
+    // No id: a new empty file, or a store written before the id was set (version 1).
+    let tables: Vec<String> = conn
+        .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        .and_then(|mut stmt| stmt.query_map([], |r| r.get(0))?.collect())
+        .map_err(backend)?;
+    let ours = ["deferrals", "receipts", "events", "launch_processes"];
+    if let Some(other) = tables.iter().find(|t| !ours.contains(&t.as_str())) {
+        return foreign(format!(
+            "is another application's database (it has a table {other:?})"
+        ));
+    }
+    if !tables.is_empty()
+        && !["deferrals", "receipts", "events"]
+            .iter()
+            .all(|t| tables.iter().any(|x| x == t))
+    {
+        return foreign("has only some of the store's tables".into());
+    }
+    Ok(())
 }
 
 fn select_with(
@@ -514,7 +566,8 @@ impl Store for SqliteStore {
             )
             .map_err(backend)?;
         let rows = stmt.query_map([id], read_receipt).map_err(backend)?;
-        rows.collect::<Result<Vec<_>, _>>().map_err(backend)
+        rows.map(|row| super::verify_receipt(row.map_err(backend)?))
+            .collect()
     }
 
     fn current_receipt(&self, id: &str) -> Result<StoredReceipt, StoreError> {
@@ -528,6 +581,7 @@ impl Store for SqliteStore {
             .optional()
             .map_err(backend)?
             .ok_or_else(|| StoreError::NotFound(id.to_string()))
+            .and_then(super::verify_receipt)
     }
 
     fn events(&self, id: &str) -> Result<Vec<EventRecord>, StoreError> {
