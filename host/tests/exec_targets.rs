@@ -4,69 +4,9 @@
 
 mod common;
 
+use common::serve_client::Serve;
 use common::{lines, now, script, Host, HOUR};
 use deferral_host::store::{NewDeferral, NewReceipt, Store, Window};
-use serde_json::Value;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
-use std::process::{Child, Stdio};
-
-const TOKEN: &str = "exec-test-token-not-real-0123456789";
-
-struct Serve {
-    child: Child,
-    addr: String,
-}
-
-impl Serve {
-    fn start(host: &Host, allow: &[&str]) -> Serve {
-        let mut args = vec!["serve", "--listen", "127.0.0.1:0"];
-        for a in allow {
-            args.extend_from_slice(&["--allow-launch", a]);
-        }
-        let mut child = host
-            .command(&args)
-            .env("DEFERRAL_SERVE_TOKEN", TOKEN)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let ready: Value = serde_json::from_str(&line).expect("a {\"listening\"} line");
-        let addr = ready["listening"].as_str().unwrap().to_string();
-        Serve { child, addr }
-    }
-
-    /// POST /v1/deferrals; answers (status, body).
-    fn record(&self, launch: &str) -> (u16, Value) {
-        let receipt = deferral_host::store::conformance::handoff(now(), 0, HOUR).to_json();
-        let body = serde_json::json!({"receipt": serde_json::from_str::<Value>(&receipt).unwrap(), "launch": launch}).to_string();
-        let mut stream = TcpStream::connect(&self.addr).unwrap();
-        write!(
-            stream,
-            "POST /v1/deferrals HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer {TOKEN}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            body.len()
-        )
-        .unwrap();
-        let mut answer = String::new();
-        stream.read_to_string(&mut answer).unwrap();
-        let (head, body) = answer.split_once("\r\n\r\n").unwrap();
-        (
-            head[9..12].parse().unwrap(),
-            serde_json::from_str(body).unwrap_or(Value::Null),
-        )
-    }
-}
-
-impl Drop for Serve {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 #[test]
 fn allow_launch_is_not_a_prefix_a_token_holder_can_extend() {
