@@ -41,8 +41,8 @@ See docs/host.md for the store, the launch protocol and the recipes.";
 pub struct Cli {
     /// The store: `sqlite:PATH` or a bare path to the SQLite file (created if missing), or
     /// `postgres://USER[:PASSWORD]@HOST:PORT/DB` (also `postgresql://`) for several replicas and
-    /// tickers sharing one database; tables are created on first use; no TLS (loopback or a
-    /// private network only).
+    /// tickers sharing one database; tables are created on first use; TLS with
+    /// `?sslmode=verify-full&sslrootcert=CA.pem` (also disable, prefer, require, verify-ca).
     #[arg(long, global = true, env = "DEFERRAL_STORE", value_name = "URL")]
     store: Option<String>,
 

@@ -8,6 +8,7 @@
 
 pub mod conformance;
 pub mod postgres;
+pub mod postgres_tls;
 mod private_file;
 pub mod sqlite;
 

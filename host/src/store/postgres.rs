@@ -18,8 +18,8 @@
 //!
 //! Schema changes are numbered migrations tracked in the one-row table
 //! `deferral_schema_version`, applied on open in one transaction under an advisory lock, so
-//! several replicas opening a new database at once do not race. The connection has no TLS
-//! (`NoTls`): use it on loopback or a private network.
+//! several replicas opening a new database at once do not race. The connection uses TLS as the
+//! URL's `sslmode` asks (see [`super::postgres_tls`]; `verify-full` for a real deployment).
 
 use super::sqlite::IntegrityCheck;
 use super::{
@@ -29,7 +29,7 @@ use super::{
 use deferral_core::digest::sha256_hex;
 use deferral_core::lifecycle::State;
 use postgres::types::ToSql;
-use postgres::{Client, GenericClient, IsolationLevel, NoTls, Row, Transaction};
+use postgres::{Client, GenericClient, IsolationLevel, Row, Transaction};
 use std::cell::RefCell;
 
 /// Migrations, in order; migration `i` moves the store from version `i` to `i + 1`.
@@ -169,7 +169,7 @@ pub struct PostgresStore {
 }
 
 /// The server's own message (`ERROR: ...`) when there is one; the client's description otherwise.
-fn backend(err: postgres::Error) -> StoreError {
+pub(super) fn backend(err: postgres::Error) -> StoreError {
     if let Some(db) = err.as_db_error() {
         return StoreError::Backend(db.to_string());
     }
@@ -312,10 +312,11 @@ fn append_event(
 }
 
 impl PostgresStore {
-    /// Connects to `url` (`postgres://USER[:PASSWORD]@HOST[:PORT]/DB[?options=...]`, no TLS),
+    /// Connects to `url` (`postgres://USER[:PASSWORD]@HOST[:PORT]/DB[?sslmode=...&options=...]`,
+    /// TLS as [`super::postgres_tls`] describes),
     /// migrates the schema and, unless `check` is `Off`, checks the store's consistency.
     pub fn open(url: &str, check: IntegrityCheck) -> Result<PostgresStore, StoreError> {
-        let client = Client::connect(url, NoTls).map_err(backend)?;
+        let client = super::postgres_tls::connect(url)?;
         let store = PostgresStore {
             client: RefCell::new(client),
         };
