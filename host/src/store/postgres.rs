@@ -11,6 +11,8 @@
 //! AND state AND fence` repeats the check (PostgreSQL re-evaluates it on the newest row version),
 //! so 0 rows is a conflict even if the lock were ever dropped.
 //!
+//! `tick` claims with [`Store::claim_next_due`]: the next due row `FOR UPDATE SKIP LOCKED`,
+//! updated in the same transaction, so tickers never wait on each other nor lose a claim.
 //! The work queries of `tick` (`due`, `expirable`, `stale_leases`) read with
 //! `FOR UPDATE SKIP LOCKED`: a ticker never waits for, nor lists, a row another ticker or
 //! replica is changing at that moment; the compare-and-set decides which claim wins when two see
