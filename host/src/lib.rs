@@ -8,6 +8,7 @@
 //! * [`launch`]: `exec:` and `workflow-dispatch:` launch targets and a small HTTP client.
 //! * [`handle`]: random 256-bit handles, stored only as SHA-256 digests.
 //! * [`serve`]: the durable port, an HTTP JSON API over the coordinator.
+//! * [`view`]: the JSON views of a deferral that `cli` and `serve` both print.
 //! * [`cli`]: the command line.
 //!
 //! ```
@@ -34,3 +35,4 @@ pub mod launch;
 pub mod serve;
 pub mod store;
 pub mod tick;
+pub mod view;
