@@ -45,6 +45,9 @@ else
   exit 1
 fi
 
+step "the operator guide (skills/deferral/SKILL.md) followed as written, to complete (about a minute)"
+node --test tests/skill/skill-script.test.mjs
+
 step "the main job: npm run demo (the README's first command)"
 node scripts/demo.mjs
 printf '\nall tests passed\n'
