@@ -37,7 +37,8 @@ macro_rules! store_conformance_tests {
             handles_are_never_stored_raw,
             terminal_states_invalidate_the_wakeup,
             note_keeps_state_and_checks_the_fence,
-            list_and_counts);
+            list_and_counts,
+            next_wakeup_is_the_earliest_waiting_deferral);
     };
     (@each $backend:expr; $($name:ident),* $(,)?) => {
         $(
@@ -772,4 +773,33 @@ pub fn list_and_counts(backend: &dyn Backend) {
     counts.sort_by_key(|(s, _)| s.as_str());
     assert_eq!(counts, [(State::Cancelled, 1), (State::Deferred, 1)]);
     store.check_integrity().unwrap();
+}
+
+pub fn next_wakeup_is_the_earliest_waiting_deferral(backend: &dyn Backend) {
+    let store = backend.connect();
+    let t = now();
+    assert!(store.next_wakeup(t).unwrap().is_none(), "empty store");
+    record_at(&*store, t, 0, HOUR, 2);
+    let later = record_at(&*store, t, 30 * 60_000, HOUR, 2).deferral;
+    let sooner = record_at(&*store, t, 10 * 60_000, HOUR, 2).deferral;
+    let cancelled = record_at(&*store, t, 5 * 60_000, HOUR, 2);
+    coordinator::cancel(
+        &*store,
+        &cancelled.deferral.id,
+        &cancelled.cancellation_handle,
+        t,
+    )
+    .unwrap();
+    let next = |at: u64| store.next_wakeup(at).unwrap().map(|d| d.id);
+    assert_eq!(
+        next(t),
+        Some(sooner.id.clone()),
+        "the earliest deferred row still ahead; due and cancelled rows are not waiting"
+    );
+    assert_eq!(
+        next(t + 10 * 60_000),
+        Some(later.id),
+        "strictly ahead of now"
+    );
+    assert_eq!(next(t + 30 * 60_000), None);
 }
