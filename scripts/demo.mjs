@@ -184,30 +184,36 @@ exec '${process.execPath}' '${join(root, 'scripts/demo/label-issues.mjs')}' ${WR
 
   const status = hostCmd('status');
   expect(status.status === 0 && status.stdout.includes('deferred'), `status should list the deferral as deferred: ${status.stdout}`);
-  say('deferral-host status shows it waiting:');
+  say('deferral-host status shows it waiting, and when it is due:');
   more(status.stdout);
 
   // A scheduler (cron, a systemd timer, launchd) runs tick; here the demo runs it once a second.
   const dry = hostCmd('tick', '--dry-run');
-  expect(dry.status === 0 && lastJson(dry.stdout)?.launched?.length === 0, `tick --dry-run should launch nothing yet: ${dry.stdout}`);
-  say(`Nothing sleeps in a process meanwhile: cron or a systemd timer runs deferral-host tick, which launches what`
-    + ` is due and exits. Here the demo runs it once a second; the first ticks find nothing due (the reset is at`
-    + ` ${new Date(reset * 1000).toISOString()}).`);
+  const dryReport = lastJson(dry.stdout);
+  expect(dry.status === 0 && dryReport?.launched?.length === 0, `tick --dry-run should launch nothing yet: ${dry.stdout}`);
+  expect(dryReport?.next?.id === recorded.id, `tick --dry-run should name the next wake-up: ${dry.stdout}`);
+  say('Nothing sleeps in a process meanwhile: cron or a systemd timer runs deferral-host tick, which launches what'
+    + ` is due and exits (the GitHub stand-in resets at ${new Date(reset * 1000).toISOString()}). Asked now, it says:`);
+  more(dry.stderr);
   const deadline = Date.now() + 90_000;
   let state = 'deferred';
   let ticks = 0;
   let launched = null;
+  let tickLog = '';
   while (Date.now() < deadline && state === 'deferred') {
     const tick = hostCmd('tick');
     ticks += 1;
     expect(tick.status === 0, `deferral-host tick failed: ${tick.stdout}${tick.stderr}`);
-    launched = lastJson(tick.stdout)?.launched?.[0] ?? launched;
+    const entry = lastJson(tick.stdout)?.launched?.[0];
+    if (entry) { launched = entry; tickLog = tick.stderr; }
     state = lastJson(hostCmd('status', '--json', recorded.id).stdout)?.state ?? state;
     if (state === 'deferred') await new Promise((r) => setTimeout(r, 1000));
   }
   expect(launched, 'no tick launched the deferral within 90 s');
-  say(`Tick ${ticks} found it due and woke it: it claimed the deferral (a compare-and-set, so two tickers never launch`
-    + ` it twice) and started resume-labels.sh once, with the receipt on stdin. Outcome: ${launched.state} (${launched.detail}).`);
+  say(`The demo ran tick once a second; tick ${ticks} found it due and woke it: it claimed the deferral (a`
+    + ' compare-and-set, so two tickers never launch it twice) and started resume-labels.sh once, with the receipt'
+    + ' on stdin. Its log on stderr:');
+  more(tickLog);
 
   const preflight = existsSync(resumeOut) ? lastJson(readFileSync(resumeOut, 'utf8')) : null;
   expect(preflight?.status === 'ready', `the resume preflight should say ready, it said ${JSON.stringify(preflight)}`);
