@@ -109,6 +109,10 @@ struct StatusArgs {
     /// At most this many rows.
     #[arg(long)]
     limit: Option<usize>,
+    /// Write a self-contained HTML page (counts per state, pending windows, recent outcomes)
+    /// to this file; stdout then says what was written.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
     /// One deferral only.
     id: Option<String>,
 }
@@ -356,7 +360,19 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                     limit: args.limit,
                 })?,
             };
-            if args.json {
+            if let Some(path) = &args.html {
+                let page = crate::html::status_page(&store.count_by_state()?, &rows, now_ms());
+                std::fs::write(path, &page).map_err(|e| {
+                    HostError::failure(
+                        "unwritable-output",
+                        format!("cannot write {}: {e}", path.display()),
+                    )
+                })?;
+                out!(
+                    "{}",
+                    json!({"html": path.display().to_string(), "bytes": page.len(), "deferrals": rows.len()})
+                );
+            } else if args.json {
                 let list: Vec<Value> = rows.iter().map(deferral_json).collect();
                 match &args.id {
                     Some(_) => out!("{}", list[0]),
