@@ -4,8 +4,9 @@
 //! 'none'` says so to the browser); every text taken from the store is escaped.
 
 use crate::clock::iso8601;
+use crate::error::HostError;
 use crate::human_time::relative;
-use crate::store::Deferral;
+use crate::store::{Deferral, ListQuery, Store};
 use deferral_core::lifecycle::State;
 use std::fmt::Write as _;
 
@@ -42,6 +43,18 @@ pub fn escape(text: &str) -> String {
         }
     }
     out
+}
+
+/// The page for a whole store (what `GET /` on `serve` answers).
+///
+/// # Errors
+/// A store failure.
+pub fn store_page(store: &dyn Store, now: u64) -> Result<String, HostError> {
+    let rows = store.list(&ListQuery {
+        state: None,
+        limit: None,
+    })?;
+    Ok(status_page(&store.count_by_state()?, &rows, now))
 }
 
 /// The whole page. `counts` per state (from the whole store), `rows` the deferrals to draw.
