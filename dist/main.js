@@ -1321,6 +1321,8 @@ function createPortClient({ url, token, timeoutMs = PORT_TIMEOUT_MS, env: env2 =
       return call2("POST", "/v1/deferrals", `{"receipt":${receiptText(receipt)},"launch":${JSON.stringify(launch)}${max}}`);
     },
     get: (id) => call2("GET", at(id)),
+    /** The deferral recorded from a receipt, by the receipt's digest (as `get` answers it). */
+    getByReceipt: (digest3) => call2("GET", `/v1/receipts/${encodeURIComponent(digest3)}`),
     cancel: (id, handle) => call2("POST", at(id, "/cancel"), JSON.stringify({ handle })),
     claim: (id, wakeupHandle) => call2("POST", at(id, "/claim"), JSON.stringify({ wakeup_handle: wakeupHandle })),
     outcome: (id, { attempt, outcome, handle, receipt }) => {

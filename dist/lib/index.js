@@ -3,6 +3,8 @@
 export { createPortClient, PortError } from './host-port.js';
 export { createResumableDeferralHost } from './resumable-host.js';
 export { INVALID_TRANSITION } from './port-host.js';
+export { createServePort } from './serve-port.js';
+export { createFileKeyStore, defaultKeyStoreDir } from './key-store.js';
 export {
   parseDeferredReceiptV1, createGovernedHandoffReceipt, validateReceipt, receiptDigest, INVALID_RECEIPT,
 } from './receipt-api.js';
