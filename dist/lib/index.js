@@ -9,3 +9,4 @@ export {
   parseDeferredReceiptV1, createGovernedHandoffReceipt, validateReceipt, receiptDigest, INVALID_RECEIPT,
 } from './receipt-api.js';
 export { lifecycleTransition } from './core.js';
+export { decide } from './decide.js';
