@@ -50,7 +50,7 @@ test('the consumer file and the vectors type-check against the shipped declarati
   writeFileSync(join(dir, 'vectors.ts'), source);
   writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
     extends: '../../tests/types/tsconfig.json',
-    files: ['../../tests/types/consumer.ts', 'vectors.ts'],
+    files: ['../../tests/types/consumer.ts', '../../tests/types/consumer-octokit.ts', 'vectors.ts'],
   }));
   const run = typeCheck(join(dir, 'tsconfig.json'));
   assert.equal(run.status, 0, run.output);
