@@ -30,7 +30,7 @@ step "cargo test (SQLite, and PostgreSQL on a throwaway loopback server)"
 source scripts/postgres-test-server.sh
 postgres_test_server_start
 trap postgres_test_server_stop EXIT
-DEFERRAL_REQUIRE_POSTGRES=1 cargo test --quiet --workspace
+cargo test --quiet --workspace
 postgres_test_server_stop
 
 NODE_TESTS=$(ls tests/node/*.test.mjs)
