@@ -91,10 +91,34 @@ pub fn plan(
     Ok([pick(is_expirable), pick(is_stale), pick(is_due)])
 }
 
+/// What a pass is doing, as it does it, for a progress display (`crate::progress`).
+pub enum TickStep<'a> {
+    /// Expiry and lease recovery are done; this many are due (not sent on `--dry-run`).
+    Planned { expired: usize, due: usize },
+    /// About to claim and launch this deferral.
+    Launching { id: &'a str, attempt: u32 },
+    /// A launch ended: its entry in `launched`.
+    Launched(&'a Value),
+    /// Not launched: another ticker claimed it first.
+    ClaimedElsewhere { id: &'a str },
+    /// Not launched: its entry in `skipped`.
+    Skipped(&'a Value),
+}
+
 pub fn tick(
     store: &dyn Store,
     options: &TickOptions,
     now_ms: impl Fn() -> u64,
+) -> Result<TickReport, HostError> {
+    tick_observed(store, options, now_ms, &mut |_| {})
+}
+
+/// [`tick`], telling `observe` about each step as it happens.
+pub fn tick_observed(
+    store: &dyn Store,
+    options: &TickOptions,
+    now_ms: impl Fn() -> u64,
+    observe: &mut dyn FnMut(TickStep),
 ) -> Result<TickReport, HostError> {
     let now = now_ms();
     let [expirable, stale, due] = plan(store, options, now)?;
@@ -141,17 +165,32 @@ pub fn tick(
             Err(err) => return Err(err),
         }
     }
+    observe(TickStep::Planned {
+        expired: report.expired.len(),
+        due: due.len(),
+    });
     let owner = lease_owner();
     if options.ids.is_empty() {
         // Recovered deferrals are due again: the atomic claim finds them like the others.
-        launch_next_due(store, &owner, options, &now_ms, &mut report)?;
+        launch_next_due(store, &owner, options, &now_ms, &mut report, observe)?;
         return Ok(report);
     }
     for d in &due {
+        observe(TickStep::Launching {
+            id: &d.id,
+            attempt: d.reentries + 1,
+        });
         match launch(store, d, &owner, options, &now_ms) {
-            Ok(Some(entry)) => report.launched.push(entry),
-            Ok(None) => {}
-            Err(Skip(why)) => report.skipped.push(json!({"id": d.id, "why": why})),
+            Ok(Some(entry)) => {
+                observe(TickStep::Launched(&entry));
+                report.launched.push(entry);
+            }
+            Ok(None) => observe(TickStep::ClaimedElsewhere { id: &d.id }),
+            Err(Skip(why)) => {
+                let entry = json!({"id": d.id, "why": why});
+                observe(TickStep::Skipped(&entry));
+                report.skipped.push(entry);
+            }
         }
     }
     Ok(report)
@@ -244,6 +283,7 @@ fn launch_next_due(
     options: &TickOptions,
     now_ms: &dyn Fn() -> u64,
     report: &mut TickReport,
+    observe: &mut dyn FnMut(TickStep),
 ) -> Result<(), HostError> {
     let token = github_token();
     let lease_ms = u64::try_from(options.lease_timeout.as_millis()).unwrap_or(u64::MAX);
@@ -264,6 +304,10 @@ fn launch_next_due(
                 launched += 1;
                 // One launch per deferral per pass, even if it is due again at once.
                 set_aside.push(claimed.deferral.id.clone());
+                observe(TickStep::Launching {
+                    id: &claimed.deferral.id,
+                    attempt: claimed.deferral.reentries,
+                });
                 let entry = match Target::parse(&claimed.deferral.launch) {
                     Ok(target) => run_claimed(
                         store,
@@ -276,6 +320,7 @@ fn launch_next_due(
                     ),
                     Err(err) => refuse_claimed(store, &claimed.deferral, err, now_ms()),
                 };
+                observe(TickStep::Launched(&entry));
                 report.launched.push(entry);
             }
             Ok(None) => break,
@@ -285,9 +330,9 @@ fn launch_next_due(
                 id: Some(id),
                 error,
             }) => {
-                report
-                    .skipped
-                    .push(json!({"id": id, "why": format!("{}: {}", error.code, error.message)}));
+                let entry = json!({"id": id, "why": format!("{}: {}", error.code, error.message)});
+                observe(TickStep::Skipped(&entry));
+                report.skipped.push(entry);
                 set_aside.push(id);
             }
             Err(ClaimNextFailure { id: None, error }) => return Err(error),
@@ -296,9 +341,9 @@ fn launch_next_due(
     if token.is_none() {
         for d in store.due(now_ms(), options.limit)? {
             if d.launch.starts_with("workflow-dispatch:") {
-                report
-                    .skipped
-                    .push(json!({"id": d.id, "why": "GITHUB_TOKEN is not set"}));
+                let entry = json!({"id": d.id, "why": "GITHUB_TOKEN is not set"});
+                observe(TickStep::Skipped(&entry));
+                report.skipped.push(entry);
             }
         }
     }

@@ -44,7 +44,9 @@ macro_rules! store_conformance_tests {
             resolve_settles_only_a_dispatch_of_unknown_result,
             claim_next_takes_the_earliest_due_deferral_once,
             concurrent_claim_next_claims_each_due_deferral_exactly_once,
-            list_and_counts);
+            list_and_counts,
+
+            next_wakeup_is_the_earliest_waiting_deferral);
     };
     (@each $backend:expr; $($name:ident),* $(,)?) => {
         $(
@@ -1131,4 +1133,33 @@ pub fn concurrent_claim_next_claims_each_due_deferral_exactly_once(backend: &dyn
         let events = store.events(id).unwrap();
         assert_eq!(events.len(), 2, "one record and one claim event for {id}");
     }
+}
+
+pub fn next_wakeup_is_the_earliest_waiting_deferral(backend: &dyn Backend) {
+    let store = backend.connect();
+    let t = now();
+    assert!(store.next_wakeup(t).unwrap().is_none(), "empty store");
+    record_at(&*store, t, 0, HOUR, 2);
+    let later = record_at(&*store, t, 30 * 60_000, HOUR, 2).deferral;
+    let sooner = record_at(&*store, t, 10 * 60_000, HOUR, 2).deferral;
+    let cancelled = record_at(&*store, t, 5 * 60_000, HOUR, 2);
+    coordinator::cancel(
+        &*store,
+        &cancelled.deferral.id,
+        &cancelled.cancellation_handle,
+        t,
+    )
+    .unwrap();
+    let next = |at: u64| store.next_wakeup(at).unwrap().map(|d| d.id);
+    assert_eq!(
+        next(t),
+        Some(sooner.id.clone()),
+        "the earliest deferred row still ahead; due and cancelled rows are not waiting"
+    );
+    assert_eq!(
+        next(t + 10 * 60_000),
+        Some(later.id),
+        "strictly ahead of now"
+    );
+    assert_eq!(next(t + 30 * 60_000), None);
 }
