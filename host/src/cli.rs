@@ -42,8 +42,8 @@ See docs/host.md for the store, the launch protocol and the recipes.";
 pub struct Cli {
     /// The store: `sqlite:PATH` or a bare path to the SQLite file (created if missing), or
     /// `postgres://USER[:PASSWORD]@HOST:PORT/DB` (also `postgresql://`) for several replicas and
-    /// tickers sharing one database; tables are created on first use; no TLS (loopback or a
-    /// private network only).
+    /// tickers sharing one database; tables are created on first use; TLS with
+    /// `?sslmode=verify-full&sslrootcert=CA.pem` (also disable, prefer, require, verify-ca).
     #[arg(long, global = true, env = "DEFERRAL_STORE", value_name = "URL")]
     store: Option<String>,
 
@@ -87,7 +87,8 @@ enum Command {
     after_help = "Example:\n  deferral-host --store sqlite:/var/lib/deferral/host.db \\\n    record --launch 'exec:/usr/local/bin/resume-sync' receipt.json"
 )]
 struct RecordArgs {
-    /// Launch target: `exec:COMMAND` or `workflow-dispatch:OWNER/REPO/WORKFLOW@REF`.
+    /// Launch target: `exec:/ABSOLUTE/PROGRAM [ARGS]` (run directly, no shell; quote arguments
+    /// with '...' or "...") or `workflow-dispatch:OWNER/REPO/WORKFLOW@REF`.
     #[arg(long, value_name = "TARGET")]
     launch: String,
     /// Fresh-process launches allowed before a still-deferred deferral is blocked.
@@ -223,9 +224,12 @@ struct ServeArgs {
     /// File whose first line is the bearer token (instead of DEFERRAL_SERVE_TOKEN).
     #[arg(long, value_name = "FILE")]
     token_file: Option<PathBuf>,
-    /// Launch targets a request may name, by prefix (repeatable). Default: `workflow-dispatch:`
-    /// only, since an `exec:` target runs a command on this host.
-    #[arg(long, value_name = "PREFIX")]
+    /// A launch target a request may name (repeatable): `exec:/ABS/PROGRAM` (that program with
+    /// any arguments), `exec:/ABS/PROGRAM ARGS` (exactly those), a full
+    /// `workflow-dispatch:O/R/W@REF`, or `exec:` / `workflow-dispatch:` alone for any target of
+    /// that kind. Never a prefix. Default: `workflow-dispatch:` only, since an `exec:` target
+    /// runs a program on this host.
+    #[arg(long, value_name = "TARGET")]
     allow_launch: Vec<String>,
 }
 
@@ -480,11 +484,12 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
             } else {
                 args.allow_launch.clone()
             };
+            let launch_policy = crate::launch::LaunchPolicy::parse(&allowed_launch)?;
             crate::serve::serve(crate::serve::ServeOptions {
                 listen: args.listen.clone(),
                 token,
                 store: store_url(cli)?,
-                policy: crate::serve::Policy { allowed_launch },
+                policy: crate::serve::Policy { launch_policy },
             })
         }
         Command::Resolve(args) => {
@@ -525,13 +530,32 @@ pub fn deferral_json(d: &Deferral) -> Value {
     })
 }
 
+/// Text from the store as it may be printed to a terminal: every control character (escape
+/// sequences, carriage returns, newlines) written as `\u{..}`, so stored text can neither
+/// restyle the terminal nor fake a line of output.
+fn printable(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() {
+            out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 fn table(rows: &[Vec<String>]) -> String {
+    let rows: Vec<Vec<String>> = rows
+        .iter()
+        .map(|row| row.iter().map(|cell| printable(cell)).collect())
+        .collect();
     let columns = rows.first().map_or(0, Vec::len);
     let widths: Vec<usize> = (0..columns)
         .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
         .collect();
     let mut out = String::new();
-    for row in rows {
+    for row in &rows {
         let line: Vec<String> = row
             .iter()
             .zip(&widths)
@@ -594,8 +618,9 @@ fn show_text(
     events: &[crate::store::EventRecord],
 ) -> String {
     let mut out = String::new();
-    let field =
-        |out: &mut String, name: &str, value: String| out.push_str(&format!("{name:<14}{value}\n"));
+    let field = |out: &mut String, name: &str, value: String| {
+        out.push_str(&format!("{name:<14}{}\n", printable(&value)));
+    };
     field(&mut out, "id", d.id.clone());
     field(
         &mut out,
@@ -645,9 +670,9 @@ fn show_text(
             "  #{} {} {} sha256 {}{current}\n    {}\n",
             r.seq,
             iso8601(r.created_ms),
-            r.kind,
-            r.sha256,
-            r.text
+            printable(&r.kind),
+            printable(&r.sha256),
+            printable(&r.text)
         ));
     }
     out.push_str(&format!("\nevents ({}, append-only):\n", events.len()));

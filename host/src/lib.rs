@@ -22,7 +22,7 @@
 //! let now = now_ms();
 //! let bindings = Bindings { scope_digest: "a".repeat(64), request_digest: "b".repeat(64), plan_digest: None };
 //! let handoff = Receipt::handoff(Reason::RestReserve, now, now, now + 3_600_000, bindings, true).unwrap();
-//! let recorded = coordinator::record(&store, handoff.to_json().as_bytes(), "exec:true", 2, now).unwrap();
+//! let recorded = coordinator::record(&store, handoff.to_json().as_bytes(), "exec:/bin/true", 2, now).unwrap();
 //! assert!(recorded.receipt.is_retained());
 //! assert_eq!(store.due(now, 10).unwrap()[0].id, recorded.deferral.id);
 //! ```
