@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { repoRoot } from './helpers.mjs';
@@ -52,6 +52,8 @@ test('README durable-host commands work as written on a fresh HOME', () => {
     }
     assert.ok(recorded, 'the README records a receipt');
     assert.ok(existsSync(join(home, '.deferral/host.db')), 'the store is where the README says');
+    assert.equal(statSync(join(home, '.deferral')).mode & 0o777, 0o700, 'the folder is private, as the README says');
+    assert.equal(statSync(join(home, '.deferral/host.db')).mode & 0o777, 0o600, 'the store file too');
   } finally {
     rmSync(home, { recursive: true, force: true });
   }
