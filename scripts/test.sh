@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test of the project: Rust (fmt, clippy, tests), the dist/ freshness check, the Node
-# tests against the committed dist/ on Node 20 and 24, workflow lint, and the end-to-end demo.
+# tests against the committed dist/ on Node 20 and 24, workflow lint, the status page in headless
+# Chromium, the operator guide's script as written, and the end-to-end demo.
 # Usage: npm test   (the same command .ci/run calls)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -47,6 +48,12 @@ else
   echo "Node 24 is not installed (npm ci installs it); cannot run the Node 24 pass" >&2
   exit 1
 fi
+
+step "the status page (deferral-host status --html) in headless Chromium"
+node --test tests/browser/status-page.test.mjs
+
+step "the operator guide (skills/deferral/SKILL.md) followed as written, to complete (about a minute)"
+node --test tests/skill/skill-script.test.mjs
 
 step "the main job: npm run demo (the README's first command)"
 node scripts/demo.mjs

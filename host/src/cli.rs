@@ -4,12 +4,13 @@
 use crate::clock::{iso8601, now_ms, parse_duration};
 use crate::coordinator::{self, Reported};
 use crate::error::{HostError, EXIT_OK};
+use crate::human_time::relative;
 use crate::store::{AttemptStatus, Deferral, IntegrityCheck, ListQuery, Store, StoreUrl};
 use crate::tick::{self, TickOptions};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use deferral_core::lifecycle::{State, DEFAULT_MAX_REENTRIES};
 use serde_json::{json, Value};
-use std::io::Read;
+use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
 
 /// Prints one line on stdout. When the reader has gone away (`deferral-host show ID | head`)
@@ -109,6 +110,10 @@ struct StatusArgs {
     /// At most this many rows.
     #[arg(long)]
     limit: Option<usize>,
+    /// Write a self-contained HTML page (counts per state, pending windows, recent outcomes)
+    /// to this file; stdout then says what was written.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
     /// One deferral only.
     id: Option<String>,
 }
@@ -143,6 +148,9 @@ struct TickArgs {
     /// At most this many deferrals of each kind of work per tick.
     #[arg(long, default_value_t = 1000)]
     limit: usize,
+    /// No progress lines or summary on stderr (the JSON report on stdout stays).
+    #[arg(long, short)]
+    quiet: bool,
     /// Only these deferrals.
     ids: Vec<String>,
 }
@@ -302,7 +310,10 @@ fn read_input(source: &str) -> Result<Vec<u8>, HostError> {
 
 /// Runs the command line and returns the process exit code.
 pub fn run() -> u8 {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => return crate::usage::report(&err),
+    };
     match execute(&cli) {
         Ok(()) => EXIT_OK,
         Err(err) => {
@@ -334,8 +345,14 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                 "{{\"id\":{},\"receipt\":{},\"cancellation_handle\":{}}}",
                 Value::String(rec.deferral.id),
                 rec.receipt.to_json(),
-                Value::String(rec.cancellation_handle)
+                Value::String(rec.cancellation_handle.clone())
             );
+            if std::io::stderr().is_terminal() {
+                eprintln!(
+                    "\nkeep this cancellation handle: it is shown once\n{}\n",
+                    rec.cancellation_handle
+                );
+            }
             Ok(())
         }
         Command::Status(args) => {
@@ -347,14 +364,26 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                     limit: args.limit,
                 })?,
             };
-            if args.json {
+            if let Some(path) = &args.html {
+                let page = crate::html::status_page(&store.count_by_state()?, &rows, now_ms());
+                std::fs::write(path, &page).map_err(|e| {
+                    HostError::failure(
+                        "unwritable-output",
+                        format!("cannot write {}: {e}", path.display()),
+                    )
+                })?;
+                out!(
+                    "{}",
+                    json!({"html": path.display().to_string(), "bytes": page.len(), "deferrals": rows.len()})
+                );
+            } else if args.json {
                 let list: Vec<Value> = rows.iter().map(deferral_json).collect();
                 match &args.id {
                     Some(_) => out!("{}", list[0]),
                     None => out!("{}", json!({ "deferrals": list })),
                 }
             } else {
-                print!("{}", status_table(&rows));
+                print!("{}", status_table(&rows, now_ms()));
             }
             Ok(())
         }
@@ -406,8 +435,16 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                 limit: args.limit,
                 http_timeout: args.http_timeout,
             };
-            let report = tick::tick(&*store, &options, now_ms)?;
-            out!("{}", report.to_json());
+            let mut progress =
+                crate::progress::TickProgress::new(std::io::stderr().is_terminal(), args.quiet);
+            let report =
+                tick::tick_observed(&*store, &options, now_ms, &mut |step| progress.step(step))?;
+            let now = now_ms();
+            let next = store.next_wakeup(now)?;
+            progress.summary(&report, next.as_ref(), now);
+            let mut json = report.to_json();
+            json["next"] = crate::progress::next_json(next.as_ref(), now);
+            out!("{json}");
             Ok(())
         }
         Command::Report(args) => {
@@ -530,10 +567,22 @@ fn table(rows: &[Vec<String>]) -> String {
     out
 }
 
-fn status_table(rows: &[Deferral]) -> String {
+/// When a deferral is due, as a person reads it: `in 23 min`, `due now`, `launched`.
+fn due_text(d: &Deferral, now: u64) -> String {
+    match d.state {
+        State::Deferred if now < d.resume_after_ms => relative(d.resume_after_ms, now),
+        State::Deferred if now <= d.resume_by_ms => "due now".to_string(),
+        State::Deferred => "expires at the next tick".to_string(),
+        State::Resumable => "launched".to_string(),
+        _ => "-".to_string(),
+    }
+}
+
+fn status_table(rows: &[Deferral], now: u64) -> String {
     let mut cells = vec![[
         "ID",
         "STATE",
+        "DUE",
         "CAUSE",
         "REASON",
         "RESUME-AFTER",
@@ -547,6 +596,7 @@ fn status_table(rows: &[Deferral]) -> String {
         cells.push(vec![
             d.id.clone(),
             d.state.as_str().to_string(),
+            due_text(d, now),
             d.cause.clone(),
             d.reason.clone(),
             iso8601(d.resume_after_ms),

@@ -7,6 +7,8 @@
 //! * [`tick`]: one ticker pass: expire, recover stale leases, launch what is due.
 //! * [`launch`]: `exec:` and `workflow-dispatch:` launch targets and a small HTTP client.
 //! * [`handle`]: random 256-bit handles, stored only as SHA-256 digests.
+//! * [`progress`], [`human_time`]: what `tick` and `status` tell a person on stderr and in tables.
+//! * [`html`]: the self-contained status page (`status --html`, `GET /` on `serve`).
 //! * [`serve`]: the durable port, an HTTP JSON API over the coordinator.
 //! * [`cli`]: the command line.
 //!
@@ -30,7 +32,11 @@ pub mod clock;
 pub mod coordinator;
 pub mod error;
 pub mod handle;
+pub mod html;
+pub mod human_time;
 pub mod launch;
+pub mod progress;
 pub mod serve;
 pub mod store;
 pub mod tick;
+pub mod usage;

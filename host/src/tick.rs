@@ -91,10 +91,34 @@ pub fn plan(
     Ok([pick(is_expirable), pick(is_stale), pick(is_due)])
 }
 
+/// What a pass is doing, as it does it, for a progress display (`crate::progress`).
+pub enum TickStep<'a> {
+    /// Expiry and lease recovery are done; this many are due (not sent on `--dry-run`).
+    Planned { expired: usize, due: usize },
+    /// About to claim and launch this deferral.
+    Launching { id: &'a str, attempt: u32 },
+    /// A launch ended: its entry in `launched`.
+    Launched(&'a Value),
+    /// Not launched: another ticker claimed it first.
+    ClaimedElsewhere { id: &'a str },
+    /// Not launched: its entry in `skipped`.
+    Skipped(&'a Value),
+}
+
 pub fn tick(
     store: &dyn Store,
     options: &TickOptions,
     now_ms: impl Fn() -> u64,
+) -> Result<TickReport, HostError> {
+    tick_observed(store, options, now_ms, &mut |_| {})
+}
+
+/// [`tick`], telling `observe` about each step as it happens.
+pub fn tick_observed(
+    store: &dyn Store,
+    options: &TickOptions,
+    now_ms: impl Fn() -> u64,
+    observe: &mut dyn FnMut(TickStep),
 ) -> Result<TickReport, HostError> {
     let now = now_ms();
     let [expirable, stale, due] = plan(store, options, now)?;
@@ -141,12 +165,27 @@ pub fn tick(
             Err(err) => return Err(err),
         }
     }
+    observe(TickStep::Planned {
+        expired: report.expired.len(),
+        due: due.len(),
+    });
     let owner = lease_owner();
     for d in &due {
+        observe(TickStep::Launching {
+            id: &d.id,
+            attempt: d.reentries + 1,
+        });
         match launch(store, d, &owner, options, &now_ms) {
-            Ok(Some(entry)) => report.launched.push(entry),
-            Ok(None) => {}
-            Err(Skip(why)) => report.skipped.push(json!({"id": d.id, "why": why})),
+            Ok(Some(entry)) => {
+                observe(TickStep::Launched(&entry));
+                report.launched.push(entry);
+            }
+            Ok(None) => observe(TickStep::ClaimedElsewhere { id: &d.id }),
+            Err(Skip(why)) => {
+                let entry = json!({"id": d.id, "why": why});
+                observe(TickStep::Skipped(&entry));
+                report.skipped.push(entry);
+            }
         }
     }
     Ok(report)

@@ -42,7 +42,8 @@ macro_rules! store_conformance_tests {
             a_claim_is_refused_once_its_lease_ended,
             a_re_retained_receipt_keeps_the_cancellation_digest,
             resolve_settles_only_a_dispatch_of_unknown_result,
-            list_and_counts);
+            list_and_counts,
+            next_wakeup_is_the_earliest_waiting_deferral);
     };
     (@each $backend:expr; $($name:ident),* $(,)?) => {
         $(
@@ -1015,4 +1016,33 @@ pub fn resolve_settles_only_a_dispatch_of_unknown_result(backend: &dyn Backend) 
         "not-dispatch-unknown",
         "resolved once only"
     );
+}
+
+pub fn next_wakeup_is_the_earliest_waiting_deferral(backend: &dyn Backend) {
+    let store = backend.connect();
+    let t = now();
+    assert!(store.next_wakeup(t).unwrap().is_none(), "empty store");
+    record_at(&*store, t, 0, HOUR, 2);
+    let later = record_at(&*store, t, 30 * 60_000, HOUR, 2).deferral;
+    let sooner = record_at(&*store, t, 10 * 60_000, HOUR, 2).deferral;
+    let cancelled = record_at(&*store, t, 5 * 60_000, HOUR, 2);
+    coordinator::cancel(
+        &*store,
+        &cancelled.deferral.id,
+        &cancelled.cancellation_handle,
+        t,
+    )
+    .unwrap();
+    let next = |at: u64| store.next_wakeup(at).unwrap().map(|d| d.id);
+    assert_eq!(
+        next(t),
+        Some(sooner.id.clone()),
+        "the earliest deferred row still ahead; due and cancelled rows are not waiting"
+    );
+    assert_eq!(
+        next(t + 10 * 60_000),
+        Some(later.id),
+        "strictly ahead of now"
+    );
+    assert_eq!(next(t + 30 * 60_000), None);
 }

@@ -372,6 +372,10 @@ pub trait Store {
     /// `deferred` rows with `resume_after_ms <= now_ms <= resume_by_ms`, earliest first.
     fn due(&self, now_ms: u64, limit: usize) -> Result<Vec<Deferral>, StoreError>;
 
+    /// The `deferred` row that becomes due next (`resume_after_ms > now_ms`, earliest), for
+    /// `status` and `tick` to say when the next wake-up is.
+    fn next_wakeup(&self, now_ms: u64) -> Result<Option<Deferral>, StoreError>;
+
     /// `deferred` or `resumable` rows with `resume_by_ms < now_ms` and no live lease.
     fn expirable(&self, now_ms: u64, limit: usize) -> Result<Vec<Deferral>, StoreError>;
 

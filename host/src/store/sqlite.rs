@@ -626,6 +626,15 @@ impl Store for SqliteStore {
         )
     }
 
+    fn next_wakeup(&self, now_ms: u64) -> Result<Option<Deferral>, StoreError> {
+        let now = to_i64(now_ms);
+        let next = self.select(
+            "WHERE state = 'deferred' AND resume_after_ms > ?1 ORDER BY resume_after_ms LIMIT 1",
+            &[&now],
+        )?;
+        Ok(next.into_iter().next())
+    }
+
     fn expirable(&self, now_ms: u64, limit: usize) -> Result<Vec<Deferral>, StoreError> {
         let now = to_i64(now_ms);
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
