@@ -23,8 +23,8 @@ fn stdout_lines(out: &std::process::Output) -> Vec<String> {
 #[test]
 fn status_table_says_when_each_deferral_is_due() {
     let host = Host::new();
-    host.record("exec:true", 23 * MINUTE + 30_000, HOUR, &[]);
-    host.record("exec:true", 0, HOUR, &[]);
+    host.record("exec:/bin/true", 23 * MINUTE + 30_000, HOUR, &[]);
+    host.record("exec:/bin/true", 0, HOUR, &[]);
     let table = String::from_utf8(host.run(&["status"], "").stdout).unwrap();
     let header = table.lines().next().unwrap();
     assert!(header.contains("DUE"), "{table}");
@@ -35,9 +35,14 @@ fn status_table_says_when_each_deferral_is_due() {
 #[test]
 fn dry_run_with_nothing_due_says_when_the_next_one_is() {
     let host = Host::new();
-    let (later, _) = host.record("exec:true", 2 * HOUR + 5 * MINUTE + 30_000, 3 * HOUR, &[]);
-    host.record("exec:true", 40 * MINUTE + 30_000, 3 * HOUR, &[]);
-    let (soon, _) = host.record("exec:true", 7 * MINUTE + 30_000, 3 * HOUR, &[]);
+    let (later, _) = host.record(
+        "exec:/bin/true",
+        2 * HOUR + 5 * MINUTE + 30_000,
+        3 * HOUR,
+        &[],
+    );
+    host.record("exec:/bin/true", 40 * MINUTE + 30_000, 3 * HOUR, &[]);
+    let (soon, _) = host.record("exec:/bin/true", 7 * MINUTE + 30_000, 3 * HOUR, &[]);
     let out = host.run(&["tick", "--dry-run"], "");
     assert_eq!(out.status.code(), Some(0));
     let lines = stdout_lines(&out);
@@ -71,10 +76,10 @@ fn tick_prints_a_line_per_launch_and_outcome_and_a_summary_on_stderr() {
     let host = Host::new();
     let mut ids = Vec::new();
     for _ in 0..3 {
-        ids.push(host.record("exec:true", 0, HOUR, &[]).0);
+        ids.push(host.record("exec:/bin/true", 0, HOUR, &[]).0);
     }
-    let (blocked, _) = host.record("exec:false", 0, HOUR, &[]);
-    let (waiting, _) = host.record("exec:true", 30 * MINUTE + 30_000, HOUR, &[]);
+    let (blocked, _) = host.record("exec:/bin/false", 0, HOUR, &[]);
+    let (waiting, _) = host.record("exec:/bin/true", 30 * MINUTE + 30_000, HOUR, &[]);
     let out = host.run(&["tick"], "");
     assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
     let lines = stdout_lines(&out);
@@ -100,7 +105,7 @@ fn tick_prints_a_line_per_launch_and_outcome_and_a_summary_on_stderr() {
         "{summary}"
     );
     // --quiet: nothing on stderr, the same JSON on stdout.
-    host.record("exec:true", 0, HOUR, &[]);
+    host.record("exec:/bin/true", 0, HOUR, &[]);
     let out = host.run(&["tick", "--quiet"], "");
     assert_eq!(stderr_of(&out), "");
     assert_eq!(stdout_lines(&out).len(), 1);
@@ -134,7 +139,7 @@ fn record_on_a_terminal_says_to_keep_the_handle_on_its_own_line() {
     let receipt = deferral_host::store::conformance::handoff(now(), MINUTE, HOUR).to_json();
     let file = host.path("receipt.json");
     std::fs::write(&file, &receipt).unwrap();
-    let Some(screen) = on_a_terminal(&host, &["record", "--launch", "exec:true", "-"], &file)
+    let Some(screen) = on_a_terminal(&host, &["record", "--launch", "exec:/bin/true", "-"], &file)
     else {
         eprintln!("skipped: util-linux `script` is not installed");
         return;
@@ -152,7 +157,7 @@ fn record_on_a_terminal_says_to_keep_the_handle_on_its_own_line() {
         "the handle on its own line after the reminder:\n{screen}"
     );
     // Not a terminal: stdout keeps its one JSON line and stderr stays quiet.
-    let out = host.run(&["record", "--launch", "exec:true", "-"], &receipt);
+    let out = host.run(&["record", "--launch", "exec:/bin/true", "-"], &receipt);
     assert_eq!(stdout_lines(&out).len(), 1);
     assert_eq!(stderr_of(&out), "");
 }
@@ -161,7 +166,7 @@ fn record_on_a_terminal_says_to_keep_the_handle_on_its_own_line() {
 fn tick_on_a_terminal_draws_a_progress_bar() {
     let host = Host::new();
     for _ in 0..3 {
-        host.record("exec:true", 0, HOUR, &[]);
+        host.record("exec:/bin/true", 0, HOUR, &[]);
     }
     let empty = host.path("empty");
     std::fs::write(&empty, "").unwrap();

@@ -13,8 +13,8 @@ const HOSTILE: &str = "<script>alert(1)</script><img src=x onerror='x()'>\"&";
 #[test]
 fn status_html_writes_a_self_contained_page_with_everything_escaped() {
     let host = Host::new();
-    let (waiting, _) = host.record("exec:true", 30 * 60_000, HOUR, &[]);
-    let (blocked, _) = host.record("exec:true", 0, HOUR, &[]);
+    let (waiting, _) = host.record("exec:/bin/true", 30 * 60_000, HOUR, &[]);
+    let (blocked, _) = host.record("exec:/bin/true", 0, HOUR, &[]);
     // An outcome whose detail came from outside (a child's output, a provider's message).
     let store = host.open();
     let d = coordinator::load(&store, &blocked).unwrap();

@@ -53,11 +53,11 @@ test('status --html renders in headless Chromium: counts, pending windows, outco
       return JSON.parse(run.stdout.trim().split('\n').at(-1));
     };
     const record = (launch, afterMs, windowMs) => host(['record', '--launch', launch, '-'], handoff(afterMs, windowMs));
-    const soon = record('exec:true', 20 * MINUTE, 2 * 60 * MINUTE);
-    const later = record('exec:true', 50 * MINUTE, 3 * 60 * MINUTE);
-    const completes = record('exec:true', 0, 60 * MINUTE);
-    const blocks = record('exec:false', 0, 60 * MINUTE);
-    const cancelled = record('exec:true', 10 * MINUTE, 60 * MINUTE);
+    const soon = record('exec:/bin/true', 20 * MINUTE, 2 * 60 * MINUTE);
+    const later = record('exec:/bin/true', 50 * MINUTE, 3 * 60 * MINUTE);
+    const completes = record('exec:/bin/true', 0, 60 * MINUTE);
+    const blocks = record('exec:/bin/false', 0, 60 * MINUTE);
+    const cancelled = record('exec:/bin/true', 10 * MINUTE, 60 * MINUTE);
     host(['cancel', cancelled.id, '--handle', cancelled.cancellation_handle]);
     const tick = host(['tick', '--quiet']);
     assert.equal(tick.launched.length, 2);

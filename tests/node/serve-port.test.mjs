@@ -22,7 +22,9 @@ after(async () => { assert.equal(await serve.stop(), 0, 'serve stops cleanly on 
 
 const keyDir = () => join(mkdtempSync(join(tmpdir(), 'deferral-keys-')), 'handles');
 const portFor = (dir, launch = LAUNCH) => createServePort({ url: serve.url, token: serve.token, launch, keyStore: createFileKeyStore(dir) });
-const records = () => serve.log().filter((l) => l.startsWith('POST /v1/deferrals ')).length;
+// Deferrals in the store, read from the store itself (serve's log reaches us on a pipe, later
+// than its answer, so counting log lines races).
+const records = () => serve.host(['status', '--json']).json.deferrals.length;
 
 test('schedule records once per receipt, keeps the handle in a 0600 file, and state follows the host', async () => {
   const dir = keyDir();
@@ -110,5 +112,5 @@ test('a receipt scheduled through another port is recorded once, and that port i
   assert.ok(answer instanceof PortError, String(answer));
   assert.equal(answer.code, 'already-recorded');
   assert.match(answer.message, /^deferral d[0-9a-f]+ recorded this receipt before/);
-  assert.equal(records(), before + 1, 'one request, answered without a new deferral');
+  assert.equal(records(), before + 1, 'answered without a new deferral');
 });

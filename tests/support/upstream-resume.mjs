@@ -5,7 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createResumableDeferralHost, createServePort, createFileKeyStore } from '../../dist/lib/index.js';
 
 const [url, tokenFile, keyDir, resultFile] = process.argv.slice(2);
-const port = createServePort({ url, token: readFileSync(tokenFile, 'utf8').trim(), launch: 'exec:unused', keyStore: createFileKeyStore(keyDir) });
+const port = createServePort({ url, token: readFileSync(tokenFile, 'utf8').trim(), launch: 'exec:/bin/true', keyStore: createFileKeyStore(keyDir) });
 const host = createResumableDeferralHost(port);
 try {
   const seen = [];
