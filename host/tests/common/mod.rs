@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod pg;
+pub mod server;
 
 use deferral_host::store::sqlite::IntegrityCheck;
 use deferral_host::store::{SqliteStore, Store, StoreUrl};
