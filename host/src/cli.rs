@@ -219,6 +219,13 @@ struct ServeArgs {
     /// only, since an `exec:` target runs a command on this host.
     #[arg(long, value_name = "PREFIX")]
     allow_launch: Vec<String>,
+    /// Open connections at most; at the cap a new connection sheds the oldest idle one.
+    #[arg(long, default_value_t = 256, value_name = "N")]
+    max_connections: usize,
+    /// Milliseconds a client has, from connecting (or its previous answer), to send a whole
+    /// request, head and body; also how long an idle kept-alive connection stays open.
+    #[arg(long, default_value_t = 10_000, value_name = "MS")]
+    request_timeout_ms: u64,
 }
 
 fn serve_token(args: &ServeArgs) -> Result<String, HostError> {
@@ -448,6 +455,11 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                 token,
                 store: store_url(cli)?,
                 policy: crate::serve::Policy { allowed_launch },
+                limits: crate::serve::Limits {
+                    max_connections: args.max_connections,
+                    request_timeout: std::time::Duration::from_millis(args.request_timeout_ms),
+                    ..crate::serve::Limits::default()
+                },
             })
         }
         Command::Resolve(args) => {
