@@ -347,3 +347,78 @@ fn sigterm_stops_the_server_cleanly() {
         "the port is closed"
     );
 }
+
+#[test]
+fn concurrent_records_are_each_committed_before_their_answer() {
+    let server = std::sync::Arc::new(Server::start(&["--allow-launch", "exec:"]));
+    let threads: Vec<_> = (0..8)
+        .map(|t| {
+            let server = server.clone();
+            std::thread::spawn(move || {
+                let store = server.host.open();
+                (0..5)
+                    .map(|i| {
+                        let (id, _, _) = server.record(&format!("exec:/bin/echo {t} {i}"));
+                        // Answered, so committed: another connection sees it at once.
+                        let d = coordinator::load(&store, &id).unwrap();
+                        assert_eq!(d.launch, format!("exec:/bin/echo {t} {i}"));
+                        id
+                    })
+                    .collect::<Vec<_>>()
+            })
+        })
+        .collect();
+    let mut ids: Vec<String> = threads
+        .into_iter()
+        .flat_map(|t| t.join().unwrap())
+        .collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), 40, "40 distinct deferrals");
+    assert_eq!(server.count(), 40, "none lost, none twice");
+}
+
+#[test]
+fn racing_cancels_have_one_winner_and_the_others_get_409() {
+    let server = std::sync::Arc::new(Server::start(&["--allow-launch", "exec:"]));
+    let mut codes = std::collections::BTreeSet::new();
+    // Loads race with the winner's write: some losers read the old fence (`conflict`), others
+    // the cancelled row (`illegal-transition`). Repeat until both kinds were answered.
+    for _ in 0..20 {
+        let (id, cancel, _) = server.record("exec:true");
+        let barrier = std::sync::Arc::new(std::sync::Barrier::new(8));
+        let answers: Vec<(u16, Value)> = (0..8)
+            .map(|_| {
+                let (server, barrier) = (server.clone(), barrier.clone());
+                let (path, body) = (
+                    format!("/v1/deferrals/{id}/cancel"),
+                    json!({"handle": cancel}),
+                );
+                std::thread::spawn(move || {
+                    barrier.wait();
+                    server.call("POST", &path, body)
+                })
+            })
+            .collect::<Vec<_>>()
+            .into_iter()
+            .map(|t| t.join().unwrap())
+            .collect();
+        let winners = answers.iter().filter(|(s, _)| *s == 200).count();
+        assert_eq!(winners, 1, "{answers:?}");
+        for (status, body) in answers.iter().filter(|(s, _)| *s != 200) {
+            let code = error_code(body);
+            assert_eq!(*status, 409, "{body}");
+            assert!(["conflict", "illegal-transition"].contains(&code), "{body}");
+            codes.insert(code.to_string());
+        }
+        let events = server.host.open().events(&id).unwrap();
+        assert_eq!(events.len(), 2, "record and one cancel");
+        if codes.contains("conflict") {
+            break;
+        }
+    }
+    assert!(
+        codes.contains("conflict"),
+        "no race lost on the fence: {codes:?}"
+    );
+}

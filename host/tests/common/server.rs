@@ -29,7 +29,11 @@ pub fn read_answer(stream: &mut TcpStream) -> std::io::Result<Answer> {
     let mut buf = Vec::new();
     let mut byte = [0u8; 1];
     while !buf.ends_with(b"\r\n\r\n") {
-        if stream.read(&mut byte)? == 0 {
+        let read = match stream.read(&mut byte) {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            other => other?,
+        };
+        if read == 0 {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::UnexpectedEof,
                 format!("closed after {:?}", String::from_utf8_lossy(&buf)),
