@@ -236,3 +236,14 @@ fn control_characters_never_reach_the_log() {
         "bidi override in the log: {text:?}"
     );
 }
+
+#[test]
+fn a_head_over_8_kib_gets_431() {
+    let server = Server::start(&[]);
+    let big = format!(
+        "GET /v1/deferrals/dx HTTP/1.1\r\nAuthorization: Bearer {TOKEN}\r\nX-Big: {}\r\n\r\n",
+        "a".repeat(9 * 1024)
+    );
+    assert_eq!(server.raw(big.as_bytes()).0, 431);
+    assert_fast(&server, "after a refused head");
+}
