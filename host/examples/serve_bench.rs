@@ -91,7 +91,12 @@ struct Serve {
 impl Serve {
     fn start(dir: &Path, name: &str) -> Serve {
         let exe = std::env::current_exe().unwrap();
-        let host = exe.parent().unwrap().parent().unwrap().join("deferral-host");
+        let host = exe
+            .parent()
+            .unwrap()
+            .parent()
+            .unwrap()
+            .join("deferral-host");
         let db = dir.join(name);
         let mut child = Command::new(&host)
             .arg("--store")
@@ -144,7 +149,10 @@ fn exchange(stream: &mut TcpStream, method: &str, path: &str, body: &str) -> (u1
     }
     let mut bytes = vec![0u8; length];
     reader.read_exact(&mut bytes).unwrap();
-    (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+    (
+        status,
+        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+    )
 }
 
 fn group_commit(dir: &Path, count: usize, clients: usize) -> Value {

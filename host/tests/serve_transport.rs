@@ -247,3 +247,38 @@ fn a_head_over_8_kib_gets_431() {
     assert_eq!(server.raw(big.as_bytes()).0, 431);
     assert_fast(&server, "after a refused head");
 }
+
+#[test]
+fn at_the_cap_with_every_connection_busy_a_new_one_gets_503() {
+    let mut server = Server::start(&["--max-connections", "2"]);
+    // Two requests whose bodies have not all arrived: both connections are busy.
+    let busy: Vec<TcpStream> = (0..2)
+        .map(|_| {
+            let mut s = server.connect();
+            let head = format!(
+                "POST /v1/deferrals HTTP/1.1\r\nAuthorization: Bearer {TOKEN}\r\nContent-Length: 100\r\n\r\n{{"
+            );
+            s.write_all(head.as_bytes()).unwrap();
+            s
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(200));
+    let (status, head, body) =
+        server.raw(&request("GET", "/v1/deferrals/dx", "", false).into_bytes());
+    assert_eq!((status, error_code(&body)), (503, "busy"), "{head}");
+    drop(busy);
+    std::thread::sleep(Duration::from_millis(200));
+    assert_fast(&server, "after the busy connections left");
+    // SIGINT stops it like SIGTERM.
+    // SAFETY: kill(2) on the child this test started.
+    unsafe { libc::kill(server.child.id() as i32, libc::SIGINT) };
+    let started = std::time::Instant::now();
+    while server.child.try_wait().unwrap().is_none() {
+        assert!(
+            started.elapsed() < Duration::from_secs(6),
+            "SIGINT did not stop serve"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(server.child.wait().unwrap().code(), Some(0));
+}

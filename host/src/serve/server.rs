@@ -22,9 +22,6 @@ use tokio::sync::{watch, Semaphore};
 /// The request line and headers together; past this hyper answers 431.
 const MAX_HEAD_BYTES: usize = 8 * 1024;
 const MAX_HEADERS: usize = 64;
-/// Written to a connection refused at the cap (every connection busy) before it is closed.
-const BUSY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: 81\r\nConnection: close\r\nRetry-After: 1\r\n\r\n{\"error\":{\"code\":\"busy\",\"message\":\"every connection is busy; try again shortly\"}}\n";
-
 /// What every connection shares.
 pub struct App {
     pub token_digest: String,
@@ -83,7 +80,7 @@ fn admit(stream: TcpStream, registry: &Arc<Registry>, app: &Arc<App>) {
         }
         Admission::Refused => {
             // Never waits: what the socket buffer takes now is all the client gets.
-            let _ = stream.try_write(BUSY);
+            let _ = stream.try_write(&busy());
         }
     }
 }
@@ -123,6 +120,17 @@ async fn connection(stream: TcpStream, slot: Arc<Slot>, registry: Arc<Registry>,
         None => {}
     }
     registry.remove(&slot);
+}
+
+/// The answer to a connection refused at the cap (every connection busy), written raw: the
+/// connection is closed at once, without hyper.
+fn busy() -> Vec<u8> {
+    let body = Response::error(503, "busy", "every connection is busy; try again shortly").body;
+    format!(
+        "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\nRetry-After: 1\r\n\r\n{body}\n",
+        body.len() + 1
+    )
+    .into_bytes()
 }
 
 fn log_connection_error(err: &hyper::Error) {
