@@ -1,15 +1,24 @@
 #!/usr/bin/env node
 // Runs every benchmark of the project in one run, each against its baseline in that same run,
 // and rewrites BENCHMARKS.md with the figures, the machine and the command. Usage: npm run bench
-// (add --quick to skip the 10^6-row host case, e.g. while iterating).
+// (add --quick to skip the 10^6-row host case, e.g. while iterating; --no-install to only name
+// missing prerequisites instead of installing them; --check to check them and stop).
 import { execFileSync } from 'node:child_process';
 import { writeFileSync, existsSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from './util.mjs';
+import { ensurePrereqs } from './prereqs.mjs';
 
 const quick = process.argv.includes('--quick');
 const say = (text) => process.stderr.write(`bench: ${text}\n`);
+
+// Before measuring anything: install what is missing, or name it (--no-install). --check stops there.
+if (!ensurePrereqs({ install: !process.argv.includes('--no-install') })) process.exit(1);
+if (process.argv.includes('--check')) {
+  say('everything it needs is here');
+  process.exit(0);
+}
 
 function runJson(label, cmd, args) {
   say(`${label}: ${[cmd, ...args].join(' ')}`);

@@ -11,7 +11,7 @@ use crate::store::{
     AttemptStatus, Change, Deferral, Lease, NewDeferral, NewReceipt, Store, StoreError, Update,
     Window,
 };
-use deferral_core::lifecycle::{transition, Event, Position, State};
+use deferral_core::lifecycle::{transition, Cause, Event, Position, State};
 use deferral_core::receipt::{validate, validate_str, Receipt};
 
 /// Receipt kinds in the append-only receipts table.
@@ -23,6 +23,9 @@ pub const KIND_CLAIMED: &str = "claimed";
 #[derive(Debug, Clone, Default)]
 pub struct Effects {
     pub detail: Option<String>,
+    /// Recorded instead of the lifecycle's plain `blocked` cause when the transition blocks
+    /// (e.g. `approval-required`, `launch-not-found`); other causes are never replaced.
+    pub block_cause: Option<String>,
     pub lease: Change<Lease>,
     pub wakeup_digest: Change<String>,
     pub attempt_status: Change<AttemptStatus>,
@@ -54,12 +57,16 @@ pub fn apply(
         effects.wakeup_digest = Change::Clear;
     }
     let target = (step.to.state, step.to.reentries);
+    let cause = match (step.cause, effects.block_cause.take()) {
+        (Cause::Blocked, Some(cause)) => cause,
+        (cause, _) => cause.as_str().to_string(),
+    };
     write(
         store,
         deferral,
         target,
         event.as_str(),
-        step.cause.as_str(),
+        &cause,
         effects,
         now_ms,
     )
@@ -292,6 +299,12 @@ pub enum Outcome {
     Blocked {
         detail: Option<String>,
     },
+    /// Blocked for a known reason, recorded as the cause (`approval-required`,
+    /// `launch-not-found`, `invalid-launch`, ...) instead of the plain `blocked`.
+    BlockedBecause {
+        cause: String,
+        detail: Option<String>,
+    },
     /// Still limited: a new receipt (handoff or retained form) opens the next window.
     Deferred {
         receipt: String,
@@ -351,6 +364,11 @@ pub fn finish(
             apply(store, deferral, Event::Complete, clear(detail), now_ms)
         }
         Outcome::Blocked { detail } => apply(store, deferral, Event::Block, clear(detail), now_ms),
+        Outcome::BlockedBecause { cause, detail } => {
+            let mut effects = clear(detail);
+            effects.block_cause = Some(cause);
+            apply(store, deferral, Event::Block, effects, now_ms)
+        }
         Outcome::Returned { detail } => {
             let mut effects = clear(Some(detail));
             effects.wakeup_digest = Change::Set(handle_digest(&new_handle()));
@@ -366,7 +384,9 @@ pub fn finish(
                         err.path.unwrap_or_default(),
                         err.message
                     );
-                    return apply(store, deferral, Event::Block, clear(Some(why)), now_ms);
+                    let mut effects = clear(Some(why));
+                    effects.block_cause = Some(err.code);
+                    return apply(store, deferral, Event::Block, effects, now_ms);
                 }
             };
             // Re-retained: a fresh wake-up digest, the deferral's own cancellation digest, so

@@ -9,7 +9,9 @@ use crate::coordinator::{self, Outcome};
 use crate::error::HostError;
 use crate::handle::lease_owner;
 use crate::launch::dispatch::{self, DispatchRequest, DispatchResult, DEFAULT_API_URL};
-use crate::launch::exec::{self, ExecEnd, ExecRequest};
+use crate::launch::exec::{self, ExecRequest};
+use crate::launch::exec_outcome;
+use crate::launch::process_group::{self, StaleGroup};
 use crate::launch::Target;
 use crate::store::{AttemptStatus, Change, Deferral, Lease, Store};
 use deferral_core::digest::sha256_hex;
@@ -89,10 +91,34 @@ pub fn plan(
     Ok([pick(is_expirable), pick(is_stale), pick(is_due)])
 }
 
+/// What a pass is doing, as it does it, for a progress display (`crate::progress`).
+pub enum TickStep<'a> {
+    /// Expiry and lease recovery are done; this many are due (not sent on `--dry-run`).
+    Planned { expired: usize, due: usize },
+    /// About to claim and launch this deferral.
+    Launching { id: &'a str, attempt: u32 },
+    /// A launch ended: its entry in `launched`.
+    Launched(&'a Value),
+    /// Not launched: another ticker claimed it first.
+    ClaimedElsewhere { id: &'a str },
+    /// Not launched: its entry in `skipped`.
+    Skipped(&'a Value),
+}
+
 pub fn tick(
     store: &dyn Store,
     options: &TickOptions,
     now_ms: impl Fn() -> u64,
+) -> Result<TickReport, HostError> {
+    tick_observed(store, options, now_ms, &mut |_| {})
+}
+
+/// [`tick`], telling `observe` about each step as it happens.
+pub fn tick_observed(
+    store: &dyn Store,
+    options: &TickOptions,
+    now_ms: impl Fn() -> u64,
+    observe: &mut dyn FnMut(TickStep),
 ) -> Result<TickReport, HostError> {
     let now = now_ms();
     let [expirable, stale, due] = plan(store, options, now)?;
@@ -110,6 +136,10 @@ pub fn tick(
         return Ok(report);
     }
     for d in &expirable {
+        if d.state == State::Resumable {
+            // Nothing launches it again, but nothing of it should keep running either.
+            let _ = end_old_launch(store, d);
+        }
         match coordinator::expire(store, d, now_ms()) {
             Ok(_) => report.expired.push(d.id.clone()),
             Err(err) if err.is_conflict() => {}
@@ -127,15 +157,35 @@ pub fn tick(
             }
             Ok(None) => {}
             Err(err) if err.is_conflict() => {}
+            Err(err) if err.code == "launch-still-running" => {
+                report
+                    .skipped
+                    .push(json!({"id": d.id, "why": format!("{err}")}));
+            }
             Err(err) => return Err(err),
         }
     }
+    observe(TickStep::Planned {
+        expired: report.expired.len(),
+        due: due.len(),
+    });
     let owner = lease_owner();
     for d in &due {
+        observe(TickStep::Launching {
+            id: &d.id,
+            attempt: d.reentries + 1,
+        });
         match launch(store, d, &owner, options, &now_ms) {
-            Ok(Some(entry)) => report.launched.push(entry),
-            Ok(None) => {}
-            Err(Skip(why)) => report.skipped.push(json!({"id": d.id, "why": why})),
+            Ok(Some(entry)) => {
+                observe(TickStep::Launched(&entry));
+                report.launched.push(entry);
+            }
+            Ok(None) => observe(TickStep::ClaimedElsewhere { id: &d.id }),
+            Err(Skip(why)) => {
+                let entry = json!({"id": d.id, "why": why});
+                observe(TickStep::Skipped(&entry));
+                report.skipped.push(entry);
+            }
         }
     }
     Ok(report)
@@ -158,19 +208,99 @@ fn recover(store: &dyn Store, d: &Deferral, now: u64) -> Result<Option<Deferral>
             coordinator::note(store, d, "dispatch-unknown", "lease-expired", effects, now).map(Some)
         }
         Some(AttemptStatus::Dispatched | AttemptStatus::DispatchUnknown) => Ok(None),
-        Some(AttemptStatus::Launching) | None => coordinator::finish(
-            store,
-            d,
-            Outcome::Returned {
-                detail: "lease-expired: the launch did not report before its lease ended".into(),
-            },
-            now,
-        )
-        .map(Some),
+        Some(AttemptStatus::Launching) | None => {
+            // Whatever the old launch left running is ended (and seen gone) before the deferral
+            // can be launched again, so two launches of it never overlap.
+            let ended = end_old_launch(store, d)?;
+            coordinator::finish(
+                store,
+                d,
+                Outcome::Returned {
+                    detail: format!(
+                        "lease-expired: the launch did not report before its lease ended{ended}"
+                    ),
+                },
+                now,
+            )
+            .map(Some)
+        }
+    }
+}
+
+/// How long a recovering ticker waits for a killed process group to be gone.
+const GROUP_GONE_WAIT: Duration = Duration::from_secs(5);
+
+/// Ends the process group recorded for the current attempt of `d`, if any is left. Returns a
+/// note for the event's detail, or `launch-still-running` (the deferral is not recovered by
+/// this tick) when the group is on another machine or does not die.
+fn end_old_launch(store: &dyn Store, d: &Deferral) -> Result<String, HostError> {
+    let Some(process) = store.launch_process(&d.id)? else {
+        return Ok(String::new());
+    };
+    if process.fence != d.fence {
+        return Ok(String::new());
+    }
+    match process_group::end_stale_group(&process, GROUP_GONE_WAIT) {
+        StaleGroup::Gone => Ok("; its process group had ended".into()),
+        StaleGroup::Killed(n) => Ok(format!(
+            "; its process group {} was killed ({n} processes) and is gone",
+            process.pgid
+        )),
+        StaleGroup::Elsewhere(machine) => Err(HostError::refused(
+            "launch-still-running",
+            format!(
+                "the stale launch's process group {} runs on machine {machine}; a ticker there recovers it (or it expires)",
+                process.pgid
+            ),
+        )),
+        StaleGroup::StillRunning(n) => Err(HostError::refused(
+            "launch-still-running",
+            format!(
+                "the stale launch's process group {} still has {n} processes after SIGKILL",
+                process.pgid
+            ),
+        )),
     }
 }
 
 struct Skip(String);
+
+/// Blocks a due deferral whose stored target no longer parses (cause `invalid-launch`),
+/// claiming it first so the refusal is one compare-and-set like any launch outcome.
+fn refuse_stored_target(
+    store: &dyn Store,
+    d: &Deferral,
+    owner: &str,
+    options: &TickOptions,
+    now_ms: &dyn Fn() -> u64,
+    err: HostError,
+) -> Option<Value> {
+    let lease_ms = u64::try_from(options.lease_timeout.as_millis()).unwrap_or(u64::MAX);
+    let at = now_ms();
+    let refused = coordinator::claim(
+        store,
+        d,
+        owner,
+        at.saturating_add(lease_ms),
+        AttemptStatus::Launching,
+        at,
+    )
+    .and_then(|claimed| {
+        let outcome = Outcome::BlockedBecause {
+            cause: err.code.clone(),
+            detail: Some(format!("refused at launch, never run: {}", err.message)),
+        };
+        coordinator::finish(store, &claimed.deferral, outcome, now_ms())
+    });
+    match refused {
+        Ok(after) => Some(
+            json!({"id": d.id, "attempt": after.reentries, "state": after.state.as_str(), "cause": after.cause, "detail": after.detail}),
+        ),
+        // Another ticker got there first.
+        Err(err) if err.is_conflict() => None,
+        Err(err) => Some(json!({"id": d.id, "error": err.to_json_value()["error"]})),
+    }
+}
 
 fn launch(
     store: &dyn Store,
@@ -179,7 +309,11 @@ fn launch(
     options: &TickOptions,
     now_ms: &dyn Fn() -> u64,
 ) -> Result<Option<Value>, Skip> {
-    let target = Target::parse(&d.launch).map_err(|e| Skip(e.message))?;
+    let target = match Target::parse(&d.launch) {
+        Ok(target) => target,
+        // Stored by an older version (e.g. a shell command line): refused, never run.
+        Err(err) => return Ok(refuse_stored_target(store, d, owner, options, now_ms, err)),
+    };
     let token = match &target {
         Target::WorkflowDispatch { .. } => match std::env::var("GITHUB_TOKEN") {
             Ok(token) if !token.is_empty() => Some(token),
@@ -220,44 +354,38 @@ fn launch(
         }
     };
     match target {
-        Target::Exec { command } => {
+        Target::Exec { program, args } => {
             // Kill the process before the lease ends, so a recovering ticker never overlaps it.
             let margin = (lease_ms / 10).min(1000);
             let deadline = Instant::now() + Duration::from_millis(lease_ms.saturating_sub(margin));
-            let result = exec::run(&ExecRequest {
-                command: &command,
-                deferral_id: &id,
-                attempt,
-                wakeup_handle: &claimed.wakeup_handle,
-                receipt_json: &claimed.receipt_json,
-                receipt_digest: &sha256_hex(claimed.receipt_json.as_bytes()),
-                deadline,
-            });
-            let outcome = match (&result.end, result.last_json_line()) {
-                (ExecEnd::Exited(0), _) => Outcome::Complete {
-                    detail: Some("exit 0".into()),
+            let result = exec::run(
+                &ExecRequest {
+                    program: &program,
+                    args: &args,
+                    deferral_id: &id,
+                    attempt,
+                    wakeup_handle: &claimed.wakeup_handle,
+                    receipt_json: &claimed.receipt_json,
+                    receipt_digest: &sha256_hex(claimed.receipt_json.as_bytes()),
+                    deadline,
                 },
-                (ExecEnd::Exited(6), Some(line)) => Outcome::Deferred {
-                    receipt: line.to_string(),
-                    detail: Some("exit 6".into()),
+                &mut |pgid| {
+                    // Recorded before anything is waited for, so a ticker that recovers this
+                    // lease after we die can end the group (the leader already dies with us).
+                    let fence = claimed.deferral.fence;
+                    if let Some(process) = process_group::describe(pgid, fence, now_ms()) {
+                        if let Err(err) = store.record_launch_process(&id, &process) {
+                            eprintln!(
+                                "deferral-host tick: could not record the process group of {id}: {err}"
+                            );
+                        }
+                    }
                 },
-                (ExecEnd::Exited(6), None) => Outcome::Blocked {
-                    detail: Some("exit 6 without a receipt on stdout".into()),
-                },
-                (ExecEnd::Exited(code), _) => Outcome::Blocked {
-                    detail: Some(format!("exit {code}")),
-                },
-                (ExecEnd::Signaled(sig), _) => Outcome::Blocked {
-                    detail: Some(format!("killed by signal {sig}")),
-                },
-                (ExecEnd::TimedOut, _) => Outcome::Blocked {
-                    detail: Some("lease-timeout: killed when its lease ran out".into()),
-                },
-                (ExecEnd::SpawnFailed(why), _) => Outcome::Blocked {
-                    detail: Some(format!("could not start: {why}")),
-                },
-            };
-            Ok(Some(finish(&claimed.deferral, outcome)))
+            );
+            Ok(Some(finish(
+                &claimed.deferral,
+                exec_outcome::outcome(&program, &result),
+            )))
         }
         Target::WorkflowDispatch {
             owner: gh_owner,

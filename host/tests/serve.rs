@@ -65,7 +65,7 @@ fn serve_refuses_to_start_without_a_token() {
 fn bodies_are_limited_to_16_kib() {
     let server = Server::start(&["--allow-launch", "exec:"]);
     let receipt = deferral_host::store::conformance::handoff(now(), 0, HOUR).to_json();
-    let mut body = format!("{{\"receipt\":{receipt},\"launch\":\"exec:true\"}}");
+    let mut body = format!("{{\"receipt\":{receipt},\"launch\":\"exec:/bin/true\"}}");
     body.push_str(&" ".repeat(16 * 1024 - body.len()));
     assert_eq!(
         server
@@ -89,7 +89,7 @@ fn bodies_are_limited_to_16_kib() {
 #[test]
 fn record_status_claim_outcome_and_cancel_round_trip() {
     let server = Server::start(&["--allow-launch", "exec:"]);
-    let (id, cancel, out) = server.record("exec:true");
+    let (id, cancel, out) = server.record("exec:/bin/true");
     let retained = validate_str(&out["receipt"].to_string()).unwrap();
     assert!(retained.is_retained());
     assert_eq!(
@@ -182,7 +182,7 @@ fn record_status_claim_outcome_and_cancel_round_trip() {
     assert_eq!(events, ["record", "claim", "defer", "claim", "complete"]);
 
     // A second deferral is cancelled with its handle.
-    let (id, cancel, _) = server.record("exec:true");
+    let (id, cancel, _) = server.record("exec:/bin/true");
     let (status, body) = server.call(
         "POST",
         &format!("/v1/deferrals/{id}/cancel"),
@@ -203,15 +203,15 @@ fn an_invalid_receipt_stores_nothing() {
         "POST",
         "/v1/deferrals",
         Some(TOKEN),
-        &format!("{{\"receipt\":{bad},\"launch\":\"exec:true\"}}"),
+        &format!("{{\"receipt\":{bad},\"launch\":\"exec:/bin/true\"}}"),
     );
     assert_eq!((status, error_code(&body)), (422, "invalid-digest"));
     assert_eq!(body["error"]["path"], "$.bindings.scope_digest");
-    let (_, _, recorded) = server.record("exec:true");
+    let (_, _, recorded) = server.record("exec:/bin/true");
     let retained = recorded["receipt"].to_string();
     let cases = [
         (
-            format!("{{\"receipt\":{retained},\"launch\":\"exec:true\"}}"),
+            format!("{{\"receipt\":{retained},\"launch\":\"exec:/bin/true\"}}"),
             422,
             "already-retained",
         ),
@@ -227,7 +227,7 @@ fn an_invalid_receipt_stores_nothing() {
         ),
         (format!("{{\"receipt\":{good}}}"), 400, "invalid-request"),
         (
-            format!("{{\"receipt\":{good},\"launch\":\"exec:true\",\"extra\":1}}"),
+            format!("{{\"receipt\":{good},\"launch\":\"exec:/bin/true\",\"extra\":1}}"),
             400,
             "invalid-request",
         ),
@@ -248,7 +248,7 @@ fn an_invalid_receipt_stores_nothing() {
 fn exec_launches_need_to_be_allowed() {
     let server = Server::start(&[]);
     let receipt = deferral_host::store::conformance::handoff(now(), 0, HOUR).to_json();
-    let body = format!("{{\"receipt\":{receipt},\"launch\":\"exec:rm -rf /\"}}");
+    let body = format!("{{\"receipt\":{receipt},\"launch\":\"exec:/bin/rm -rf /\"}}");
     let (status, answer) = server.call_with("POST", "/v1/deferrals", Some(TOKEN), &body);
     assert_eq!((status, error_code(&answer)), (403, "launch-not-allowed"));
     server.record("workflow-dispatch:octo/app/sync.yml@main");
@@ -258,7 +258,7 @@ fn exec_launches_need_to_be_allowed() {
 #[test]
 fn a_wrong_handle_or_attempt_changes_nothing() {
     let server = Server::start(&["--allow-launch", "exec:"]);
-    let (id, cancel, _) = server.record("exec:true");
+    let (id, cancel, _) = server.record("exec:/bin/true");
     let store = server.host.open();
     let before = coordinator::load(&store, &id).unwrap();
     let outcome = format!("/v1/deferrals/{id}/outcome");
@@ -385,7 +385,7 @@ fn racing_cancels_have_one_winner_and_the_others_get_409() {
     // Loads race with the winner's write: some losers read the old fence (`conflict`), others
     // the cancelled row (`illegal-transition`). Repeat until both kinds were answered.
     for _ in 0..20 {
-        let (id, cancel, _) = server.record("exec:true");
+        let (id, cancel, _) = server.record("exec:/bin/true");
         let barrier = std::sync::Arc::new(std::sync::Barrier::new(8));
         let answers: Vec<(u16, Value)> = (0..8)
             .map(|_| {

@@ -166,7 +166,7 @@ fn sigterm_stops_the_server_while_sockets_are_held() {
 fn two_content_lengths_are_refused() {
     let server = Server::start(&["--allow-launch", "exec:"]);
     let receipt = deferral_host::store::conformance::handoff(now(), 0, HOUR).to_json();
-    let body = format!("{{\"receipt\":{receipt},\"launch\":\"exec:true\"}}");
+    let body = format!("{{\"receipt\":{receipt},\"launch\":\"exec:/bin/true\"}}");
     let head = format!(
         "POST /v1/deferrals HTTP/1.1\r\nAuthorization: Bearer {TOKEN}\r\nContent-Length: {}\r\nContent-Length: 2\r\n\r\n{body}",
         body.len()

@@ -5,8 +5,8 @@
 
 use super::group_commit::GroupCommit;
 use crate::store::{
-    Deferral, EventRecord, IntegrityCheck, ListQuery, NewDeferral, Store, StoreError, StoreUrl,
-    StoredReceipt, Update,
+    Deferral, EventRecord, IntegrityCheck, LaunchProcess, ListQuery, NewDeferral, Store,
+    StoreError, StoreUrl, StoredReceipt, Update,
 };
 use deferral_core::lifecycle::State;
 use std::sync::Mutex;
@@ -105,6 +105,18 @@ impl Store for Session<'_> {
 
     fn stale_leases(&self, now_ms: u64, limit: usize) -> Result<Vec<Deferral>, StoreError> {
         self.conn.stale_leases(now_ms, limit)
+    }
+
+    fn next_wakeup(&self, now_ms: u64) -> Result<Option<Deferral>, StoreError> {
+        self.conn.next_wakeup(now_ms)
+    }
+
+    fn record_launch_process(&self, id: &str, process: &LaunchProcess) -> Result<(), StoreError> {
+        self.conn.record_launch_process(id, process)
+    }
+
+    fn launch_process(&self, id: &str) -> Result<Option<LaunchProcess>, StoreError> {
+        self.conn.launch_process(id)
     }
 
     fn count_by_state(&self) -> Result<Vec<(State, u64)>, StoreError> {

@@ -37,7 +37,13 @@ macro_rules! store_conformance_tests {
             handles_are_never_stored_raw,
             terminal_states_invalidate_the_wakeup,
             note_keeps_state_and_checks_the_fence,
+            launch_process_belongs_to_the_current_attempt,
+            expiry_waits_for_a_live_lease,
+            a_claim_is_refused_once_its_lease_ended,
+            a_re_retained_receipt_keeps_the_cancellation_digest,
+            resolve_settles_only_a_dispatch_of_unknown_result,
             list_and_counts,
+            next_wakeup_is_the_earliest_waiting_deferral,
             insert_batch_commits_each_item_or_reports_its_error);
     };
     (@each $backend:expr; $($name:ident),* $(,)?) => {
@@ -86,7 +92,8 @@ fn record_at(
     max: u32,
 ) -> coordinator::Recorded {
     let text = handoff(now, after_ms, by_ms).to_json();
-    coordinator::record(store, text.as_bytes(), "exec:true", max, now).expect("record succeeds")
+    coordinator::record(store, text.as_bytes(), "exec:/bin/true", max, now)
+        .expect("record succeeds")
 }
 
 fn record_due(store: &dyn Store, max: u32) -> Deferral {
@@ -172,7 +179,7 @@ pub fn duplicate_ids_are_refused(backend: &dyn Backend) {
         reentries: 0,
         max_reentries: 2,
         cause: "recorded".into(),
-        launch: "exec:true".into(),
+        launch: "exec:/bin/true".into(),
         window: super::Window {
             reason: "rest-reserve".into(),
             resume_after_ms: t,
@@ -853,4 +860,270 @@ pub fn insert_batch_commits_each_item_or_reports_its_error(backend: &dyn Backend
     assert_eq!(other.receipts(&first.id).unwrap().len(), 2);
     assert_eq!(other.events(&first.id).unwrap().len(), 1);
     assert_eq!(other.list(&ListQuery::default()).unwrap().len(), 3);
+}
+
+pub fn launch_process_belongs_to_the_current_attempt(backend: &dyn Backend) {
+    let store = backend.connect();
+    let d = record_due(&*store, 2);
+    let process = |fence: u64, pgid: i64| super::LaunchProcess {
+        fence,
+        pgid,
+        machine: "m".into(),
+        boot_id: "b".into(),
+        leader_start: 42,
+        recorded_ms: 1_234,
+    };
+    assert_eq!(store.launch_process(&d.id).unwrap(), None);
+    assert!(
+        store
+            .record_launch_process(&d.id, &process(d.fence, 100))
+            .unwrap_err()
+            .code()
+            == "conflict",
+        "not resumable: no launch to record"
+    );
+    let claimed = claim(&*store, &d).deferral;
+    store
+        .record_launch_process(&claimed.id, &process(claimed.fence, 100))
+        .unwrap();
+    assert_eq!(
+        store.launch_process(&d.id).unwrap(),
+        Some(process(claimed.fence, 100))
+    );
+    assert_eq!(
+        store
+            .record_launch_process(&claimed.id, &process(claimed.fence - 1, 101))
+            .unwrap_err()
+            .code(),
+        "conflict",
+        "a stale fence records nothing"
+    );
+    let back = coordinator::finish(
+        &*store,
+        &claimed,
+        Outcome::Returned {
+            detail: "test".into(),
+        },
+        now(),
+    )
+    .unwrap();
+    let again = claim(&*store, &back).deferral;
+    store
+        .record_launch_process(&again.id, &process(again.fence, 200))
+        .unwrap();
+    let got = store.launch_process(&d.id).unwrap().unwrap();
+    assert_eq!(
+        (got.fence, got.pgid),
+        (again.fence, 200),
+        "the next attempt's group replaces the last"
+    );
+    assert!(store.launch_process("d-missing").unwrap().is_none());
+}
+
+pub fn expiry_waits_for_a_live_lease(backend: &dyn Backend) {
+    let store = backend.connect();
+    let t = now();
+    let d = record_at(&*store, t, 0, HOUR, 2).deferral;
+    // A lease that outlives resume_by (a dispatched run holds its lease until then or later).
+    let held = coordinator::claim(&*store, &d, "w", t + HOUR + 10, AttemptStatus::Launching, t)
+        .unwrap()
+        .deferral;
+    let ids = |rows: Vec<Deferral>| rows.into_iter().map(|d| d.id).collect::<Vec<_>>();
+    assert!(
+        store.expirable(t + HOUR + 5, 100).unwrap().is_empty(),
+        "past resume_by but the lease is live: not expirable"
+    );
+    assert!(
+        store.expirable(t + HOUR + 10, 100).unwrap().is_empty(),
+        "a lease is live until its end"
+    );
+    assert_eq!(
+        ids(store.expirable(t + HOUR + 11, 100).unwrap()),
+        [held.id.as_str()]
+    );
+    assert!(
+        store.stale_leases(t + HOUR + 11, 100).unwrap().is_empty(),
+        "past resume_by it is expired, not recovered"
+    );
+    // `tick ID` plans from the row itself: the same rules.
+    let options = |ids: Vec<String>| crate::tick::TickOptions {
+        dry_run: true,
+        lease_timeout: std::time::Duration::from_secs(60),
+        ids,
+        limit: 100,
+        http_timeout: std::time::Duration::from_secs(1),
+    };
+    let [expirable, stale, due] =
+        crate::tick::plan(&*store, &options(vec![held.id.clone()]), t + HOUR + 5).unwrap();
+    assert!(
+        expirable.is_empty() && stale.is_empty() && due.is_empty(),
+        "tick ID leaves a live lease alone"
+    );
+    let [expirable, _, _] =
+        crate::tick::plan(&*store, &options(vec![held.id.clone()]), t + HOUR + 11).unwrap();
+    assert_eq!(ids(expirable), [held.id.as_str()], "tick ID expires it");
+}
+
+pub fn a_claim_is_refused_once_its_lease_ended(backend: &dyn Backend) {
+    let store = backend.connect();
+    let d = record_due(&*store, 2);
+    let c = claim(&*store, &d);
+    let until = c.deferral.lease_until_ms.expect("a claim holds a lease");
+    let proof = coordinator::verify_claim(&*store, &d.id, &c.wakeup_handle, until)
+        .expect("the lease is live until its end");
+    assert_eq!(proof.deferral.fence, c.deferral.fence);
+    assert_eq!(
+        coordinator::verify_claim(&*store, &d.id, &c.wakeup_handle, until + 1)
+            .unwrap_err()
+            .code,
+        "lease-expired"
+    );
+    assert_eq!(
+        coordinator::verify_claim(&*store, &d.id, &new_handle(), until - 1)
+            .unwrap_err()
+            .code,
+        "wrong-handle"
+    );
+    assert_eq!(reload(&*store, &d), c.deferral, "verifying writes nothing");
+}
+
+pub fn a_re_retained_receipt_keeps_the_cancellation_digest(backend: &dyn Backend) {
+    let store = backend.connect();
+    let t = now();
+    let rec = record_at(&*store, t, 0, HOUR, 3);
+    let digest_of = |text: &str| {
+        deferral_core::receipt::validate_str(text)
+            .unwrap()
+            .to_value()["ownership"]["cancellation_digest"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let original = digest_of(&rec.receipt.to_json());
+    assert_eq!(original, handle_digest(&rec.cancellation_handle));
+    let c = claim(&*store, &rec.deferral);
+    // The new receipt arrives retained by someone else: its digests are not ours.
+    let foreign = handoff(now(), 0, HOUR)
+        .retain(&digest('e'), &digest('f'))
+        .unwrap()
+        .to_json();
+    let after = coordinator::finish(
+        &*store,
+        &c.deferral,
+        Outcome::Deferred {
+            receipt: foreign,
+            detail: None,
+        },
+        now(),
+    )
+    .unwrap();
+    assert_eq!(after.state, State::Deferred);
+    let current = store.current_receipt(&after.id).unwrap();
+    assert_eq!(current.kind, "retained");
+    assert_eq!(
+        digest_of(&current.text),
+        original,
+        "the re-retained receipt keeps the deferral's cancellation digest"
+    );
+    assert_eq!(after.cancellation_digest, rec.deferral.cancellation_digest);
+    let cancelled = coordinator::cancel(&*store, &after.id, &rec.cancellation_handle, now())
+        .expect("the operator's handle still cancels");
+    assert_eq!(cancelled.state, State::Cancelled);
+}
+
+pub fn resolve_settles_only_a_dispatch_of_unknown_result(backend: &dyn Backend) {
+    let store = backend.connect();
+    let t = now();
+    let rec = record_at(&*store, t, 0, HOUR, 2);
+    let handle = rec.cancellation_handle.clone();
+    let c = coordinator::claim(
+        &*store,
+        &rec.deferral,
+        "w",
+        t + 60_000,
+        AttemptStatus::Dispatching,
+        t,
+    )
+    .unwrap();
+    let refused = |d: &Deferral| {
+        coordinator::resolve(&*store, &d.id, &handle, true, now())
+            .unwrap_err()
+            .code
+    };
+    assert_eq!(
+        refused(&c.deferral),
+        "not-dispatch-unknown",
+        "still dispatching: nothing to resolve"
+    );
+    let dispatched = coordinator::note(
+        &*store,
+        &c.deferral,
+        "dispatched",
+        "dispatched",
+        coordinator::Effects {
+            attempt_status: Change::Set(AttemptStatus::Dispatched),
+            ..Default::default()
+        },
+        now(),
+    )
+    .unwrap();
+    assert_eq!(refused(&dispatched), "not-dispatch-unknown");
+    let unknown = coordinator::note(
+        &*store,
+        &dispatched,
+        "dispatch-unknown",
+        "lease-expired",
+        coordinator::Effects {
+            attempt_status: Change::Set(AttemptStatus::DispatchUnknown),
+            ..Default::default()
+        },
+        now(),
+    )
+    .unwrap();
+    assert_eq!(
+        coordinator::resolve(&*store, &unknown.id, &new_handle(), true, now())
+            .unwrap_err()
+            .code,
+        "wrong-handle"
+    );
+    let resolved = coordinator::resolve(&*store, &unknown.id, &handle, true, now()).unwrap();
+    assert_eq!(
+        (resolved.state, resolved.attempt_status),
+        (State::Resumable, Some(AttemptStatus::Dispatched))
+    );
+    assert_eq!(resolved.fence, unknown.fence + 1);
+    assert_eq!(
+        refused(&resolved),
+        "not-dispatch-unknown",
+        "resolved once only"
+    );
+}
+
+pub fn next_wakeup_is_the_earliest_waiting_deferral(backend: &dyn Backend) {
+    let store = backend.connect();
+    let t = now();
+    assert!(store.next_wakeup(t).unwrap().is_none(), "empty store");
+    record_at(&*store, t, 0, HOUR, 2);
+    let later = record_at(&*store, t, 30 * 60_000, HOUR, 2).deferral;
+    let sooner = record_at(&*store, t, 10 * 60_000, HOUR, 2).deferral;
+    let cancelled = record_at(&*store, t, 5 * 60_000, HOUR, 2);
+    coordinator::cancel(
+        &*store,
+        &cancelled.deferral.id,
+        &cancelled.cancellation_handle,
+        t,
+    )
+    .unwrap();
+    let next = |at: u64| store.next_wakeup(at).unwrap().map(|d| d.id);
+    assert_eq!(
+        next(t),
+        Some(sooner.id.clone()),
+        "the earliest deferred row still ahead; due and cancelled rows are not waiting"
+    );
+    assert_eq!(
+        next(t + 10 * 60_000),
+        Some(later.id),
+        "strictly ahead of now"
+    );
+    assert_eq!(next(t + 30 * 60_000), None);
 }

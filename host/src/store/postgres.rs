@@ -18,22 +18,23 @@
 //!
 //! Schema changes are numbered migrations tracked in the one-row table
 //! `deferral_schema_version`, applied on open in one transaction under an advisory lock, so
-//! several replicas opening a new database at once do not race. The connection has no TLS
-//! (`NoTls`): use it on loopback or a private network.
+//! several replicas opening a new database at once do not race. The connection uses TLS as the
+//! URL's `sslmode` asks (see [`super::postgres_tls`]; `verify-full` for a real deployment).
 
 use super::sqlite::IntegrityCheck;
 use super::{
-    AttemptStatus, Deferral, EventRecord, ListQuery, NewDeferral, NewReceipt, Store, StoreError,
-    StoredReceipt, Update,
+    AttemptStatus, Deferral, EventRecord, LaunchProcess, ListQuery, NewDeferral, NewReceipt, Store,
+    StoreError, StoredReceipt, Update,
 };
 use deferral_core::digest::sha256_hex;
 use deferral_core::lifecycle::State;
 use postgres::types::ToSql;
-use postgres::{Client, GenericClient, IsolationLevel, NoTls, Row, Transaction};
+use postgres::{Client, GenericClient, IsolationLevel, Row, Transaction};
 use std::cell::RefCell;
 
 /// Migrations, in order; migration `i` moves the store from version `i` to `i + 1`.
-const MIGRATIONS: &[&str] = &[r#"
+const MIGRATIONS: &[&str] = &[
+    r#"
 CREATE TABLE deferrals (
     id                  TEXT PRIMARY KEY,
     state               TEXT NOT NULL CHECK (state IN ('ready','deferred','resumable','complete','blocked','cancelled')),
@@ -99,7 +100,20 @@ CREATE TRIGGER receipts_no_truncate BEFORE TRUNCATE ON receipts FOR EACH STATEME
 CREATE TRIGGER events_no_update BEFORE UPDATE ON events FOR EACH ROW EXECUTE FUNCTION deferral_append_only();
 CREATE TRIGGER events_no_delete BEFORE DELETE ON events FOR EACH ROW EXECUTE FUNCTION deferral_append_only();
 CREATE TRIGGER events_no_truncate BEFORE TRUNCATE ON events FOR EACH STATEMENT EXECUTE FUNCTION deferral_append_only();
-"#];
+"#,
+    r#"
+-- 2: the process group of each deferral's current exec: launch (see LaunchProcess).
+CREATE TABLE launch_processes (
+    deferral_id  TEXT PRIMARY KEY REFERENCES deferrals (id),
+    fence        BIGINT NOT NULL,
+    pgid         BIGINT NOT NULL,
+    machine      TEXT NOT NULL,
+    boot_id      TEXT NOT NULL,
+    leader_start BIGINT NOT NULL,
+    recorded_ms  BIGINT NOT NULL
+);
+"#,
+];
 
 /// The schema version this program writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -114,13 +128,48 @@ const COLUMNS: &str = "id, state, fence, reentries, max_reentries, reason, resum
 
 type Params<'a> = [&'a (dyn ToSql + Sync)];
 
+/// The comment on `deferral_schema_version` that marks a schema as a deferral-host store (the
+/// PostgreSQL counterpart of SQLite's `application_id`).
+pub const STORE_MARKER: &str = "deferral-host store";
+
+/// Refuses (`foreign-store`) a schema whose tables this program did not create: tables named
+/// like the store's without its version table, or a version table marked by someone else.
+fn check_ownership(tx: &mut Transaction) -> Result<(), StoreError> {
+    let row = tx
+        .query_one(
+            "SELECT to_regclass('deferral_schema_version') IS NOT NULL, \
+             obj_description(to_regclass('deferral_schema_version'), 'pg_class'), \
+             (SELECT string_agg(c.relname, ', ' ORDER BY c.relname) FROM pg_class c \
+              WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p', 'v') \
+              AND c.relname IN ('deferrals', 'receipts', 'events', 'launch_processes'))",
+            &[],
+        )
+        .map_err(backend)?;
+    let (has_version, marker, tables): (bool, Option<String>, Option<String>) =
+        (row.get(0), row.get(1), row.get(2));
+    let foreign = |why: String| {
+        Err(StoreError::Foreign(format!(
+            "schema {why}; deferral-host leaves it as it is (use another database or search_path)"
+        )))
+    };
+    match (has_version, marker.as_deref(), tables) {
+        (false, _, Some(tables)) => foreign(format!(
+            "has tables named like the store's ({tables}) that deferral-host did not create"
+        )),
+        (true, Some(other), _) if other != STORE_MARKER => foreign(format!(
+            "has a deferral_schema_version table marked {other:?}"
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// A store on one PostgreSQL connection. Not shared between threads: open one per worker.
 pub struct PostgresStore {
     client: RefCell<Client>,
 }
 
 /// The server's own message (`ERROR: ...`) when there is one; the client's description otherwise.
-fn backend(err: postgres::Error) -> StoreError {
+pub(super) fn backend(err: postgres::Error) -> StoreError {
     if let Some(db) = err.as_db_error() {
         return StoreError::Backend(db.to_string());
     }
@@ -263,10 +312,11 @@ fn append_event(
 }
 
 impl PostgresStore {
-    /// Connects to `url` (`postgres://USER[:PASSWORD]@HOST[:PORT]/DB[?options=...]`, no TLS),
+    /// Connects to `url` (`postgres://USER[:PASSWORD]@HOST[:PORT]/DB[?sslmode=...&options=...]`,
+    /// TLS as [`super::postgres_tls`] describes),
     /// migrates the schema and, unless `check` is `Off`, checks the store's consistency.
     pub fn open(url: &str, check: IntegrityCheck) -> Result<PostgresStore, StoreError> {
-        let client = Client::connect(url, NoTls).map_err(backend)?;
+        let client = super::postgres_tls::connect(url)?;
         let store = PostgresStore {
             client: RefCell::new(client),
         };
@@ -289,6 +339,7 @@ impl PostgresStore {
                 &[&MIGRATION_LOCK],
             )
             .map_err(backend)?;
+            check_ownership(tx)?;
             tx.batch_execute(
                 "CREATE TABLE IF NOT EXISTS deferral_schema_version (\
                      singleton BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (singleton), \
@@ -316,6 +367,11 @@ impl PostgresStore {
                 tx.execute("UPDATE deferral_schema_version SET version = $1", &[&next])
                     .map_err(backend)?;
             }
+            // The marker (new stores, and first-version stores, which had none).
+            tx.batch_execute(&format!(
+                "COMMENT ON TABLE deferral_schema_version IS '{STORE_MARKER}'"
+            ))
+            .map_err(backend)?;
             Ok(())
         })
     }
@@ -572,7 +628,9 @@ impl Store for PostgresStore {
                 &[&id],
             )
             .map_err(backend)?;
-        Ok(rows.iter().map(read_receipt).collect())
+        rows.iter()
+            .map(|row| super::verify_receipt(read_receipt(row)))
+            .collect()
     }
 
     fn current_receipt(&self, id: &str) -> Result<StoredReceipt, StoreError> {
@@ -587,6 +645,7 @@ impl Store for PostgresStore {
             .as_ref()
             .map(read_receipt)
             .ok_or_else(|| StoreError::NotFound(id.to_string()))
+            .and_then(super::verify_receipt)
     }
 
     fn events(&self, id: &str) -> Result<Vec<EventRecord>, StoreError> {
@@ -631,6 +690,15 @@ impl Store for PostgresStore {
         )
     }
 
+    fn next_wakeup(&self, now_ms: u64) -> Result<Option<Deferral>, StoreError> {
+        let now = to_i64(now_ms);
+        let next = self.select(
+            "WHERE state = 'deferred' AND resume_after_ms > $1 ORDER BY resume_after_ms, id LIMIT 1",
+            &[&now],
+        )?;
+        Ok(next.into_iter().next())
+    }
+
     fn expirable(&self, now_ms: u64, limit: usize) -> Result<Vec<Deferral>, StoreError> {
         let now = to_i64(now_ms);
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
@@ -649,6 +717,57 @@ impl Store for PostgresStore {
              ORDER BY lease_until_ms, id LIMIT $2",
             &[&now, &limit],
         )
+    }
+
+    fn record_launch_process(&self, id: &str, process: &LaunchProcess) -> Result<(), StoreError> {
+        self.write(|tx| {
+            let current = select_with(tx, "WHERE id = $1 FOR UPDATE", &[&id])?
+                .pop()
+                .ok_or_else(|| StoreError::NotFound(id.to_string()))?;
+            if current.state != State::Resumable || current.fence != process.fence {
+                return Err(StoreError::Conflict {
+                    id: id.to_string(),
+                    expected_state: State::Resumable,
+                    expected_fence: process.fence,
+                });
+            }
+            tx.execute(
+                "INSERT INTO launch_processes (deferral_id, fence, pgid, machine, boot_id, leader_start, recorded_ms) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (deferral_id) DO UPDATE SET fence = excluded.fence, \
+                 pgid = excluded.pgid, machine = excluded.machine, boot_id = excluded.boot_id, \
+                 leader_start = excluded.leader_start, recorded_ms = excluded.recorded_ms",
+                &[
+                    &id,
+                    &to_i64(process.fence),
+                    &process.pgid,
+                    &process.machine,
+                    &process.boot_id,
+                    &to_i64(process.leader_start),
+                    &to_i64(process.recorded_ms),
+                ],
+            )
+            .map_err(backend)?;
+            Ok(())
+        })
+    }
+
+    fn launch_process(&self, id: &str) -> Result<Option<LaunchProcess>, StoreError> {
+        let row = self
+            .client
+            .borrow_mut()
+            .query_opt(
+                "SELECT fence, pgid, machine, boot_id, leader_start, recorded_ms FROM launch_processes WHERE deferral_id = $1",
+                &[&id],
+            )
+            .map_err(backend)?;
+        Ok(row.map(|row| LaunchProcess {
+            fence: to_u64(row.get(0)),
+            pgid: row.get(1),
+            machine: row.get(2),
+            boot_id: row.get(3),
+            leader_start: to_u64(row.get(4)),
+            recorded_ms: to_u64(row.get(5)),
+        }))
     }
 
     fn count_by_state(&self) -> Result<Vec<(State, u64)>, StoreError> {

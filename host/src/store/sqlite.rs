@@ -5,8 +5,8 @@
 //! this program can edit evidence. `PRAGMA integrity_check` runs on open (or `quick_check`).
 
 use super::{
-    AttemptStatus, Deferral, EventRecord, ListQuery, NewDeferral, NewReceipt, Store, StoreError,
-    StoredReceipt, Update,
+    AttemptStatus, Deferral, EventRecord, LaunchProcess, ListQuery, NewDeferral, NewReceipt, Store,
+    StoreError, StoredReceipt, Update,
 };
 use deferral_core::digest::sha256_hex;
 use deferral_core::lifecycle::State;
@@ -16,7 +16,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Migrations, in order; migration `i` moves the store from version `i` to `i + 1`.
-const MIGRATIONS: &[&str] = &[r#"
+const MIGRATIONS: &[&str] = &[
+    r#"
 CREATE TABLE deferrals (
     id                  TEXT PRIMARY KEY,
     state               TEXT NOT NULL CHECK (state IN ('ready','deferred','resumable','complete','blocked','cancelled')),
@@ -73,7 +74,24 @@ CREATE TABLE events (
 CREATE INDEX events_deferral ON events (deferral_id, seq);
 CREATE TRIGGER events_no_update BEFORE UPDATE ON events BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
 CREATE TRIGGER events_no_delete BEFORE DELETE ON events BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
-"#];
+"#,
+    r#"
+-- 2: the process group of each deferral's current exec: launch (see LaunchProcess).
+CREATE TABLE launch_processes (
+    deferral_id  TEXT PRIMARY KEY REFERENCES deferrals (id),
+    fence        INTEGER NOT NULL,
+    pgid         INTEGER NOT NULL,
+    machine      TEXT NOT NULL,
+    boot_id      TEXT NOT NULL,
+    leader_start INTEGER NOT NULL,
+    recorded_ms  INTEGER NOT NULL
+);
+"#,
+];
+
+/// `PRAGMA application_id` of a deferral-host store: "DFRH" in ASCII. A file with another id
+/// belongs to another application and is refused, never migrated.
+pub const APPLICATION_ID: i64 = 0x4446_5248;
 
 /// The schema version this program writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -119,9 +137,13 @@ fn to_i64(value: u64) -> i64 {
 impl SqliteStore {
     /// Opens (creating if needed) the store at `path`, migrates it and checks its integrity.
     pub fn open(path: &Path, check: IntegrityCheck) -> Result<SqliteStore, StoreError> {
+        super::private_file::create(path)?;
         let conn = Connection::open(path).map_err(backend)?;
         conn.busy_timeout(Duration::from_secs(60))
             .map_err(backend)?;
+        // Before anything writes to it (switching to WAL rewrites the header): never touch a
+        // file that belongs to another application.
+        check_ownership(&conn, path)?;
         let mode: String = conn
             .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
             .map_err(backend)?;
@@ -192,6 +214,9 @@ impl SqliteStore {
                 conn.execute_batch(&format!("PRAGMA user_version = {}", index + 1))
                     .map_err(backend)?;
             }
+            // New stores, and stores of the first version, which had no application id.
+            conn.execute_batch(&format!("PRAGMA application_id = {APPLICATION_ID}"))
+                .map_err(backend)?;
             Ok(())
         })
     }
@@ -255,6 +280,47 @@ impl SqliteStore {
     ) -> Result<Vec<Deferral>, StoreError> {
         select_with(&self.conn, where_sql, params)
     }
+}
+
+/// Refuses (`foreign-store`) a database this program did not create: another application id,
+/// or no id but tables other than a first-version store's.
+fn check_ownership(conn: &Connection, path: &Path) -> Result<(), StoreError> {
+    let id: i64 = conn
+        .query_row("PRAGMA application_id", [], |r| r.get(0))
+        .map_err(backend)?;
+    if id == APPLICATION_ID {
+        return Ok(());
+    }
+    let foreign = |why: String| {
+        Err(StoreError::Foreign(format!(
+            "{} {why}; deferral-host leaves it as it is (give another --store path)",
+            path.display()
+        )))
+    };
+    if id != 0 {
+        return foreign(format!(
+            "belongs to another application (application_id {id:#x})"
+        ));
+    }
+    // No id: a new empty file, or a store written before the id was set (version 1).
+    let tables: Vec<String> = conn
+        .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        .and_then(|mut stmt| stmt.query_map([], |r| r.get(0))?.collect())
+        .map_err(backend)?;
+    let ours = ["deferrals", "receipts", "events", "launch_processes"];
+    if let Some(other) = tables.iter().find(|t| !ours.contains(&t.as_str())) {
+        return foreign(format!(
+            "is another application's database (it has a table {other:?})"
+        ));
+    }
+    if !tables.is_empty()
+        && !["deferrals", "receipts", "events"]
+            .iter()
+            .all(|t| tables.iter().any(|x| x == t))
+    {
+        return foreign("has only some of the store's tables".into());
+    }
+    Ok(())
 }
 
 fn select_with(
@@ -572,7 +638,8 @@ impl Store for SqliteStore {
             )
             .map_err(backend)?;
         let rows = stmt.query_map([id], read_receipt).map_err(backend)?;
-        rows.collect::<Result<Vec<_>, _>>().map_err(backend)
+        rows.map(|row| super::verify_receipt(row.map_err(backend)?))
+            .collect()
     }
 
     fn current_receipt(&self, id: &str) -> Result<StoredReceipt, StoreError> {
@@ -586,6 +653,7 @@ impl Store for SqliteStore {
             .optional()
             .map_err(backend)?
             .ok_or_else(|| StoreError::NotFound(id.to_string()))
+            .and_then(super::verify_receipt)
     }
 
     fn events(&self, id: &str) -> Result<Vec<EventRecord>, StoreError> {
@@ -630,6 +698,15 @@ impl Store for SqliteStore {
         )
     }
 
+    fn next_wakeup(&self, now_ms: u64) -> Result<Option<Deferral>, StoreError> {
+        let now = to_i64(now_ms);
+        let next = self.select(
+            "WHERE state = 'deferred' AND resume_after_ms > ?1 ORDER BY resume_after_ms LIMIT 1",
+            &[&now],
+        )?;
+        Ok(next.into_iter().next())
+    }
+
     fn expirable(&self, now_ms: u64, limit: usize) -> Result<Vec<Deferral>, StoreError> {
         let now = to_i64(now_ms);
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
@@ -648,6 +725,59 @@ impl Store for SqliteStore {
              ORDER BY lease_until_ms LIMIT ?2",
             &[&now, &limit],
         )
+    }
+
+    fn record_launch_process(&self, id: &str, process: &LaunchProcess) -> Result<(), StoreError> {
+        self.write(|conn| {
+            let current = select_with(conn, "WHERE id = ?1", &[&id])?
+                .pop()
+                .ok_or_else(|| StoreError::NotFound(id.to_string()))?;
+            if current.state != State::Resumable || current.fence != process.fence {
+                return Err(StoreError::Conflict {
+                    id: id.to_string(),
+                    expected_state: State::Resumable,
+                    expected_fence: process.fence,
+                });
+            }
+            conn.prepare_cached(
+                "INSERT INTO launch_processes (deferral_id, fence, pgid, machine, boot_id, leader_start, recorded_ms) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT (deferral_id) DO UPDATE SET fence = excluded.fence, \
+                 pgid = excluded.pgid, machine = excluded.machine, boot_id = excluded.boot_id, \
+                 leader_start = excluded.leader_start, recorded_ms = excluded.recorded_ms",
+            )
+            .map_err(backend)?
+            .execute(params![
+                id,
+                to_i64(process.fence),
+                process.pgid,
+                process.machine,
+                process.boot_id,
+                to_i64(process.leader_start),
+                to_i64(process.recorded_ms)
+            ])
+            .map_err(backend)?;
+            Ok(())
+        })
+    }
+
+    fn launch_process(&self, id: &str) -> Result<Option<LaunchProcess>, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT fence, pgid, machine, boot_id, leader_start, recorded_ms FROM launch_processes WHERE deferral_id = ?1",
+                [id],
+                |row| {
+                    Ok(LaunchProcess {
+                        fence: get_u64(row, 0)?,
+                        pgid: row.get(1)?,
+                        machine: row.get(2)?,
+                        boot_id: row.get(3)?,
+                        leader_start: get_u64(row, 4)?,
+                        recorded_ms: get_u64(row, 5)?,
+                    })
+                },
+            )
+            .optional()
+            .map_err(backend)
     }
 
     fn count_by_state(&self) -> Result<Vec<(State, u64)>, StoreError> {
