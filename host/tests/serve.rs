@@ -350,17 +350,30 @@ fn sigterm_stops_the_server_cleanly() {
 
 #[test]
 fn concurrent_records_are_each_committed_before_their_answer() {
-    let server = std::sync::Arc::new(Server::start(&["--allow-launch", "exec:"]));
+    concurrent_records_on(Host::new());
+}
+
+/// The same through a PostgreSQL store: the group commit's batch is one PostgreSQL transaction.
+#[test]
+fn concurrent_records_are_each_committed_before_their_answer_on_postgres() {
+    let Some(schema) = common::pg::schema_or_skip() else {
+        return;
+    };
+    concurrent_records_on(Host::with_store(&schema.url));
+}
+
+fn concurrent_records_on(host: Host) {
+    let server = std::sync::Arc::new(Server::start_on(host, &["--allow-launch", "exec:"]));
     let threads: Vec<_> = (0..8)
         .map(|t| {
             let server = server.clone();
             std::thread::spawn(move || {
-                let store = server.host.open();
+                let store = server.host.open_any();
                 (0..5)
                     .map(|i| {
                         let (id, _, _) = server.record(&format!("exec:/bin/echo {t} {i}"));
                         // Answered, so committed: another connection sees it at once.
-                        let d = coordinator::load(&store, &id).unwrap();
+                        let d = coordinator::load(&*store, &id).unwrap();
                         assert_eq!(d.launch, format!("exec:/bin/echo {t} {i}"));
                         id
                     })
@@ -375,7 +388,12 @@ fn concurrent_records_are_each_committed_before_their_answer() {
     ids.sort();
     ids.dedup();
     assert_eq!(ids.len(), 40, "40 distinct deferrals");
-    assert_eq!(server.count(), 40, "none lost, none twice");
+    let stored = server
+        .host
+        .open_any()
+        .list(&deferral_host::store::ListQuery::default())
+        .unwrap();
+    assert_eq!(stored.len(), 40, "none lost, none twice");
 }
 
 #[test]

@@ -282,3 +282,32 @@ fn at_the_cap_with_every_connection_busy_a_new_one_gets_503() {
     }
     assert_eq!(server.child.wait().unwrap().code(), Some(0));
 }
+
+#[test]
+fn a_body_sent_too_slowly_gets_408_at_the_deadline() {
+    let server = Server::start(&["--request-timeout-ms", "1000"]);
+    let mut stream = server.connect();
+    let head = format!(
+        "POST /v1/deferrals HTTP/1.1\r\nAuthorization: Bearer {TOKEN}\r\nContent-Length: 100\r\n\r\n"
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    let started = std::time::Instant::now();
+    // One byte every 100 ms: each read is quick, the whole body would take 10 s.
+    let mut writer = stream.try_clone().unwrap();
+    let trickle = std::thread::spawn(move || {
+        for _ in 0..30 {
+            if writer.write_all(b" ").is_err() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    });
+    let answer = read_answer(&mut stream).unwrap();
+    let took = started.elapsed();
+    assert_eq!((answer.status, error_code(&answer.body)), (408, "timeout"));
+    assert!(
+        took < Duration::from_millis(2500),
+        "answered after {took:?}, not at the 1 s deadline"
+    );
+    trickle.join().unwrap();
+}
