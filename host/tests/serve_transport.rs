@@ -179,6 +179,13 @@ fn two_content_lengths_are_refused() {
     );
     assert_eq!(server.raw(head.as_bytes()).0, 400);
     assert_eq!(server.count(), 0, "nothing was recorded");
+    // The same value twice is one length (RFC 9110 allows either answer; hyper merges them).
+    let head = format!(
+        "POST /v1/deferrals HTTP/1.1\r\nAuthorization: Bearer {TOKEN}\r\nContent-Length: {0}\r\nContent-Length: {0}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    assert_eq!(server.raw(head.as_bytes()).0, 201);
+    assert_eq!(server.count(), 1);
 }
 
 #[test]
