@@ -10,7 +10,8 @@
 //! ```text
 //! bench/host/serve.sh [--records N] [--clients N] [--slow N] [--dir DIR]
 //! ```
-//! Prints one JSON document on stdout, progress on stderr.
+//! Prints one JSON document on one line on stdout (bench/run.mjs reads the last line),
+//! progress on stderr.
 
 use deferral_core::digest::sha256_hex;
 use deferral_core::receipt::{Bindings, Reason, Receipt};
@@ -301,7 +302,7 @@ fn main() {
     eprintln!("slow clients: {slow}");
     println!(
         "{}",
-        serde_json::to_string_pretty(&json!({
+        json!({
             "bench": "deferral-host serve",
             "command": "bench/host/serve.sh",
             "group_commit": {
@@ -310,7 +311,6 @@ fn main() {
                 "serve_over_bare": (ratio * 100.0).round() / 100.0,
             },
             "slow_clients": slow,
-        }))
-        .unwrap()
+        })
     );
 }
