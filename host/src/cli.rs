@@ -208,10 +208,14 @@ Endpoints:
 Errors: {\"error\":{\"code\",\"message\"[,\"path\"]}} with 400 invalid-request, 401 unauthorized,
 403 wrong-handle | launch-not-allowed, 404 not-found | unknown-route, 405 method-not-allowed,
 409 illegal-transition | stale-attempt | not-resumable | lease-expired | conflict,
-411 length-required, 413 body-too-large, 422 receipt errors | already-retained | expired |
-invalid-launch | missing-receipt | binding-mismatch, 500 store failures.
+408 timeout, 411 length-required, 413 body-too-large, 422 receipt errors | already-retained |
+expired | invalid-launch | missing-receipt | binding-mismatch, 500 store failures,
+501 unsupported-transfer-encoding, 503 busy | stopping.
 
-Prints {\"listening\":\"ADDR\"} on stdout when ready; stops on SIGTERM or SIGINT.
+Connections are kept alive; at --max-connections the oldest idle one is closed for a new one.
+A request (head and body) must arrive within --request-timeout-ms of the connection's start or
+its previous answer. Concurrent records are committed together (one transaction, one fsync).
+Prints {\"listening\":\"ADDR\"} on stdout when ready; SIGTERM or SIGINT stops it within 5 s.
 Example:
   DEFERRAL_SERVE_TOKEN=$(cat /etc/deferral/token) deferral-host --store sqlite:/var/lib/deferral/host.db serve
 See docs/host.md (serve) for curl examples.";
@@ -232,6 +236,13 @@ struct ServeArgs {
     /// runs a program on this host.
     #[arg(long, value_name = "TARGET")]
     allow_launch: Vec<String>,
+    /// Open connections at most; at the cap a new connection sheds the oldest idle one.
+    #[arg(long, default_value_t = 256, value_name = "N")]
+    max_connections: usize,
+    /// Milliseconds a client has, from connecting (or its previous answer), to send a whole
+    /// request, head and body; also how long an idle kept-alive connection stays open.
+    #[arg(long, default_value_t = 10_000, value_name = "MS")]
+    request_timeout_ms: u64,
 }
 
 fn serve_token(args: &ServeArgs) -> Result<String, HostError> {
@@ -491,6 +502,11 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                 token,
                 store: store_url(cli)?,
                 policy: crate::serve::Policy { launch_policy },
+                limits: crate::serve::Limits {
+                    max_connections: args.max_connections,
+                    request_timeout: std::time::Duration::from_millis(args.request_timeout_ms),
+                    ..crate::serve::Limits::default()
+                },
             })
         }
         Command::Resolve(args) => {

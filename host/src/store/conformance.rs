@@ -45,8 +45,8 @@ macro_rules! store_conformance_tests {
             claim_next_takes_the_earliest_due_deferral_once,
             concurrent_claim_next_claims_each_due_deferral_exactly_once,
             list_and_counts,
-
-            next_wakeup_is_the_earliest_waiting_deferral);
+            next_wakeup_is_the_earliest_waiting_deferral,
+            insert_batch_commits_each_item_or_reports_its_error);
     };
     (@each $backend:expr; $($name:ident),* $(,)?) => {
         $(
@@ -782,6 +782,86 @@ pub fn list_and_counts(backend: &dyn Backend) {
     counts.sort_by_key(|(s, _)| s.as_str());
     assert_eq!(counts, [(State::Cancelled, 1), (State::Deferred, 1)]);
     store.check_integrity().unwrap();
+}
+
+/// A new deferral with id `id`, built by hand (not through `record`), with one receipt.
+fn new_deferral(id: &str, t: u64) -> super::NewDeferral {
+    let receipt = handoff(t, 0, HOUR)
+        .retain(&digest('c'), &digest('d'))
+        .unwrap();
+    super::NewDeferral {
+        id: id.to_string(),
+        state: State::Deferred,
+        reentries: 0,
+        max_reentries: 2,
+        cause: "recorded".into(),
+        launch: "exec:true".into(),
+        window: super::Window {
+            reason: "rest-reserve".into(),
+            resume_after_ms: t,
+            resume_by_ms: t + HOUR,
+        },
+        wakeup_digest: digest('c'),
+        cancellation_digest: digest('d'),
+        receipts: vec![super::NewReceipt {
+            kind: "retained".into(),
+            text: receipt.to_json(),
+        }],
+        at_ms: t,
+    }
+}
+
+/// Group commit (`serve`): one transaction for many inserts, one result per item in order.
+/// A failing item is rolled back alone; every item answered `Ok` is visible to another
+/// connection, with its receipt and its event.
+pub fn insert_batch_commits_each_item_or_reports_its_error(backend: &dyn Backend) {
+    let store = backend.connect();
+    let other = backend.connect();
+    let t = now();
+    let first = record_due(&*store, 2);
+    assert!(store.insert_batch(&[]).is_empty(), "an empty batch");
+    let mut no_receipt = new_deferral("d-batch-c", t);
+    no_receipt.receipts.clear();
+    let batch = [
+        new_deferral("d-batch-a", t),
+        new_deferral(&first.id, t),
+        new_deferral("d-batch-b", t),
+        no_receipt,
+        new_deferral("d-batch-a", t),
+    ];
+    let results = store.insert_batch(&batch);
+    assert_eq!(results.len(), batch.len(), "one result per item");
+    assert_eq!(results[0].as_ref().map(|d| d.id.as_str()), Ok("d-batch-a"));
+    assert_eq!(
+        results[1].as_ref().unwrap_err(),
+        &StoreError::Duplicate(first.id.clone())
+    );
+    assert_eq!(results[2].as_ref().map(|d| d.id.as_str()), Ok("d-batch-b"));
+    assert!(
+        matches!(results[3], Err(StoreError::Backend(_))),
+        "{:?}",
+        results[3]
+    );
+    assert_eq!(
+        results[4].as_ref().unwrap_err(),
+        &StoreError::Duplicate("d-batch-a".into()),
+        "an id inserted earlier in the same batch is a duplicate"
+    );
+    for ok in results.iter().flatten() {
+        let seen = other.get(&ok.id).unwrap().expect("committed and visible");
+        assert_eq!(&seen, ok, "get returns what the batch returned");
+        assert_eq!(other.receipts(&ok.id).unwrap().len(), 1);
+        assert_eq!(other.events(&ok.id).unwrap().len(), 1);
+    }
+    assert!(other.get("d-batch-c").unwrap().is_none());
+    assert_eq!(
+        reload(&*other, &first),
+        first,
+        "the existing row is untouched"
+    );
+    assert_eq!(other.receipts(&first.id).unwrap().len(), 2);
+    assert_eq!(other.events(&first.id).unwrap().len(), 1);
+    assert_eq!(other.list(&ListQuery::default()).unwrap().len(), 3);
 }
 
 pub fn launch_process_belongs_to_the_current_attempt(backend: &dyn Backend) {

@@ -365,6 +365,14 @@ pub trait Store {
     /// Inserts a new deferral with its receipts and a first event, in one transaction.
     fn insert(&self, new: &NewDeferral) -> Result<Deferral, StoreError>;
 
+    /// Inserts several deferrals in one transaction (group commit: one fsync for all), each as
+    /// [`Store::insert`] would. One result per item, in order: an item that fails is rolled back
+    /// alone and reports its error; if the transaction cannot commit, every item reports the
+    /// error and none is stored. This default commits each item on its own.
+    fn insert_batch(&self, news: &[NewDeferral]) -> Vec<Result<Deferral, StoreError>> {
+        news.iter().map(|new| self.insert(new)).collect()
+    }
+
     /// Applies `update` to deferral `id` iff it still has `(expect_state, expect_fence)`:
     /// the row, the appended receipts and one event are written in one transaction.
     /// Otherwise returns [`StoreError::Conflict`] and writes nothing.

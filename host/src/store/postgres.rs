@@ -511,6 +511,56 @@ fn update_in(tx: &mut Transaction, id: &str, update: &Update) -> Result<Deferral
         .ok_or_else(|| StoreError::NotFound(id.to_string()))
 }
 
+/// The rows of one new deferral (row, receipts, first event) inside transaction `tx`.
+fn insert_rows(tx: &mut Transaction, new: &NewDeferral) -> Result<Deferral, StoreError> {
+    // ON CONFLICT settles two inserts of one id racing, where a check first would not.
+    let inserted = tx
+        .execute(
+            "INSERT INTO deferrals (id, state, fence, reentries, max_reentries, reason, resume_after_ms, \
+             resume_by_ms, launch, wakeup_digest, cancellation_digest, cause, receipt_seq, created_ms, updated_ms) \
+             VALUES ($1, $2, 1, $3, $4, $5, $6, $7, $8, $9, $10, $11, 0, $12, $12) ON CONFLICT (id) DO NOTHING",
+            &[
+                &new.id,
+                &new.state.as_str(),
+                &i64::from(new.reentries),
+                &i64::from(new.max_reentries),
+                &new.window.reason,
+                &to_i64(new.window.resume_after_ms),
+                &to_i64(new.window.resume_by_ms),
+                &new.launch,
+                &new.wakeup_digest,
+                &new.cancellation_digest,
+                &new.cause,
+                &to_i64(new.at_ms),
+            ],
+        )
+        .map_err(backend)?;
+    if inserted == 0 {
+        return Err(StoreError::Duplicate(new.id.clone()));
+    }
+    let seq = append_receipts(tx, &new.id, &new.receipts, new.at_ms)?;
+    tx.execute(
+        "UPDATE deferrals SET receipt_seq = $1 WHERE id = $2",
+        &[&to_i64(seq), &new.id],
+    )
+    .map_err(backend)?;
+    append_event(
+        tx,
+        &new.id,
+        new.at_ms,
+        "record",
+        Some(State::Ready),
+        new.state,
+        &new.cause,
+        1,
+        new.reentries,
+        None,
+    )?;
+    select_with(tx, "WHERE id = $1", &[&new.id])?
+        .pop()
+        .ok_or_else(|| StoreError::NotFound(new.id.clone()))
+}
+
 impl Store for PostgresStore {
     fn insert(&self, new: &NewDeferral) -> Result<Deferral, StoreError> {
         if new.receipts.is_empty() {
@@ -518,54 +568,55 @@ impl Store for PostgresStore {
                 "a deferral needs at least one receipt".into(),
             ));
         }
-        self.write(|tx| {
-            // ON CONFLICT settles two inserts of one id racing, where a check first would not.
-            let inserted = tx
-                .execute(
-                    "INSERT INTO deferrals (id, state, fence, reentries, max_reentries, reason, resume_after_ms, \
-                     resume_by_ms, launch, wakeup_digest, cancellation_digest, cause, receipt_seq, created_ms, updated_ms) \
-                     VALUES ($1, $2, 1, $3, $4, $5, $6, $7, $8, $9, $10, $11, 0, $12, $12) ON CONFLICT (id) DO NOTHING",
-                    &[
-                        &new.id,
-                        &new.state.as_str(),
-                        &i64::from(new.reentries),
-                        &i64::from(new.max_reentries),
-                        &new.window.reason,
-                        &to_i64(new.window.resume_after_ms),
-                        &to_i64(new.window.resume_by_ms),
-                        &new.launch,
-                        &new.wakeup_digest,
-                        &new.cancellation_digest,
-                        &new.cause,
-                        &to_i64(new.at_ms),
-                    ],
-                )
-                .map_err(backend)?;
-            if inserted == 0 {
-                return Err(StoreError::Duplicate(new.id.clone()));
+        self.write(|tx| insert_rows(tx, new))
+    }
+
+    /// One transaction around every item; each item is a savepoint, rolled back alone if it
+    /// fails. A savepoint that cannot be made or undone fails the whole batch: PostgreSQL
+    /// would otherwise turn the final COMMIT into a silent ROLLBACK.
+    fn insert_batch(&self, news: &[NewDeferral]) -> Vec<Result<Deferral, StoreError>> {
+        if news.is_empty() {
+            return Vec::new();
+        }
+        let all = |err: StoreError| -> Vec<Result<Deferral, StoreError>> {
+            news.iter().map(|_| Err(err.clone())).collect()
+        };
+        let mut client = self.client.borrow_mut();
+        let mut tx = match client
+            .build_transaction()
+            .isolation_level(IsolationLevel::ReadCommitted)
+            .start()
+        {
+            Ok(tx) => tx,
+            Err(err) => return all(backend(err)),
+        };
+        let mut results = Vec::with_capacity(news.len());
+        for new in news {
+            if new.receipts.is_empty() {
+                results.push(Err(StoreError::Backend(
+                    "a deferral needs at least one receipt".into(),
+                )));
+                continue;
             }
-            let seq = append_receipts(tx, &new.id, &new.receipts, new.at_ms)?;
-            tx.execute(
-                "UPDATE deferrals SET receipt_seq = $1 WHERE id = $2",
-                &[&to_i64(seq), &new.id],
-            )
-            .map_err(backend)?;
-            append_event(
-                tx,
-                &new.id,
-                new.at_ms,
-                "record",
-                Some(State::Ready),
-                new.state,
-                &new.cause,
-                1,
-                new.reentries,
-                None,
-            )?;
-            select_with(tx, "WHERE id = $1", &[&new.id])?
-                .pop()
-                .ok_or_else(|| StoreError::NotFound(new.id.clone()))
-        })
+            let mut item = match tx.savepoint("batch_item") {
+                Ok(item) => item,
+                Err(err) => return all(backend(err)),
+            };
+            let result = insert_rows(&mut item, new);
+            let ended = if result.is_ok() {
+                item.commit()
+            } else {
+                item.rollback()
+            };
+            if let Err(err) = ended {
+                return all(backend(err));
+            }
+            results.push(result);
+        }
+        match tx.commit() {
+            Ok(()) => results,
+            Err(err) => all(backend(err)),
+        }
     }
 
     fn update(&self, id: &str, update: &Update) -> Result<Deferral, StoreError> {

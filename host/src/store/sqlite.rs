@@ -11,6 +11,7 @@ use super::{
 use deferral_core::digest::sha256_hex;
 use deferral_core::lifecycle::State;
 use rusqlite::{params, Connection, OptionalExtension, Row};
+use std::cell::Cell;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -112,6 +113,17 @@ const COLUMNS: &str = "id, state, fence, reentries, max_reentries, reason, resum
 pub struct SqliteStore {
     conn: Connection,
     path: PathBuf,
+    /// Inside [`Store::insert_batch`]: each write is a savepoint of the batch's transaction.
+    batch: Cell<Batch>,
+}
+
+/// Where a group commit stands: off, open, or open with a savepoint that could not be undone
+/// (the whole batch must then be rolled back).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Batch {
+    Off,
+    Open,
+    Broken,
 }
 
 fn backend(err: rusqlite::Error) -> StoreError {
@@ -145,6 +157,7 @@ impl SqliteStore {
         let store = SqliteStore {
             conn,
             path: path.to_path_buf(),
+            batch: Cell::new(Batch::Off),
         };
         match check {
             IntegrityCheck::Full => store.run_check("integrity_check")?,
@@ -213,6 +226,9 @@ impl SqliteStore {
         &self,
         body: impl FnOnce(&Connection) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
+        if self.batch.get() != Batch::Off {
+            return self.savepoint(body);
+        }
         self.conn
             .execute_batch("BEGIN IMMEDIATE")
             .map_err(backend)?;
@@ -229,6 +245,32 @@ impl SqliteStore {
                 Err(err)
             }
         }
+    }
+
+    /// One item of a group commit: its writes are undone alone if it fails.
+    fn savepoint<T>(
+        &self,
+        body: impl FnOnce(&Connection) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        if self.batch.get() == Batch::Broken {
+            return Err(StoreError::Backend(
+                "an earlier item of this batch could not be undone".into(),
+            ));
+        }
+        self.conn
+            .execute_batch("SAVEPOINT batch_item")
+            .map_err(backend)?;
+        let result = body(&self.conn);
+        let end = if result.is_ok() {
+            "RELEASE batch_item"
+        } else {
+            "ROLLBACK TO batch_item; RELEASE batch_item"
+        };
+        if let Err(err) = self.conn.execute_batch(end) {
+            self.batch.set(Batch::Broken);
+            return Err(backend(err));
+        }
+        result
     }
 
     fn select(
@@ -550,6 +592,36 @@ impl Store for SqliteStore {
             let mut rows = select_with(conn, "WHERE id = ?1", &[&new.id])?;
             rows.pop().ok_or_else(|| StoreError::NotFound(new.id.clone()))
         })
+    }
+
+    /// One `BEGIN IMMEDIATE` ... `COMMIT` around every item; each item is a savepoint.
+    fn insert_batch(&self, news: &[NewDeferral]) -> Vec<Result<Deferral, StoreError>> {
+        if news.is_empty() {
+            return Vec::new();
+        }
+        let all = |err: StoreError| -> Vec<Result<Deferral, StoreError>> {
+            news.iter().map(|_| Err(err.clone())).collect()
+        };
+        if let Err(err) = self.conn.execute_batch("BEGIN IMMEDIATE") {
+            return all(backend(err));
+        }
+        self.batch.set(Batch::Open);
+        let results: Vec<_> = news.iter().map(|new| self.insert(new)).collect();
+        let broken = self.batch.replace(Batch::Off) == Batch::Broken;
+        let committed = if broken {
+            Err(StoreError::Backend(
+                "a failed item could not be undone; the batch was rolled back".into(),
+            ))
+        } else {
+            self.conn.execute_batch("COMMIT").map_err(backend)
+        };
+        match committed {
+            Ok(()) => results,
+            Err(err) => {
+                let _ = self.conn.execute_batch("ROLLBACK");
+                all(err)
+            }
+        }
     }
 
     fn update(&self, id: &str, update: &Update) -> Result<Deferral, StoreError> {
