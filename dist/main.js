@@ -1267,7 +1267,7 @@ function redactValue(value, secrets) {
 init_builtin();
 init_exit_codes();
 
-// dist/lib/resumable-host.js
+// dist/lib/client-host.js
 init_core();
 
 // dist/lib/host-port.js
@@ -1321,6 +1321,8 @@ function createPortClient({ url, token, timeoutMs = PORT_TIMEOUT_MS, env: env2 =
       return call2("POST", "/v1/deferrals", `{"receipt":${receiptText(receipt)},"launch":${JSON.stringify(launch)}${max}}`);
     },
     get: (id) => call2("GET", at(id)),
+    /** The deferral recorded from a receipt, by the receipt's digest (as `get` answers it). */
+    getByReceipt: (digest3) => call2("GET", `/v1/receipts/${encodeURIComponent(digest3)}`),
     cancel: (id, handle) => call2("POST", at(id, "/cancel"), JSON.stringify({ handle })),
     claim: (id, wakeupHandle) => call2("POST", at(id, "/claim"), JSON.stringify({ wakeup_handle: wakeupHandle })),
     outcome: (id, { attempt, outcome, handle, receipt }) => {
@@ -1331,7 +1333,7 @@ function createPortClient({ url, token, timeoutMs = PORT_TIMEOUT_MS, env: env2 =
   };
 }
 
-// dist/lib/resumable-host.js
+// dist/lib/client-host.js
 var EVENT_OF_OUTCOME = { complete: "complete", blocked: "block", deferred: "defer" };
 var refuse = (code, message, path) => new PortError(0, code, message, path);
 function checkReceipt(receipt) {
@@ -1350,7 +1352,7 @@ function checkStep(deferral, event) {
   return step;
 }
 var sameBindings = (a, b) => JSON.stringify(a.bindings) === JSON.stringify(b.bindings);
-function createResumableDeferralHost(port, options = {}) {
+function createClientHost(port, options = {}) {
   const client = typeof port?.record === "function" ? port : createPortClient(port);
   return {
     /** Hands a handoff receipt to the host: answers {id, receipt (retained), cancellationHandle}. */
@@ -1432,7 +1434,7 @@ function writeHandleFile(id, handle, env2) {
   return path;
 }
 async function retainWithCoordinator(config, receipt, env2) {
-  const host = createResumableDeferralHost({ url: config.url, token: config.token, env: env2 });
+  const host = createClientHost({ url: config.url, token: config.token, env: env2 });
   let retained;
   try {
     retained = await host.retain(JSON.stringify(receipt), { launch: config.launch });

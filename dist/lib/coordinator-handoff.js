@@ -4,7 +4,7 @@
 // printed: whoever reads a log must not be able to cancel the deferral.
 import { builtin } from './builtin.js';
 import { CommandError, EXIT } from './exit-codes.js';
-import { createResumableDeferralHost } from './resumable-host.js';
+import { createClientHost as createResumableDeferralHost } from './client-host.js';
 
 const { mkdirSync, writeFileSync } = builtin('node:fs');
 const { tmpdir } = builtin('node:os');

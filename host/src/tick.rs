@@ -5,14 +5,16 @@
 //! and the other skips it. A ticker that dies leaves a lease; after the lease ends the next
 //! tick returns that deferral to `deferred` (counting the re-entry) and launches it again.
 
-use crate::coordinator::{self, Outcome};
+use crate::coordinator::{self, ClaimNextFailure, Outcome};
 use crate::error::HostError;
 use crate::github::client::GithubClient;
 use crate::handle::lease_owner;
 use crate::launch::dispatch::{self, DispatchRequest, DispatchResult};
-use crate::launch::exec::{self, ExecEnd, ExecRequest};
+use crate::launch::exec::{self, ExecRequest};
+use crate::launch::exec_outcome;
+use crate::launch::process_group::{self, StaleGroup};
 use crate::launch::Target;
-use crate::store::{AttemptStatus, Change, Deferral, Lease, RunRecord, Store};
+use crate::store::{AttemptStatus, Change, Deferral, Lease, NextDue, RunRecord, Store};
 use deferral_core::digest::sha256_hex;
 use deferral_core::lifecycle::State;
 use deferral_core::receipt::validate_str;
@@ -44,7 +46,7 @@ pub struct TickReport {
     pub skipped: Vec<Value>,
     /// The follow step (see `github::follow`), when a GitHub client is configured.
     pub follow: Option<crate::github::follow::FollowReport>,
-    /// GitHub calls made: `{requests, not_modified, blob, stopped}`.
+    /// GitHub calls made: `{requests, not_modified, blob, stopped, errors}`.
     pub github: Option<Value>,
 }
 
@@ -101,10 +103,34 @@ pub fn plan(
     Ok([pick(is_expirable), pick(is_stale), pick(is_due)])
 }
 
+/// What a pass is doing, as it does it, for a progress display (`crate::progress`).
+pub enum TickStep<'a> {
+    /// Expiry and lease recovery are done; this many are due (not sent on `--dry-run`).
+    Planned { expired: usize, due: usize },
+    /// About to claim and launch this deferral.
+    Launching { id: &'a str, attempt: u32 },
+    /// A launch ended: its entry in `launched`.
+    Launched(&'a Value),
+    /// Not launched: another ticker claimed it first.
+    ClaimedElsewhere { id: &'a str },
+    /// Not launched: its entry in `skipped`.
+    Skipped(&'a Value),
+}
+
 pub fn tick(
     store: &dyn Store,
     options: &TickOptions,
     now_ms: impl Fn() -> u64,
+) -> Result<TickReport, HostError> {
+    tick_observed(store, options, now_ms, &mut |_| {})
+}
+
+/// [`tick`], telling `observe` about each step as it happens.
+pub fn tick_observed(
+    store: &dyn Store,
+    options: &TickOptions,
+    now_ms: impl Fn() -> u64,
+    observe: &mut dyn FnMut(TickStep),
 ) -> Result<TickReport, HostError> {
     let now = now_ms();
     let [expirable, stale, due] = plan(store, options, now)?;
@@ -122,6 +148,10 @@ pub fn tick(
         return Ok(report);
     }
     for d in &expirable {
+        if d.state == State::Resumable {
+            // Nothing launches it again, but nothing of it should keep running either.
+            let _ = end_old_launch(store, d);
+        }
         match coordinator::expire(store, d, now_ms()) {
             Ok(_) => report.expired.push(d.id.clone()),
             Err(err) if err.is_conflict() => {}
@@ -139,10 +169,16 @@ pub fn tick(
             }
             Ok(None) => {}
             Err(err) if err.is_conflict() => {}
+            Err(err) if err.code == "launch-still-running" => {
+                report
+                    .skipped
+                    .push(json!({"id": d.id, "why": format!("{err}")}));
+            }
             Err(err) => return Err(err),
         }
     }
     if let Some(client) = &options.github {
+        // Dispatched runs to their outcomes, before new launches (see `github::follow`).
         let followed = crate::github::follow::follow(
             store,
             client,
@@ -153,27 +189,52 @@ pub fn tick(
         )?;
         report.follow = Some(followed);
     }
+    observe(TickStep::Planned {
+        expired: report.expired.len(),
+        due: due.len(),
+    });
     let owner = lease_owner();
+    if options.ids.is_empty() {
+        // Recovered deferrals are due again: the atomic claim finds them like the others.
+        launch_next_due(store, &owner, options, &now_ms, &mut report, observe)?;
+        report.github = github_summary(options, &report);
+        return Ok(report);
+    }
     for d in &due {
+        observe(TickStep::Launching {
+            id: &d.id,
+            attempt: d.reentries + 1,
+        });
         match launch(store, d, &owner, options, &now_ms) {
-            Ok(Some(entry)) => report.launched.push(entry),
-            Ok(None) => {}
-            Err(Skip(why)) => report.skipped.push(json!({"id": d.id, "why": why})),
+            Ok(Some(entry)) => {
+                observe(TickStep::Launched(&entry));
+                report.launched.push(entry);
+            }
+            Ok(None) => observe(TickStep::ClaimedElsewhere { id: &d.id }),
+            Err(Skip(why)) => {
+                let entry = json!({"id": d.id, "why": why});
+                observe(TickStep::Skipped(&entry));
+                report.skipped.push(entry);
+            }
         }
     }
-    if let Some(client) = &options.github {
-        let calls = client.calls();
-        let stopped = client.quota.borrow().stopped().map(str::to_string);
-        let errors = report
-            .follow
-            .as_ref()
-            .map_or(Vec::new(), |f| f.errors.clone());
-        report.github = Some(
-            json!({"requests": calls.requests, "not_modified": calls.not_modified,
-            "blob": calls.blob, "stopped": stopped, "errors": errors}),
-        );
-    }
+    report.github = github_summary(options, &report);
     Ok(report)
+}
+
+/// The report's `github` part: calls made, why they stopped, errors met while following.
+fn github_summary(options: &TickOptions, report: &TickReport) -> Option<Value> {
+    let client = options.github.as_ref()?;
+    let calls = client.calls();
+    let stopped = client.quota.borrow().stopped().map(str::to_string);
+    let errors = report
+        .follow
+        .as_ref()
+        .map_or(Vec::new(), |f| f.errors.clone());
+    Some(
+        json!({"requests": calls.requests, "not_modified": calls.not_modified,
+        "blob": calls.blob, "stopped": stopped, "errors": errors}),
+    )
 }
 
 /// A lease that ended without an outcome: an `exec:` launch goes back to `deferred` (a new
@@ -193,19 +254,192 @@ fn recover(store: &dyn Store, d: &Deferral, now: u64) -> Result<Option<Deferral>
             coordinator::note(store, d, "dispatch-unknown", "lease-expired", effects, now).map(Some)
         }
         Some(AttemptStatus::Dispatched | AttemptStatus::DispatchUnknown) => Ok(None),
-        Some(AttemptStatus::Launching) | None => coordinator::finish(
-            store,
-            d,
-            Outcome::Returned {
-                detail: "lease-expired: the launch did not report before its lease ended".into(),
-            },
-            now,
-        )
-        .map(Some),
+        Some(AttemptStatus::Launching) | None => {
+            // Whatever the old launch left running is ended (and seen gone) before the deferral
+            // can be launched again, so two launches of it never overlap.
+            let ended = end_old_launch(store, d)?;
+            coordinator::finish(
+                store,
+                d,
+                Outcome::Returned {
+                    detail: format!(
+                        "lease-expired: the launch did not report before its lease ended{ended}"
+                    ),
+                },
+                now,
+            )
+            .map(Some)
+        }
+    }
+}
+
+/// How long a recovering ticker waits for a killed process group to be gone.
+const GROUP_GONE_WAIT: Duration = Duration::from_secs(5);
+
+/// Ends the process group recorded for the current attempt of `d`, if any is left. Returns a
+/// note for the event's detail, or `launch-still-running` (the deferral is not recovered by
+/// this tick) when the group is on another machine or does not die.
+fn end_old_launch(store: &dyn Store, d: &Deferral) -> Result<String, HostError> {
+    let Some(process) = store.launch_process(&d.id)? else {
+        return Ok(String::new());
+    };
+    if process.fence != d.fence {
+        return Ok(String::new());
+    }
+    match process_group::end_stale_group(&process, GROUP_GONE_WAIT) {
+        StaleGroup::Gone => Ok("; its process group had ended".into()),
+        StaleGroup::Killed(n) => Ok(format!(
+            "; its process group {} was killed ({n} processes) and is gone",
+            process.pgid
+        )),
+        StaleGroup::Elsewhere(machine) => Err(HostError::refused(
+            "launch-still-running",
+            format!(
+                "the stale launch's process group {} runs on machine {machine}; a ticker there recovers it (or it expires)",
+                process.pgid
+            ),
+        )),
+        StaleGroup::StillRunning(n) => Err(HostError::refused(
+            "launch-still-running",
+            format!(
+                "the stale launch's process group {} still has {n} processes after SIGKILL",
+                process.pgid
+            ),
+        )),
     }
 }
 
 struct Skip(String);
+
+/// Why dispatch targets cannot be claimed in this pass, if they cannot: no credentials, or the
+/// GitHub quota for the pass is spent (they stay due, no re-entry used).
+fn no_dispatch(options: &TickOptions) -> Option<String> {
+    match &options.github {
+        None => Some("GITHUB_TOKEN is not set".into()),
+        Some(client) => client
+            .quota
+            .borrow()
+            .stopped()
+            .map(|why| format!("github quota: {why}")),
+    }
+}
+
+/// Claims due deferrals one at a time with the store's atomic claim (each the earliest one no
+/// other ticker holds) and launches each, up to `options.limit`. Without `GITHUB_TOKEN`,
+/// dispatch targets are not claimed (no re-entry used) and are listed as skipped.
+fn launch_next_due(
+    store: &dyn Store,
+    owner: &str,
+    options: &TickOptions,
+    now_ms: &dyn Fn() -> u64,
+    report: &mut TickReport,
+    observe: &mut dyn FnMut(TickStep),
+) -> Result<(), HostError> {
+    let lease_ms = u64::try_from(options.lease_timeout.as_millis()).unwrap_or(u64::MAX);
+    let attempt_for = |d: &Deferral| match Target::parse(&d.launch) {
+        Ok(Target::WorkflowDispatch { .. }) => AttemptStatus::Dispatching,
+        _ => AttemptStatus::Launching,
+    };
+    let mut set_aside: Vec<String> = Vec::new();
+    let mut launched = 0;
+    while launched < options.limit {
+        let next = NextDue {
+            now_ms: now_ms(),
+            without_dispatch: no_dispatch(options).is_some(),
+            exclude: &set_aside,
+        };
+        match coordinator::claim_next(store, &next, owner, lease_ms, &attempt_for, next.now_ms) {
+            Ok(Some(claimed)) => {
+                launched += 1;
+                // One launch per deferral per pass, even if it is due again at once.
+                set_aside.push(claimed.deferral.id.clone());
+                observe(TickStep::Launching {
+                    id: &claimed.deferral.id,
+                    attempt: claimed.deferral.reentries,
+                });
+                let entry = match Target::parse(&claimed.deferral.launch) {
+                    Ok(target) => run_claimed(
+                        store,
+                        &claimed,
+                        target,
+                        options.github.as_ref(),
+                        owner,
+                        options,
+                        now_ms,
+                    ),
+                    Err(err) => refuse_claimed(store, &claimed.deferral, err, now_ms()),
+                };
+                observe(TickStep::Launched(&entry));
+                report.launched.push(entry);
+            }
+            Ok(None) => break,
+            // A deferral that cannot be claimed (its receipt fails its check): set aside for
+            // this pass, the others still go.
+            Err(ClaimNextFailure {
+                id: Some(id),
+                error,
+            }) => {
+                let entry = json!({"id": id, "why": format!("{}: {}", error.code, error.message)});
+                observe(TickStep::Skipped(&entry));
+                report.skipped.push(entry);
+                set_aside.push(id);
+            }
+            Err(ClaimNextFailure { id: None, error }) => return Err(error),
+        }
+    }
+    if let Some(why) = no_dispatch(options) {
+        for d in store.due(now_ms(), options.limit)? {
+            if d.launch.starts_with("workflow-dispatch:") {
+                let entry = json!({"id": d.id, "why": why});
+                observe(TickStep::Skipped(&entry));
+                report.skipped.push(entry);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Blocks a claimed deferral whose stored target does not parse (cause `invalid-launch`).
+fn refuse_claimed(store: &dyn Store, claimed: &Deferral, err: HostError, now: u64) -> Value {
+    let outcome = Outcome::BlockedBecause {
+        cause: err.code.clone(),
+        detail: Some(format!("refused at launch, never run: {}", err.message)),
+    };
+    match coordinator::finish(store, claimed, outcome, now) {
+        Ok(after) => {
+            json!({"id": claimed.id, "attempt": after.reentries, "state": after.state.as_str(), "cause": after.cause, "detail": after.detail})
+        }
+        Err(err) => json!({"id": claimed.id, "error": err.to_json_value()["error"]}),
+    }
+}
+
+/// Blocks a due deferral whose stored target no longer parses (cause `invalid-launch`),
+/// claiming it first so the refusal is one compare-and-set like any launch outcome.
+fn refuse_stored_target(
+    store: &dyn Store,
+    d: &Deferral,
+    owner: &str,
+    options: &TickOptions,
+    now_ms: &dyn Fn() -> u64,
+    err: HostError,
+) -> Option<Value> {
+    let lease_ms = u64::try_from(options.lease_timeout.as_millis()).unwrap_or(u64::MAX);
+    let at = now_ms();
+    let refused = coordinator::claim(
+        store,
+        d,
+        owner,
+        at.saturating_add(lease_ms),
+        AttemptStatus::Launching,
+        at,
+    );
+    match refused {
+        Ok(claimed) => Some(refuse_claimed(store, &claimed.deferral, err, now_ms())),
+        // Another ticker got there first.
+        Err(e) if e.is_conflict() => None,
+        Err(e) => Some(json!({"id": d.id, "error": e.to_json_value()["error"]})),
+    }
+}
 
 fn launch(
     store: &dyn Store,
@@ -214,19 +448,19 @@ fn launch(
     options: &TickOptions,
     now_ms: &dyn Fn() -> u64,
 ) -> Result<Option<Value>, Skip> {
-    let target = Target::parse(&d.launch).map_err(|e| Skip(e.message))?;
+    let target = match Target::parse(&d.launch) {
+        Ok(target) => target,
+        // Stored by an older version (e.g. a shell command line): refused, never run.
+        Err(err) => return Ok(refuse_stored_target(store, d, owner, options, now_ms, err)),
+    };
     let github = match &target {
-        Target::WorkflowDispatch { .. } => match &options.github {
-            Some(client) => Some(client),
-            // Checked before claiming, so a missing token does not use up a re-entry.
-            None => return Err(Skip("GITHUB_TOKEN is not set".into())),
+        // Checked before claiming, so missing credentials or a spent quota use no re-entry.
+        Target::WorkflowDispatch { .. } => match no_dispatch(options) {
+            None => options.github.as_ref(),
+            Some(why) => return Err(Skip(why)),
         },
         Target::Exec { .. } => None,
     };
-    // Out of quota for this pass: leave it due rather than spend a re-entry on a refusal.
-    if let Some(why) = github.and_then(|c| c.quota.borrow().stopped().map(str::to_string)) {
-        return Err(Skip(format!("github quota: {why}")));
-    }
     let attempt_status = match target {
         Target::Exec { .. } => AttemptStatus::Launching,
         Target::WorkflowDispatch { .. } => AttemptStatus::Dispatching,
@@ -246,6 +480,22 @@ fn launch(
         Err(err) if err.is_conflict() => return Ok(None),
         Err(err) => return Err(Skip(format!("{}: {}", err.code, err.message))),
     };
+    Ok(Some(run_claimed(
+        store, &claimed, target, github, owner, options, now_ms,
+    )))
+}
+
+/// Runs the launch `claimed` is for and records how it ended; the line for the report.
+fn run_claimed(
+    store: &dyn Store,
+    claimed: &coordinator::Claimed,
+    target: Target,
+    github: Option<&GithubClient>,
+    owner: &str,
+    options: &TickOptions,
+    now_ms: &dyn Fn() -> u64,
+) -> Value {
+    let lease_ms = u64::try_from(options.lease_timeout.as_millis()).unwrap_or(u64::MAX);
     let attempt = claimed.deferral.reentries;
     let id = claimed.deferral.id.clone();
     let finish = |deferral: &Deferral, outcome: Outcome| -> Value {
@@ -259,44 +509,35 @@ fn launch(
         }
     };
     match target {
-        Target::Exec { command } => {
+        Target::Exec { program, args } => {
             // Kill the process before the lease ends, so a recovering ticker never overlaps it.
             let margin = (lease_ms / 10).min(1000);
             let deadline = Instant::now() + Duration::from_millis(lease_ms.saturating_sub(margin));
-            let result = exec::run(&ExecRequest {
-                command: &command,
-                deferral_id: &id,
-                attempt,
-                wakeup_handle: &claimed.wakeup_handle,
-                receipt_json: &claimed.receipt_json,
-                receipt_digest: &sha256_hex(claimed.receipt_json.as_bytes()),
-                deadline,
-            });
-            let outcome = match (&result.end, result.last_json_line()) {
-                (ExecEnd::Exited(0), _) => Outcome::Complete {
-                    detail: Some("exit 0".into()),
+            let result = exec::run(
+                &ExecRequest {
+                    program: &program,
+                    args: &args,
+                    deferral_id: &id,
+                    attempt,
+                    wakeup_handle: &claimed.wakeup_handle,
+                    receipt_json: &claimed.receipt_json,
+                    receipt_digest: &sha256_hex(claimed.receipt_json.as_bytes()),
+                    deadline,
                 },
-                (ExecEnd::Exited(6), Some(line)) => Outcome::Deferred {
-                    receipt: line.to_string(),
-                    detail: Some("exit 6".into()),
+                &mut |pgid| {
+                    // Recorded before anything is waited for, so a ticker that recovers this
+                    // lease after we die can end the group (the leader already dies with us).
+                    let fence = claimed.deferral.fence;
+                    if let Some(process) = process_group::describe(pgid, fence, now_ms()) {
+                        if let Err(err) = store.record_launch_process(&id, &process) {
+                            eprintln!(
+                                "deferral-host tick: could not record the process group of {id}: {err}"
+                            );
+                        }
+                    }
                 },
-                (ExecEnd::Exited(6), None) => Outcome::Blocked {
-                    detail: Some("exit 6 without a receipt on stdout".into()),
-                },
-                (ExecEnd::Exited(code), _) => Outcome::Blocked {
-                    detail: Some(format!("exit {code}")),
-                },
-                (ExecEnd::Signaled(sig), _) => Outcome::Blocked {
-                    detail: Some(format!("killed by signal {sig}")),
-                },
-                (ExecEnd::TimedOut, _) => Outcome::Blocked {
-                    detail: Some("lease-timeout: killed when its lease ran out".into()),
-                },
-                (ExecEnd::SpawnFailed(why), _) => Outcome::Blocked {
-                    detail: Some(format!("could not start: {why}")),
-                },
-            };
-            Ok(Some(finish(&claimed.deferral, outcome)))
+            );
+            finish(&claimed.deferral, exec_outcome::outcome(&program, &result))
         }
         Target::WorkflowDispatch {
             owner: gh_owner,
@@ -304,16 +545,21 @@ fn launch(
             workflow,
             git_ref,
         } => {
+            let Some(client) = github else {
+                return finish(
+                    &claimed.deferral,
+                    Outcome::Returned {
+                        detail: "dispatch not sent: GITHUB_TOKEN is not set".into(),
+                    },
+                );
+            };
             // The dispatched run never sees the wake-up handle (dispatch inputs are readable by
             // anyone who can read the run), so it could not prove a retained claim: it gets the
             // governed-handoff form of the same receipt, and its concurrency group gives the
-            // exclusivity that form relies on. The host keeps the lease and waits for the report.
+            // exclusivity that form relies on. The host keeps the lease and follows the run.
             let handoff_json = validate_str(&claimed.receipt_json)
                 .map(|r| r.as_handoff().to_json())
                 .unwrap_or_else(|_| claimed.receipt_json.clone());
-            let Some(client) = github else {
-                return Err(Skip("GITHUB_TOKEN is not set".into()));
-            };
             let result = dispatch::dispatch(
                 client,
                 &DispatchRequest {
@@ -347,7 +593,7 @@ fn launch(
                     }
                 }
             };
-            Ok(Some(match result {
+            match result {
                 DispatchResult::Accepted { status, run } => {
                     // The run to follow (or, without its id, to find by its title).
                     let _ = store.put_run(&RunRecord {
@@ -356,7 +602,7 @@ fn launch(
                         run_id: run.as_ref().map(|r| r.run_id),
                         html_url: run.as_ref().map(|r| r.html_url.clone()),
                         workflow: format!("{gh_owner}/{repo}/{workflow}"),
-                        dispatched_ms: claimed_at,
+                        dispatched_ms: now_ms(),
                     });
                     let mut entry = hold(
                         AttemptStatus::Dispatched,
@@ -381,7 +627,7 @@ fn launch(
                         detail: Some(format!("dispatch rejected: HTTP {status}: {message}")),
                     },
                 ),
-            }))
+            }
         }
     }
 }

@@ -174,9 +174,16 @@ fn fake_proxy() -> (String, std::thread::JoinHandle<String>) {
     let url = format!("http://{}", listener.local_addr().unwrap());
     let handle = std::thread::spawn(move || {
         let (mut stream, _) = listener.accept().unwrap();
+        let mut seen = Vec::new();
         let mut buf = [0u8; 1024];
-        let n = stream.read(&mut buf).unwrap_or(0);
-        let line = String::from_utf8_lossy(&buf[..n])
+        // The request line may arrive in several pieces.
+        while !seen.windows(2).any(|w| w == b"\r\n") {
+            match stream.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => seen.extend_from_slice(&buf[..n]),
+            }
+        }
+        let line = String::from_utf8_lossy(&seen)
             .lines()
             .next()
             .unwrap_or_default()

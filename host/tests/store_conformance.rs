@@ -31,7 +31,7 @@ deferral_host::store_loop_conformance_tests!(Sqlite::new());
 fn recorded(store: &SqliteStore) -> deferral_host::coordinator::Recorded {
     let now = deferral_host::clock::now_ms();
     let text = deferral_host::store::conformance::handoff(now, 0, 3_600_000).to_json();
-    deferral_host::coordinator::record(store, text.as_bytes(), "exec:true", 2, now).unwrap()
+    deferral_host::coordinator::record(store, text.as_bytes(), "exec:/bin/true", 2, now).unwrap()
 }
 
 #[test]
@@ -168,10 +168,35 @@ fn sqlite_migrates_a_store_from_before_the_github_loop_and_indexes_its_receipts(
     let err = deferral_host::coordinator::record(
         &store,
         submitted.as_bytes(),
-        "exec:true",
+        "exec:/bin/true",
         2,
         deferral_host::clock::now_ms(),
     )
     .unwrap_err();
     assert_eq!(err.code, "already-recorded");
+}
+
+#[test]
+fn a_version_1_store_migrates_to_the_launch_process_table_keeping_its_rows() {
+    let backend = Sqlite::new();
+    let store = SqliteStore::open(&backend.path, IntegrityCheck::Full).unwrap();
+    let d = recorded(&store).deferral;
+    // What a store written by the first version looks like: no launch_processes table.
+    store
+        .connection()
+        .execute_batch(
+            "DROP TABLE launch_processes; DROP TABLE receipt_keys; DROP TABLE artifacts; \
+             DROP TABLE runs; DROP TABLE links; DROP TABLE http_cache; DROP TABLE artifact_names; \
+             DROP INDEX deferrals_attempt; PRAGMA user_version = 1",
+        )
+        .unwrap();
+    drop(store);
+    let store = SqliteStore::open(&backend.path, IntegrityCheck::Full).unwrap();
+    assert_eq!(store.get(&d.id).unwrap().unwrap(), d, "the row is kept");
+    assert_eq!(store.launch_process(&d.id).unwrap(), None);
+    let version: i64 = store
+        .connection()
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, deferral_host::store::sqlite::SCHEMA_VERSION);
 }

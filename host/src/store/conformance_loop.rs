@@ -38,7 +38,7 @@ fn now() -> u64 {
 }
 
 fn record(store: &dyn Store, text: &str, keys: RecordKeys) -> Recording {
-    coordinator::record_with(store, text.as_bytes(), "exec:true", 2, keys, now())
+    coordinator::record_with(store, text.as_bytes(), "exec:/bin/true", 2, keys, now())
         .expect("record_with succeeds")
 }
 
@@ -56,7 +56,8 @@ pub fn a_receipt_is_recorded_once(backend: &dyn Backend) {
         Recording::Existing(d) => assert_eq!(d.id, first.deferral.id),
         Recording::New(_) => panic!("the same receipt made a second deferral"),
     }
-    let err = coordinator::record(&*store, text.as_bytes(), "exec:true", 2, now()).unwrap_err();
+    let err =
+        coordinator::record(&*store, text.as_bytes(), "exec:/bin/true", 2, now()).unwrap_err();
     assert_eq!(err.code, "already-recorded");
     assert_eq!(count(&*store), 1);
 }
@@ -245,7 +246,7 @@ pub fn successors_form_a_bounded_chain(backend: &dyn Backend) {
     let again = coordinator::record_with(
         &*store,
         handoff(now() + 3, 3, HOUR).to_json().as_bytes(),
-        "exec:true",
+        "exec:/bin/true",
         2,
         keys(&first.deferral.id),
         now(),

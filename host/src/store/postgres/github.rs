@@ -3,6 +3,7 @@
 use super::super::github::{receipt_digest, ArtifactRef, Link, LoopStore, RunRecord};
 use super::super::{Deferral, NewDeferral, NewReceipt, StoreError};
 use super::{backend, select_with, to_i64, to_u32, to_u64, PostgresStore};
+use crate::coordinator::KIND_SUBMITTED;
 use postgres::error::SqlState;
 use postgres::{GenericClient, Row, Transaction};
 
@@ -51,7 +52,7 @@ fn opt_i64(value: Option<u64>) -> Option<i64> {
     value.map(to_i64)
 }
 
-/// Writes a new deferral's keys in its insert transaction: its first receipt's digest, its
+/// Writes a new deferral's keys in its insert transaction: its submitted receipt's digest, its
 /// artifact and its predecessor must be new, else `Duplicate` (and the insert rolls back).
 pub(super) fn register_new(tx: &mut Transaction, new: &NewDeferral) -> Result<(), StoreError> {
     let duplicate = |err: postgres::Error| {
@@ -61,11 +62,12 @@ pub(super) fn register_new(tx: &mut Transaction, new: &NewDeferral) -> Result<()
             backend(err)
         }
     };
-    for (index, receipt) in new.receipts.iter().enumerate() {
+    for receipt in &new.receipts {
         let Some(digest) = receipt_digest(&receipt.text) else {
             continue;
         };
-        let sql = if index == 0 {
+        // A submitted receipt must be new; the forms the host issues are indexed as found.
+        let sql = if receipt.kind == KIND_SUBMITTED {
             "INSERT INTO receipt_keys (digest, deferral_id) VALUES ($1, $2)"
         } else {
             "INSERT INTO receipt_keys (digest, deferral_id) VALUES ($1, $2) ON CONFLICT DO NOTHING"

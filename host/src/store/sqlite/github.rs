@@ -3,6 +3,7 @@
 use super::super::github::{receipt_digest, ArtifactRef, Link, LoopStore, RunRecord};
 use super::super::{Deferral, NewDeferral, NewReceipt, StoreError};
 use super::{backend, get_u64, select_with, to_i64, SqliteStore};
+use crate::coordinator::KIND_SUBMITTED;
 use rusqlite::{params, Connection, OptionalExtension};
 
 /// The migration that adds the loop's tables (the last entry of `MIGRATIONS`).
@@ -50,7 +51,7 @@ fn is_unique_violation(err: &rusqlite::Error) -> bool {
     matches!(err, rusqlite::Error::SqliteFailure(e, _) if e.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY || e.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE)
 }
 
-/// Writes a new deferral's keys in its insert transaction: its first receipt's digest, its
+/// Writes a new deferral's keys in its insert transaction: its submitted receipt's digest, its
 /// artifact and its predecessor must be new, else `Duplicate` (and the insert rolls back).
 pub(super) fn register_new(conn: &Connection, new: &NewDeferral) -> Result<(), StoreError> {
     let duplicate = |err: rusqlite::Error| {
@@ -60,11 +61,12 @@ pub(super) fn register_new(conn: &Connection, new: &NewDeferral) -> Result<(), S
             backend(err)
         }
     };
-    for (index, receipt) in new.receipts.iter().enumerate() {
+    for receipt in &new.receipts {
         let Some(digest) = receipt_digest(&receipt.text) else {
             continue;
         };
-        let sql = if index == 0 {
+        // A submitted receipt must be new; the forms the host issues are indexed as found.
+        let sql = if receipt.kind == KIND_SUBMITTED {
             "INSERT INTO receipt_keys (digest, deferral_id) VALUES (?1, ?2)"
         } else {
             "INSERT OR IGNORE INTO receipt_keys (digest, deferral_id) VALUES (?1, ?2)"
