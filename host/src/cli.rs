@@ -7,6 +7,7 @@ use crate::error::{HostError, EXIT_OK};
 use crate::human_time::relative;
 use crate::store::{AttemptStatus, Deferral, IntegrityCheck, ListQuery, Store, StoreUrl};
 use crate::tick::{self, TickOptions};
+pub use crate::view::deferral_json;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use deferral_core::lifecycle::{State, DEFAULT_MAX_REENTRIES};
 use serde_json::{json, Value};
@@ -519,31 +520,6 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
             Ok(())
         }
     }
-}
-
-/// A deferral as JSON for `status --json` and `show --json`.
-pub fn deferral_json(d: &Deferral) -> Value {
-    json!({
-        "id": d.id,
-        "state": d.state.as_str(),
-        "cause": d.cause,
-        "detail": d.detail,
-        "reason": d.reason,
-        "resume_after_ms": d.resume_after_ms,
-        "resume_after": iso8601(d.resume_after_ms),
-        "resume_by_ms": d.resume_by_ms,
-        "resume_by": iso8601(d.resume_by_ms),
-        "reentries": d.reentries,
-        "max_reentries": d.max_reentries,
-        "attempts": d.reentries,
-        "attempt_status": d.attempt_status.map(AttemptStatus::as_str),
-        "launch": d.launch,
-        "fence": d.fence,
-        "lease_owner": d.lease_owner,
-        "lease_until_ms": d.lease_until_ms,
-        "created_ms": d.created_ms,
-        "updated_ms": d.updated_ms,
-    })
 }
 
 /// Text from the store as it may be printed to a terminal: every control character (escape

@@ -5,8 +5,8 @@
 
 use super::group_commit::GroupCommit;
 use crate::store::{
-    Deferral, EventRecord, IntegrityCheck, LaunchProcess, ListQuery, NewDeferral, Store,
-    StoreError, StoreUrl, StoredReceipt, Update,
+    ClaimBuilder, Deferral, EventRecord, IntegrityCheck, LaunchProcess, ListQuery, NewDeferral,
+    NextDue, Store, StoreError, StoreUrl, StoredReceipt, Update,
 };
 use deferral_core::lifecycle::State;
 use std::sync::Mutex;
@@ -109,6 +109,14 @@ impl Store for Session<'_> {
 
     fn next_wakeup(&self, now_ms: u64) -> Result<Option<Deferral>, StoreError> {
         self.conn.next_wakeup(now_ms)
+    }
+
+    fn claim_next_due(
+        &self,
+        next: &NextDue,
+        claim: &mut ClaimBuilder,
+    ) -> Result<Option<Deferral>, StoreError> {
+        self.conn.claim_next_due(next, claim)
     }
 
     fn record_launch_process(&self, id: &str, process: &LaunchProcess) -> Result<(), StoreError> {
