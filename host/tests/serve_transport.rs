@@ -377,3 +377,19 @@ fn sigterm_during_records_loses_no_answered_record() {
         );
     }
 }
+
+#[test]
+fn clients_without_the_token_cannot_fill_the_cap() {
+    let server = Server::start(&["--max-connections", "4"]);
+    // Refused (no token) requests whose bodies keep arriving: each is read and dropped.
+    let _refused: Vec<TcpStream> = (0..4)
+        .map(|_| {
+            let mut s = server.connect();
+            s.write_all(b"POST /v1/deferrals HTTP/1.1\r\nContent-Length: 16000\r\n\r\n{")
+                .unwrap();
+            s
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(200));
+    assert_fast(&server, "4 refused uploads at a cap of 4");
+}
