@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
+import { runAction } from './demo/runner.mjs';
 
 const root = join(fileURLToPath(import.meta.url), '..', '..');
 const keep = process.argv.includes('--keep');
@@ -56,20 +57,6 @@ function lastJson(text) {
   return line ? JSON.parse(line) : null;
 }
 
-function readOutputs(file) {
-  // GITHUB_OUTPUT holds name<<DELIMITER / value / DELIMITER blocks.
-  const out = {};
-  const lines = readFileSync(file, 'utf8').split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const m = /^([\w-]+)<<(.+)$/.exec(lines[i]);
-    if (!m) continue;
-    const value = [];
-    for (i++; i < lines.length && lines[i] !== m[2]; i++) value.push(lines[i]);
-    out[m[1]] = value.join('\n');
-  }
-  return out;
-}
-
 async function startStandIn() {
   const script = join(root, 'scripts/demo/github-stand-in.mjs');
   standIn = spawn(process.execPath, [script, String(RESET_IN_SECONDS), String(LEFT)], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -105,35 +92,24 @@ half-labelled. Deferral stops it before the first write and finishes it later in
   say(`A stand-in for GitHub listens on ${api} (loopback, no real GitHub): REST quota ${LIMIT}/h,`
     + ` ${LEFT} left, resetting in ${RESET_IN_SECONDS} s (on GitHub a reset can be up to an hour away).`);
 
-  // What a runner gives an Action step: inputs as INPUT_* variables and files for results.
   const plan = JSON.stringify({ rest: [{ method: 'POST', route: '/repos/{owner}/{repo}/issues/{issue_number}/labels', count: WRITES }] });
   const scope = '{"work":"nightly-labels"}';
-  const env = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
+  // The step's runner environment; runAction adds RUNNER_TEMP and the output files.
+  const github = {
     GITHUB_API_URL: api,
     GITHUB_REPOSITORY: 'octo-demo/hello-world',
     GITHUB_WORKFLOW_REF: 'octo-demo/hello-world/.github/workflows/labels.yml@refs/heads/main',
     GITHUB_JOB: 'relabel',
-    RUNNER_TEMP: work,
-    GITHUB_OUTPUT: join(work, 'output.txt'),
-    GITHUB_STEP_SUMMARY: join(work, 'summary.md'),
-    INPUT_TOKEN: TOKEN,
-    INPUT_PLAN: plan,
-    INPUT_SCOPE: scope,
-    'INPUT_REST-RESERVE': '10%',
-    'INPUT_RESUME-BUFFER': '1s',
-    'INPUT_RESUME-JITTER': '0s',
   };
-  for (const f of [env.GITHUB_OUTPUT, env.GITHUB_STEP_SUMMARY]) writeFileSync(f, '');
+  const inputs = { token: TOKEN, plan, scope, 'rest-reserve': '10%', 'resume-buffer': '1s', 'resume-jitter': '0s' };
   say(`The job's first step is the Deferral Action (node dist/main.js, as a runner starts it) with a plan of`
     + ` ${WRITES} POSTs to .../issues/{n}/labels. It makes one request, GET /rate_limit, which costs no quota.`);
-  const action = run(process.execPath, [join(root, 'dist/main.js')], { env });
-  const outputs = readOutputs(env.GITHUB_OUTPUT);
+  const action = await runAction(root, { github, inputs, workDir: work });
+  const { outputs } = action;
   expect(outputs.status === 'deferred', `the Action should defer, it said status=${outputs.status}: ${action.stdout}${action.stderr}`);
   expect(outputs['rest-remaining'] === String(LEFT), `the Action should see ${LEFT} left, it saw ${outputs['rest-remaining']}`);
   expect(action.status !== 0, 'with on-deferral: fail the step must fail so no later step mutates');
-  expect(!readFileSync(env.GITHUB_STEP_SUMMARY, 'utf8').includes(TOKEN), 'the summary must not contain the token');
+  expect(!action.summary.includes(TOKEN), 'the summary must not contain the token');
   const reserve = LIMIT / 10;
   say(`It stopped before the first write: ${LEFT} left - ${WRITES} planned = ${LEFT - WRITES}, below the reserve of ${reserve}`
     + ` (rest-reserve: 10% of the limit, which the gate never spends so other jobs keep working).`
@@ -161,7 +137,7 @@ half-labelled. Deferral stops it before the first write and finishes it later in
   writeFileSync(resumeScript, `#!/bin/sh
 # Launched by deferral-host with the receipt on stdin: the resume preflight first, then the work.
 set -eu
-export GITHUB_API_URL='${api}' GITHUB_REPOSITORY='${env.GITHUB_REPOSITORY}'
+export GITHUB_API_URL='${api}' GITHUB_REPOSITORY='${github.GITHUB_REPOSITORY}'
 GITHUB_TOKEN="$(cat '${tokenFile}')"; export GITHUB_TOKEN
 '${process.execPath}' '${join(root, 'dist/cli.js')}' resume --receipt - --scope '${scope}' --plan '${plan}' \\
   --rest-reserve 10% --resume-buffer 1s --resume-jitter 0s --approval granted > '${resumeOut}' || exit $?

@@ -7,6 +7,7 @@ use crate::error::{HostError, EXIT_OK};
 use crate::human_time::relative;
 use crate::store::{AttemptStatus, Deferral, IntegrityCheck, ListQuery, Store, StoreUrl};
 use crate::tick::{self, TickOptions};
+pub use crate::view::deferral_json;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use deferral_core::lifecycle::{State, DEFAULT_MAX_REENTRIES};
 use serde_json::{json, Value};
@@ -207,10 +208,14 @@ Endpoints:
 Errors: {\"error\":{\"code\",\"message\"[,\"path\"]}} with 400 invalid-request, 401 unauthorized,
 403 wrong-handle | launch-not-allowed, 404 not-found | unknown-route, 405 method-not-allowed,
 409 illegal-transition | stale-attempt | not-resumable | lease-expired | conflict,
-411 length-required, 413 body-too-large, 422 receipt errors | already-retained | expired |
-invalid-launch | missing-receipt | binding-mismatch, 500 store failures.
+408 timeout, 411 length-required, 413 body-too-large, 422 receipt errors | already-retained |
+expired | invalid-launch | missing-receipt | binding-mismatch, 500 store failures,
+501 unsupported-transfer-encoding, 503 busy | stopping.
 
-Prints {\"listening\":\"ADDR\"} on stdout when ready; stops on SIGTERM or SIGINT.
+Connections are kept alive; at --max-connections the oldest idle one is closed for a new one.
+A request (head and body) must arrive within --request-timeout-ms of the connection's start or
+its previous answer. Concurrent records are committed together (one transaction, one fsync).
+Prints {\"listening\":\"ADDR\"} on stdout when ready; SIGTERM or SIGINT stops it within 5 s.
 Example:
   DEFERRAL_SERVE_TOKEN=$(cat /etc/deferral/token) deferral-host --store sqlite:/var/lib/deferral/host.db serve
 See docs/host.md (serve) for curl examples.";
@@ -231,6 +236,13 @@ struct ServeArgs {
     /// runs a program on this host.
     #[arg(long, value_name = "TARGET")]
     allow_launch: Vec<String>,
+    /// Open connections at most; at the cap a new connection sheds the oldest idle one.
+    #[arg(long, default_value_t = 256, value_name = "N")]
+    max_connections: usize,
+    /// Milliseconds a client has, from connecting (or its previous answer), to send a whole
+    /// request, head and body; also how long an idle kept-alive connection stays open.
+    #[arg(long, default_value_t = 10_000, value_name = "MS")]
+    request_timeout_ms: u64,
 }
 
 fn serve_token(args: &ServeArgs) -> Result<String, HostError> {
@@ -490,6 +502,11 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                 token,
                 store: store_url(cli)?,
                 policy: crate::serve::Policy { launch_policy },
+                limits: crate::serve::Limits {
+                    max_connections: args.max_connections,
+                    request_timeout: std::time::Duration::from_millis(args.request_timeout_ms),
+                    ..crate::serve::Limits::default()
+                },
             })
         }
         Command::Resolve(args) => {
@@ -503,31 +520,6 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
             Ok(())
         }
     }
-}
-
-/// A deferral as JSON for `status --json` and `show --json`.
-pub fn deferral_json(d: &Deferral) -> Value {
-    json!({
-        "id": d.id,
-        "state": d.state.as_str(),
-        "cause": d.cause,
-        "detail": d.detail,
-        "reason": d.reason,
-        "resume_after_ms": d.resume_after_ms,
-        "resume_after": iso8601(d.resume_after_ms),
-        "resume_by_ms": d.resume_by_ms,
-        "resume_by": iso8601(d.resume_by_ms),
-        "reentries": d.reentries,
-        "max_reentries": d.max_reentries,
-        "attempts": d.reentries,
-        "attempt_status": d.attempt_status.map(AttemptStatus::as_str),
-        "launch": d.launch,
-        "fence": d.fence,
-        "lease_owner": d.lease_owner,
-        "lease_until_ms": d.lease_until_ms,
-        "created_ms": d.created_ms,
-        "updated_ms": d.updated_ms,
-    })
 }
 
 /// Text from the store as it may be printed to a terminal: every control character (escape

@@ -47,9 +47,20 @@ pub fn apply(
     store: &dyn Store,
     deferral: &Deferral,
     event: Event,
-    mut effects: Effects,
+    effects: Effects,
     now_ms: u64,
 ) -> Result<Deferral, HostError> {
+    let update = planned(deferral, event, effects, now_ms)?;
+    Ok(store.update(&deferral.id, &update)?)
+}
+
+/// The compare-and-set [`apply`] writes, without writing it.
+fn planned(
+    deferral: &Deferral,
+    event: Event,
+    mut effects: Effects,
+    now_ms: u64,
+) -> Result<Update, HostError> {
     let step = transition(position(deferral), event)?;
     if step.to.state.is_terminal() {
         effects.lease = Change::Clear;
@@ -61,15 +72,14 @@ pub fn apply(
         (Cause::Blocked, Some(cause)) => cause,
         (cause, _) => cause.as_str().to_string(),
     };
-    write(
-        store,
+    Ok(update_of(
         deferral,
         target,
         event.as_str(),
         &cause,
         effects,
         now_ms,
-    )
+    ))
 }
 
 /// Records something about the current attempt that is not a state change (a dispatch was
@@ -83,21 +93,21 @@ pub fn note(
     now_ms: u64,
 ) -> Result<Deferral, HostError> {
     let target = (deferral.state, deferral.reentries);
-    write(store, deferral, target, event, cause, effects, now_ms)
+    let update = update_of(deferral, target, event, cause, effects, now_ms);
+    Ok(store.update(&deferral.id, &update)?)
 }
 
 /// The one compare-and-set every change goes through: expected (state, fence) of `deferral`,
 /// new state and re-entries, the event row, and the effects, in one store transaction.
-fn write(
-    store: &dyn Store,
+fn update_of(
     deferral: &Deferral,
     (state, reentries): (State, u32),
     event: &str,
     cause: &str,
     effects: Effects,
     now_ms: u64,
-) -> Result<Deferral, HostError> {
-    let update = Update {
+) -> Update {
+    Update {
         expect_state: deferral.state,
         expect_fence: deferral.fence,
         state,
@@ -112,8 +122,7 @@ fn write(
         receipts: effects.receipts,
         window: effects.window,
         at_ms: now_ms,
-    };
-    Ok(store.update(&deferral.id, &update)?)
+    }
 }
 
 fn window_of(receipt: &Receipt) -> Window {
@@ -261,7 +270,76 @@ pub fn claim(
     attempt: AttemptStatus,
     now_ms: u64,
 ) -> Result<Claimed, HostError> {
-    let current = validate_str(&store.current_receipt(&deferral.id)?.text)?;
+    let current = store.current_receipt(&deferral.id)?;
+    let (update, mut claimed) = plan_claim(
+        deferral,
+        &current.text,
+        owner,
+        lease_until_ms,
+        attempt,
+        now_ms,
+    )?;
+    claimed.deferral = store.update(&deferral.id, &update)?;
+    Ok(claimed)
+}
+
+/// Why [`claim_next`] failed, and which deferral it had picked, if any (so that a ticker can
+/// leave that one aside and go on with the others).
+#[derive(Debug, Clone)]
+pub struct ClaimNextFailure {
+    pub id: Option<String>,
+    pub error: HostError,
+}
+
+/// Claims the next due deferral in one transaction ([`Store::claim_next_due`]): the earliest
+/// one no other ticker holds, with its attempt status from `attempt_for`. `None` when nothing
+/// (else) is due.
+pub fn claim_next(
+    store: &dyn Store,
+    next: &crate::store::NextDue,
+    owner: &str,
+    lease_ms: u64,
+    attempt_for: &dyn Fn(&Deferral) -> AttemptStatus,
+    now_ms: u64,
+) -> Result<Option<Claimed>, ClaimNextFailure> {
+    let mut picked: Option<String> = None;
+    let mut claimed: Option<Claimed> = None;
+    let result = store.claim_next_due(next, &mut |row, receipt| {
+        picked = Some(row.id.clone());
+        let receipt = receipt?;
+        let (update, plan) = plan_claim(
+            row,
+            &receipt.text,
+            owner,
+            now_ms.saturating_add(lease_ms),
+            attempt_for(row),
+            now_ms,
+        )
+        .map_err(|e| StoreError::Corrupt(format!("deferral {}: {}", row.id, e)))?;
+        claimed = Some(plan);
+        Ok(update)
+    });
+    match result {
+        Ok(Some(deferral)) => Ok(claimed.map(|c| Claimed { deferral, ..c })),
+        Ok(None) => Ok(None),
+        Err(err) => Err(ClaimNextFailure {
+            id: picked,
+            error: err.into(),
+        }),
+    }
+}
+
+/// The claim of `deferral` (whose current receipt is `current_text`) as an update, and what
+/// the launch gets (its `deferral` is the row before the claim until the update is written).
+fn plan_claim(
+    deferral: &Deferral,
+    current_text: &str,
+    owner: &str,
+    lease_until_ms: u64,
+    attempt: AttemptStatus,
+    now_ms: u64,
+) -> Result<(Update, Claimed), HostError> {
+    let current = validate_str(current_text)?;
     let wakeup_handle = new_handle();
     let receipt = current.as_handoff().retain(
         &handle_digest(&wakeup_handle),
@@ -281,13 +359,16 @@ pub fn claim(
         }],
         ..Effects::default()
     };
-    let deferral = apply(store, deferral, Event::Claim, effects, now_ms)?;
-    Ok(Claimed {
-        deferral,
-        wakeup_handle,
-        receipt,
-        receipt_json,
-    })
+    let update = planned(deferral, Event::Claim, effects, now_ms)?;
+    Ok((
+        update,
+        Claimed {
+            deferral: deferral.clone(),
+            wakeup_handle,
+            receipt,
+            receipt_json,
+        },
+    ))
 }
 
 /// How a launch ended.

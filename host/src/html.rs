@@ -10,6 +10,9 @@ use crate::store::{Deferral, ListQuery, Store};
 use deferral_core::lifecycle::State;
 use std::fmt::Write as _;
 
+/// What the page may load: nothing but its own inline style (also sent as a header by `serve`).
+pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; style-src 'unsafe-inline'";
+
 /// Most rows in the timeline and in the outcomes table; the counts cover the whole store.
 pub const MAX_ROWS: usize = 100;
 
@@ -63,7 +66,7 @@ pub fn status_page(counts: &[(State, u64)], rows: &[Deferral], now: u64) -> Stri
     let _ = write!(
         page,
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"{CONTENT_SECURITY_POLICY}\">\
          <meta name=\"viewport\" content=\"width=device-width\">\
          <title>deferral-host status</title><style>{STYLE}</style></head><body>\n\
          <h1>deferral-host status</h1><p class=\"sub\">as of {}</p>\n",

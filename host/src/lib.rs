@@ -10,6 +10,7 @@
 //! * [`progress`], [`human_time`]: what `tick` and `status` tell a person on stderr and in tables.
 //! * [`html`]: the self-contained status page (`status --html`, `GET /` on `serve`).
 //! * [`serve`]: the durable port, an HTTP JSON API over the coordinator.
+//! * [`view`]: the JSON views of a deferral that `cli` and `serve` both print.
 //! * [`cli`]: the command line.
 //!
 //! ```
@@ -40,3 +41,4 @@ pub mod serve;
 pub mod store;
 pub mod tick;
 pub mod usage;
+pub mod view;

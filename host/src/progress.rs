@@ -105,7 +105,13 @@ impl TickProgress {
             }
             TickStep::Launched(entry) => {
                 self.done += 1;
-                let state = entry["state"].as_str().unwrap_or("error").to_string();
+                // A dispatched run stays `resumable` until it reports or is followed: say `dispatched`.
+                let state = entry["attempt_status"]
+                    .as_str()
+                    .filter(|_| entry["state"] == "resumable")
+                    .or_else(|| entry["state"].as_str())
+                    .unwrap_or("error")
+                    .to_string();
                 self.count(&state);
                 let id = entry["id"].as_str().unwrap_or("?");
                 let why = entry["detail"]

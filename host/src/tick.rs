@@ -5,7 +5,7 @@
 //! and the other skips it. A ticker that dies leaves a lease; after the lease ends the next
 //! tick returns that deferral to `deferred` (counting the re-entry) and launches it again.
 
-use crate::coordinator::{self, Outcome};
+use crate::coordinator::{self, ClaimNextFailure, Outcome};
 use crate::error::HostError;
 use crate::handle::lease_owner;
 use crate::launch::dispatch::{self, DispatchRequest, DispatchResult, DEFAULT_API_URL};
@@ -13,7 +13,7 @@ use crate::launch::exec::{self, ExecRequest};
 use crate::launch::exec_outcome;
 use crate::launch::process_group::{self, StaleGroup};
 use crate::launch::Target;
-use crate::store::{AttemptStatus, Change, Deferral, Lease, Store};
+use crate::store::{AttemptStatus, Change, Deferral, Lease, NextDue, Store};
 use deferral_core::digest::sha256_hex;
 use deferral_core::lifecycle::State;
 use deferral_core::receipt::validate_str;
@@ -170,6 +170,11 @@ pub fn tick_observed(
         due: due.len(),
     });
     let owner = lease_owner();
+    if options.ids.is_empty() {
+        // Recovered deferrals are due again: the atomic claim finds them like the others.
+        launch_next_due(store, &owner, options, &now_ms, &mut report, observe)?;
+        return Ok(report);
+    }
     for d in &due {
         observe(TickStep::Launching {
             id: &d.id,
@@ -265,6 +270,100 @@ fn end_old_launch(store: &dyn Store, d: &Deferral) -> Result<String, HostError> 
 
 struct Skip(String);
 
+fn github_token() -> Option<String> {
+    std::env::var("GITHUB_TOKEN").ok().filter(|t| !t.is_empty())
+}
+
+/// Claims due deferrals one at a time with the store's atomic claim (each the earliest one no
+/// other ticker holds) and launches each, up to `options.limit`. Without `GITHUB_TOKEN`,
+/// dispatch targets are not claimed (no re-entry used) and are listed as skipped.
+fn launch_next_due(
+    store: &dyn Store,
+    owner: &str,
+    options: &TickOptions,
+    now_ms: &dyn Fn() -> u64,
+    report: &mut TickReport,
+    observe: &mut dyn FnMut(TickStep),
+) -> Result<(), HostError> {
+    let token = github_token();
+    let lease_ms = u64::try_from(options.lease_timeout.as_millis()).unwrap_or(u64::MAX);
+    let attempt_for = |d: &Deferral| match Target::parse(&d.launch) {
+        Ok(Target::WorkflowDispatch { .. }) => AttemptStatus::Dispatching,
+        _ => AttemptStatus::Launching,
+    };
+    let mut set_aside: Vec<String> = Vec::new();
+    let mut launched = 0;
+    while launched < options.limit {
+        let next = NextDue {
+            now_ms: now_ms(),
+            without_dispatch: token.is_none(),
+            exclude: &set_aside,
+        };
+        match coordinator::claim_next(store, &next, owner, lease_ms, &attempt_for, next.now_ms) {
+            Ok(Some(claimed)) => {
+                launched += 1;
+                // One launch per deferral per pass, even if it is due again at once.
+                set_aside.push(claimed.deferral.id.clone());
+                observe(TickStep::Launching {
+                    id: &claimed.deferral.id,
+                    attempt: claimed.deferral.reentries,
+                });
+                let entry = match Target::parse(&claimed.deferral.launch) {
+                    Ok(target) => run_claimed(
+                        store,
+                        &claimed,
+                        target,
+                        token.clone(),
+                        owner,
+                        options,
+                        now_ms,
+                    ),
+                    Err(err) => refuse_claimed(store, &claimed.deferral, err, now_ms()),
+                };
+                observe(TickStep::Launched(&entry));
+                report.launched.push(entry);
+            }
+            Ok(None) => break,
+            // A deferral that cannot be claimed (its receipt fails its check): set aside for
+            // this pass, the others still go.
+            Err(ClaimNextFailure {
+                id: Some(id),
+                error,
+            }) => {
+                let entry = json!({"id": id, "why": format!("{}: {}", error.code, error.message)});
+                observe(TickStep::Skipped(&entry));
+                report.skipped.push(entry);
+                set_aside.push(id);
+            }
+            Err(ClaimNextFailure { id: None, error }) => return Err(error),
+        }
+    }
+    if token.is_none() {
+        for d in store.due(now_ms(), options.limit)? {
+            if d.launch.starts_with("workflow-dispatch:") {
+                let entry = json!({"id": d.id, "why": "GITHUB_TOKEN is not set"});
+                observe(TickStep::Skipped(&entry));
+                report.skipped.push(entry);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Blocks a claimed deferral whose stored target does not parse (cause `invalid-launch`).
+fn refuse_claimed(store: &dyn Store, claimed: &Deferral, err: HostError, now: u64) -> Value {
+    let outcome = Outcome::BlockedBecause {
+        cause: err.code.clone(),
+        detail: Some(format!("refused at launch, never run: {}", err.message)),
+    };
+    match coordinator::finish(store, claimed, outcome, now) {
+        Ok(after) => {
+            json!({"id": claimed.id, "attempt": after.reentries, "state": after.state.as_str(), "cause": after.cause, "detail": after.detail})
+        }
+        Err(err) => json!({"id": claimed.id, "error": err.to_json_value()["error"]}),
+    }
+}
+
 /// Blocks a due deferral whose stored target no longer parses (cause `invalid-launch`),
 /// claiming it first so the refusal is one compare-and-set like any launch outcome.
 fn refuse_stored_target(
@@ -284,21 +383,12 @@ fn refuse_stored_target(
         at.saturating_add(lease_ms),
         AttemptStatus::Launching,
         at,
-    )
-    .and_then(|claimed| {
-        let outcome = Outcome::BlockedBecause {
-            cause: err.code.clone(),
-            detail: Some(format!("refused at launch, never run: {}", err.message)),
-        };
-        coordinator::finish(store, &claimed.deferral, outcome, now_ms())
-    });
+    );
     match refused {
-        Ok(after) => Some(
-            json!({"id": d.id, "attempt": after.reentries, "state": after.state.as_str(), "cause": after.cause, "detail": after.detail}),
-        ),
+        Ok(claimed) => Some(refuse_claimed(store, &claimed.deferral, err, now_ms())),
         // Another ticker got there first.
-        Err(err) if err.is_conflict() => None,
-        Err(err) => Some(json!({"id": d.id, "error": err.to_json_value()["error"]})),
+        Err(e) if e.is_conflict() => None,
+        Err(e) => Some(json!({"id": d.id, "error": e.to_json_value()["error"]})),
     }
 }
 
@@ -315,10 +405,10 @@ fn launch(
         Err(err) => return Ok(refuse_stored_target(store, d, owner, options, now_ms, err)),
     };
     let token = match &target {
-        Target::WorkflowDispatch { .. } => match std::env::var("GITHUB_TOKEN") {
-            Ok(token) if !token.is_empty() => Some(token),
-            // Checked before claiming, so a missing token does not use up a re-entry.
-            _ => return Err(Skip("GITHUB_TOKEN is not set".into())),
+        // Checked before claiming, so a missing token does not use up a re-entry.
+        Target::WorkflowDispatch { .. } => match github_token() {
+            Some(token) => Some(token),
+            None => return Err(Skip("GITHUB_TOKEN is not set".into())),
         },
         Target::Exec { .. } => None,
     };
@@ -341,6 +431,22 @@ fn launch(
         Err(err) if err.is_conflict() => return Ok(None),
         Err(err) => return Err(Skip(format!("{}: {}", err.code, err.message))),
     };
+    Ok(Some(run_claimed(
+        store, &claimed, target, token, owner, options, now_ms,
+    )))
+}
+
+/// Runs the launch `claimed` is for and records how it ended; the line for the report.
+fn run_claimed(
+    store: &dyn Store,
+    claimed: &coordinator::Claimed,
+    target: Target,
+    token: Option<String>,
+    owner: &str,
+    options: &TickOptions,
+    now_ms: &dyn Fn() -> u64,
+) -> Value {
+    let lease_ms = u64::try_from(options.lease_timeout.as_millis()).unwrap_or(u64::MAX);
     let attempt = claimed.deferral.reentries;
     let id = claimed.deferral.id.clone();
     let finish = |deferral: &Deferral, outcome: Outcome| -> Value {
@@ -382,10 +488,7 @@ fn launch(
                     }
                 },
             );
-            Ok(Some(finish(
-                &claimed.deferral,
-                exec_outcome::outcome(&program, &result),
-            )))
+            finish(&claimed.deferral, exec_outcome::outcome(&program, &result))
         }
         Target::WorkflowDispatch {
             owner: gh_owner,
@@ -435,7 +538,7 @@ fn launch(
                     }
                 }
             };
-            Ok(Some(match result {
+            match result {
                 DispatchResult::Accepted { status } => hold(
                     AttemptStatus::Dispatched,
                     "dispatched",
@@ -456,7 +559,7 @@ fn launch(
                         detail: Some(format!("dispatch rejected: HTTP {status}: {message}")),
                     },
                 ),
-            }))
+            }
         }
     }
 }

@@ -271,3 +271,44 @@ fn postgres_store_is_marked_and_a_receipt_edited_in_place_is_refused() {
     );
     assert_eq!(store.receipts(&d.id).unwrap_err().code(), "store-corrupt");
 }
+
+#[test]
+fn postgres_claim_next_skips_a_row_another_ticker_holds_without_waiting() {
+    let Some(schema) = schema_or_skip() else {
+        return;
+    };
+    let store = PostgresStore::open(&schema.url, IntegrityCheck::Full).unwrap();
+    let held = recorded(&store).deferral;
+    let free = recorded(&store).deferral;
+    let mut other = schema.client();
+    let mut tx = other.transaction().unwrap();
+    tx.query(
+        "SELECT id FROM deferrals WHERE id = $1 FOR UPDATE",
+        &[&held.id],
+    )
+    .unwrap();
+    let now = deferral_host::clock::now_ms();
+    let next = deferral_host::store::NextDue {
+        now_ms: now,
+        ..Default::default()
+    };
+    let claim = || {
+        deferral_host::coordinator::claim_next(
+            &store,
+            &next,
+            "t",
+            60_000,
+            &|_| deferral_host::store::AttemptStatus::Launching,
+            now,
+        )
+        .map_err(|f| f.error)
+        .unwrap()
+        .map(|c| c.deferral.id)
+    };
+    let started = std::time::Instant::now();
+    assert_eq!(claim(), Some(free.id), "the free row, at once");
+    assert_eq!(claim(), None, "the held row is skipped, not waited for");
+    assert!(started.elapsed() < std::time::Duration::from_secs(2));
+    tx.rollback().unwrap();
+    assert_eq!(claim(), Some(held.id), "claimed once released");
+}

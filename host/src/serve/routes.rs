@@ -2,11 +2,11 @@
 //! the command line calls, so the same lifecycle, compare-and-set and events apply.
 
 use super::http::{Request, Response};
-use crate::cli::deferral_json;
 use crate::clock::now_ms;
 use crate::coordinator::{self, Reported};
 use crate::error::{HostError, EXIT_FAILURE, EXIT_INVALID};
 use crate::store::Store;
+use crate::view::deferral_json;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;

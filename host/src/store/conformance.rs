@@ -42,8 +42,11 @@ macro_rules! store_conformance_tests {
             a_claim_is_refused_once_its_lease_ended,
             a_re_retained_receipt_keeps_the_cancellation_digest,
             resolve_settles_only_a_dispatch_of_unknown_result,
+            claim_next_takes_the_earliest_due_deferral_once,
+            concurrent_claim_next_claims_each_due_deferral_exactly_once,
             list_and_counts,
-            next_wakeup_is_the_earliest_waiting_deferral);
+            next_wakeup_is_the_earliest_waiting_deferral,
+            insert_batch_commits_each_item_or_reports_its_error);
     };
     (@each $backend:expr; $($name:ident),* $(,)?) => {
         $(
@@ -781,6 +784,86 @@ pub fn list_and_counts(backend: &dyn Backend) {
     store.check_integrity().unwrap();
 }
 
+/// A new deferral with id `id`, built by hand (not through `record`), with one receipt.
+fn new_deferral(id: &str, t: u64) -> super::NewDeferral {
+    let receipt = handoff(t, 0, HOUR)
+        .retain(&digest('c'), &digest('d'))
+        .unwrap();
+    super::NewDeferral {
+        id: id.to_string(),
+        state: State::Deferred,
+        reentries: 0,
+        max_reentries: 2,
+        cause: "recorded".into(),
+        launch: "exec:true".into(),
+        window: super::Window {
+            reason: "rest-reserve".into(),
+            resume_after_ms: t,
+            resume_by_ms: t + HOUR,
+        },
+        wakeup_digest: digest('c'),
+        cancellation_digest: digest('d'),
+        receipts: vec![super::NewReceipt {
+            kind: "retained".into(),
+            text: receipt.to_json(),
+        }],
+        at_ms: t,
+    }
+}
+
+/// Group commit (`serve`): one transaction for many inserts, one result per item in order.
+/// A failing item is rolled back alone; every item answered `Ok` is visible to another
+/// connection, with its receipt and its event.
+pub fn insert_batch_commits_each_item_or_reports_its_error(backend: &dyn Backend) {
+    let store = backend.connect();
+    let other = backend.connect();
+    let t = now();
+    let first = record_due(&*store, 2);
+    assert!(store.insert_batch(&[]).is_empty(), "an empty batch");
+    let mut no_receipt = new_deferral("d-batch-c", t);
+    no_receipt.receipts.clear();
+    let batch = [
+        new_deferral("d-batch-a", t),
+        new_deferral(&first.id, t),
+        new_deferral("d-batch-b", t),
+        no_receipt,
+        new_deferral("d-batch-a", t),
+    ];
+    let results = store.insert_batch(&batch);
+    assert_eq!(results.len(), batch.len(), "one result per item");
+    assert_eq!(results[0].as_ref().map(|d| d.id.as_str()), Ok("d-batch-a"));
+    assert_eq!(
+        results[1].as_ref().unwrap_err(),
+        &StoreError::Duplicate(first.id.clone())
+    );
+    assert_eq!(results[2].as_ref().map(|d| d.id.as_str()), Ok("d-batch-b"));
+    assert!(
+        matches!(results[3], Err(StoreError::Backend(_))),
+        "{:?}",
+        results[3]
+    );
+    assert_eq!(
+        results[4].as_ref().unwrap_err(),
+        &StoreError::Duplicate("d-batch-a".into()),
+        "an id inserted earlier in the same batch is a duplicate"
+    );
+    for ok in results.iter().flatten() {
+        let seen = other.get(&ok.id).unwrap().expect("committed and visible");
+        assert_eq!(&seen, ok, "get returns what the batch returned");
+        assert_eq!(other.receipts(&ok.id).unwrap().len(), 1);
+        assert_eq!(other.events(&ok.id).unwrap().len(), 1);
+    }
+    assert!(other.get("d-batch-c").unwrap().is_none());
+    assert_eq!(
+        reload(&*other, &first),
+        first,
+        "the existing row is untouched"
+    );
+    assert_eq!(other.receipts(&first.id).unwrap().len(), 2);
+    assert_eq!(other.events(&first.id).unwrap().len(), 1);
+    assert_eq!(other.list(&ListQuery::default()).unwrap().len(), 3);
+}
+
 pub fn launch_process_belongs_to_the_current_attempt(backend: &dyn Backend) {
     let store = backend.connect();
     let d = record_due(&*store, 2);
@@ -1016,6 +1099,120 @@ pub fn resolve_settles_only_a_dispatch_of_unknown_result(backend: &dyn Backend) 
         "not-dispatch-unknown",
         "resolved once only"
     );
+}
+
+fn next_due(store: &dyn Store, next: &super::NextDue) -> Option<coordinator::Claimed> {
+    coordinator::claim_next(
+        store,
+        next,
+        "tester",
+        60_000,
+        &|_| AttemptStatus::Launching,
+        next.now_ms,
+    )
+    .map_err(|f| f.error)
+    .expect("claim_next works")
+}
+
+pub fn claim_next_takes_the_earliest_due_deferral_once(backend: &dyn Backend) {
+    let store = backend.connect();
+    let t = now();
+    let second = record_at(&*store, t, 0, HOUR, 2).deferral;
+    let first = record_at(&*store, t - 5_000, 0, HOUR, 2).deferral;
+    let _not_due = record_at(&*store, t, 60_000, HOUR, 2).deferral;
+    let dispatch = coordinator::record(
+        &*store,
+        handoff(t - 10_000, 0, HOUR).to_json().as_bytes(),
+        "workflow-dispatch:octo/app/sync.yml@main",
+        2,
+        t,
+    )
+    .unwrap()
+    .deferral;
+    let next = super::NextDue {
+        now_ms: t,
+        without_dispatch: true,
+        exclude: &[],
+    };
+    let c = next_due(&*store, &next).expect("something is due");
+    assert_eq!(c.deferral.id, first.id, "the earliest resume_after first");
+    assert_eq!(
+        (c.deferral.state, c.deferral.reentries, c.deferral.fence),
+        (State::Resumable, 1, first.fence + 1)
+    );
+    assert_eq!(c.deferral, reload(&*store, &first), "what was written");
+    assert_eq!(
+        c.deferral.wakeup_digest.as_deref(),
+        Some(handle_digest(&c.wakeup_handle).as_str())
+    );
+    assert_eq!(
+        store.current_receipt(&first.id).unwrap().text,
+        c.receipt_json
+    );
+    assert_eq!(store.current_receipt(&first.id).unwrap().kind, "claimed");
+    let excluded = [second.id.clone()];
+    assert!(
+        next_due(
+            &*store,
+            &super::NextDue {
+                exclude: &excluded,
+                ..next.clone()
+            }
+        )
+        .is_none(),
+        "an excluded deferral is left alone; a claimed one is not due; dispatch is left out"
+    );
+    assert_eq!(next_due(&*store, &next).unwrap().deferral.id, second.id);
+    assert!(next_due(&*store, &next).is_none(), "nothing else is due");
+    let with_dispatch = super::NextDue {
+        without_dispatch: false,
+        ..next
+    };
+    assert_eq!(
+        next_due(&*store, &with_dispatch).unwrap().deferral.id,
+        dispatch.id
+    );
+    assert!(next_due(&*store, &with_dispatch).is_none());
+}
+
+pub fn concurrent_claim_next_claims_each_due_deferral_exactly_once(backend: &dyn Backend) {
+    let count = 24;
+    let t = now();
+    let ids: Vec<String> = {
+        let store = backend.connect();
+        (0..count)
+            .map(|_| record_at(&*store, t, 0, HOUR, 2).deferral.id)
+            .collect()
+    };
+    let claimed: Vec<Vec<String>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..4)
+            .map(|_| {
+                scope.spawn(|| {
+                    let store = backend.connect();
+                    let next = super::NextDue {
+                        now_ms: t,
+                        ..Default::default()
+                    };
+                    let mut mine = Vec::new();
+                    while let Some(c) = next_due(&*store, &next) {
+                        mine.push(c.deferral.id);
+                    }
+                    mine
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap()).collect()
+    });
+    let mut all: Vec<String> = claimed.iter().flatten().cloned().collect();
+    all.sort();
+    let mut want = ids;
+    want.sort();
+    assert_eq!(all, want, "every due deferral claimed exactly once");
+    let store = backend.connect();
+    for id in &all {
+        let events = store.events(id).unwrap();
+        assert_eq!(events.len(), 2, "one record and one claim event for {id}");
+    }
 }
 
 pub fn next_wakeup_is_the_earliest_waiting_deferral(backend: &dyn Backend) {

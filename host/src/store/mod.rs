@@ -212,6 +212,21 @@ pub struct LaunchProcess {
     pub recorded_ms: u64,
 }
 
+/// Which due deferral [`Store::claim_next_due`] may pick.
+#[derive(Debug, Clone, Default)]
+pub struct NextDue<'a> {
+    pub now_ms: u64,
+    /// Leave `workflow-dispatch:` targets alone (no token to send them with).
+    pub without_dispatch: bool,
+    /// Deferrals this pass already launched or gave up on.
+    pub exclude: &'a [String],
+}
+
+/// Builds the claim of a picked deferral from the row and its current receipt (or the error
+/// reading it gave, e.g. a receipt that fails its SHA-256 check).
+pub type ClaimBuilder<'a> =
+    dyn FnMut(&Deferral, Result<StoredReceipt, StoreError>) -> Result<Update, StoreError> + 'a;
+
 /// A lease held by a launcher.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Lease {
@@ -350,6 +365,14 @@ pub trait Store {
     /// Inserts a new deferral with its receipts and a first event, in one transaction.
     fn insert(&self, new: &NewDeferral) -> Result<Deferral, StoreError>;
 
+    /// Inserts several deferrals in one transaction (group commit: one fsync for all), each as
+    /// [`Store::insert`] would. One result per item, in order: an item that fails is rolled back
+    /// alone and reports its error; if the transaction cannot commit, every item reports the
+    /// error and none is stored. This default commits each item on its own.
+    fn insert_batch(&self, news: &[NewDeferral]) -> Vec<Result<Deferral, StoreError>> {
+        news.iter().map(|new| self.insert(new)).collect()
+    }
+
     /// Applies `update` to deferral `id` iff it still has `(expect_state, expect_fence)`:
     /// the row, the appended receipts and one event are written in one transaction.
     /// Otherwise returns [`StoreError::Conflict`] and writes nothing.
@@ -371,6 +394,17 @@ pub trait Store {
 
     /// `deferred` rows with `resume_after_ms <= now_ms <= resume_by_ms`, earliest first.
     fn due(&self, now_ms: u64, limit: usize) -> Result<Vec<Deferral>, StoreError>;
+
+    /// Claims the next due deferral atomically: picks the earliest one [`Store::due`] would
+    /// list (and `next` allows) that no other transaction holds (PostgreSQL skips locked rows,
+    /// SQLite's `BEGIN IMMEDIATE` serialises writers), and applies the update `claim` builds
+    /// for it, in one transaction. So tickers never wait on each other for a row nor race on a
+    /// compare-and-set they then lose. `None` when nothing is due.
+    fn claim_next_due(
+        &self,
+        next: &NextDue,
+        claim: &mut ClaimBuilder,
+    ) -> Result<Option<Deferral>, StoreError>;
 
     /// The `deferred` row that becomes due next (`resume_after_ms > now_ms`, earliest), for
     /// `status` and `tick` to say when the next wake-up is.

@@ -11,6 +11,8 @@
 //! AND state AND fence` repeats the check (PostgreSQL re-evaluates it on the newest row version),
 //! so 0 rows is a conflict even if the lock were ever dropped.
 //!
+//! `tick` claims with [`Store::claim_next_due`]: the next due row `FOR UPDATE SKIP LOCKED`,
+//! updated in the same transaction, so tickers never wait on each other nor lose a claim.
 //! The work queries of `tick` (`due`, `expirable`, `stale_leases`) read with
 //! `FOR UPDATE SKIP LOCKED`: a ticker never waits for, nor lists, a row another ticker or
 //! replica is changing at that moment; the compare-and-set decides which claim wins when two see
@@ -23,8 +25,8 @@
 
 use super::sqlite::IntegrityCheck;
 use super::{
-    AttemptStatus, Deferral, EventRecord, LaunchProcess, ListQuery, NewDeferral, NewReceipt, Store,
-    StoreError, StoredReceipt, Update,
+    AttemptStatus, ClaimBuilder, Deferral, EventRecord, LaunchProcess, ListQuery, NewDeferral,
+    NewReceipt, NextDue, Store, StoreError, StoredReceipt, Update,
 };
 use deferral_core::digest::sha256_hex;
 use deferral_core::lifecycle::State;
@@ -240,6 +242,22 @@ fn read_receipt(row: &Row) -> StoredReceipt {
     }
 }
 
+fn current_receipt_in(
+    conn: &mut impl GenericClient,
+    id: &str,
+) -> Result<StoredReceipt, StoreError> {
+    conn.query_opt(
+        "SELECT r.seq, r.deferral_id, r.kind, r.receipt, r.sha256, r.created_ms FROM receipts r \
+         JOIN deferrals d ON d.id = r.deferral_id AND d.receipt_seq = r.seq WHERE d.id = $1",
+        &[&id],
+    )
+    .map_err(backend)?
+    .as_ref()
+    .map(read_receipt)
+    .ok_or_else(|| StoreError::NotFound(id.to_string()))
+    .and_then(super::verify_receipt)
+}
+
 fn select_with(
     conn: &mut impl GenericClient,
     tail_sql: &str,
@@ -404,6 +422,145 @@ impl PostgresStore {
     }
 }
 
+/// The compare-and-set of [`Store::update`], inside a transaction the caller holds.
+fn update_in(tx: &mut Transaction, id: &str, update: &Update) -> Result<Deferral, StoreError> {
+    let conflict = || StoreError::Conflict {
+        id: id.to_string(),
+        expected_state: update.expect_state,
+        expected_fence: update.expect_fence,
+    };
+    // The row lock: a concurrent writer of this row waits here until we commit, then
+    // reads what we wrote (READ COMMITTED reads the newest committed version).
+    let current = select_with(tx, "WHERE id = $1 FOR UPDATE", &[&id])?
+        .pop()
+        .ok_or_else(|| StoreError::NotFound(id.to_string()))?;
+    if current.state != update.expect_state || current.fence != update.expect_fence {
+        return Err(conflict());
+    }
+    let fence = if update.bump_fence {
+        current.fence + 1
+    } else {
+        current.fence
+    };
+    let lease = update
+        .lease
+        .apply(current.lease_owner.clone().map(|owner| super::Lease {
+            owner,
+            until_ms: current.lease_until_ms.unwrap_or(0),
+        }));
+    let wakeup = update.wakeup_digest.apply(current.wakeup_digest.clone());
+    let attempt = update.attempt_status.apply(current.attempt_status);
+    let receipt_seq = if update.receipts.is_empty() {
+        current.receipt_seq
+    } else {
+        append_receipts(tx, id, &update.receipts, update.at_ms)?
+    };
+    let (reason, after, by) = match &update.window {
+        Some(w) => (w.reason.clone(), w.resume_after_ms, w.resume_by_ms),
+        None => (
+            current.reason.clone(),
+            current.resume_after_ms,
+            current.resume_by_ms,
+        ),
+    };
+    // The compare-and-set itself, repeating the check in its WHERE.
+    let changed = tx
+        .execute(
+            "UPDATE deferrals SET state = $1, fence = $2, reentries = $3, reason = $4, resume_after_ms = $5, \
+             resume_by_ms = $6, wakeup_digest = $7, lease_owner = $8, lease_until_ms = $9, \
+             attempt_status = $10, cause = $11, detail = $12, receipt_seq = $13, updated_ms = $14 \
+             WHERE id = $15 AND state = $16 AND fence = $17",
+            &[
+                &update.state.as_str(),
+                &to_i64(fence),
+                &i64::from(update.reentries),
+                &reason,
+                &to_i64(after),
+                &to_i64(by),
+                &wakeup,
+                &lease.as_ref().map(|l| l.owner.clone()),
+                &lease.as_ref().map(|l| to_i64(l.until_ms)),
+                &attempt.map(AttemptStatus::as_str),
+                &update.cause,
+                &update.detail,
+                &to_i64(receipt_seq),
+                &to_i64(update.at_ms),
+                &id,
+                &update.expect_state.as_str(),
+                &to_i64(update.expect_fence),
+            ],
+        )
+        .map_err(backend)?;
+    if changed != 1 {
+        return Err(conflict());
+    }
+    append_event(
+        tx,
+        id,
+        update.at_ms,
+        &update.event,
+        Some(current.state),
+        update.state,
+        &update.cause,
+        fence,
+        update.reentries,
+        update.detail.as_deref(),
+    )?;
+    select_with(tx, "WHERE id = $1", &[&id])?
+        .pop()
+        .ok_or_else(|| StoreError::NotFound(id.to_string()))
+}
+
+/// The rows of one new deferral (row, receipts, first event) inside transaction `tx`.
+fn insert_rows(tx: &mut Transaction, new: &NewDeferral) -> Result<Deferral, StoreError> {
+    // ON CONFLICT settles two inserts of one id racing, where a check first would not.
+    let inserted = tx
+        .execute(
+            "INSERT INTO deferrals (id, state, fence, reentries, max_reentries, reason, resume_after_ms, \
+             resume_by_ms, launch, wakeup_digest, cancellation_digest, cause, receipt_seq, created_ms, updated_ms) \
+             VALUES ($1, $2, 1, $3, $4, $5, $6, $7, $8, $9, $10, $11, 0, $12, $12) ON CONFLICT (id) DO NOTHING",
+            &[
+                &new.id,
+                &new.state.as_str(),
+                &i64::from(new.reentries),
+                &i64::from(new.max_reentries),
+                &new.window.reason,
+                &to_i64(new.window.resume_after_ms),
+                &to_i64(new.window.resume_by_ms),
+                &new.launch,
+                &new.wakeup_digest,
+                &new.cancellation_digest,
+                &new.cause,
+                &to_i64(new.at_ms),
+            ],
+        )
+        .map_err(backend)?;
+    if inserted == 0 {
+        return Err(StoreError::Duplicate(new.id.clone()));
+    }
+    let seq = append_receipts(tx, &new.id, &new.receipts, new.at_ms)?;
+    tx.execute(
+        "UPDATE deferrals SET receipt_seq = $1 WHERE id = $2",
+        &[&to_i64(seq), &new.id],
+    )
+    .map_err(backend)?;
+    append_event(
+        tx,
+        &new.id,
+        new.at_ms,
+        "record",
+        Some(State::Ready),
+        new.state,
+        &new.cause,
+        1,
+        new.reentries,
+        None,
+    )?;
+    select_with(tx, "WHERE id = $1", &[&new.id])?
+        .pop()
+        .ok_or_else(|| StoreError::NotFound(new.id.clone()))
+}
+
 impl Store for PostgresStore {
     fn insert(&self, new: &NewDeferral) -> Result<Deferral, StoreError> {
         if new.receipts.is_empty() {
@@ -411,144 +568,59 @@ impl Store for PostgresStore {
                 "a deferral needs at least one receipt".into(),
             ));
         }
-        self.write(|tx| {
-            // ON CONFLICT settles two inserts of one id racing, where a check first would not.
-            let inserted = tx
-                .execute(
-                    "INSERT INTO deferrals (id, state, fence, reentries, max_reentries, reason, resume_after_ms, \
-                     resume_by_ms, launch, wakeup_digest, cancellation_digest, cause, receipt_seq, created_ms, updated_ms) \
-                     VALUES ($1, $2, 1, $3, $4, $5, $6, $7, $8, $9, $10, $11, 0, $12, $12) ON CONFLICT (id) DO NOTHING",
-                    &[
-                        &new.id,
-                        &new.state.as_str(),
-                        &i64::from(new.reentries),
-                        &i64::from(new.max_reentries),
-                        &new.window.reason,
-                        &to_i64(new.window.resume_after_ms),
-                        &to_i64(new.window.resume_by_ms),
-                        &new.launch,
-                        &new.wakeup_digest,
-                        &new.cancellation_digest,
-                        &new.cause,
-                        &to_i64(new.at_ms),
-                    ],
-                )
-                .map_err(backend)?;
-            if inserted == 0 {
-                return Err(StoreError::Duplicate(new.id.clone()));
+        self.write(|tx| insert_rows(tx, new))
+    }
+
+    /// One transaction around every item; each item is a savepoint, rolled back alone if it
+    /// fails. A savepoint that cannot be made or undone fails the whole batch: PostgreSQL
+    /// would otherwise turn the final COMMIT into a silent ROLLBACK.
+    fn insert_batch(&self, news: &[NewDeferral]) -> Vec<Result<Deferral, StoreError>> {
+        if news.is_empty() {
+            return Vec::new();
+        }
+        let all = |err: StoreError| -> Vec<Result<Deferral, StoreError>> {
+            news.iter().map(|_| Err(err.clone())).collect()
+        };
+        let mut client = self.client.borrow_mut();
+        let mut tx = match client
+            .build_transaction()
+            .isolation_level(IsolationLevel::ReadCommitted)
+            .start()
+        {
+            Ok(tx) => tx,
+            Err(err) => return all(backend(err)),
+        };
+        let mut results = Vec::with_capacity(news.len());
+        for new in news {
+            if new.receipts.is_empty() {
+                results.push(Err(StoreError::Backend(
+                    "a deferral needs at least one receipt".into(),
+                )));
+                continue;
             }
-            let seq = append_receipts(tx, &new.id, &new.receipts, new.at_ms)?;
-            tx.execute(
-                "UPDATE deferrals SET receipt_seq = $1 WHERE id = $2",
-                &[&to_i64(seq), &new.id],
-            )
-            .map_err(backend)?;
-            append_event(
-                tx,
-                &new.id,
-                new.at_ms,
-                "record",
-                Some(State::Ready),
-                new.state,
-                &new.cause,
-                1,
-                new.reentries,
-                None,
-            )?;
-            select_with(tx, "WHERE id = $1", &[&new.id])?
-                .pop()
-                .ok_or_else(|| StoreError::NotFound(new.id.clone()))
-        })
+            let mut item = match tx.savepoint("batch_item") {
+                Ok(item) => item,
+                Err(err) => return all(backend(err)),
+            };
+            let result = insert_rows(&mut item, new);
+            let ended = if result.is_ok() {
+                item.commit()
+            } else {
+                item.rollback()
+            };
+            if let Err(err) = ended {
+                return all(backend(err));
+            }
+            results.push(result);
+        }
+        match tx.commit() {
+            Ok(()) => results,
+            Err(err) => all(backend(err)),
+        }
     }
 
     fn update(&self, id: &str, update: &Update) -> Result<Deferral, StoreError> {
-        let conflict = || StoreError::Conflict {
-            id: id.to_string(),
-            expected_state: update.expect_state,
-            expected_fence: update.expect_fence,
-        };
-        self.write(|tx| {
-            // The row lock: a concurrent writer of this row waits here until we commit, then
-            // reads what we wrote (READ COMMITTED reads the newest committed version).
-            let current = select_with(tx, "WHERE id = $1 FOR UPDATE", &[&id])?
-                .pop()
-                .ok_or_else(|| StoreError::NotFound(id.to_string()))?;
-            if current.state != update.expect_state || current.fence != update.expect_fence {
-                return Err(conflict());
-            }
-            let fence = if update.bump_fence {
-                current.fence + 1
-            } else {
-                current.fence
-            };
-            let lease = update
-                .lease
-                .apply(current.lease_owner.clone().map(|owner| super::Lease {
-                    owner,
-                    until_ms: current.lease_until_ms.unwrap_or(0),
-                }));
-            let wakeup = update.wakeup_digest.apply(current.wakeup_digest.clone());
-            let attempt = update.attempt_status.apply(current.attempt_status);
-            let receipt_seq = if update.receipts.is_empty() {
-                current.receipt_seq
-            } else {
-                append_receipts(tx, id, &update.receipts, update.at_ms)?
-            };
-            let (reason, after, by) = match &update.window {
-                Some(w) => (w.reason.clone(), w.resume_after_ms, w.resume_by_ms),
-                None => (
-                    current.reason.clone(),
-                    current.resume_after_ms,
-                    current.resume_by_ms,
-                ),
-            };
-            // The compare-and-set itself, repeating the check in its WHERE.
-            let changed = tx
-                .execute(
-                    "UPDATE deferrals SET state = $1, fence = $2, reentries = $3, reason = $4, resume_after_ms = $5, \
-                     resume_by_ms = $6, wakeup_digest = $7, lease_owner = $8, lease_until_ms = $9, \
-                     attempt_status = $10, cause = $11, detail = $12, receipt_seq = $13, updated_ms = $14 \
-                     WHERE id = $15 AND state = $16 AND fence = $17",
-                    &[
-                        &update.state.as_str(),
-                        &to_i64(fence),
-                        &i64::from(update.reentries),
-                        &reason,
-                        &to_i64(after),
-                        &to_i64(by),
-                        &wakeup,
-                        &lease.as_ref().map(|l| l.owner.clone()),
-                        &lease.as_ref().map(|l| to_i64(l.until_ms)),
-                        &attempt.map(AttemptStatus::as_str),
-                        &update.cause,
-                        &update.detail,
-                        &to_i64(receipt_seq),
-                        &to_i64(update.at_ms),
-                        &id,
-                        &update.expect_state.as_str(),
-                        &to_i64(update.expect_fence),
-                    ],
-                )
-                .map_err(backend)?;
-            if changed != 1 {
-                return Err(conflict());
-            }
-            append_event(
-                tx,
-                id,
-                update.at_ms,
-                &update.event,
-                Some(current.state),
-                update.state,
-                &update.cause,
-                fence,
-                update.reentries,
-                update.detail.as_deref(),
-            )?;
-            select_with(tx, "WHERE id = $1", &[&id])?
-                .pop()
-                .ok_or_else(|| StoreError::NotFound(id.to_string()))
-        })
+        self.write(|tx| update_in(tx, id, update))
     }
 
     fn get(&self, id: &str) -> Result<Option<Deferral>, StoreError> {
@@ -583,18 +655,33 @@ impl Store for PostgresStore {
     }
 
     fn current_receipt(&self, id: &str) -> Result<StoredReceipt, StoreError> {
-        self.client
-            .borrow_mut()
-            .query_opt(
-                "SELECT r.seq, r.deferral_id, r.kind, r.receipt, r.sha256, r.created_ms FROM receipts r \
-                 JOIN deferrals d ON d.id = r.deferral_id AND d.receipt_seq = r.seq WHERE d.id = $1",
-                &[&id],
-            )
-            .map_err(backend)?
-            .as_ref()
-            .map(read_receipt)
-            .ok_or_else(|| StoreError::NotFound(id.to_string()))
-            .and_then(super::verify_receipt)
+        current_receipt_in(&mut *self.client.borrow_mut(), id)
+    }
+
+    fn claim_next_due(
+        &self,
+        next: &NextDue,
+        claim: &mut ClaimBuilder,
+    ) -> Result<Option<Deferral>, StoreError> {
+        let exclude: Vec<String> = next.exclude.to_vec();
+        self.write(|tx| {
+            // The row is locked from here to the commit; a row another ticker holds is skipped,
+            // never waited for, so concurrent tickers each get the next free one.
+            let Some(row) = select_with(
+                tx,
+                "WHERE state = 'deferred' AND resume_after_ms <= $1 AND resume_by_ms >= $1 \
+                 AND (NOT $2 OR launch NOT LIKE 'workflow-dispatch:%') AND NOT (id = ANY($3)) \
+                 ORDER BY resume_after_ms, id LIMIT 1 FOR UPDATE SKIP LOCKED",
+                &[&to_i64(next.now_ms), &next.without_dispatch, &exclude],
+            )?
+            .pop() else {
+                return Ok(None);
+            };
+            // Handed to the builder even when it fails its check, so the caller learns which
+            // deferral it was.
+            let update = claim(&row, current_receipt_in(tx, &row.id))?;
+            update_in(tx, &row.id, &update).map(Some)
+        })
     }
 
     fn events(&self, id: &str) -> Result<Vec<EventRecord>, StoreError> {

@@ -5,12 +5,13 @@
 //! this program can edit evidence. `PRAGMA integrity_check` runs on open (or `quick_check`).
 
 use super::{
-    AttemptStatus, Deferral, EventRecord, LaunchProcess, ListQuery, NewDeferral, NewReceipt, Store,
-    StoreError, StoredReceipt, Update,
+    AttemptStatus, ClaimBuilder, Deferral, EventRecord, LaunchProcess, ListQuery, NewDeferral,
+    NewReceipt, NextDue, Store, StoreError, StoredReceipt, Update,
 };
 use deferral_core::digest::sha256_hex;
 use deferral_core::lifecycle::State;
 use rusqlite::{params, Connection, OptionalExtension, Row};
+use std::cell::Cell;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -112,6 +113,17 @@ const COLUMNS: &str = "id, state, fence, reentries, max_reentries, reason, resum
 pub struct SqliteStore {
     conn: Connection,
     path: PathBuf,
+    /// Inside [`Store::insert_batch`]: each write is a savepoint of the batch's transaction.
+    batch: Cell<Batch>,
+}
+
+/// Where a group commit stands: off, open, or open with a savepoint that could not be undone
+/// (the whole batch must then be rolled back).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Batch {
+    Off,
+    Open,
+    Broken,
 }
 
 fn backend(err: rusqlite::Error) -> StoreError {
@@ -145,6 +157,7 @@ impl SqliteStore {
         let store = SqliteStore {
             conn,
             path: path.to_path_buf(),
+            batch: Cell::new(Batch::Off),
         };
         match check {
             IntegrityCheck::Full => store.run_check("integrity_check")?,
@@ -213,6 +226,9 @@ impl SqliteStore {
         &self,
         body: impl FnOnce(&Connection) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
+        if self.batch.get() != Batch::Off {
+            return self.savepoint(body);
+        }
         self.conn
             .execute_batch("BEGIN IMMEDIATE")
             .map_err(backend)?;
@@ -229,6 +245,32 @@ impl SqliteStore {
                 Err(err)
             }
         }
+    }
+
+    /// One item of a group commit: its writes are undone alone if it fails.
+    fn savepoint<T>(
+        &self,
+        body: impl FnOnce(&Connection) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        if self.batch.get() == Batch::Broken {
+            return Err(StoreError::Backend(
+                "an earlier item of this batch could not be undone".into(),
+            ));
+        }
+        self.conn
+            .execute_batch("SAVEPOINT batch_item")
+            .map_err(backend)?;
+        let result = body(&self.conn);
+        let end = if result.is_ok() {
+            "RELEASE batch_item"
+        } else {
+            "ROLLBACK TO batch_item; RELEASE batch_item"
+        };
+        if let Err(err) = self.conn.execute_batch(end) {
+            self.batch.set(Batch::Broken);
+            return Err(backend(err));
+        }
+        result
     }
 
     fn select(
@@ -403,6 +445,98 @@ fn append_event(
     Ok(())
 }
 
+/// The compare-and-set of [`Store::update`], inside a transaction the caller holds.
+fn update_in(conn: &Connection, id: &str, update: &Update) -> Result<Deferral, StoreError> {
+    let current = select_with(conn, "WHERE id = ?1", &[&id])?
+        .pop()
+        .ok_or_else(|| StoreError::NotFound(id.to_string()))?;
+    if current.state != update.expect_state || current.fence != update.expect_fence {
+        return Err(StoreError::Conflict {
+            id: id.to_string(),
+            expected_state: update.expect_state,
+            expected_fence: update.expect_fence,
+        });
+    }
+    let fence = if update.bump_fence {
+        current.fence + 1
+    } else {
+        current.fence
+    };
+    let lease = update
+        .lease
+        .apply(current.lease_owner.clone().map(|owner| super::Lease {
+            owner,
+            until_ms: current.lease_until_ms.unwrap_or(0),
+        }));
+    let wakeup = update.wakeup_digest.apply(current.wakeup_digest.clone());
+    let attempt = update.attempt_status.apply(current.attempt_status);
+    let receipt_seq = if update.receipts.is_empty() {
+        current.receipt_seq
+    } else {
+        append_receipts(conn, id, &update.receipts, update.at_ms)?
+    };
+    let (reason, after, by) = match &update.window {
+        Some(w) => (w.reason.clone(), w.resume_after_ms, w.resume_by_ms),
+        None => (
+            current.reason.clone(),
+            current.resume_after_ms,
+            current.resume_by_ms,
+        ),
+    };
+    // The compare-and-set itself: the WHERE repeats the check, so the write is safe even
+    // if a backend ran this without the surrounding lock.
+    let changed = conn
+        .prepare_cached(
+            "UPDATE deferrals SET state = ?1, fence = ?2, reentries = ?3, reason = ?4, resume_after_ms = ?5, \
+             resume_by_ms = ?6, wakeup_digest = ?7, lease_owner = ?8, lease_until_ms = ?9, \
+             attempt_status = ?10, cause = ?11, detail = ?12, receipt_seq = ?13, updated_ms = ?14 \
+             WHERE id = ?15 AND state = ?16 AND fence = ?17",
+        )
+        .map_err(backend)?
+        .execute(params![
+            update.state.as_str(),
+            to_i64(fence),
+            update.reentries,
+            reason,
+            to_i64(after),
+            to_i64(by),
+            wakeup,
+            lease.as_ref().map(|l| l.owner.clone()),
+            lease.as_ref().map(|l| to_i64(l.until_ms)),
+            attempt.map(AttemptStatus::as_str),
+            update.cause,
+            update.detail,
+            to_i64(receipt_seq),
+            to_i64(update.at_ms),
+            id,
+            update.expect_state.as_str(),
+            to_i64(update.expect_fence),
+        ])
+        .map_err(backend)?;
+    if changed != 1 {
+        return Err(StoreError::Conflict {
+            id: id.to_string(),
+            expected_state: update.expect_state,
+            expected_fence: update.expect_fence,
+        });
+    }
+    append_event(
+        conn,
+        id,
+        update.at_ms,
+        &update.event,
+        Some(current.state),
+        update.state,
+        &update.cause,
+        fence,
+        update.reentries,
+        update.detail.as_deref(),
+    )?;
+    select_with(conn, "WHERE id = ?1", &[&id])?
+        .pop()
+        .ok_or_else(|| StoreError::NotFound(id.to_string()))
+}
+
 impl Store for SqliteStore {
     fn insert(&self, new: &NewDeferral) -> Result<Deferral, StoreError> {
         if new.receipts.is_empty() {
@@ -460,85 +594,38 @@ impl Store for SqliteStore {
         })
     }
 
+    /// One `BEGIN IMMEDIATE` ... `COMMIT` around every item; each item is a savepoint.
+    fn insert_batch(&self, news: &[NewDeferral]) -> Vec<Result<Deferral, StoreError>> {
+        if news.is_empty() {
+            return Vec::new();
+        }
+        let all = |err: StoreError| -> Vec<Result<Deferral, StoreError>> {
+            news.iter().map(|_| Err(err.clone())).collect()
+        };
+        if let Err(err) = self.conn.execute_batch("BEGIN IMMEDIATE") {
+            return all(backend(err));
+        }
+        self.batch.set(Batch::Open);
+        let results: Vec<_> = news.iter().map(|new| self.insert(new)).collect();
+        let broken = self.batch.replace(Batch::Off) == Batch::Broken;
+        let committed = if broken {
+            Err(StoreError::Backend(
+                "a failed item could not be undone; the batch was rolled back".into(),
+            ))
+        } else {
+            self.conn.execute_batch("COMMIT").map_err(backend)
+        };
+        match committed {
+            Ok(()) => results,
+            Err(err) => {
+                let _ = self.conn.execute_batch("ROLLBACK");
+                all(err)
+            }
+        }
+    }
+
     fn update(&self, id: &str, update: &Update) -> Result<Deferral, StoreError> {
-        self.write(|conn| {
-            let current = select_with(conn, "WHERE id = ?1", &[&id])?
-                .pop()
-                .ok_or_else(|| StoreError::NotFound(id.to_string()))?;
-            if current.state != update.expect_state || current.fence != update.expect_fence {
-                return Err(StoreError::Conflict {
-                    id: id.to_string(),
-                    expected_state: update.expect_state,
-                    expected_fence: update.expect_fence,
-                });
-            }
-            let fence = if update.bump_fence { current.fence + 1 } else { current.fence };
-            let lease = update.lease.apply(current.lease_owner.clone().map(|owner| super::Lease {
-                owner,
-                until_ms: current.lease_until_ms.unwrap_or(0),
-            }));
-            let wakeup = update.wakeup_digest.apply(current.wakeup_digest.clone());
-            let attempt = update.attempt_status.apply(current.attempt_status);
-            let receipt_seq = if update.receipts.is_empty() {
-                current.receipt_seq
-            } else {
-                append_receipts(conn, id, &update.receipts, update.at_ms)?
-            };
-            let (reason, after, by) = match &update.window {
-                Some(w) => (w.reason.clone(), w.resume_after_ms, w.resume_by_ms),
-                None => (current.reason.clone(), current.resume_after_ms, current.resume_by_ms),
-            };
-            // The compare-and-set itself: the WHERE repeats the check, so the write is safe even
-            // if a backend ran this without the surrounding lock.
-            let changed = conn
-                .prepare_cached(
-                    "UPDATE deferrals SET state = ?1, fence = ?2, reentries = ?3, reason = ?4, resume_after_ms = ?5, \
-                     resume_by_ms = ?6, wakeup_digest = ?7, lease_owner = ?8, lease_until_ms = ?9, \
-                     attempt_status = ?10, cause = ?11, detail = ?12, receipt_seq = ?13, updated_ms = ?14 \
-                     WHERE id = ?15 AND state = ?16 AND fence = ?17",
-                )
-                .map_err(backend)?
-                .execute(params![
-                    update.state.as_str(),
-                    to_i64(fence),
-                    update.reentries,
-                    reason,
-                    to_i64(after),
-                    to_i64(by),
-                    wakeup,
-                    lease.as_ref().map(|l| l.owner.clone()),
-                    lease.as_ref().map(|l| to_i64(l.until_ms)),
-                    attempt.map(AttemptStatus::as_str),
-                    update.cause,
-                    update.detail,
-                    to_i64(receipt_seq),
-                    to_i64(update.at_ms),
-                    id,
-                    update.expect_state.as_str(),
-                    to_i64(update.expect_fence),
-                ])
-                .map_err(backend)?;
-            if changed != 1 {
-                return Err(StoreError::Conflict {
-                    id: id.to_string(),
-                    expected_state: update.expect_state,
-                    expected_fence: update.expect_fence,
-                });
-            }
-            append_event(
-                conn,
-                id,
-                update.at_ms,
-                &update.event,
-                Some(current.state),
-                update.state,
-                &update.cause,
-                fence,
-                update.reentries,
-                update.detail.as_deref(),
-            )?;
-            select_with(conn, "WHERE id = ?1", &[&id])?.pop().ok_or_else(|| StoreError::NotFound(id.to_string()))
-        })
+        self.write(|conn| update_in(conn, id, update))
     }
 
     fn get(&self, id: &str) -> Result<Option<Deferral>, StoreError> {
@@ -571,17 +658,32 @@ impl Store for SqliteStore {
     }
 
     fn current_receipt(&self, id: &str) -> Result<StoredReceipt, StoreError> {
-        self.conn
-            .query_row(
-                "SELECT r.seq, r.deferral_id, r.kind, r.receipt, r.sha256, r.created_ms FROM receipts r \
-                 JOIN deferrals d ON d.id = r.deferral_id AND d.receipt_seq = r.seq WHERE d.id = ?1",
-                [id],
-                read_receipt,
-            )
-            .optional()
-            .map_err(backend)?
-            .ok_or_else(|| StoreError::NotFound(id.to_string()))
-            .and_then(super::verify_receipt)
+        current_receipt_in(&self.conn, id)
+    }
+
+    fn claim_next_due(
+        &self,
+        next: &NextDue,
+        claim: &mut ClaimBuilder,
+    ) -> Result<Option<Deferral>, StoreError> {
+        let exclude =
+            serde_json::to_string(next.exclude).map_err(|e| StoreError::Backend(e.to_string()))?;
+        self.write(|conn| {
+            let Some(row) = select_with(
+                conn,
+                "WHERE state = 'deferred' AND resume_after_ms <= ?1 AND resume_by_ms >= ?1 \
+                 AND (?2 = 0 OR launch NOT LIKE 'workflow-dispatch:%') \
+                 AND id NOT IN (SELECT value FROM json_each(?3)) ORDER BY resume_after_ms, id LIMIT 1",
+                &[&to_i64(next.now_ms), &next.without_dispatch, &exclude],
+            )?
+            .pop() else {
+                return Ok(None);
+            };
+            // Handed to the builder even when it fails its check, so the caller learns which
+            // deferral it was.
+            let update = claim(&row, current_receipt_in(conn, &row.id))?;
+            update_in(conn, &row.id, &update).map(Some)
+        })
     }
 
     fn events(&self, id: &str) -> Result<Vec<EventRecord>, StoreError> {
@@ -722,6 +824,19 @@ impl Store for SqliteStore {
     fn check_integrity(&self) -> Result<(), StoreError> {
         self.run_check("integrity_check")
     }
+}
+
+fn current_receipt_in(conn: &Connection, id: &str) -> Result<StoredReceipt, StoreError> {
+    conn.query_row(
+        "SELECT r.seq, r.deferral_id, r.kind, r.receipt, r.sha256, r.created_ms FROM receipts r \
+         JOIN deferrals d ON d.id = r.deferral_id AND d.receipt_seq = r.seq WHERE d.id = ?1",
+        [id],
+        read_receipt,
+    )
+    .optional()
+    .map_err(backend)?
+    .ok_or_else(|| StoreError::NotFound(id.to_string()))
+    .and_then(super::verify_receipt)
 }
 
 fn read_receipt(row: &Row) -> rusqlite::Result<StoredReceipt> {

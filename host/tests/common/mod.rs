@@ -3,6 +3,7 @@
 
 pub mod pg;
 pub mod serve_client;
+pub mod server;
 
 use deferral_host::store::sqlite::IntegrityCheck;
 use deferral_host::store::{SqliteStore, Store, StoreUrl};
