@@ -1315,8 +1315,10 @@ pub fn record_refuses_a_receipt_only_once_its_window_closed(backend: &dyn Backen
     let at_the_end = coordinator::record(&*store, text.as_bytes(), "exec:/bin/true", 2, t)
         .expect("resume_by_ms == now is still open");
     assert_eq!(at_the_end.deferral.resume_by_ms, t);
-    let err = coordinator::record(&*store, text.as_bytes(), "exec:/bin/true", 2, t + 1)
-        .expect_err("one millisecond later it has expired");
+    // Another receipt (recording is idempotent by digest) whose window closed 1 ms ago.
+    let closed = handoff(t - HOUR - 1, 0, HOUR).to_json();
+    let err = coordinator::record(&*store, closed.as_bytes(), "exec:/bin/true", 2, t)
+        .expect_err("one millisecond after resume_by_ms it has expired");
     assert_eq!(err.code, "expired");
     let cancelled = coordinator::cancel(
         &*store,
