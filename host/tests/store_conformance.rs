@@ -187,7 +187,7 @@ fn a_version_1_store_migrates_to_the_launch_process_table_keeping_its_rows() {
         .execute_batch(
             "DROP TABLE launch_processes; DROP TABLE receipt_keys; DROP TABLE artifacts; \
              DROP TABLE runs; DROP TABLE links; DROP TABLE http_cache; DROP TABLE artifact_names; \
-             DROP INDEX deferrals_attempt; PRAGMA user_version = 1",
+             DROP INDEX deferrals_attempt; PRAGMA user_version = 1; PRAGMA application_id = 0",
         )
         .unwrap();
     drop(store);
@@ -199,4 +199,13 @@ fn a_version_1_store_migrates_to_the_launch_process_table_keeping_its_rows() {
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .unwrap();
     assert_eq!(version, deferral_host::store::sqlite::SCHEMA_VERSION);
+    let id: i64 = store
+        .connection()
+        .query_row("PRAGMA application_id", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(
+        id,
+        deferral_host::store::sqlite::APPLICATION_ID,
+        "a first-version store (no id yet) is known by its tables and gets the id"
+    );
 }

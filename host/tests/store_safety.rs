@@ -161,6 +161,18 @@ fn another_applications_sqlite_file_is_refused_and_left_as_it_was() {
     let out = other_host.expect(1, &["status"], "");
     assert_eq!(out["error"]["code"], "foreign-store", "{out}");
     assert_eq!(std::fs::read(&other).unwrap(), before);
+    // Tables named like some of the store's, but not the store's set: not ours either.
+    let partial = host.path("partial.db");
+    {
+        let conn = rusqlite::Connection::open(&partial).unwrap();
+        conn.execute_batch("CREATE TABLE deferrals (job TEXT); CREATE TABLE receipts (job TEXT);")
+            .unwrap();
+    }
+    let before = std::fs::read(&partial).unwrap();
+    let partial_host = Host::with_store(&format!("sqlite:{}", partial.display()));
+    let out = partial_host.expect(1, &["status"], "");
+    assert_eq!(out["error"]["code"], "foreign-store", "{out}");
+    assert_eq!(std::fs::read(&partial).unwrap(), before);
 }
 
 #[test]
