@@ -209,3 +209,36 @@ fn a_version_1_store_migrates_to_the_launch_process_table_keeping_its_rows() {
         "a first-version store (no id yet) is known by its tables and gets the id"
     );
 }
+
+#[test]
+fn sqlite_open_refuses_a_file_whose_index_page_is_damaged() {
+    let backend = Sqlite::new();
+    let store = SqliteStore::open(&backend.path, IntegrityCheck::Full).unwrap();
+    for _ in 0..20 {
+        recorded(&store);
+    }
+    let (page_size, root): (i64, i64) = store
+        .connection()
+        .query_row(
+            "SELECT (SELECT page_size FROM pragma_page_size()), rootpage FROM sqlite_schema WHERE name = 'deferrals_due'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    drop(store); // the last connection checkpoints the WAL into the file
+    let mut bytes = std::fs::read(&backend.path).unwrap();
+    let start = usize::try_from((root - 1) * page_size).unwrap();
+    let end = start + usize::try_from(page_size).unwrap();
+    bytes[start..end].fill(0xA5);
+    std::fs::write(&backend.path, &bytes).unwrap();
+    for check in [IntegrityCheck::Full, IntegrityCheck::Quick] {
+        let err = SqliteStore::open(&backend.path, check)
+            .err()
+            .expect("a damaged file is refused");
+        assert_eq!(err.code(), "store-corrupt", "{check:?}: {err}");
+    }
+    assert!(
+        SqliteStore::open(&backend.path, IntegrityCheck::Off).is_ok(),
+        "--integrity off skips the check (and only that)"
+    );
+}
