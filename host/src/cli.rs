@@ -613,11 +613,12 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
     }
 }
 
-/// The GitHub token and API URL: the only environment the GitHub client reads.
+/// The GitHub token, API URL and proxy: the only environment the GitHub client reads.
 fn github_env() -> GithubEnv {
     GithubEnv {
         token: std::env::var("GITHUB_TOKEN").ok(),
         api_url: std::env::var("GITHUB_API_URL").ok(),
+        proxy: crate::github::client::proxy_from_env(),
     }
 }
 
