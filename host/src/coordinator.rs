@@ -16,7 +16,7 @@ use deferral_core::lifecycle::{transition, Cause, Event, Position, State};
 use deferral_core::receipt::{validate, validate_str, Receipt};
 
 /// Receipt kinds in the append-only receipts table.
-pub const KIND_SUBMITTED: &str = "submitted";
+pub const KIND_SUBMITTED: &str = crate::store::github::SUBMITTED_KIND;
 pub const KIND_RETAINED: &str = "retained";
 pub const KIND_CLAIMED: &str = "claimed";
 
