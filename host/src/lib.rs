@@ -10,7 +10,8 @@
 //! * [`handle`]: random 256-bit handles, stored only as SHA-256 digests.
 //! * [`progress`], [`human_time`]: what `tick` and `status` tell a person on stderr and in tables.
 //! * [`html`]: the self-contained status page (`status --html`, `GET /` on `serve`).
-//! * [`serve`]: the durable port, an HTTP JSON API over the coordinator.
+//! * [`serve`]: the durable port, an HTTP JSON API over the coordinator (hyper on tokio; records
+//!   from concurrent requests group-committed).
 //! * [`view`]: the JSON views of a deferral that `cli` and `serve` both print.
 //! * [`cli`]: the command line.
 //!

@@ -44,6 +44,8 @@ macro_rules! store_conformance_tests {
             resolve_settles_only_a_dispatch_of_unknown_result,
             claim_next_takes_the_earliest_due_deferral_once,
             concurrent_claim_next_claims_each_due_deferral_exactly_once,
+            a_launch_outcome_that_is_not_terminal_clears_the_attempt_and_the_lease,
+            record_refuses_a_receipt_only_once_its_window_closed,
             list_and_counts,
             next_wakeup_is_the_earliest_waiting_deferral,
             insert_batch_commits_each_item_or_reports_its_error);
@@ -1260,4 +1262,72 @@ pub fn next_wakeup_is_the_earliest_waiting_deferral(backend: &dyn Backend) {
         "strictly ahead of now"
     );
     assert_eq!(next(t + 30 * 60_000), None);
+}
+
+pub fn a_launch_outcome_that_is_not_terminal_clears_the_attempt_and_the_lease(
+    backend: &dyn Backend,
+) {
+    let store = backend.connect();
+    let d = record_due(&*store, 3);
+    let c = claim(&*store, &d);
+    assert!(c.deferral.lease_owner.is_some() && c.deferral.attempt_status.is_some());
+    let again = coordinator::finish(
+        &*store,
+        &c.deferral,
+        Outcome::Deferred {
+            receipt: handoff(now(), 0, HOUR).to_json(),
+            detail: None,
+        },
+        now(),
+    )
+    .unwrap();
+    let cleared = |d: &Deferral| {
+        (
+            d.state,
+            d.lease_owner.clone(),
+            d.lease_until_ms,
+            d.attempt_status,
+        )
+    };
+    assert_eq!(
+        cleared(&again),
+        (State::Deferred, None, None, None),
+        "deferred again: no lease, no attempt"
+    );
+    let c = claim(&*store, &again);
+    let back = coordinator::finish(
+        &*store,
+        &c.deferral,
+        Outcome::Returned {
+            detail: "lease-expired".into(),
+        },
+        now(),
+    )
+    .unwrap();
+    assert_eq!(cleared(&back), (State::Deferred, None, None, None));
+    assert_eq!(reload(&*store, &back), back);
+}
+
+pub fn record_refuses_a_receipt_only_once_its_window_closed(backend: &dyn Backend) {
+    let store = backend.connect();
+    let t = now();
+    let text = handoff(t - HOUR, 0, HOUR).to_json();
+    let at_the_end = coordinator::record(&*store, text.as_bytes(), "exec:/bin/true", 2, t)
+        .expect("resume_by_ms == now is still open");
+    assert_eq!(at_the_end.deferral.resume_by_ms, t);
+    let err = coordinator::record(&*store, text.as_bytes(), "exec:/bin/true", 2, t + 1)
+        .expect_err("one millisecond later it has expired");
+    assert_eq!(err.code, "expired");
+    let cancelled = coordinator::cancel(
+        &*store,
+        &at_the_end.deferral.id,
+        &at_the_end.cancellation_handle,
+        t,
+    )
+    .unwrap();
+    assert_eq!(
+        (cancelled.cause.as_str(), cancelled.detail.as_deref()),
+        ("operator", Some("operator")),
+        "a cancel says who did it"
+    );
 }

@@ -680,7 +680,7 @@ impl Store for PostgresStore {
                 tx,
                 "WHERE state = 'deferred' AND resume_after_ms <= $1 AND resume_by_ms >= $1 \
                  AND (NOT $2 OR launch NOT LIKE 'workflow-dispatch:%') AND NOT (id = ANY($3)) \
-                 ORDER BY resume_after_ms, id LIMIT 1 FOR UPDATE SKIP LOCKED",
+                 ORDER BY resume_after_ms LIMIT 1 FOR UPDATE SKIP LOCKED",
                 &[&to_i64(next.now_ms), &next.without_dispatch, &exclude],
             )?
             .pop() else {

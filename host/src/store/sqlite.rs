@@ -682,7 +682,7 @@ impl Store for SqliteStore {
                 conn,
                 "WHERE state = 'deferred' AND resume_after_ms <= ?1 AND resume_by_ms >= ?1 \
                  AND (?2 = 0 OR launch NOT LIKE 'workflow-dispatch:%') \
-                 AND id NOT IN (SELECT value FROM json_each(?3)) ORDER BY resume_after_ms, id LIMIT 1",
+                 AND id NOT IN (SELECT value FROM json_each(?3)) ORDER BY resume_after_ms LIMIT 1",
                 &[&to_i64(next.now_ms), &next.without_dispatch, &exclude],
             )?
             .pop() else {
