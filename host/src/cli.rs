@@ -455,7 +455,14 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                     None => out!("{}", json!({ "deferrals": list })),
                 }
             } else {
-                print!("{}", status_table(&rows, now_ms()));
+                let mut text = status_table(&rows, now_ms());
+                // The workflow run of each current attempt that has one, below the table.
+                for d in &rows {
+                    if let Some(url) = run_url(&*store, d) {
+                        text.push_str(&format!("run of {}: {}\n", d.id, printable(&url)));
+                    }
+                }
+                print!("{text}");
             }
             Ok(())
         }

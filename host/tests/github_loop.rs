@@ -148,6 +148,11 @@ fn succeeds_and_completes(host: Host) {
     );
     let shown = String::from_utf8(host.run(&["show", &id], "").stdout).unwrap();
     assert!(shown.contains(&run_url), "show prints the run URL: {shown}");
+    let table = String::from_utf8(host.run(&["status"], "").stdout).unwrap();
+    assert!(
+        table.contains(&format!("run of {id}: {run_url}")),
+        "status prints the run URL: {table}"
+    );
     let second = tick(&host, &standin);
     assert_eq!(
         second.json["followed"][0]["state"], "complete",
