@@ -200,6 +200,7 @@ every request must send `Authorization: Bearer TOKEN`. Bodies are JSON, at most 
 
 Endpoints:
   POST /v1/deferrals                {\"receipt\",\"launch\",\"max_reentries\"?}  201 {\"id\",\"receipt\",\"cancellation_handle\"}
+  GET  /                            200 the status page (HTML, as `status --html` writes it)
   GET  /v1/deferrals/ID             200 the deferral as `status --json ID` prints it
   POST /v1/deferrals/ID/cancel      {\"handle\"}                                 200 {\"id\",\"state\",\"cause\"}
   POST /v1/deferrals/ID/claim       {\"wakeup_handle\"}                          200 {\"id\",\"state\",\"attempt\",...,\"receipt\"}

@@ -20,12 +20,17 @@ pub struct Policy {
 
 /// A route known to the server, with the methods it answers.
 enum Route<'a> {
+    /// `/`: the status page (HTML) for people.
+    Page,
     Deferrals,
     Deferral(&'a str),
     Action(&'a str, &'a str),
 }
 
 fn route(path: &str) -> Option<Route<'_>> {
+    if path == "/" {
+        return Some(Route::Page);
+    }
     let rest = path.strip_prefix("/v1/deferrals")?;
     if rest.is_empty() {
         return Some(Route::Deferrals);
@@ -42,7 +47,7 @@ fn route(path: &str) -> Option<Route<'_>> {
 
 fn allowed_method(route: &Route<'_>) -> &'static str {
     match route {
-        Route::Deferral(_) => "GET",
+        Route::Page | Route::Deferral(_) => "GET",
         Route::Deferrals | Route::Action(..) => "POST",
     }
 }
@@ -135,6 +140,7 @@ impl Body {
 /// Handles one admitted request with its body.
 pub fn handle(store: &dyn Store, policy: &Policy, request: &Request) -> Response {
     let result = match route(&request.path) {
+        Some(Route::Page) => crate::html::store_page(store, now_ms()).map(Response::html),
         Some(Route::Deferrals) => record(store, policy, &request.body),
         Some(Route::Deferral(id)) => {
             coordinator::load(store, id).map(|d| Response::json(200, deferral_json(&d).to_string()))
@@ -243,8 +249,10 @@ mod tests {
         assert!(check_route("POST", "/v1/deferrals/d1/claim").is_none());
         assert_eq!(check_route("GET", "/v1/deferrals").unwrap().status, 405);
         assert_eq!(check_route("POST", "/v1/deferrals/d1").unwrap().status, 405);
+        assert!(check_route("GET", "/").is_none(), "the status page");
+        assert_eq!(check_route("POST", "/").unwrap().status, 405);
         for path in [
-            "/",
+            "/index.html",
             "/v1",
             "/v1/deferrals/",
             "/v1/deferrals/d1/x",
