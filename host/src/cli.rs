@@ -426,7 +426,7 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                     json!({"deferral": deferral_json(&d), "receipts": receipts, "events": events})
                 );
             } else {
-                print!("{}", show_text(&d, &receipts, &events));
+                print!("{}", show_text(&d, &receipts, &events, now_ms()));
             }
             Ok(())
         }
@@ -609,6 +609,7 @@ fn show_text(
     d: &Deferral,
     receipts: &[crate::store::StoredReceipt],
     events: &[crate::store::EventRecord],
+    now: u64,
 ) -> String {
     let mut out = String::new();
     let field = |out: &mut String, name: &str, value: String| {
@@ -628,6 +629,7 @@ fn show_text(
                 .unwrap_or_default()
         ),
     );
+    field(&mut out, "due", due_text(d, now));
     field(&mut out, "reason", d.reason.clone());
     field(&mut out, "resume-after", iso8601(d.resume_after_ms));
     field(&mut out, "resume-by", iso8601(d.resume_by_ms));
