@@ -326,11 +326,13 @@ fn four_racing_tickers_on_postgres_launch_each_deferral_exactly_once() {
 
 fn four_racing_tickers(host: &Host, count: usize) {
     let marker = host.path("launched");
+    // Each launch takes a little while, so that on a loaded machine one ticker cannot finish
+    // every launch before the other three have started.
     let ids = record_many(
         host,
         &script(
             &host.path("mark.sh"),
-            &format!("echo \"$DEFERRAL_ID\" >> {}", sq(&marker)),
+            &format!("echo \"$DEFERRAL_ID\" >> {}; sleep 0.02", sq(&marker)),
         ),
         count,
     );
