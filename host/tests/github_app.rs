@@ -176,8 +176,9 @@ fn fake_proxy() -> (String, std::thread::JoinHandle<String>) {
         let (mut stream, _) = listener.accept().unwrap();
         let mut seen = Vec::new();
         let mut buf = [0u8; 1024];
-        // The request line may arrive in several pieces.
-        while !seen.windows(2).any(|w| w == b"\r\n") {
+        // The whole head (it may arrive in pieces): answering before it is all read closes the
+        // socket under the client's write, which it rightly cannot tell from a lost request.
+        while !seen.windows(4).any(|w| w == b"\r\n\r\n") {
             match stream.read(&mut buf) {
                 Ok(0) | Err(_) => break,
                 Ok(n) => seen.extend_from_slice(&buf[..n]),
