@@ -239,6 +239,7 @@ every request must send `Authorization: Bearer TOKEN`. Bodies are JSON, at most 
 Endpoints:
   POST /v1/deferrals                {\"receipt\",\"launch\",\"max_reentries\"?}  201 {\"id\",\"receipt\",\"cancellation_handle\"}
                                     200 {\"id\",\"already_recorded\":true,\"state\"} when recorded before
+  GET  /                            200 the status page (HTML, as `status --html` writes it)
   GET  /v1/deferrals/ID             200 the deferral as `status --json ID` prints it
   GET  /v1/receipts/DIGEST          200 the same, found by a receipt's digest (recorded or issued)
   POST /v1/deferrals/ID/cancel      {\"handle\"}                                 200 {\"id\",\"state\",\"cause\"}
@@ -485,7 +486,7 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                     json!({"deferral": with_run(&*store, &d), "receipts": receipts, "events": events})
                 );
             } else {
-                let mut text = show_text(&d, &receipts, &events);
+                let mut text = show_text(&d, &receipts, &events, now_ms());
                 if let Some(url) = run_url(&*store, &d) {
                     let url = printable(&url);
                     text = text.replacen("\nfence ", &format!("\nrun           {url}\nfence "), 1);
@@ -712,6 +713,7 @@ fn show_text(
     d: &Deferral,
     receipts: &[crate::store::StoredReceipt],
     events: &[crate::store::EventRecord],
+    now: u64,
 ) -> String {
     let mut out = String::new();
     let field = |out: &mut String, name: &str, value: String| {
@@ -731,6 +733,7 @@ fn show_text(
                 .unwrap_or_default()
         ),
     );
+    field(&mut out, "due", due_text(d, now));
     field(&mut out, "reason", d.reason.clone());
     field(&mut out, "resume-after", iso8601(d.resume_after_ms));
     field(&mut out, "resume-by", iso8601(d.resume_by_ms));
