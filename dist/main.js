@@ -38,6 +38,8 @@ __export(deferral_wasm_exports, {
   parse_rate_limit: () => parse_rate_limit,
   plan_cost: () => plan_cost,
   preflight: () => preflight,
+  read_ledger: () => read_ledger,
+  read_rate_state: () => read_rate_state,
   validate_receipt: () => validate_receipt,
   version: () => version
 });
@@ -187,6 +189,34 @@ function preflight(input) {
     const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
     const len0 = WASM_VECTOR_LEN;
     const ret = wasm.preflight(ptr0, len0);
+    deferred2_0 = ret[0];
+    deferred2_1 = ret[1];
+    return getStringFromWasm0(ret[0], ret[1]);
+  } finally {
+    wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+  }
+}
+function read_ledger(text) {
+  let deferred2_0;
+  let deferred2_1;
+  try {
+    const ptr0 = passStringToWasm0(text, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const len0 = WASM_VECTOR_LEN;
+    const ret = wasm.read_ledger(ptr0, len0);
+    deferred2_0 = ret[0];
+    deferred2_1 = ret[1];
+    return getStringFromWasm0(ret[0], ret[1]);
+  } finally {
+    wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+  }
+}
+function read_rate_state(input) {
+  let deferred2_0;
+  let deferred2_1;
+  try {
+    const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const len0 = WASM_VECTOR_LEN;
+    const ret = wasm.read_rate_state(ptr0, len0);
     deferred2_0 = ret[0];
     deferred2_1 = ret[1];
     return getStringFromWasm0(ret[0], ret[1]);
@@ -462,6 +492,54 @@ var init_exit_codes = __esm({
   }
 });
 
+// dist/lib/read-input.js
+function readUpTo(path, limit) {
+  const fd = path === "-" ? 0 : openSync(path, "r");
+  const buffer = Buffer.allocUnsafe(limit + 1);
+  let size = 0;
+  try {
+    while (size < buffer.length) {
+      let n;
+      try {
+        n = readSync(fd, buffer, size, buffer.length - size, null);
+      } catch (err) {
+        if (err.code === "EAGAIN") continue;
+        if (err.code === "EOF") break;
+        throw err;
+      }
+      if (n === 0) break;
+      size += n;
+    }
+  } finally {
+    if (fd !== 0) closeSync(fd);
+  }
+  return buffer.subarray(0, size);
+}
+function readBounded(path, what, { limit = MAX_INPUT_BYTES, allowOver = false } = {}) {
+  if (!path) throw new CommandError(EXIT.invalid, "missing-argument", `give the ${what} as a file path, or - for standard input`);
+  let bytes2;
+  try {
+    bytes2 = readUpTo(path, limit);
+  } catch (err) {
+    throw new CommandError(EXIT.invalid, "unreadable-file", `cannot read ${where(path)}: ${err.code ?? err.message}`);
+  }
+  if (bytes2.length > limit && !allowOver) {
+    throw new CommandError(EXIT.invalid, "too-large", `the ${what} in ${where(path)} is larger than ${limit} bytes`);
+  }
+  return bytes2;
+}
+var openSync, readSync, closeSync, MAX_INPUT_BYTES, RECEIPT_READ_BYTES, where;
+var init_read_input = __esm({
+  "dist/lib/read-input.js"() {
+    init_builtin();
+    init_exit_codes();
+    ({ openSync, readSync, closeSync } = builtin("node:fs"));
+    MAX_INPUT_BYTES = 1 << 20;
+    RECEIPT_READ_BYTES = 16 * 1024 + 1;
+    where = (path) => path === "-" ? "standard input" : path;
+  }
+});
+
 // dist/lib/ledger-file.js
 var ledger_file_exports = {};
 __export(ledger_file_exports, {
@@ -470,7 +548,7 @@ __export(ledger_file_exports, {
 });
 function readText(path) {
   try {
-    return readFileSync4(path, "utf8");
+    return readFileSync2(path, "utf8");
   } catch (err) {
     if (err.code === "ENOENT") return null;
     throw new CommandError(EXIT.invalid, "unreadable-ledger", `cannot read the ledger file: ${err.code ?? err.message}`);
@@ -478,17 +556,17 @@ function readText(path) {
 }
 function parseLedger(text) {
   if (text === null || text.trim() === "") return null;
-  let value;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new CommandError(EXIT.invalid, "invalid-ledger", "the ledger file is not JSON");
-  }
-  const checked = call("merge_ledger", { ledgers: [value] });
-  if (!checked.ok) throw new CommandError(EXIT.invalid, "invalid-ledger", `the ledger file is not a deferral-ledger-v1 document: ${checked.error.message}`);
+  const checked = call("read_ledger", text);
+  if (!checked.ok) throw new CommandError(EXIT.invalid, checked.error.code, checked.error.message);
   return checked.ledger;
 }
 function readLedger(path) {
+  let size = 0;
+  try {
+    size = statSync(path).size;
+  } catch {
+  }
+  if (size > MAX_INPUT_BYTES) throw new CommandError(EXIT.invalid, "too-large", `the ledger file is larger than ${MAX_INPUT_BYTES} bytes`);
   return parseLedger(readText(path));
 }
 function ownerAlive(content) {
@@ -525,9 +603,9 @@ function acquire(lockPath) {
   const deadline = Date.now() + LOCK_WAIT_MS;
   for (let attempt = 0; ; attempt++) {
     try {
-      const fd = openSync(lockPath, "wx", 384);
+      const fd = openSync2(lockPath, "wx", 384);
       writeSync(fd, token);
-      closeSync(fd);
+      closeSync2(fd);
       return token;
     } catch (err) {
       if (err.code !== "EEXIST") throw new CommandError(EXIT.invalid, "ledger-lock-failed", `cannot create the ledger lock: ${err.code}`);
@@ -559,12 +637,12 @@ function release(lockPath, token) {
 }
 function writeAtomically(path, text) {
   const temp = `${path}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
-  const fd = openSync(temp, "wx", 420);
+  const fd = openSync2(temp, "wx", 420);
   try {
     writeSync(fd, text);
     fsyncSync(fd);
   } finally {
-    closeSync(fd);
+    closeSync2(fd);
   }
   renameSync(temp, path);
 }
@@ -582,13 +660,14 @@ function updateLedger(path, { observations = [], ledger = null, nowMs = Date.now
     release(lockPath, token);
   }
 }
-var closeSync, fsyncSync, openSync, readFileSync4, renameSync, statSync, unlinkSync, writeSync, linkSync, randomBytes, hostname, LOCK_WAIT_MS, STALE_LOCK_MS, pause, sleepMs;
+var closeSync2, fsyncSync, openSync2, readFileSync2, renameSync, statSync, unlinkSync, writeSync, linkSync, randomBytes, hostname, LOCK_WAIT_MS, STALE_LOCK_MS, pause, sleepMs;
 var init_ledger_file = __esm({
   "dist/lib/ledger-file.js"() {
     init_builtin();
     init_core();
     init_exit_codes();
-    ({ closeSync, fsyncSync, openSync, readFileSync: readFileSync4, renameSync, statSync, unlinkSync, writeSync, linkSync } = builtin("node:fs"));
+    init_read_input();
+    ({ closeSync: closeSync2, fsyncSync, openSync: openSync2, readFileSync: readFileSync2, renameSync, statSync, unlinkSync, writeSync, linkSync } = builtin("node:fs"));
     ({ randomBytes } = builtin("node:crypto"));
     ({ hostname } = builtin("node:os"));
     LOCK_WAIT_MS = 1e4;
@@ -633,8 +712,8 @@ function readActionInputs(env2 = process.env) {
 }
 
 // dist/lib/gate-options.js
-init_builtin();
 init_core();
+init_read_input();
 
 // dist/lib/duration.js
 var UNIT_MS = { ms: 1, s: 1e3, m: 6e4, h: 36e5 };
@@ -646,7 +725,6 @@ function parseDuration(text) {
 
 // dist/lib/gate-options.js
 init_exit_codes();
-var { readFileSync: readFileSync2 } = builtin("node:fs");
 var DEFAULTS = Object.freeze({
   restReserve: "10%",
   graphqlReserve: "10%",
@@ -667,11 +745,7 @@ function defaultScope(env2 = process.env) {
 }
 function inlineOrFile(text, what) {
   if (text.trimStart().startsWith("{")) return text;
-  try {
-    return readFileSync2(text, "utf8");
-  } catch (err) {
-    throw invalid("unreadable-file", `cannot read the ${what} file: ${err.code ?? err.message}`);
-  }
+  return readBounded(text, `${what} file`).toString("utf8");
 }
 function canonical(kind, text) {
   const result = digest2(kind, text);
@@ -874,58 +948,20 @@ async function request(href, { method = "GET", headers = {}, body, timeoutMs = D
 
 // dist/lib/rate-state.js
 init_exit_codes();
-var { readFileSync: readFileSync3 } = builtin("node:fs");
+init_read_input();
 var API_VERSION = "2022-11-28";
 function apiBase(env2 = process.env) {
   return (env2.GITHUB_API_URL || "https://api.github.com").replace(/\/+$/, "");
 }
-function fromResponse(res, nowMs) {
-  const classified = call("classify_response", res);
-  if (!classified.ok) throw new CommandError(EXIT.provider, "unreadable-response", classified.error.message);
-  const headers = classified.headers;
-  const clockOffsetMs = headers.date_ms == null ? null : headers.date_ms - nowMs;
-  const observations = clockOffsetMs == null ? [] : [{ kind: "clock", offset_ms: clockOffsetMs, observed_at_ms: nowMs }];
-  const state = { source: "live", snapshot: null, observations, clockOffsetMs, secondary: null, httpStatus: res.status };
-  if (res.status === 200 || classified.kind === "unlimited") {
-    const parsed = call("parse_rate_limit", { status: res.status, body: res.body });
-    if (!parsed.ok) {
-      throw new CommandError(EXIT.provider, "unreadable-rate-state", `GET /rate_limit answered ${res.status} with a body Deferral cannot read: ${parsed.error.message}`);
-    }
-    state.snapshot = parsed.snapshot;
-    for (const [resource, window] of Object.entries(parsed.snapshot.resources)) {
-      observations.push({ kind: "window", resource, window, observed_at_ms: nowMs });
-    }
-    return state;
-  }
-  switch (classified.kind) {
-    case "secondary":
-      state.secondary = { retryAfterS: headers.retry_after_s ?? null };
-      observations.push({ kind: "strike", at_ms: nowMs, retry_after_s: headers.retry_after_s ?? null });
-      return state;
-    case "primary-rest":
-    case "primary-graphql": {
-      const resource = classified.kind === "primary-graphql" ? "graphql" : headers.resource ?? "core";
-      if (headers.limit != null && headers.remaining != null && headers.reset != null) {
-        const window = { limit: headers.limit, remaining: headers.remaining, used: headers.used ?? null, reset: headers.reset };
-        state.snapshot = { unlimited: false, resources: { [resource]: window } };
-        observations.push({ kind: "window", resource, window, observed_at_ms: nowMs });
-        return state;
-      }
-      throw new CommandError(EXIT.provider, "rate-limited-without-reset", `GET /rate_limit answered ${res.status} (rate limited) without the x-ratelimit headers needed to know when to resume`);
-    }
-    default:
-      break;
-  }
-  if (res.status === 401) {
-    throw new CommandError(EXIT.auth, "bad-credentials", "GitHub refused the token (401): it is missing, expired or revoked; check the token input (or GITHUB_TOKEN/GH_TOKEN)");
-  }
-  if (res.status === 403) {
-    throw new CommandError(EXIT.auth, "forbidden", "GitHub refused access (403, not a rate limit): the token lacks permission or is blocked by an IP allow list or SSO enforcement");
-  }
-  if (res.status === 404) {
-    throw new CommandError(EXIT.provider, "not-found", "GET /rate_limit answered 404: check GITHUB_API_URL (GitHub Enterprise Server uses https://HOST/api/v3)");
-  }
-  throw new CommandError(EXIT.provider, "provider-error", `GET /rate_limit answered HTTP ${res.status}; no decision was made`);
+function fromCore(answer, source) {
+  if (!answer.ok) throw new CommandError(answer.exit ?? EXIT.provider, answer.error.code, answer.error.message, answer.error.path);
+  return {
+    source,
+    snapshot: answer.snapshot,
+    observations: answer.observations,
+    clockOffsetMs: answer.clock_offset_ms,
+    secondary: answer.secondary ? { retryAfterS: answer.secondary.retry_after_s } : null
+  };
 }
 async function fetchRateState({ token, env: env2 = process.env, nowMs = () => Date.now(), timeoutMs }) {
   const headers = {
@@ -940,22 +976,11 @@ async function fetchRateState({ token, env: env2 = process.env, nowMs = () => Da
   } catch (err) {
     throw new CommandError(EXIT.provider, "transport-error", `cannot reach the GitHub API: ${err.message}`);
   }
-  return fromResponse(res, nowMs());
+  return fromCore(call("read_rate_state", { source: "live", ...res, now_ms: nowMs() }), "live");
 }
 function readRateStateFile(path, nowMs = Date.now()) {
-  let body;
-  try {
-    body = readFileSync3(path === "-" ? 0 : path, "utf8");
-  } catch (err) {
-    throw new CommandError(EXIT.invalid, "unreadable-file", `cannot read the rate state ${path === "-" ? "from standard input" : "file"}: ${err.code ?? err.message}`);
-  }
-  const status = /rate limiting is not enabled/i.test(body) && !/"resources"/.test(body) ? 404 : 200;
-  const parsed = call("parse_rate_limit", { status, body });
-  if (!parsed.ok) {
-    throw new CommandError(EXIT.invalid, "invalid-rate-state", `the rate state file is not a GET /rate_limit body: ${parsed.error.message}`, parsed.error.path);
-  }
-  const observations = Object.entries(parsed.snapshot.resources).map(([resource, window]) => ({ kind: "window", resource, window, observed_at_ms: nowMs }));
-  return { source: "file", snapshot: parsed.snapshot, observations, clockOffsetMs: null, secondary: null };
+  const text = readBounded(path, "rate state").toString("utf8");
+  return fromCore(call("read_rate_state", { source: "file", text, now_ms: nowMs }), "file");
 }
 
 // dist/lib/attempt.js

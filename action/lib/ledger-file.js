@@ -6,6 +6,7 @@
 import { builtin } from './builtin.js';
 import { call } from './core.js';
 import { CommandError, EXIT } from './exit-codes.js';
+import { MAX_INPUT_BYTES } from './read-input.js';
 
 const { closeSync, fsyncSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync, linkSync } = builtin('node:fs');
 const { randomBytes } = builtin('node:crypto');
@@ -28,20 +29,18 @@ function readText(path) {
 
 function parseLedger(text) {
   if (text === null || text.trim() === '') return null;
-  let value;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new CommandError(EXIT.invalid, 'invalid-ledger', 'the ledger file is not JSON');
-  }
-  // Validate through the core, which refuses other versions and unknown fields.
-  const checked = call('merge_ledger', { ledgers: [value] });
-  if (!checked.ok) throw new CommandError(EXIT.invalid, 'invalid-ledger', `the ledger file is not a deferral-ledger-v1 document: ${checked.error.message}`);
+  // The core reads the text itself: other versions, unknown fields, or nesting too deep to be a
+  // ledger are all invalid-ledger.
+  const checked = call('read_ledger', text);
+  if (!checked.ok) throw new CommandError(EXIT.invalid, checked.error.code, checked.error.message);
   return checked.ledger;
 }
 
 /** Reads the ledger file; null when it does not exist yet. */
 export function readLedger(path) {
+  let size = 0;
+  try { size = statSync(path).size; } catch { /* missing: readText answers null */ }
+  if (size > MAX_INPUT_BYTES) throw new CommandError(EXIT.invalid, 'too-large', `the ledger file is larger than ${MAX_INPUT_BYTES} bytes`);
   return parseLedger(readText(path));
 }
 

@@ -7,6 +7,8 @@
 //! * [`json`]: a strict JSON reader that keeps number text and rejects duplicate keys.
 //! * [`jcs`] and [`digest`]: RFC 8785 canonical JSON and the SHA-256 bindings.
 //! * [`lifecycle`]: the durable host's state machine.
+//! * [`rate_state`]: what one `GET /rate_limit` answer (live or saved) tells an attempt.
+//! * [`exit`]: the exit classes every command ends with.
 //! * [`signals`], [`graphql_cost`], [`plan`], [`ledger`], [`decision`], [`preflight`]: reading
 //!   GitHub's rate state and deciding whether work may proceed.
 //!
@@ -23,12 +25,15 @@
 
 pub mod decision;
 pub mod digest;
+pub mod exit;
 pub mod graphql_cost;
 pub mod jcs;
 pub mod json;
 pub mod ledger;
 pub mod lifecycle;
+pub mod observe;
 pub mod plan;
 pub mod preflight;
+pub mod rate_state;
 pub mod receipt;
 pub mod signals;

@@ -1,12 +1,10 @@
 // Turns the raw options of a gate or resume attempt (Action inputs or CLI flags, as text) into
 // what the core needs, applying the documented defaults. Both surfaces call this one function,
 // so the Action and the CLI bind the same scope, request, plan and policy to the same digests.
-import { builtin } from './builtin.js';
 import { digest } from './core.js';
+import { readBounded } from './read-input.js';
 import { parseDuration } from './duration.js';
 import { CommandError, EXIT } from './exit-codes.js';
-
-const { readFileSync } = builtin('node:fs');
 
 export const DEFAULTS = Object.freeze({
   restReserve: '10%',
@@ -33,11 +31,7 @@ export function defaultScope(env = process.env) {
 /** Inline JSON (starts with `{`) or a path to a file holding it. */
 function inlineOrFile(text, what) {
   if (text.trimStart().startsWith('{')) return text;
-  try {
-    return readFileSync(text, 'utf8');
-  } catch (err) {
-    throw invalid('unreadable-file', `cannot read the ${what} file: ${err.code ?? err.message}`);
-  }
+  return readBounded(text, `${what} file`).toString('utf8');
 }
 
 /** The canonical JSON text of an input as the core reads it (kind scope, request or plan). */

@@ -1,12 +1,12 @@
-// Gets the rate state for one attempt: one `GET /rate_limit` (live) or a saved body (offline),
-// and turns the HTTP outcome into what the decision needs or into a coded failure. Credential
-// problems are exit 3 and transport or provider failures exit 4: never guessed into a deferral.
+// Gets the rate state for one attempt: one `GET /rate_limit` (live) or a saved file (offline).
+// The core reads the answer (read_rate_state): the snapshot, what to record in the ledger, the
+// clock offset, or a coded failure with its exit class. This file only makes the request.
 import { builtin } from './builtin.js';
 import { call } from './core.js';
 import { request } from './http.js';
 import { CommandError, EXIT } from './exit-codes.js';
+import { readBounded } from './read-input.js';
 
-const { readFileSync } = builtin('node:fs');
 const API_VERSION = '2022-11-28';
 
 /** The API base: GITHUB_API_URL (GitHub Enterprise Server sets its own), else github.com. */
@@ -18,58 +18,16 @@ export function apiBase(env = process.env) {
  * What an attempt learned about the rate state:
  *   {source, snapshot: {unlimited, resources} | null, observations: [ledger observations],
  *    clockOffsetMs: number | null, secondary: {retryAfterS} | null}
- * `snapshot` is null only when /rate_limit itself answered with a secondary limit.
  */
-function fromResponse(res, nowMs) {
-  const classified = call('classify_response', res);
-  if (!classified.ok) throw new CommandError(EXIT.provider, 'unreadable-response', classified.error.message);
-  const headers = classified.headers;
-  const clockOffsetMs = headers.date_ms == null ? null : headers.date_ms - nowMs;
-  const observations = clockOffsetMs == null ? [] : [{ kind: 'clock', offset_ms: clockOffsetMs, observed_at_ms: nowMs }];
-  const state = { source: 'live', snapshot: null, observations, clockOffsetMs, secondary: null, httpStatus: res.status };
-
-  if (res.status === 200 || classified.kind === 'unlimited') {
-    const parsed = call('parse_rate_limit', { status: res.status, body: res.body });
-    if (!parsed.ok) {
-      throw new CommandError(EXIT.provider, 'unreadable-rate-state', `GET /rate_limit answered ${res.status} with a body Deferral cannot read: ${parsed.error.message}`);
-    }
-    state.snapshot = parsed.snapshot;
-    for (const [resource, window] of Object.entries(parsed.snapshot.resources)) {
-      observations.push({ kind: 'window', resource, window, observed_at_ms: nowMs });
-    }
-    return state;
-  }
-  switch (classified.kind) {
-    case 'secondary':
-      state.secondary = { retryAfterS: headers.retry_after_s ?? null };
-      observations.push({ kind: 'strike', at_ms: nowMs, retry_after_s: headers.retry_after_s ?? null });
-      return state;
-    case 'primary-rest':
-    case 'primary-graphql': {
-      // /rate_limit does not count against the primary limit, but if a proxy or server answers
-      // as if it did, its headers still describe the exhausted window: defer until its reset.
-      const resource = classified.kind === 'primary-graphql' ? 'graphql' : (headers.resource ?? 'core');
-      if (headers.limit != null && headers.remaining != null && headers.reset != null) {
-        const window = { limit: headers.limit, remaining: headers.remaining, used: headers.used ?? null, reset: headers.reset };
-        state.snapshot = { unlimited: false, resources: { [resource]: window } };
-        observations.push({ kind: 'window', resource, window, observed_at_ms: nowMs });
-        return state;
-      }
-      throw new CommandError(EXIT.provider, 'rate-limited-without-reset', `GET /rate_limit answered ${res.status} (rate limited) without the x-ratelimit headers needed to know when to resume`);
-    }
-    default:
-      break;
-  }
-  if (res.status === 401) {
-    throw new CommandError(EXIT.auth, 'bad-credentials', 'GitHub refused the token (401): it is missing, expired or revoked; check the token input (or GITHUB_TOKEN/GH_TOKEN)');
-  }
-  if (res.status === 403) {
-    throw new CommandError(EXIT.auth, 'forbidden', 'GitHub refused access (403, not a rate limit): the token lacks permission or is blocked by an IP allow list or SSO enforcement');
-  }
-  if (res.status === 404) {
-    throw new CommandError(EXIT.provider, 'not-found', 'GET /rate_limit answered 404: check GITHUB_API_URL (GitHub Enterprise Server uses https://HOST/api/v3)');
-  }
-  throw new CommandError(EXIT.provider, 'provider-error', `GET /rate_limit answered HTTP ${res.status}; no decision was made`);
+function fromCore(answer, source) {
+  if (!answer.ok) throw new CommandError(answer.exit ?? EXIT.provider, answer.error.code, answer.error.message, answer.error.path);
+  return {
+    source,
+    snapshot: answer.snapshot,
+    observations: answer.observations,
+    clockOffsetMs: answer.clock_offset_ms,
+    secondary: answer.secondary ? { retryAfterS: answer.secondary.retry_after_s } : null,
+  };
 }
 
 /** Fetches the live rate state: exactly one request, no retry. */
@@ -86,24 +44,11 @@ export async function fetchRateState({ token, env = process.env, nowMs = () => D
   } catch (err) {
     throw new CommandError(EXIT.provider, 'transport-error', `cannot reach the GitHub API: ${err.message}`);
   }
-  return fromResponse(res, nowMs());
+  return fromCore(call('read_rate_state', { source: 'live', ...res, now_ms: nowMs() }), 'live');
 }
 
-/** Reads a saved `GET /rate_limit` body (offline mode). */
+/** Reads a saved rate state: a `GET /rate_limit` body, or the whole answer (gh api -i). */
 export function readRateStateFile(path, nowMs = Date.now()) {
-  let body;
-  try {
-    body = readFileSync(path === '-' ? 0 : path, 'utf8');
-  } catch (err) {
-    throw new CommandError(EXIT.invalid, 'unreadable-file', `cannot read the rate state ${path === '-' ? 'from standard input' : 'file'}: ${err.code ?? err.message}`);
-  }
-  // A saved Enterprise Server answer ("Rate limiting is not enabled.") reads as unlimited.
-  const status = /rate limiting is not enabled/i.test(body) && !/"resources"/.test(body) ? 404 : 200;
-  const parsed = call('parse_rate_limit', { status, body });
-  if (!parsed.ok) {
-    throw new CommandError(EXIT.invalid, 'invalid-rate-state', `the rate state file is not a GET /rate_limit body: ${parsed.error.message}`, parsed.error.path);
-  }
-  const observations = Object.entries(parsed.snapshot.resources)
-    .map(([resource, window]) => ({ kind: 'window', resource, window, observed_at_ms: nowMs }));
-  return { source: 'file', snapshot: parsed.snapshot, observations, clockOffsetMs: null, secondary: null };
+  const text = readBounded(path, 'rate state').toString('utf8');
+  return fromCore(call('read_rate_state', { source: 'file', text, now_ms: nowMs }), 'file');
 }

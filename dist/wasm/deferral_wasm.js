@@ -139,8 +139,10 @@ export function merge_ledger(input) {
 }
 
 /**
- * `{ledger?, status, headers, body, now_ms}` -> `{"ok":true,"kind","headers","ledger"}`: records
- * one response (its window, clock offset, and a strike when it hit a secondary limit).
+ * `{ledger?, path?, status, headers, body, now_ms}` -> `{"ok":true,"kind","resource","headers",
+ * "buckets","hold_until_ms","ledger"}`: records one answer (its window, every bucket of a
+ * `/rate_limit` body, the clock offset, and a strike when it hit a secondary limit), exactly as
+ * the native `observe::observe_json`.
  * @param {string} input
  * @returns {string}
  */
@@ -216,6 +218,50 @@ export function preflight(input) {
         const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
         const len0 = WASM_VECTOR_LEN;
         const ret = wasm.preflight(ptr0, len0);
+        deferred2_0 = ret[0];
+        deferred2_1 = ret[1];
+        return getStringFromWasm0(ret[0], ret[1]);
+    } finally {
+        wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+    }
+}
+
+/**
+ * Ledger file text -> `{"ok":true,"ledger":{...}}`, or `invalid-ledger` with the reason (not
+ * JSON, nested too deep, another version, unknown fields).
+ * @param {string} text
+ * @returns {string}
+ */
+export function read_ledger(text) {
+    let deferred2_0;
+    let deferred2_1;
+    try {
+        const ptr0 = passStringToWasm0(text, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        const len0 = WASM_VECTOR_LEN;
+        const ret = wasm.read_ledger(ptr0, len0);
+        deferred2_0 = ret[0];
+        deferred2_1 = ret[1];
+        return getStringFromWasm0(ret[0], ret[1]);
+    } finally {
+        wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+    }
+}
+
+/**
+ * What one `GET /rate_limit` answer tells an attempt: `{"source":"live","status","headers",
+ * "body","now_ms"}` or `{"source":"file","text","now_ms"}` -> `{"ok":true,"snapshot",
+ * "observations","clock_offset_ms","secondary"}`, or an error with its `exit` class, exactly as
+ * the native `rate_state::read_json`.
+ * @param {string} input
+ * @returns {string}
+ */
+export function read_rate_state(input) {
+    let deferred2_0;
+    let deferred2_1;
+    try {
+        const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        const len0 = WASM_VECTOR_LEN;
+        const ret = wasm.read_rate_state(ptr0, len0);
         deferred2_0 = ret[0];
         deferred2_1 = ret[1];
         return getStringFromWasm0(ret[0], ret[1]);
