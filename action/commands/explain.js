@@ -5,13 +5,14 @@ import { readFileArg } from '../lib/read-input.js';
 import { printLine } from '../lib/output.js';
 import { EXIT } from '../lib/exit-codes.js';
 
-export const help = `Usage: deferral explain FILE|- [--text]
+export const help = `Usage: deferral explain FILE|- [--text] [--quiet]
 
 Describes a deferred-receipt-v1 for a person: why the work stopped, when a fresh attempt may
 start and until when (UTC and local time), how long until it is due, who owns the wake-up,
 and whether fresh approval is required. Prints one JSON line
   {"status":"valid","state":"not-yet-due"|"due"|"expired","reason","explanation",...}
-or, with --text, the explanation as plain lines.
+and the explanation as plain lines on stderr when stderr is a terminal, or with --text;
+--quiet turns them off. stdout carries exactly the one JSON line.
 Exit code: 0 for a valid receipt (whatever its state), 2 for an invalid one.`;
 
 const REASONS = {
@@ -80,15 +81,16 @@ function describe(r, now) {
 }
 
 export function run(argv) {
-  const { flags, positionals } = parseArgs(argv, { booleans: ['text'] });
+  const { flags, positionals } = parseArgs(argv, { booleans: ['text', 'quiet'] });
+  const human = !flags.quiet && (flags.text || process.stderr.isTTY);
   const result = validateReceipt(readFileArg(positionals[0], 'receipt'));
   if (!result.ok) {
-    if (flags.text) process.stdout.write(`Not a valid deferred-receipt-v1: ${result.error.code} at ${result.error.path}: ${result.error.message}\n`);
-    else printLine({ status: 'invalid', error: result.error });
+    printLine({ status: 'invalid', error: result.error });
+    if (human) process.stderr.write(`Not a valid deferred-receipt-v1: ${result.error.code} at ${result.error.path}: ${result.error.message}\n`);
     return EXIT.invalid;
   }
   const view = describe(result.receipt, Date.now());
-  if (flags.text) process.stdout.write(`${view.explanation}\n`);
-  else printLine(view);
+  printLine(view);
+  if (human) process.stderr.write(`${view.explanation}\n`);
   return EXIT.ok;
 }

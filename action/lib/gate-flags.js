@@ -5,6 +5,9 @@ import { CommandError, EXIT } from './exit-codes.js';
 export const GATE_FLAGS = ['rest-reserve', 'graphql-reserve', 'plan', 'scope', 'request', 'resume-buffer',
   'resume-window', 'resume-jitter', 'fresh-approval', 'approval', 'ledger-file', 'rate-state', 'api-url'];
 
+/** Output flags: --quiet (no verdict on stderr), --verdict (the verdict even off a terminal). */
+export const OUTPUT_FLAGS = ['quiet', 'verdict'];
+
 export const GATE_FLAGS_HELP = `  --rest-reserve N|P%     keep this much of the REST limit (default 10%)
   --graphql-reserve N|P%  keep this much of the GraphQL limit (default 10%)
   --plan FILE|JSON        the plan document (docs/plan.md); bound as plan_digest
@@ -19,6 +22,8 @@ export const GATE_FLAGS_HELP = `  --rest-reserve N|P%     keep this much of the 
   --ledger-file FILE      the shared deferral-ledger-v1 file: read, updated under a lock
   --rate-state FILE|-     a saved GET /rate_limit body: decide offline, no network
   --api-url URL           the API base (default GITHUB_API_URL, else https://api.github.com)
+  --quiet                 no human verdict on stderr (printed when stderr is a terminal)
+  --verdict               the human verdict on stderr even when it is not a terminal
 Live mode reads the token from GITHUB_TOKEN or GH_TOKEN and makes exactly one request,
 GET /rate_limit (free of primary quota), through HTTPS_PROXY/HTTP_PROXY unless NO_PROXY says not.`;
 

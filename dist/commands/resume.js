@@ -1,7 +1,7 @@
 // deferral resume: the fresh resume preflight of a receipt, then the gate, in a fresh process.
 import { parseArgs } from '../lib/args.js';
 import { buildGateOptions } from '../lib/gate-options.js';
-import { GATE_FLAGS, GATE_FLAGS_HELP, rateSource, rawOptions, secretsOf } from '../lib/gate-flags.js';
+import { GATE_FLAGS, GATE_FLAGS_HELP, OUTPUT_FLAGS, rateSource, rawOptions, secretsOf } from '../lib/gate-flags.js';
 import { runResume } from '../lib/attempt.js';
 import { printResult } from '../lib/print-result.js';
 import { readFileArg } from '../lib/read-input.js';
@@ -15,7 +15,7 @@ bound to the same work (scope, request and plan recomputed from the flags: bindi
 approved (--approval granted when the receipt requires it: approval-required); then the gate
 on fresh rate state. Checks that need no rate state run first: a receipt that cannot resume
 costs no request. Prints one JSON line like deferral gate, plus "ownership" and, for a
-binding mismatch, "field"; when still limited the new receipt follows as the last line.
+binding mismatch, "field"; when still limited, the new receipt is its deferredReceipt.
 
   --receipt FILE|-        the deferred-receipt-v1 (- reads standard input, as deferral-host's
                           exec launcher passes it)
@@ -26,7 +26,7 @@ Exit codes: 0 ready (the work may run), 2 invalid input or receipt, 3 authentica
 4 provider or transport failure, 5 blocked, 6 deferred again.`;
 
 export async function run(argv, env = process.env) {
-  const { flags } = parseArgs(argv, { values: [...GATE_FLAGS, 'receipt', 'wakeup-handle'] });
+  const { flags } = parseArgs(argv, { values: [...GATE_FLAGS, 'receipt', 'wakeup-handle'], booleans: OUTPUT_FLAGS });
   const options = buildGateOptions(rawOptions(flags), env);
   options.ledgerFile = flags['ledger-file'];
   options.receiptBytes = readFileArg(flags.receipt, 'receipt (--receipt FILE or --receipt -)');
@@ -35,7 +35,7 @@ export async function run(argv, env = process.env) {
   // The token is only needed once the offline checks pass; ask for it lazily.
   const source = offline ? { file: flags['rate-state'] } : lazySource(flags, env);
   const result = await runResume(options, source);
-  return printResult(result, secretsOf(flags, env));
+  return printResult(result, secretsOf(flags, env), flags);
 }
 
 function lazySource(flags, env) {
