@@ -6,10 +6,9 @@ import { readActionInputs } from './lib/inputs.js';
 import { buildGateOptions } from './lib/gate-options.js';
 import { runGate, runResume } from './lib/attempt.js';
 import { CommandError, EXIT } from './lib/exit-codes.js';
-import { annotate, appendSummary, mask, setOutputs } from './lib/runner.js';
+import { annotate, appendSummary, escapeData, mask, setOutputs } from './lib/runner.js';
 import { actionOutputs, errorOutputs, resultJson } from './lib/result-view.js';
 import { explainLine, summaryMarkdown } from './lib/summary.js';
-import { redactText, redactValue } from './lib/redact.js';
 import { coordinatorConfig, retainWithCoordinator } from './lib/coordinator-handoff.js';
 
 const { mkdirSync, writeFileSync } = builtin('node:fs');
@@ -31,20 +30,21 @@ function readReceiptInput(text) {
 
 export async function run(env = process.env) {
   const raw = readActionInputs(env);
-  // Masks first: nothing may print before the runner knows what to hide.
+  // Masks first: nothing may print before the runner knows what to hide. The scope, request and
+  // repository are never printed in the first place (only their digests), and outputs are never
+  // rewritten by substring: a scope of `ready` must not turn the status output into ***.
   mask(raw.token);
   mask(raw.coordinatorToken);
   mask(env.DEFERRAL_WAKEUP_HANDLE);
-  const secrets = [raw.token, raw.coordinatorToken, env.DEFERRAL_WAKEUP_HANDLE, env.GITHUB_REPOSITORY, raw.scope, raw.request]
-    .filter((s) => typeof s === 'string' && s.length >= 3);
   let onDeferral = 'fail';
 
   const finish = (view, outputs) => {
-    const safeView = redactValue(view, secrets);
-    setOutputs(redactValue(outputs, secrets), env);
-    appendSummary(summaryMarkdown(safeView), env);
-    const line = redactText(explainLine(safeView), secrets);
-    process.stdout.write(`deferral: ${line}\n`);
+    setOutputs(outputs, env);
+    appendSummary(summaryMarkdown(view), env);
+    const line = explainLine(view);
+    // Escaped as workflow-command data: a message carrying a plan's key or a port's words
+    // cannot start a line of its own.
+    process.stdout.write(`deferral: ${escapeData(line)}\n`);
     const failed = view.status !== 'ready' && !(view.status === 'deferred' && onDeferral === 'succeed');
     const level = failed ? 'error' : view.status === 'deferred' ? 'warning' : 'notice';
     if (view.status !== 'ready') annotate(level, line, { title: `Deferral: ${view.status}` });
@@ -77,7 +77,6 @@ export async function run(env = process.env) {
     if (receiptPath && coordinator && !raw.receipt) {
       kept = { ...actionOutputs(result, receiptPath), ...extra, status: 'error' };
       const retained = await retainWithCoordinator(coordinator, result.receipt, env);
-      secrets.push(retained.handle);
       result.receipt = retained.receipt;
       writeReceiptFile(retained.receipt, env);
       extra['deferral-id'] = retained.id;

@@ -71,7 +71,7 @@ function decide(input) {
     wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
   }
 }
-function digest(kind, text) {
+function digest(kind, text2) {
   let deferred3_0;
   let deferred3_1;
   try {
@@ -79,7 +79,7 @@ function digest(kind, text) {
     try {
       ptr0 = passStringToWasm0(kind, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
       len0 = WASM_VECTOR_LEN;
-      ptr1 = passStringToWasm0(text, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+      ptr1 = passStringToWasm0(text2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
       len1 = WASM_VECTOR_LEN;
     } catch (e) {
       if (ptr1) {
@@ -196,11 +196,11 @@ function preflight(input) {
     wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
   }
 }
-function read_ledger(text) {
+function read_ledger(text2) {
   let deferred2_0;
   let deferred2_1;
   try {
-    const ptr0 = passStringToWasm0(text, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const ptr0 = passStringToWasm0(text2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
     const len0 = WASM_VECTOR_LEN;
     const ret = wasm.read_ledger(ptr0, len0);
     deferred2_0 = ret[0];
@@ -439,8 +439,8 @@ function validateReceipt(input) {
   const data = typeof input === "string" ? Buffer.from(input, "utf8") : input;
   return parse(validate_receipt(data));
 }
-function digest2(kind, text) {
-  return parse(digest(kind, text));
+function digest2(kind, text2) {
+  return parse(digest(kind, text2));
 }
 function lifecycleTransition(input) {
   return parse(lifecycle_transition(JSON.stringify(input)));
@@ -460,7 +460,7 @@ var init_core = __esm({
     WASM_DIR = false ? "../wasm/" : "./wasm/";
     bytes = brotliDecompressSync(readFileSync(new URL(`${WASM_DIR}deferral_wasm_bg.wasm.br`, import.meta.url)));
     initSync({ module: bytes });
-    parse = (text) => JSON.parse(text);
+    parse = (text2) => JSON.parse(text2);
     coreVersion = version();
   }
 });
@@ -554,9 +554,9 @@ function readText(path) {
     throw new CommandError(EXIT.invalid, "unreadable-ledger", `cannot read the ledger file: ${err.code ?? err.message}`);
   }
 }
-function parseLedger(text) {
-  if (text === null || text.trim() === "") return null;
-  const checked = call("read_ledger", text);
+function parseLedger(text2) {
+  if (text2 === null || text2.trim() === "") return null;
+  const checked = call("read_ledger", text2);
   if (!checked.ok) throw new CommandError(EXIT.invalid, checked.error.code, checked.error.message);
   return checked.ledger;
 }
@@ -635,11 +635,11 @@ function release(lockPath, token) {
     }
   }
 }
-function writeAtomically(path, text) {
+function writeAtomically(path, text2) {
   const temp = `${path}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
   const fd = openSync2(temp, "wx", 420);
   try {
-    writeSync(fd, text);
+    writeSync(fd, text2);
     fsyncSync(fd);
   } finally {
     closeSync2(fd);
@@ -717,8 +717,8 @@ init_read_input();
 
 // dist/lib/duration.js
 var UNIT_MS = { ms: 1, s: 1e3, m: 6e4, h: 36e5 };
-function parseDuration(text) {
-  const match = /^(\d{1,9})\s*(ms|s|m|h)?$/i.exec(String(text).trim());
+function parseDuration(text2) {
+  const match = /^(\d{1,9})\s*(ms|s|m|h)?$/i.exec(String(text2).trim());
   if (!match) return void 0;
   return Number(match[1]) * UNIT_MS[(match[2] ?? "s").toLowerCase()];
 }
@@ -743,17 +743,17 @@ function defaultScope(env2 = process.env) {
     job: env2.GITHUB_JOB || null
   };
 }
-function inlineOrFile(text, what) {
-  if (text.trimStart().startsWith("{")) return text;
-  return readBounded(text, `${what} file`).toString("utf8");
+function inlineOrFile(text2, what) {
+  if (text2.trimStart().startsWith("{")) return text2;
+  return readBounded(text2, `${what} file`).toString("utf8");
 }
-function canonical(kind, text) {
-  const result = digest2(kind, text);
+function canonical(kind, text2) {
+  const result = digest2(kind, text2);
   if (!result.ok) throw invalid(`invalid-${kind}`, `the ${kind} is not valid: ${result.error.message}`);
   return result.canonical;
 }
-function duration(text, name) {
-  const ms = parseDuration(text);
+function duration(text2, name) {
+  const ms = parseDuration(text2);
   if (ms === void 0) throw invalid("invalid-duration", `${name} must be a duration like 60, 90s, 15m or 6h`);
   return ms;
 }
@@ -780,9 +780,7 @@ function buildGateOptions(raw, env2 = process.env) {
     planJson: raw.plan === void 0 ? null : canonical("plan", inlineOrFile(raw.plan, "plan")),
     freshApprovalRequired: oneOf(raw.freshApproval ?? DEFAULTS.freshApproval, ["always", "never"], "fresh-approval") === "always",
     approvalGranted: approval === "granted",
-    onDeferral: oneOf(raw.onDeferral ?? DEFAULTS.onDeferral, ["fail", "succeed"], "on-deferral"),
-    // Texts that must never be printed: the scope and request as given (they may name things).
-    secrets: [raw.scope, raw.request, env2.GITHUB_REPOSITORY].filter((s) => typeof s === "string" && s.length >= 3)
+    onDeferral: oneOf(raw.onDeferral ?? DEFAULTS.onDeferral, ["fail", "succeed"], "on-deferral")
   };
 }
 function decisionInputJson(options, { rate, ledger, nowMs, clockOffsetMs }) {
@@ -979,8 +977,8 @@ async function fetchRateState({ token, env: env2 = process.env, nowMs = () => Da
   return fromCore(call("read_rate_state", { source: "live", ...res, now_ms: nowMs() }), "live");
 }
 function readRateStateFile(path, nowMs = Date.now()) {
-  const text = readBounded(path, "rate state").toString("utf8");
-  return fromCore(call("read_rate_state", { source: "file", text, now_ms: nowMs }), "file");
+  const text2 = readBounded(path, "rate state").toString("utf8");
+  return fromCore(call("read_rate_state", { source: "file", text: text2, now_ms: nowMs }), "file");
 }
 
 // dist/lib/attempt.js
@@ -1101,11 +1099,11 @@ function mask(secret, write = (line) => process.stdout.write(line)) {
     if (part.trim() !== "") write(`::add-mask::${escapeData(part)}${EOL}`);
   }
 }
-function escapeData(text) {
-  return String(text).replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
+function escapeData(text2) {
+  return String(text2).replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
 }
-function escapeProperty(text) {
-  return escapeData(text).replace(/:/g, "%3A").replace(/,/g, "%2C");
+function escapeProperty(text2) {
+  return escapeData(text2).replace(/:/g, "%3A").replace(/,/g, "%2C");
 }
 function annotate(level, message, { title } = {}, write = (line) => process.stdout.write(line)) {
   const props = title ? ` title=${escapeProperty(title)}` : "";
@@ -1121,15 +1119,15 @@ function delimiterFor(value) {
 }
 function outputRecord(name, value) {
   if (/[\r\n]|<</.test(name)) throw new Error(`invalid output name ${JSON.stringify(name)}`);
-  const text = value === void 0 || value === null ? "" : String(value);
-  const delimiter = delimiterFor(text);
-  return `${name}<<${delimiter}${EOL}${text}${EOL}${delimiter}${EOL}`;
+  const text2 = value === void 0 || value === null ? "" : String(value);
+  const delimiter = delimiterFor(text2);
+  return `${name}<<${delimiter}${EOL}${text2}${EOL}${delimiter}${EOL}`;
 }
 function setOutputs(outputs, env2 = process.env) {
   const file = env2.GITHUB_OUTPUT;
-  const text = Object.entries(outputs).map(([name, value]) => outputRecord(name, value)).join("");
+  const text2 = Object.entries(outputs).map(([name, value]) => outputRecord(name, value)).join("");
   if (file) {
-    appendFileSync(file, text, { encoding: "utf8" });
+    appendFileSync(file, text2, { encoding: "utf8" });
   } else {
     for (const [name, value] of Object.entries(outputs)) process.stdout.write(`${name}=${escapeData(value ?? "")}${EOL}`);
   }
@@ -1183,17 +1181,17 @@ function resultJson(result) {
 }
 function actionOutputs(result, receiptPath) {
   const json = resultJson(result);
-  const text = (v) => v === null || v === void 0 ? "" : String(v);
+  const text2 = (v) => v === null || v === void 0 ? "" : String(v);
   return {
     status: json.status,
     "deferred-receipt": json.deferredReceipt ? JSON.stringify(json.deferredReceipt) : "",
     "receipt-path": receiptPath ?? "",
-    reason: text(json.reason),
-    "resume-after": text(json.status === "deferred" ? json.resumeAfter : null),
-    "resume-by": text(json.status === "deferred" ? json.resumeBy : null),
-    "fresh-approval-required": text(json.freshApprovalRequired),
-    "rest-remaining": text(json.rest?.remaining),
-    "graphql-remaining": text(json.graphql?.remaining)
+    reason: text2(json.reason),
+    "resume-after": text2(json.status === "deferred" ? json.resumeAfter : null),
+    "resume-by": text2(json.status === "deferred" ? json.resumeBy : null),
+    "fresh-approval-required": text2(json.freshApprovalRequired),
+    "rest-remaining": text2(json.rest?.remaining),
+    "graphql-remaining": text2(json.graphql?.remaining)
   };
 }
 function errorOutputs() {
@@ -1212,7 +1210,8 @@ function errorOutputs() {
 
 // dist/lib/summary.js
 var utc = (ms) => new Date(ms).toISOString().replace("T", " ").replace(/\.\d{3}Z$/, " UTC");
-var cell = (v) => v === null || v === void 0 ? "\u2013" : String(v).replace(/\|/g, "\\|");
+var text = (v) => String(v).replace(/[\r\n]+/g, " ").replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+var cell = (v) => v === null || v === void 0 ? "\u2013" : text(v).replace(/\|/g, "\\|");
 var resetCell = (seconds) => seconds == null ? "\u2013" : utc(seconds * 1e3);
 var HEADLINE = {
   ready: "Ready: the planned work fits above the reserve",
@@ -1259,33 +1258,14 @@ function summaryMarkdown(view) {
       ""
     );
   }
-  if (view.status === "blocked" || view.status === "error") lines.push(explainLine(view), "");
+  if (view.status === "blocked" || view.status === "error") lines.push(text(explainLine(view)), "");
   const notes = (view.diagnostics ?? []).filter((d) => d.code !== view.code);
   if (notes.length > 0) {
     lines.push("<details><summary>Diagnostics</summary>", "");
-    for (const d of notes) lines.push(`- \`${d.code}\`: ${d.message.replace(/[\r\n]+/g, " ")}`);
+    for (const d of notes) lines.push(`- \`${d.code}\`: ${text(d.message)}`);
     lines.push("", "</details>", "");
   }
   return lines.join("\n");
-}
-
-// dist/lib/redact.js
-function redactText(text, secrets) {
-  let out = String(text);
-  for (const secret of secrets) {
-    if (secret) out = out.split(secret).join("***");
-  }
-  return out;
-}
-function redactValue(value, secrets) {
-  const list = secrets.filter((s) => typeof s === "string" && s.length > 0).sort((a, b) => b.length - a.length);
-  const walk = (v) => {
-    if (typeof v === "string") return redactText(v, list);
-    if (Array.isArray(v)) return v.map(walk);
-    if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
-    return v;
-  };
-  return walk(value);
 }
 
 // dist/lib/coordinator-handoff.js
@@ -1469,6 +1449,12 @@ async function retainWithCoordinator(config, receipt, env2) {
       `the durable port did not retain the receipt (${http2}${err.code ?? "error"}: ${err.message}); the handoff receipt is kept at receipt-path`
     );
   }
+  if (typeof retained.id !== "string" || !/^[A-Za-z0-9_-]{1,64}$/.test(retained.id)) {
+    throw new CommandError(EXIT.provider, "invalid-coordinator-answer", "the durable port answered a deferral id that is not 1 to 64 of [A-Za-z0-9_-]; the handoff receipt is kept at receipt-path");
+  }
+  if (typeof retained.cancellationHandle !== "string" || !/^[0-9a-f]{64}$/.test(retained.cancellationHandle)) {
+    throw new CommandError(EXIT.provider, "invalid-coordinator-answer", "the durable port answered a cancellation handle that is not 64 lowercase hex; the handoff receipt is kept at receipt-path");
+  }
   return { id: retained.id, receipt: retained.receipt, handle: retained.cancellationHandle, handlePath: writeHandleFile(retained.id, retained.cancellationHandle, env2) };
 }
 
@@ -1484,22 +1470,20 @@ function writeReceiptFile(receipt, env2) {
 `, { mode: 420 });
   return path;
 }
-function readReceiptInput(text) {
-  return Buffer.from(text, "utf8");
+function readReceiptInput(text2) {
+  return Buffer.from(text2, "utf8");
 }
 async function run(env2 = process.env) {
   const raw = readActionInputs(env2);
   mask(raw.token);
   mask(raw.coordinatorToken);
   mask(env2.DEFERRAL_WAKEUP_HANDLE);
-  const secrets = [raw.token, raw.coordinatorToken, env2.DEFERRAL_WAKEUP_HANDLE, env2.GITHUB_REPOSITORY, raw.scope, raw.request].filter((s) => typeof s === "string" && s.length >= 3);
   let onDeferral = "fail";
   const finish = (view, outputs) => {
-    const safeView = redactValue(view, secrets);
-    setOutputs(redactValue(outputs, secrets), env2);
-    appendSummary(summaryMarkdown(safeView), env2);
-    const line = redactText(explainLine(safeView), secrets);
-    process.stdout.write(`deferral: ${line}
+    setOutputs(outputs, env2);
+    appendSummary(summaryMarkdown(view), env2);
+    const line = explainLine(view);
+    process.stdout.write(`deferral: ${escapeData(line)}
 `);
     const failed = view.status !== "ready" && !(view.status === "deferred" && onDeferral === "succeed");
     const level = failed ? "error" : view.status === "deferred" ? "warning" : "notice";
@@ -1529,7 +1513,6 @@ async function run(env2 = process.env) {
     if (receiptPath && coordinator && !raw.receipt) {
       kept = { ...actionOutputs(result, receiptPath), ...extra, status: "error" };
       const retained = await retainWithCoordinator(coordinator, result.receipt, env2);
-      secrets.push(retained.handle);
       result.receipt = retained.receipt;
       writeReceiptFile(retained.receipt, env2);
       extra["deferral-id"] = retained.id;

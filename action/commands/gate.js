@@ -1,7 +1,7 @@
 // deferral gate: may the work start now? ready (0), deferred with a receipt (6), blocked (5).
 import { parseArgs } from '../lib/args.js';
 import { buildGateOptions } from '../lib/gate-options.js';
-import { GATE_FLAGS, GATE_FLAGS_HELP, OUTPUT_FLAGS, rateSource, rawOptions, secretsOf } from '../lib/gate-flags.js';
+import { GATE_FLAGS, GATE_FLAGS_HELP, OUTPUT_FLAGS, rateSource, rawOptions } from '../lib/gate-flags.js';
 import { runGate } from '../lib/attempt.js';
 import { printResult } from '../lib/print-result.js';
 
@@ -23,5 +23,5 @@ export async function run(argv, env = process.env) {
   const options = buildGateOptions(rawOptions(flags), env);
   options.ledgerFile = flags['ledger-file'];
   const result = await runGate(options, rateSource(flags, env));
-  return printResult(result, secretsOf(flags, env), flags);
+  return printResult(result, flags);
 }

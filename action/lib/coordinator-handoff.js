@@ -50,5 +50,12 @@ export async function retainWithCoordinator(config, receipt, env) {
     throw new CommandError(EXIT.provider, 'coordinator-failed',
       `the durable port did not retain the receipt (${http}${err.code ?? 'error'}: ${err.message}); the handoff receipt is kept at receipt-path`);
   }
+  // The port's answer names a file: a hostile or broken port must not choose where it goes.
+  if (typeof retained.id !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(retained.id)) {
+    throw new CommandError(EXIT.provider, 'invalid-coordinator-answer', 'the durable port answered a deferral id that is not 1 to 64 of [A-Za-z0-9_-]; the handoff receipt is kept at receipt-path');
+  }
+  if (typeof retained.cancellationHandle !== 'string' || !/^[0-9a-f]{64}$/.test(retained.cancellationHandle)) {
+    throw new CommandError(EXIT.provider, 'invalid-coordinator-answer', 'the durable port answered a cancellation handle that is not 64 lowercase hex; the handoff receipt is kept at receipt-path');
+  }
   return { id: retained.id, receipt: retained.receipt, handle: retained.cancellationHandle, handlePath: writeHandleFile(retained.id, retained.cancellationHandle, env) };
 }

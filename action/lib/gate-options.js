@@ -57,7 +57,7 @@ function oneOf(value, allowed, name) {
  * @param raw {restReserve, graphqlReserve, plan, scope, request, resumeBuffer, resumeWindow, resumeJitter,
  *   freshApproval, approval, onDeferral}: strings or undefined (undefined = default).
  * @returns {{policy, scopeJson, requestJson, planJson, freshApprovalRequired, approvalGranted,
- *   onDeferral, secrets: string[]}} JSON fields are canonical text, ready to embed.
+ *   onDeferral}} JSON fields are canonical text, ready to embed.
  */
 export function buildGateOptions(raw, env = process.env) {
   const policy = {
@@ -78,8 +78,6 @@ export function buildGateOptions(raw, env = process.env) {
     freshApprovalRequired: oneOf(raw.freshApproval ?? DEFAULTS.freshApproval, ['always', 'never'], 'fresh-approval') === 'always',
     approvalGranted: approval === 'granted',
     onDeferral: oneOf(raw.onDeferral ?? DEFAULTS.onDeferral, ['fail', 'succeed'], 'on-deferral'),
-    // Texts that must never be printed: the scope and request as given (they may name things).
-    secrets: [raw.scope, raw.request, env.GITHUB_REPOSITORY].filter((s) => typeof s === 'string' && s.length >= 3),
   };
 }
 

@@ -1,7 +1,7 @@
 // deferral resume: the fresh resume preflight of a receipt, then the gate, in a fresh process.
 import { parseArgs } from '../lib/args.js';
 import { buildGateOptions } from '../lib/gate-options.js';
-import { GATE_FLAGS, GATE_FLAGS_HELP, OUTPUT_FLAGS, rateSource, rawOptions, secretsOf } from '../lib/gate-flags.js';
+import { GATE_FLAGS, GATE_FLAGS_HELP, OUTPUT_FLAGS, rateSource, rawOptions } from '../lib/gate-flags.js';
 import { runResume } from '../lib/attempt.js';
 import { printResult } from '../lib/print-result.js';
 import { readFileArg } from '../lib/read-input.js';
@@ -35,7 +35,7 @@ export async function run(argv, env = process.env) {
   // The token is only needed once the offline checks pass; ask for it lazily.
   const source = offline ? { file: flags['rate-state'] } : lazySource(flags, env);
   const result = await runResume(options, source);
-  return printResult(result, secretsOf(flags, env), flags);
+  return printResult(result, flags);
 }
 
 function lazySource(flags, env) {

@@ -53,9 +53,3 @@ export function rateSource(flags, env = process.env) {
   const apiEnv = flags['api-url'] ? { ...env, GITHUB_API_URL: flags['api-url'] } : env;
   return { token, env: apiEnv };
 }
-
-/** Texts that must not appear in any output: the token and what the caller bound the work to. */
-export function secretsOf(flags, env = process.env) {
-  return [env.GITHUB_TOKEN, env.GH_TOKEN, env.DEFERRAL_WAKEUP_HANDLE, flags['wakeup-handle'], env.GITHUB_REPOSITORY, flags.scope, flags.request]
-    .filter((s) => typeof s === 'string' && s.length >= 3);
-}

@@ -20,7 +20,7 @@ function planCost(p) {
   };
 }
 
-/** The CLI's JSON object for a result (redact before printing). */
+/** The CLI's JSON object for a result: figures, codes and digests, never inputs as given. */
 export function resultJson(result) {
   const d = result.decision ?? {};
   const receipt = result.receipt;

@@ -2,7 +2,9 @@
 // show figures, reasons and times only: never the token, scope, request or repository.
 
 const utc = (ms) => new Date(ms).toISOString().replace('T', ' ').replace(/\.\d{3}Z$/, ' UTC');
-const cell = (v) => (v === null || v === undefined ? '–' : String(v).replace(/\|/g, '\\|'));
+// Markdown text from messages (which may quote a plan's keys): one line, no HTML, no table break.
+const text = (v) => String(v).replace(/[\r\n]+/g, ' ').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const cell = (v) => (v === null || v === undefined ? '–' : text(v).replace(/\|/g, '\\|'));
 const resetCell = (seconds) => (seconds == null ? '–' : utc(seconds * 1000));
 
 const HEADLINE = {
@@ -55,11 +57,11 @@ export function summaryMarkdown(view) {
       '',
     );
   }
-  if (view.status === 'blocked' || view.status === 'error') lines.push(explainLine(view), '');
+  if (view.status === 'blocked' || view.status === 'error') lines.push(text(explainLine(view)), '');
   const notes = (view.diagnostics ?? []).filter((d) => d.code !== view.code);
   if (notes.length > 0) {
     lines.push('<details><summary>Diagnostics</summary>', '');
-    for (const d of notes) lines.push(`- \`${d.code}\`: ${d.message.replace(/[\r\n]+/g, ' ')}`);
+    for (const d of notes) lines.push(`- \`${d.code}\`: ${text(d.message)}`);
     lines.push('', '</details>', '');
   }
   return lines.join('\n');
