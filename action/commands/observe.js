@@ -4,7 +4,7 @@ import { parseArgs } from '../lib/args.js';
 import { readBounded } from '../lib/read-input.js';
 import { printLine } from '../lib/output.js';
 import { CommandError, EXIT } from '../lib/exit-codes.js';
-import { updateLedger } from '../lib/ledger-file.js';
+import { withLedgerLock } from '../lib/ledger-file.js';
 
 export const help = `Usage: deferral observe --ledger-file FILE (--response FILE|- | --status N --header "name: value" ... [--body FILE]) [--path PATH]
 
@@ -42,13 +42,10 @@ export function run(argv) {
   if (!flags['ledger-file']) throw new CommandError(EXIT.invalid, 'missing-argument', 'give --ledger-file FILE');
   const response = { ...responseFrom(flags), path: flags.path ?? null };
   const now = Date.now();
-  let observed;
-  updateLedger(flags['ledger-file'], {
-    apply: (current) => {
-      observed = call('observe_response', { ledger: current, ...response, now_ms: now });
-      if (!observed.ok) throw new CommandError(EXIT.invalid, observed.error.code, observed.error.message, observed.error.path);
-      return observed.ledger;
-    },
+  const observed = withLedgerLock(flags['ledger-file'], (text) => {
+    const answer = call('observe_response', { ledger: text, ...response, now_ms: now });
+    if (!answer.ok) throw new CommandError(EXIT.invalid, answer.error.code, answer.error.message, answer.error.path);
+    return [answer, `${JSON.stringify(answer.ledger)}\n`];
   });
   const h = observed.headers;
   printLine({

@@ -3,6 +3,8 @@
 //! Nothing in this crate performs I/O: every function takes data and returns data, so the same
 //! code gives the same answer natively, in Node through wasm, and in tests.
 //!
+//! * [`attempt`]: one command's attempt (gate, resume) as the shell sees it: what to read and
+//!   ask, then everything to print, set and write.
 //! * [`receipt`]: the `deferred-receipt-v1` contract: types, strict validation, builders.
 //! * [`json`]: a strict JSON reader that keeps number text and rejects duplicate keys.
 //! * [`jcs`] and [`digest`]: RFC 8785 canonical JSON and the SHA-256 bindings.
@@ -23,6 +25,7 @@
 //! assert_eq!(receipt.resume_after_ms, 1_800_000_600_000);
 //! ```
 
+pub mod attempt;
 pub mod decision;
 pub mod digest;
 pub mod exit;

@@ -120,6 +120,15 @@ fn observe(v: &Value) -> Result<Value, Value> {
     })?;
     let mut ledger = match &v["ledger"] {
         Value::Null => Ledger::new(),
+        // The ledger file's text as read (under the shell's lock); blank is a new ledger.
+        Value::String(text) if text.trim().is_empty() => Ledger::new(),
+        Value::String(text) => Ledger::from_json(text).map_err(|e| {
+            error_value(
+                "invalid-ledger",
+                "$.ledger",
+                &format!("the ledger file is not a deferral-ledger-v1 document: {e}"),
+            )
+        })?,
         other => Ledger::from_value(other)
             .map_err(|e| error_value("invalid-ledger", "$.ledger", &e.to_string()))?,
     };

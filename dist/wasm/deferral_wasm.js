@@ -1,4 +1,24 @@
 /**
+ * One crossing of a gate or resume attempt: see `deferral_core::attempt`.
+ * @param {string} input
+ * @returns {string}
+ */
+export function attempt(input) {
+    let deferred2_0;
+    let deferred2_1;
+    try {
+        const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        const len0 = WASM_VECTOR_LEN;
+        const ret = wasm.attempt(ptr0, len0);
+        deferred2_0 = ret[0];
+        deferred2_1 = ret[1];
+        return getStringFromWasm0(ret[0], ret[1]);
+    } finally {
+        wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+    }
+}
+
+/**
  * `{status, headers, body}` -> `{"ok":true,"kind":"primary-rest"|"primary-graphql"|"secondary"|
  * "unlimited"|"not-rate-limited","headers":{resource,limit,remaining,used,reset,retry_after_s,date_ms}}`.
  * @param {string} input

@@ -224,3 +224,10 @@ test('deferral without a command answers one JSON error line, usage on stderr', 
   assert.equal(JSON.parse(run.stdout).error.code, 'missing-command');
   assert.match(run.stderr, /^Usage: deferral COMMAND/);
 });
+
+test('deferral gate crosses into the wasm core at most twice', async () => {
+  const run = await runCli(['gate', '--rate-state', LOW, '--scope', SCOPE], { env: { DEFERRAL_TRACE_CORE: '1' } });
+  assert.equal(run.status, 6);
+  const calls = run.stderr.split('\n').filter((l) => l.startsWith('deferral-core-call '));
+  assert.deepEqual(calls, ['deferral-core-call attempt', 'deferral-core-call attempt']);
+});

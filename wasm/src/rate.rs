@@ -175,6 +175,12 @@ pub fn read_rate_state(input: &str) -> String {
     rate_state::read_json(input)
 }
 
+/// One crossing of a gate or resume attempt: see `deferral_core::attempt`.
+#[wasm_bindgen]
+pub fn attempt(input: &str) -> String {
+    deferral_core::attempt::attempt_json(input)
+}
+
 /// A decision input -> `{"ok":true,"decision":{status,code,reason,...,receipt}}`. The decision
 /// is exactly what the native `decide_json` gives (input of the wrong shape is a decision with
 /// status `error`, code `invalid-input`), so native and wasm answer the shared vectors alike.
