@@ -28,6 +28,7 @@ var deferral_wasm_exports = {};
 __export(deferral_wasm_exports, {
   attempt: () => attempt,
   classify_response: () => classify_response,
+  command: () => command,
   decide: () => decide,
   default: () => __wbg_init,
   digest: () => digest,
@@ -70,6 +71,40 @@ function classify_response(input) {
     return getStringFromWasm0(ret[0], ret[1]);
   } finally {
     wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+  }
+}
+function command(name, bytes2, now_ms, utc_offset_min, kind) {
+  let deferred6_0;
+  let deferred6_1;
+  try {
+    const val4 = +now_ms;
+    const val5 = +utc_offset_min;
+    let ptr0, len0, ptr1, len1, ptr2, len2;
+    try {
+      ptr0 = passStringToWasm0(name, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+      len0 = WASM_VECTOR_LEN;
+      ptr1 = passArray8ToWasm0(bytes2, wasm.__wbindgen_malloc);
+      len1 = WASM_VECTOR_LEN;
+      ptr2 = passStringToWasm0(kind, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+      len2 = WASM_VECTOR_LEN;
+    } catch (e) {
+      if (ptr2) {
+        wasm.__wbindgen_free(ptr2, len2 * 1, 1);
+      }
+      if (ptr1) {
+        wasm.__wbindgen_free(ptr1, len1 * 1, 1);
+      }
+      if (ptr0) {
+        wasm.__wbindgen_free(ptr0, len0 * 1, 1);
+      }
+      throw e;
+    }
+    const ret = wasm.command(ptr0, len0, ptr1, len1, val4, val5, ptr2, len2);
+    deferred6_0 = ret[0];
+    deferred6_1 = ret[1];
+    return getStringFromWasm0(ret[0], ret[1]);
+  } finally {
+    wasm.__wbindgen_free(deferred6_0, deferred6_1, 1);
   }
 }
 function decide(input) {
@@ -989,9 +1024,9 @@ async function retain(port, secret, env2, input) {
     input.coordinator_error = `${err.status ? `HTTP ${err.status} ` : ""}${err.code ?? "error"}: ${err.message}`;
   }
 }
-async function runAttempt({ command, surface, inputs, env: env2, token, tempDir = "" }) {
+async function runAttempt({ command: command2, surface, inputs, env: env2, token, tempDir = "" }) {
   const input = {
-    command,
+    command: command2,
     surface,
     inputs,
     token: Boolean(token),

@@ -41,3 +41,8 @@ export function call(name, input) {
   if (typeof wasm[name] !== 'function') throw new Error(`the wasm core has no function ${name}`);
   return cross(name, typeof input === 'string' ? input : JSON.stringify(input));
 }
+
+/** validate, explain or digest, whole: answers {exit, line, text}. */
+export function runCommand(name, bytes, kind = '') {
+  return cross('command', name, bytes, Date.now(), -new Date().getTimezoneOffset(), kind);
+}

@@ -26,6 +26,7 @@
 //! ```
 
 pub mod attempt;
+pub mod commands;
 pub mod decision;
 pub mod digest;
 pub mod exit;

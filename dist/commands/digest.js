@@ -1,7 +1,7 @@
 // deferral digest [--kind value|scope|request|plan] JSON: SHA-256 of RFC 8785 canonical JSON.
-import { digest } from '../lib/core.js';
+import { runCommand } from '../lib/core.js';
 import { parseArgs } from '../lib/args.js';
-import { printLine } from '../lib/output.js';
+import { printAnswer } from '../lib/output.js';
 import { CommandError, EXIT } from '../lib/exit-codes.js';
 import { readBounded } from '../lib/read-input.js';
 
@@ -20,8 +20,5 @@ export function run(argv) {
   const kind = flags.kind ?? 'value';
   const text = flags.file !== undefined ? readBounded(flags.file, 'input').toString('utf8') : positionals[0];
   if (text === undefined) throw new CommandError(EXIT.invalid, 'missing-argument', 'give the JSON to digest, or --file FILE');
-  const result = digest(kind, text);
-  if (!result.ok) throw new CommandError(EXIT.invalid, result.error.code, result.error.message, result.error.path);
-  printLine({ kind: result.kind, digest: result.digest });
-  return EXIT.ok;
+  return printAnswer(runCommand('digest', Buffer.from(text, 'utf8'), kind), false);
 }

@@ -40,6 +40,44 @@ export function classify_response(input) {
 }
 
 /**
+ * `deferral validate`, `explain` and `digest`, whole: `{"exit","line","text"}`.
+ * @param {string} name
+ * @param {Uint8Array | number[]} bytes
+ * @param {number} now_ms
+ * @param {number} utc_offset_min
+ * @param {string} kind
+ * @returns {string}
+ */
+export function command(name, bytes, now_ms, utc_offset_min, kind) {
+    let deferred6_0;
+    let deferred6_1;
+    try {
+        const val4 = +now_ms;
+        const val5 = +utc_offset_min;
+        let ptr0, len0, ptr1, len1, ptr2, len2;
+        try {
+            ptr0 = passStringToWasm0(name, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            len0 = WASM_VECTOR_LEN;
+            ptr1 = passArray8ToWasm0(bytes, wasm.__wbindgen_malloc);
+            len1 = WASM_VECTOR_LEN;
+            ptr2 = passStringToWasm0(kind, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            len2 = WASM_VECTOR_LEN;
+        } catch (e) {
+            if (ptr2) { wasm.__wbindgen_free(ptr2, len2 * 1, 1); }
+            if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
+            if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+            throw e;
+        }
+        const ret = wasm.command(ptr0, len0, ptr1, len1, val4, val5, ptr2, len2);
+        deferred6_0 = ret[0];
+        deferred6_1 = ret[1];
+        return getStringFromWasm0(ret[0], ret[1]);
+    } finally {
+        wasm.__wbindgen_free(deferred6_0, deferred6_1, 1);
+    }
+}
+
+/**
  * A decision input -> `{"ok":true,"decision":{status,code,reason,...,receipt}}`. The decision
  * is exactly what the native `decide_json` gives (input of the wrong shape is a decision with
  * status `error`, code `invalid-input`), so native and wasm answer the shared vectors alike.

@@ -231,3 +231,21 @@ test('deferral gate crosses into the wasm core at most twice', async () => {
   const calls = run.stderr.split('\n').filter((l) => l.startsWith('deferral-core-call '));
   assert.deepEqual(calls, ['deferral-core-call attempt', 'deferral-core-call attempt']);
 });
+
+test('a whole gate result given as a receipt is refused with a pointer to its deferredReceipt', async () => {
+  const gate = await runCli(['gate', '--rate-state', LOW, '--scope', SCOPE]);
+  const result = file('gate-result.json', gate.stdout);
+  const hint = /this is a gate or resume result, not a receipt: its deferredReceipt is the receipt/;
+  for (const args of [['validate', result], ['explain', result]]) {
+    const run = await runCli(args);
+    assert.equal(run.status, 2, args[0]);
+    assert.equal(run.json.error.code, 'unknown-field', 'the contract code is kept');
+    assert.match(run.json.error.message, hint, args[0]);
+  }
+  const resume = await runCli(['resume', '--receipt', result, '--rate-state', READY, '--scope', SCOPE]);
+  assert.equal(resume.status, 2);
+  assert.equal(resume.json.code, 'invalid-receipt');
+  assert.match(resume.json.error.message, hint);
+  const receipt = file('gate-receipt.json', JSON.stringify(gate.json.deferredReceipt));
+  assert.equal((await runCli(['validate', receipt])).status, 0, 'its deferredReceipt is the receipt');
+});
