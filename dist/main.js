@@ -34,6 +34,8 @@ __export(deferral_wasm_exports, {
   digest: () => digest,
   graphql_cost: () => graphql_cost,
   initSync: () => initSync,
+  input_buffer: () => input_buffer,
+  last_error: () => last_error,
   lifecycle_transition: () => lifecycle_transition,
   merge_ledger: () => merge_ledger,
   observe_response: () => observe_response,
@@ -42,6 +44,7 @@ __export(deferral_wasm_exports, {
   preflight: () => preflight,
   read_ledger: () => read_ledger,
   read_rate_state: () => read_rate_state,
+  validate_input: () => validate_input,
   validate_receipt: () => validate_receipt,
   version: () => version
 });
@@ -162,6 +165,22 @@ function graphql_cost(input) {
     wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
   }
 }
+function input_buffer(len) {
+  const ret = wasm.input_buffer(len);
+  return ret >>> 0;
+}
+function last_error() {
+  let deferred1_0;
+  let deferred1_1;
+  try {
+    const ret = wasm.last_error();
+    deferred1_0 = ret[0];
+    deferred1_1 = ret[1];
+    return getStringFromWasm0(ret[0], ret[1]);
+  } finally {
+    wasm.__wbindgen_free(deferred1_0, deferred1_1, 1);
+  }
+}
 function lifecycle_transition(input) {
   let deferred2_0;
   let deferred2_1;
@@ -273,6 +292,10 @@ function read_rate_state(input) {
   } finally {
     wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
   }
+}
+function validate_input(len) {
+  const ret = wasm.validate_input(len);
+  return ret >>> 0;
 }
 function validate_receipt(bytes2) {
   let deferred2_0;
@@ -490,8 +513,30 @@ function cross(name, ...args) {
 `);
   return JSON.parse(deferral_wasm_exports[name](...args));
 }
+function place(input) {
+  if (typeof input === "string") {
+    const text = input.length > READ_LIMIT ? input.slice(0, READ_LIMIT) : input;
+    const room = text.length * 3;
+    const at2 = input_buffer(room);
+    return encoder.encodeInto(text, new Uint8Array(memory.buffer, at2, room)).written;
+  }
+  const bytes2 = input.length > READ_LIMIT ? input.subarray(0, READ_LIMIT) : input;
+  const at = input_buffer(bytes2.length);
+  new Uint8Array(memory.buffer, at, bytes2.length).set(bytes2);
+  return bytes2.length;
+}
 function validateReceipt(input) {
-  return cross("validate_receipt", typeof input === "string" ? Buffer.from(input, "utf8") : input);
+  const parsed = input !== null && typeof input === "object" && !ArrayBuffer.isView(input);
+  const text = parsed ? JSON.stringify(input) : input;
+  if (trace) process.stderr.write("deferral-core-call validate_receipt\n");
+  if (validate_input(place(text)) !== 0) return { ok: false, error: JSON.parse(last_error()) };
+  let receipt;
+  return {
+    ok: true,
+    get receipt() {
+      return receipt ??= JSON.parse(typeof text === "string" ? text : Buffer.from(text).toString("utf8"));
+    }
+  };
 }
 function lifecycleTransition(input) {
   return cross("lifecycle_transition", JSON.stringify(input));
@@ -500,7 +545,7 @@ function call(name, input) {
   if (typeof deferral_wasm_exports[name] !== "function") throw new Error(`the wasm core has no function ${name}`);
   return cross(name, typeof input === "string" ? input : JSON.stringify(input));
 }
-var readFileSync, brotliDecompressSync, WASM_DIR, bytes, trace;
+var readFileSync, brotliDecompressSync, WASM_DIR, bytes, memory, trace, encoder, READ_LIMIT;
 var init_core = __esm({
   "dist/lib/core.js"() {
     init_builtin();
@@ -509,8 +554,10 @@ var init_core = __esm({
     ({ brotliDecompressSync } = builtin("node:zlib"));
     WASM_DIR = false ? "../wasm/" : "./wasm/";
     bytes = brotliDecompressSync(readFileSync(new URL(`${WASM_DIR}deferral_wasm_bg.wasm.br`, import.meta.url)));
-    initSync({ module: bytes });
+    ({ memory } = initSync({ module: bytes }));
     trace = process.env.DEFERRAL_TRACE_CORE === "1";
+    encoder = new TextEncoder();
+    READ_LIMIT = 16 * 1024 + 1;
   }
 });
 

@@ -12,9 +12,12 @@ use serde_json::Value;
 /// result (its `deferredReceipt` is the receipt) rather than a receipt. The code and path stay
 /// the contract's: a result is not a receipt, and is not accepted as one.
 pub fn with_hint(bytes: &[u8], mut error: ReceiptError) -> ReceiptError {
-    let is_result = serde_json::from_slice::<Value>(bytes)
-        .ok()
-        .is_some_and(|v| v.get("deferredReceipt").is_some());
+    // A result always has fields the contract lacks: only such a refusal can be one, and the
+    // document is parsed again only then.
+    let is_result = error.code == crate::receipt::ErrorCode::UnknownField
+        && serde_json::from_slice::<Value>(bytes)
+            .ok()
+            .is_some_and(|v| v.get("deferredReceipt").is_some());
     if is_result {
         error.message = "this is a gate or resume result, not a receipt: its deferredReceipt is the receipt (jq -c .deferredReceipt)".to_string();
     }

@@ -153,6 +153,34 @@ export function graphql_cost(input) {
 }
 
 /**
+ * A buffer of at least `len` bytes in wasm memory for the next [`validate_input`]: JS writes
+ * the receipt straight into it (no copy through wasm-bindgen, no allocation per call).
+ * @param {number} len
+ * @returns {number}
+ */
+export function input_buffer(len) {
+    const ret = wasm.input_buffer(len);
+    return ret >>> 0;
+}
+
+/**
+ * `{"code","path","message"}` of the last refusal of [`validate_input`].
+ * @returns {string}
+ */
+export function last_error() {
+    let deferred1_0;
+    let deferred1_1;
+    try {
+        const ret = wasm.last_error();
+        deferred1_0 = ret[0];
+        deferred1_1 = ret[1];
+        return getStringFromWasm0(ret[0], ret[1]);
+    } finally {
+        wasm.__wbindgen_free(deferred1_0, deferred1_1, 1);
+    }
+}
+
+/**
  * Applies a lifecycle event: input `{"state","event","reentries","max_reentries"}`.
  * @param {string} input
  * @returns {string}
@@ -326,6 +354,17 @@ export function read_rate_state(input) {
     } finally {
         wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
     }
+}
+
+/**
+ * Validates the first `len` bytes of the input buffer: 0 when valid (nothing is serialised
+ * back: the caller already holds the text), 1 when refused ([`last_error`] says why).
+ * @param {number} len
+ * @returns {number}
+ */
+export function validate_input(len) {
+    const ret = wasm.validate_input(len);
+    return ret >>> 0;
 }
 
 /**

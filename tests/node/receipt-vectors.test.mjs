@@ -63,3 +63,25 @@ test('deferral validate reads standard input with -', () => {
   assert.equal(run.status, 0);
   assert.equal(JSON.parse(run.stdout).receipt.ownership.disposition, 'handoff');
 });
+
+test('validateReceipt accepts a parsed object, text or bytes, and agrees on every vector', async () => {
+  const { validateReceipt } = await import('../../dist/lib/core.js');
+  for (const c of cases) {
+    const bytes = readFileSync(join(dir, c.file));
+    let object;
+    try { object = JSON.parse(bytes.toString('utf8')); } catch { continue; }
+    const fromBytes = validateReceipt(bytes);
+    assert.equal(fromBytes.ok, c.valid, c.file);
+    if (Buffer.from(bytes.toString('utf8')).equals(bytes)) { // text cannot hold invalid UTF-8
+      const fromText = validateReceipt(bytes.toString('utf8'));
+      assert.deepEqual(fromText.ok ? fromText.receipt : fromText.error, fromBytes.ok ? fromBytes.receipt : fromBytes.error, c.file);
+    }
+    // A parsed object has lost duplicate keys and number spellings: only those vectors differ.
+    if (c.code !== 'duplicate-field' && c.code !== 'malformed-json' && c.code !== 'invalid-time' && c.code !== 'unsupported-version' && c.code !== 'too-large') {
+      const fromObject = validateReceipt(object);
+      assert.equal(fromObject.ok, c.valid, c.file);
+      if (c.valid) assert.deepEqual(fromObject.receipt, fromBytes.receipt, c.file);
+      else assert.equal(fromObject.error.code, c.code, c.file);
+    }
+  }
+});

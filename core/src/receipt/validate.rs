@@ -8,6 +8,7 @@ use super::{
     Bindings, ErrorCode, Ownership, Reason, Receipt, ReceiptError, MAX_TIME_MS, MAX_WINDOW_MS,
 };
 use crate::json::{self, child_path, Json, ParseError};
+use std::borrow::Cow;
 
 /// Largest accepted input: 16 KiB.
 pub const MAX_BYTES: usize = 16 * 1024;
@@ -191,12 +192,16 @@ fn ownership(obj: &Object) -> Result<Ownership, ReceiptError> {
 
 /// An object whose member names were checked against the contract.
 struct Object<'a> {
-    members: &'a [(String, Json)],
+    members: &'a [(Cow<'a, str>, Json<'a>)],
     path: &'a str,
 }
 
 impl<'a> Object<'a> {
-    fn new(value: &'a Json, path: &'a str, fields: &[&str]) -> Result<Object<'a>, ReceiptError> {
+    fn new(
+        value: &'a Json<'a>,
+        path: &'a str,
+        fields: &[&str],
+    ) -> Result<Object<'a>, ReceiptError> {
         let Json::Object(members) = value else {
             return Err(ReceiptError::new(
                 ErrorCode::NotAnObject,
@@ -204,7 +209,7 @@ impl<'a> Object<'a> {
                 format!("{path} must be an object, not {}", value.type_name()),
             ));
         };
-        if let Some((key, _)) = members.iter().find(|(k, _)| !fields.contains(&k.as_str())) {
+        if let Some((key, _)) = members.iter().find(|(k, _)| !fields.contains(&k.as_ref())) {
             let at = child_path(path, key);
             return Err(ReceiptError::new(
                 ErrorCode::UnknownField,
@@ -214,7 +219,7 @@ impl<'a> Object<'a> {
         }
         if let Some(missing) = fields
             .iter()
-            .find(|f| !members.iter().any(|(k, _)| k == *f))
+            .find(|f| !members.iter().any(|(k, _)| k.as_ref() == **f))
         {
             let at = child_path(path, missing);
             return Err(ReceiptError::new(
@@ -226,11 +231,11 @@ impl<'a> Object<'a> {
         Ok(Object { members, path })
     }
 
-    fn get(&self, key: &str) -> &'a Json {
+    fn get(&self, key: &str) -> &'a Json<'a> {
         &self
             .members
             .iter()
-            .find(|(k, _)| k == key)
+            .find(|(k, _)| k.as_ref() == key)
             .expect("presence checked")
             .1
     }
@@ -292,7 +297,7 @@ impl<'a> Object<'a> {
         message: &str,
     ) -> Result<(), ReceiptError> {
         match self.get(key) {
-            Json::Number(text) if text == want => Ok(()),
+            Json::Number(text) if *text == want => Ok(()),
             Json::Number(_) => Err(ReceiptError::new(code, self.at(key), message)),
             _ => Err(self.wrong_type(key, "a number")),
         }
@@ -303,8 +308,9 @@ impl<'a> Object<'a> {
         let Json::Number(text) = self.get(key) else {
             return Err(self.wrong_type(key, "a number"));
         };
-        let at = self.at(key);
+        // The path is built only for a refusal: a valid receipt allocates no paths.
         let invalid = |why: &str| {
+            let at = self.at(key);
             ReceiptError::new(ErrorCode::InvalidTime, at.clone(), format!("{at} {why}"))
         };
         if text.starts_with('-') {
@@ -329,26 +335,27 @@ impl<'a> Object<'a> {
 
     fn digest(&self, key: &str) -> Result<&'a str, ReceiptError> {
         let text = self.string(key)?;
-        check_digest(text, &self.at(key))?;
+        check_digest(text, || self.at(key))?;
         Ok(text)
     }
 
     fn optional_digest(&self, key: &str) -> Result<Option<&'a str>, ReceiptError> {
         let text = self.optional_string(key)?;
         if let Some(t) = text {
-            check_digest(t, &self.at(key))?;
+            check_digest(t, || self.at(key))?;
         }
         Ok(text)
     }
 }
 
-fn check_digest(text: &str, at: &str) -> Result<(), ReceiptError> {
+fn check_digest(text: &str, at: impl FnOnce() -> String) -> Result<(), ReceiptError> {
     if text.len() == 64 && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
         Ok(())
     } else {
+        let at = at();
         Err(ReceiptError::new(
             ErrorCode::InvalidDigest,
-            at,
+            at.clone(),
             format!("{at} must be exactly 64 lowercase hex characters"),
         ))
     }
