@@ -381,8 +381,8 @@ mod tests {
     #[test]
     fn keeps_number_text() {
         assert_eq!(parse(b"1.0").unwrap(), Json::Number("1.0"));
-        assert_eq!(parse(b" -0 ").unwrap(), Json::Number("-0".into()));
-        assert_eq!(parse(b"1e3").unwrap(), Json::Number("1e3".into()));
+        assert_eq!(parse(b" -0 ").unwrap(), Json::Number("-0"));
+        assert_eq!(parse(b"1e3").unwrap(), Json::Number("1e3"));
     }
 
     #[test]
