@@ -19,7 +19,9 @@ pub fn with_hint(bytes: &[u8], mut error: ReceiptError) -> ReceiptError {
             .ok()
             .is_some_and(|v| v.get("deferredReceipt").is_some());
     if is_result {
-        error.message = "this is a gate or resume result, not a receipt: its deferredReceipt is the receipt (jq -c .deferredReceipt)".to_string();
+        error.message.push_str(
+            ": this is a gate or resume result, not a receipt; its deferredReceipt is the receipt (jq -c .deferredReceipt)",
+        );
     }
     error
 }

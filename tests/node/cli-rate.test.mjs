@@ -235,7 +235,7 @@ test('deferral gate crosses into the wasm core at most twice', async () => {
 test('a whole gate result given as a receipt is refused with a pointer to its deferredReceipt', async () => {
   const gate = await runCli(['gate', '--rate-state', LOW, '--scope', SCOPE]);
   const result = file('gate-result.json', gate.stdout);
-  const hint = /this is a gate or resume result, not a receipt: its deferredReceipt is the receipt/;
+  const hint = /is not a field of the contract: this is a gate or resume result, not a receipt; its deferredReceipt is the receipt/;
   for (const args of [['validate', result], ['explain', result]]) {
     const run = await runCli(args);
     assert.equal(run.status, 2, args[0]);

@@ -64,12 +64,7 @@ pub fn validate(bytes: &[u8]) -> Result<Receipt, ReceiptError> {
     })?;
     let top = Object::new(&doc, "$", &TOP_FIELDS)?;
 
-    top.number_exact(
-        "schema",
-        "1",
-        ErrorCode::UnsupportedVersion,
-        "schema must be the integer 1",
-    )?;
+    top.number_exact("schema", "1", ErrorCode::UnsupportedVersion)?;
     top.string_exact("version", super::VERSION, ErrorCode::UnsupportedVersion)?;
     top.string_exact("status", "deferred", ErrorCode::InvalidStatus)?;
     let reason_text = top.string("reason")?;
@@ -77,7 +72,7 @@ pub fn validate(bytes: &[u8]) -> Result<Receipt, ReceiptError> {
         ReceiptError::new(
             ErrorCode::InvalidReason,
             "$.reason",
-            format!("reason {reason_text:?} is not rest-reserve, graphql-reserve or provider-secondary-limit"),
+            format!("$.reason must be \"rest-reserve\", \"graphql-reserve\" or \"provider-secondary-limit\", not {reason_text:?}"),
         )
     })?;
     let issued_at_ms = top.time("issued_at_ms")?;
@@ -136,16 +131,17 @@ fn ownership(obj: &Object) -> Result<Ownership, ReceiptError> {
     let mode = obj.string("mode")?;
     let mixed =
         |path: &str, message: String| ReceiptError::new(ErrorCode::InvalidOwnership, path, message);
-    let retained = match disposition {
-        "retained" => true,
-        "handoff" => false,
-        other => {
-            return Err(mixed(
+    let retained =
+        match disposition {
+            "retained" => true,
+            "handoff" => false,
+            other => return Err(mixed(
                 "$.ownership.disposition",
-                format!("disposition {other:?} is neither \"retained\" nor \"handoff\""),
-            ))
-        }
-    };
+                format!(
+                    "$.ownership.disposition must be \"retained\" or \"handoff\", not {other:?}"
+                ),
+            )),
+        };
     let want_mode = if retained {
         "durable-host"
     } else {
@@ -154,7 +150,7 @@ fn ownership(obj: &Object) -> Result<Ownership, ReceiptError> {
     if mode != want_mode {
         return Err(mixed(
             "$.ownership.mode",
-            format!("a {disposition} receipt must have mode {want_mode:?}, not {mode:?}"),
+            format!("$.ownership.mode must be {want_mode:?} (the {disposition} disposition), not {mode:?}"),
         ));
     }
     let wakeup = obj.optional_string("wakeup_digest")?;
@@ -173,7 +169,9 @@ fn ownership(obj: &Object) -> Result<Ownership, ReceiptError> {
             };
             Err(mixed(
                 &format!("$.ownership.{field}"),
-                format!("a retained receipt needs a digest in {field}, not null"),
+                format!(
+                    "$.ownership.{field} must be a digest (the retained disposition), not null"
+                ),
             ))
         }
         (false, w, _) => {
@@ -184,7 +182,7 @@ fn ownership(obj: &Object) -> Result<Ownership, ReceiptError> {
             };
             Err(mixed(
                 &format!("$.ownership.{field}"),
-                format!("a handoff receipt must have null {field}"),
+                format!("$.ownership.{field} must be null (the handoff disposition), not a digest"),
             ))
         }
     }
@@ -289,16 +287,14 @@ impl<'a> Object<'a> {
         ))
     }
 
-    fn number_exact(
-        &self,
-        key: &str,
-        want: &str,
-        code: ErrorCode,
-        message: &str,
-    ) -> Result<(), ReceiptError> {
+    fn number_exact(&self, key: &str, want: &str, code: ErrorCode) -> Result<(), ReceiptError> {
         match self.get(key) {
             Json::Number(text) if *text == want => Ok(()),
-            Json::Number(_) => Err(ReceiptError::new(code, self.at(key), message)),
+            Json::Number(text) => {
+                let at = self.at(key);
+                let message = format!("{at} must be {want}, not {text}");
+                Err(ReceiptError::new(code, at, message))
+            }
             _ => Err(self.wrong_type(key, "a number")),
         }
     }
@@ -309,17 +305,13 @@ impl<'a> Object<'a> {
             return Err(self.wrong_type(key, "a number"));
         };
         // The path is built only for a refusal: a valid receipt allocates no paths.
-        let invalid = |why: &str| {
+        let invalid = || {
             let at = self.at(key);
-            ReceiptError::new(ErrorCode::InvalidTime, at.clone(), format!("{at} {why}"))
+            let message = format!("{at} must be an integer from 0 to 9007199254740991 (2^53-1) written without sign, fraction or exponent, not {text}");
+            ReceiptError::new(ErrorCode::InvalidTime, at, message)
         };
-        if text.starts_with('-') {
-            return Err(invalid("must not be negative (nor -0)"));
-        }
-        if text.contains(['.', 'e', 'E']) {
-            return Err(invalid(
-                "must be an integer written without fraction or exponent",
-            ));
+        if text.starts_with('-') || text.contains(['.', 'e', 'E']) {
+            return Err(invalid());
         }
         // 17 digits or more is certainly above 2^53-1 (16 digits); avoid overflow on huge input.
         let value = if text.len() > 16 {
@@ -329,7 +321,7 @@ impl<'a> Object<'a> {
         };
         match value {
             Some(v) if v <= MAX_TIME_MS => Ok(v),
-            _ => Err(invalid("must be at most 9007199254740991 (2^53-1)")),
+            _ => Err(invalid()),
         }
     }
 
