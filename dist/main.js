@@ -750,6 +750,8 @@ function createPortClient({ url, token, timeoutMs = PORT_TIMEOUT_MS, env: env2 =
       return call2("POST", "/v1/deferrals", `{"receipt":${receiptText(receipt)},"launch":${JSON.stringify(launch)}${max}}`);
     },
     get: (id) => call2("GET", at(id)),
+    /** The deferral recorded from a receipt, by the receipt's digest (as `get` answers it). */
+    getByReceipt: (digest2) => call2("GET", `/v1/receipts/${encodeURIComponent(digest2)}`),
     cancel: (id, handle) => call2("POST", at(id, "/cancel"), JSON.stringify({ handle })),
     claim: (id, wakeupHandle) => call2("POST", at(id, "/claim"), JSON.stringify({ wakeup_handle: wakeupHandle })),
     outcome: (id, { attempt: attempt2, outcome, handle, receipt }) => {
@@ -777,10 +779,10 @@ var init_host_port = __esm({
   }
 });
 
-// dist/lib/resumable-host.js
-var resumable_host_exports = {};
-__export(resumable_host_exports, {
-  createResumableDeferralHost: () => createResumableDeferralHost
+// dist/lib/client-host.js
+var client_host_exports = {};
+__export(client_host_exports, {
+  createClientHost: () => createClientHost
 });
 function checkReceipt(receipt) {
   const checked = validateReceipt(receiptText(receipt));
@@ -797,7 +799,7 @@ function checkStep(deferral, event) {
   if (!step.ok) throw refuse(step.error.code, step.error.message, step.error.path);
   return step;
 }
-function createResumableDeferralHost(port, options = {}) {
+function createClientHost(port, options = {}) {
   const client = typeof port?.record === "function" ? port : createPortClient(port);
   return {
     /** Hands a handoff receipt to the host: answers {id, receipt (retained), cancellationHandle}. */
@@ -848,8 +850,8 @@ function createResumableDeferralHost(port, options = {}) {
   };
 }
 var EVENT_OF_OUTCOME, refuse, sameBindings;
-var init_resumable_host = __esm({
-  "dist/lib/resumable-host.js"() {
+var init_client_host = __esm({
+  "dist/lib/client-host.js"() {
     init_core();
     init_host_port();
     EVENT_OF_OUTCOME = { complete: "complete", blocked: "block", deferred: "defer" };
@@ -1062,9 +1064,9 @@ async function ask(req, token, env2, input) {
   }
 }
 async function retain(port, secret, env2, input) {
-  const { createResumableDeferralHost: createResumableDeferralHost2 } = await Promise.resolve().then(() => (init_resumable_host(), resumable_host_exports));
+  const { createClientHost: createClientHost2 } = await Promise.resolve().then(() => (init_client_host(), client_host_exports));
   try {
-    const host = createResumableDeferralHost2({ url: port.url, token: secret, env: env2 });
+    const host = createClientHost2({ url: port.url, token: secret, env: env2 });
     const got = await host.retain(JSON.stringify(port.receipt), { launch: port.launch });
     input.retained = { id: got.id, receipt: got.receipt, cancellation_handle: got.cancellationHandle };
   } catch (err) {

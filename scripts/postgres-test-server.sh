@@ -19,8 +19,26 @@ postgres_test_server_start() {
   # A free loopback port, so a server left behind by a killed run cannot collide with this one.
   PG_TEST_PORT=${PG_TEST_PORT:-$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")}
   "${run[@]}" "$bin/initdb" -D "$PG_TEST_DIR/data" -A trust -U deferral --no-sync >/dev/null
+  # TLS as well as plain connections, with a throwaway CA whose server certificate names
+  # 127.0.0.1 only (the TLS tests also check that "localhost" is refused by verify-full).
+  local ssl=()
+  if command -v openssl >/dev/null; then
+    local tls="$PG_TEST_DIR/tls"
+    mkdir -p "$tls"
+    openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=deferral test CA" \
+      -keyout "$tls/ca.key" -out "$tls/ca.pem" 2>/dev/null
+    openssl req -newkey rsa:2048 -nodes -subj "/CN=127.0.0.1" \
+      -keyout "$tls/server.key" -out "$tls/server.csr" 2>/dev/null
+    printf 'subjectAltName=IP:127.0.0.1\n' > "$tls/ext"
+    openssl x509 -req -in "$tls/server.csr" -CA "$tls/ca.pem" -CAkey "$tls/ca.key" \
+      -CAcreateserial -days 2 -extfile "$tls/ext" -out "$tls/server.pem" 2>/dev/null
+    chmod 600 "$tls/server.key"
+    [ "$(id -u)" = 0 ] && chown -R postgres "$tls"
+    ssl=(-c ssl=on -c "ssl_cert_file=$tls/server.pem" -c "ssl_key_file=$tls/server.key")
+    export DEFERRAL_TEST_POSTGRES_CA="$tls/ca.pem"
+  fi
   "${run[@]}" "$bin/pg_ctl" -D "$PG_TEST_DIR/data" -l "$PG_TEST_DIR/server.log" -w \
-    -o "-p $PG_TEST_PORT -k $PG_TEST_DIR -c listen_addresses=127.0.0.1 -c fsync=off" start >/dev/null
+    -o "-p $PG_TEST_PORT -k $PG_TEST_DIR -c listen_addresses=127.0.0.1 -c fsync=off ${ssl[*]}" start >/dev/null
   PG_TEST_BIN=$bin
   PG_TEST_RUN=("${run[@]}")
   export DEFERRAL_TEST_POSTGRES_URL="postgres://deferral@127.0.0.1:$PG_TEST_PORT/postgres"
@@ -31,7 +49,7 @@ postgres_test_server_stop() {
   [ -n "${PG_TEST_DIR:-}" ] || return 0
   "${PG_TEST_RUN[@]}" "$PG_TEST_BIN/pg_ctl" -D "$PG_TEST_DIR/data" -m fast -w stop >/dev/null 2>&1 || true
   rm -rf "$PG_TEST_DIR"
-  unset PG_TEST_DIR
+  unset PG_TEST_DIR DEFERRAL_TEST_POSTGRES_CA
 }
 
 if [ "${1:-}" = start ]; then

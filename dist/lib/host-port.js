@@ -20,7 +20,8 @@ export class PortError extends Error {
 export const receiptText = (receipt) => (typeof receipt === 'string' ? receipt.trim() : JSON.stringify(receipt));
 
 /**
- * createPortClient({url, token, timeoutMs?, env?}) answers {record, get, cancel, claim, outcome}.
+ * createPortClient({url, token, timeoutMs?, env?}) answers {record, get, getByReceipt, cancel,
+ * claim, outcome}.
  * Each resolves with the port's JSON answer on 2xx and rejects with a PortError otherwise.
  */
 export function createPortClient({ url, token, timeoutMs = PORT_TIMEOUT_MS, env = process.env } = {}) {
@@ -63,6 +64,8 @@ export function createPortClient({ url, token, timeoutMs = PORT_TIMEOUT_MS, env 
       return call('POST', '/v1/deferrals', `{"receipt":${receiptText(receipt)},"launch":${JSON.stringify(launch)}${max}}`);
     },
     get: (id) => call('GET', at(id)),
+    /** The deferral recorded from a receipt, by the receipt's digest (as `get` answers it). */
+    getByReceipt: (digest) => call('GET', `/v1/receipts/${encodeURIComponent(digest)}`),
     cancel: (id, handle) => call('POST', at(id, '/cancel'), JSON.stringify({ handle })),
     claim: (id, wakeupHandle) => call('POST', at(id, '/claim'), JSON.stringify({ wakeup_handle: wakeupHandle })),
     outcome: (id, { attempt, outcome, handle, receipt }) => {

@@ -47,7 +47,7 @@ fn bench_record(dir: &Path, count: usize) -> serde_json::Value {
     let start = Instant::now();
     for text in &receipts {
         // Each record is its own BEGIN IMMEDIATE transaction, fsynced (WAL, synchronous=FULL).
-        coordinator::record(&store, text.as_bytes(), "exec:true", 2, now_ms()).unwrap();
+        coordinator::record(&store, text.as_bytes(), "exec:/bin/true", 2, now_ms()).unwrap();
     }
     let elapsed = start.elapsed();
     json!({
@@ -70,7 +70,7 @@ fn bulk_load(path: &Path, stored: usize) {
             .prepare(
                 "INSERT INTO deferrals (id, state, fence, reentries, max_reentries, reason, resume_after_ms, \
                  resume_by_ms, launch, wakeup_digest, cancellation_digest, cause, receipt_seq, created_ms, updated_ms) \
-                 VALUES (?1, ?2, 1, 0, 2, 'rest-reserve', ?3, ?4, 'exec:true', ?5, ?5, 'recorded', 0, ?6, ?6)",
+                 VALUES (?1, ?2, 1, 0, 2, 'rest-reserve', ?3, ?4, 'exec:/bin/true', ?5, ?5, 'recorded', 0, ?6, ?6)",
             )
             .unwrap();
         for i in 0..stored {

@@ -4,12 +4,14 @@
 use crate::clock::{iso8601, now_ms, parse_duration};
 use crate::coordinator::{self, Reported};
 use crate::error::{HostError, EXIT_OK};
+use crate::human_time::relative;
 use crate::store::{AttemptStatus, Deferral, IntegrityCheck, ListQuery, Store, StoreUrl};
 use crate::tick::{self, TickOptions};
+pub use crate::view::deferral_json;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use deferral_core::lifecycle::{State, DEFAULT_MAX_REENTRIES};
 use serde_json::{json, Value};
-use std::io::Read;
+use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
 
 /// Prints one line on stdout. When the reader has gone away (`deferral-host show ID | head`)
@@ -41,8 +43,8 @@ See docs/host.md for the store, the launch protocol and the recipes.";
 pub struct Cli {
     /// The store: `sqlite:PATH` or a bare path to the SQLite file (created if missing), or
     /// `postgres://USER[:PASSWORD]@HOST:PORT/DB` (also `postgresql://`) for several replicas and
-    /// tickers sharing one database; tables are created on first use; no TLS (loopback or a
-    /// private network only).
+    /// tickers sharing one database; tables are created on first use; TLS with
+    /// `?sslmode=verify-full&sslrootcert=CA.pem` (also disable, prefer, require, verify-ca).
     #[arg(long, global = true, env = "DEFERRAL_STORE", value_name = "URL")]
     store: Option<String>,
 
@@ -86,7 +88,8 @@ enum Command {
     after_help = "Example:\n  deferral-host --store sqlite:/var/lib/deferral/host.db \\\n    record --launch 'exec:/usr/local/bin/resume-sync' receipt.json"
 )]
 struct RecordArgs {
-    /// Launch target: `exec:COMMAND` or `workflow-dispatch:OWNER/REPO/WORKFLOW@REF`.
+    /// Launch target: `exec:/ABSOLUTE/PROGRAM [ARGS]` (run directly, no shell; quote arguments
+    /// with '...' or "...") or `workflow-dispatch:OWNER/REPO/WORKFLOW@REF`.
     #[arg(long, value_name = "TARGET")]
     launch: String,
     /// Fresh-process launches allowed before a still-deferred deferral is blocked.
@@ -108,6 +111,10 @@ struct StatusArgs {
     /// At most this many rows.
     #[arg(long)]
     limit: Option<usize>,
+    /// Write a self-contained HTML page (counts per state, pending windows, recent outcomes)
+    /// to this file; stdout then says what was written.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
     /// One deferral only.
     id: Option<String>,
 }
@@ -142,6 +149,9 @@ struct TickArgs {
     /// At most this many deferrals of each kind of work per tick.
     #[arg(long, default_value_t = 1000)]
     limit: usize,
+    /// No progress lines or summary on stderr (the JSON report on stdout stays).
+    #[arg(long, short)]
+    quiet: bool,
     /// Only these deferrals.
     ids: Vec<String>,
 }
@@ -198,10 +208,14 @@ Endpoints:
 Errors: {\"error\":{\"code\",\"message\"[,\"path\"]}} with 400 invalid-request, 401 unauthorized,
 403 wrong-handle | launch-not-allowed, 404 not-found | unknown-route, 405 method-not-allowed,
 409 illegal-transition | stale-attempt | not-resumable | lease-expired | conflict,
-411 length-required, 413 body-too-large, 422 receipt errors | already-retained | expired |
-invalid-launch | missing-receipt | binding-mismatch, 500 store failures.
+408 timeout, 411 length-required, 413 body-too-large, 422 receipt errors | already-retained |
+expired | invalid-launch | missing-receipt | binding-mismatch, 500 store failures,
+501 unsupported-transfer-encoding, 503 busy | stopping.
 
-Prints {\"listening\":\"ADDR\"} on stdout when ready; stops on SIGTERM or SIGINT.
+Connections are kept alive; at --max-connections the oldest idle one is closed for a new one.
+A request (head and body) must arrive within --request-timeout-ms of the connection's start or
+its previous answer. Concurrent records are committed together (one transaction, one fsync).
+Prints {\"listening\":\"ADDR\"} on stdout when ready; SIGTERM or SIGINT stops it within 5 s.
 Example:
   DEFERRAL_SERVE_TOKEN=$(cat /etc/deferral/token) deferral-host --store sqlite:/var/lib/deferral/host.db serve
 See docs/host.md (serve) for curl examples.";
@@ -215,10 +229,20 @@ struct ServeArgs {
     /// File whose first line is the bearer token (instead of DEFERRAL_SERVE_TOKEN).
     #[arg(long, value_name = "FILE")]
     token_file: Option<PathBuf>,
-    /// Launch targets a request may name, by prefix (repeatable). Default: `workflow-dispatch:`
-    /// only, since an `exec:` target runs a command on this host.
-    #[arg(long, value_name = "PREFIX")]
+    /// A launch target a request may name (repeatable): `exec:/ABS/PROGRAM` (that program with
+    /// any arguments), `exec:/ABS/PROGRAM ARGS` (exactly those), a full
+    /// `workflow-dispatch:O/R/W@REF`, or `exec:` / `workflow-dispatch:` alone for any target of
+    /// that kind. Never a prefix. Default: `workflow-dispatch:` only, since an `exec:` target
+    /// runs a program on this host.
+    #[arg(long, value_name = "TARGET")]
     allow_launch: Vec<String>,
+    /// Open connections at most; at the cap a new connection sheds the oldest idle one.
+    #[arg(long, default_value_t = 256, value_name = "N")]
+    max_connections: usize,
+    /// Milliseconds a client has, from connecting (or its previous answer), to send a whole
+    /// request, head and body; also how long an idle kept-alive connection stays open.
+    #[arg(long, default_value_t = 10_000, value_name = "MS")]
+    request_timeout_ms: u64,
 }
 
 fn serve_token(args: &ServeArgs) -> Result<String, HostError> {
@@ -298,7 +322,10 @@ fn read_input(source: &str) -> Result<Vec<u8>, HostError> {
 
 /// Runs the command line and returns the process exit code.
 pub fn run() -> u8 {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => return crate::usage::report(&err),
+    };
     match execute(&cli) {
         Ok(()) => EXIT_OK,
         Err(err) => {
@@ -330,8 +357,14 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                 "{{\"id\":{},\"receipt\":{},\"cancellation_handle\":{}}}",
                 Value::String(rec.deferral.id),
                 rec.receipt.to_json(),
-                Value::String(rec.cancellation_handle)
+                Value::String(rec.cancellation_handle.clone())
             );
+            if std::io::stderr().is_terminal() {
+                eprintln!(
+                    "\nkeep this cancellation handle: it is shown once\n{}\n",
+                    rec.cancellation_handle
+                );
+            }
             Ok(())
         }
         Command::Status(args) => {
@@ -343,14 +376,26 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                     limit: args.limit,
                 })?,
             };
-            if args.json {
+            if let Some(path) = &args.html {
+                let page = crate::html::status_page(&store.count_by_state()?, &rows, now_ms());
+                std::fs::write(path, &page).map_err(|e| {
+                    HostError::failure(
+                        "unwritable-output",
+                        format!("cannot write {}: {e}", path.display()),
+                    )
+                })?;
+                out!(
+                    "{}",
+                    json!({"html": path.display().to_string(), "bytes": page.len(), "deferrals": rows.len()})
+                );
+            } else if args.json {
                 let list: Vec<Value> = rows.iter().map(deferral_json).collect();
                 match &args.id {
                     Some(_) => out!("{}", list[0]),
                     None => out!("{}", json!({ "deferrals": list })),
                 }
             } else {
-                print!("{}", status_table(&rows));
+                print!("{}", status_table(&rows, now_ms()));
             }
             Ok(())
         }
@@ -402,8 +447,16 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                 limit: args.limit,
                 http_timeout: args.http_timeout,
             };
-            let report = tick::tick(&*store, &options, now_ms)?;
-            out!("{}", report.to_json());
+            let mut progress =
+                crate::progress::TickProgress::new(std::io::stderr().is_terminal(), args.quiet);
+            let report =
+                tick::tick_observed(&*store, &options, now_ms, &mut |step| progress.step(step))?;
+            let now = now_ms();
+            let next = store.next_wakeup(now)?;
+            progress.summary(&report, next.as_ref(), now);
+            let mut json = report.to_json();
+            json["next"] = crate::progress::next_json(next.as_ref(), now);
+            out!("{json}");
             Ok(())
         }
         Command::Report(args) => {
@@ -443,11 +496,17 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
             } else {
                 args.allow_launch.clone()
             };
+            let launch_policy = crate::launch::LaunchPolicy::parse(&allowed_launch)?;
             crate::serve::serve(crate::serve::ServeOptions {
                 listen: args.listen.clone(),
                 token,
                 store: store_url(cli)?,
-                policy: crate::serve::Policy { allowed_launch },
+                policy: crate::serve::Policy { launch_policy },
+                limits: crate::serve::Limits {
+                    max_connections: args.max_connections,
+                    request_timeout: std::time::Duration::from_millis(args.request_timeout_ms),
+                    ..crate::serve::Limits::default()
+                },
             })
         }
         Command::Resolve(args) => {
@@ -463,38 +522,32 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
     }
 }
 
-/// A deferral as JSON for `status --json` and `show --json`.
-pub fn deferral_json(d: &Deferral) -> Value {
-    json!({
-        "id": d.id,
-        "state": d.state.as_str(),
-        "cause": d.cause,
-        "detail": d.detail,
-        "reason": d.reason,
-        "resume_after_ms": d.resume_after_ms,
-        "resume_after": iso8601(d.resume_after_ms),
-        "resume_by_ms": d.resume_by_ms,
-        "resume_by": iso8601(d.resume_by_ms),
-        "reentries": d.reentries,
-        "max_reentries": d.max_reentries,
-        "attempts": d.reentries,
-        "attempt_status": d.attempt_status.map(AttemptStatus::as_str),
-        "launch": d.launch,
-        "fence": d.fence,
-        "lease_owner": d.lease_owner,
-        "lease_until_ms": d.lease_until_ms,
-        "created_ms": d.created_ms,
-        "updated_ms": d.updated_ms,
-    })
+/// Text from the store as it may be printed to a terminal: every control character (escape
+/// sequences, carriage returns, newlines) written as `\u{..}`, so stored text can neither
+/// restyle the terminal nor fake a line of output.
+fn printable(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() {
+            out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 fn table(rows: &[Vec<String>]) -> String {
+    let rows: Vec<Vec<String>> = rows
+        .iter()
+        .map(|row| row.iter().map(|cell| printable(cell)).collect())
+        .collect();
     let columns = rows.first().map_or(0, Vec::len);
     let widths: Vec<usize> = (0..columns)
         .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
         .collect();
     let mut out = String::new();
-    for row in rows {
+    for row in &rows {
         let line: Vec<String> = row
             .iter()
             .zip(&widths)
@@ -506,10 +559,22 @@ fn table(rows: &[Vec<String>]) -> String {
     out
 }
 
-fn status_table(rows: &[Deferral]) -> String {
+/// When a deferral is due, as a person reads it: `in 23 min`, `due now`, `launched`.
+fn due_text(d: &Deferral, now: u64) -> String {
+    match d.state {
+        State::Deferred if now < d.resume_after_ms => relative(d.resume_after_ms, now),
+        State::Deferred if now <= d.resume_by_ms => "due now".to_string(),
+        State::Deferred => "expires at the next tick".to_string(),
+        State::Resumable => "launched".to_string(),
+        _ => "-".to_string(),
+    }
+}
+
+fn status_table(rows: &[Deferral], now: u64) -> String {
     let mut cells = vec![[
         "ID",
         "STATE",
+        "DUE",
         "CAUSE",
         "REASON",
         "RESUME-AFTER",
@@ -523,6 +588,7 @@ fn status_table(rows: &[Deferral]) -> String {
         cells.push(vec![
             d.id.clone(),
             d.state.as_str().to_string(),
+            due_text(d, now),
             d.cause.clone(),
             d.reason.clone(),
             iso8601(d.resume_after_ms),
@@ -544,8 +610,9 @@ fn show_text(
     events: &[crate::store::EventRecord],
 ) -> String {
     let mut out = String::new();
-    let field =
-        |out: &mut String, name: &str, value: String| out.push_str(&format!("{name:<14}{value}\n"));
+    let field = |out: &mut String, name: &str, value: String| {
+        out.push_str(&format!("{name:<14}{}\n", printable(&value)));
+    };
     field(&mut out, "id", d.id.clone());
     field(
         &mut out,
@@ -595,9 +662,9 @@ fn show_text(
             "  #{} {} {} sha256 {}{current}\n    {}\n",
             r.seq,
             iso8601(r.created_ms),
-            r.kind,
-            r.sha256,
-            r.text
+            printable(&r.kind),
+            printable(&r.sha256),
+            printable(&r.text)
         ));
     }
     out.push_str(&format!("\nevents ({}, append-only):\n", events.len()));

@@ -11,7 +11,7 @@ use crate::store::{
     AttemptStatus, Change, Deferral, Lease, NewDeferral, NewReceipt, Store, StoreError, Update,
     Window,
 };
-use deferral_core::lifecycle::{transition, Event, Position, State};
+use deferral_core::lifecycle::{transition, Cause, Event, Position, State};
 use deferral_core::receipt::{validate, validate_str, Receipt};
 
 /// Receipt kinds in the append-only receipts table.
@@ -23,6 +23,9 @@ pub const KIND_CLAIMED: &str = "claimed";
 #[derive(Debug, Clone, Default)]
 pub struct Effects {
     pub detail: Option<String>,
+    /// Recorded instead of the lifecycle's plain `blocked` cause when the transition blocks
+    /// (e.g. `approval-required`, `launch-not-found`); other causes are never replaced.
+    pub block_cause: Option<String>,
     pub lease: Change<Lease>,
     pub wakeup_digest: Change<String>,
     pub attempt_status: Change<AttemptStatus>,
@@ -44,9 +47,20 @@ pub fn apply(
     store: &dyn Store,
     deferral: &Deferral,
     event: Event,
-    mut effects: Effects,
+    effects: Effects,
     now_ms: u64,
 ) -> Result<Deferral, HostError> {
+    let update = planned(deferral, event, effects, now_ms)?;
+    Ok(store.update(&deferral.id, &update)?)
+}
+
+/// The compare-and-set [`apply`] writes, without writing it.
+fn planned(
+    deferral: &Deferral,
+    event: Event,
+    mut effects: Effects,
+    now_ms: u64,
+) -> Result<Update, HostError> {
     let step = transition(position(deferral), event)?;
     if step.to.state.is_terminal() {
         effects.lease = Change::Clear;
@@ -54,15 +68,18 @@ pub fn apply(
         effects.wakeup_digest = Change::Clear;
     }
     let target = (step.to.state, step.to.reentries);
-    write(
-        store,
+    let cause = match (step.cause, effects.block_cause.take()) {
+        (Cause::Blocked, Some(cause)) => cause,
+        (cause, _) => cause.as_str().to_string(),
+    };
+    Ok(update_of(
         deferral,
         target,
         event.as_str(),
-        step.cause.as_str(),
+        &cause,
         effects,
         now_ms,
-    )
+    ))
 }
 
 /// Records something about the current attempt that is not a state change (a dispatch was
@@ -76,21 +93,21 @@ pub fn note(
     now_ms: u64,
 ) -> Result<Deferral, HostError> {
     let target = (deferral.state, deferral.reentries);
-    write(store, deferral, target, event, cause, effects, now_ms)
+    let update = update_of(deferral, target, event, cause, effects, now_ms);
+    Ok(store.update(&deferral.id, &update)?)
 }
 
 /// The one compare-and-set every change goes through: expected (state, fence) of `deferral`,
 /// new state and re-entries, the event row, and the effects, in one store transaction.
-fn write(
-    store: &dyn Store,
+fn update_of(
     deferral: &Deferral,
     (state, reentries): (State, u32),
     event: &str,
     cause: &str,
     effects: Effects,
     now_ms: u64,
-) -> Result<Deferral, HostError> {
-    let update = Update {
+) -> Update {
+    Update {
         expect_state: deferral.state,
         expect_fence: deferral.fence,
         state,
@@ -105,8 +122,7 @@ fn write(
         receipts: effects.receipts,
         window: effects.window,
         at_ms: now_ms,
-    };
-    Ok(store.update(&deferral.id, &update)?)
+    }
 }
 
 fn window_of(receipt: &Receipt) -> Window {
@@ -254,7 +270,76 @@ pub fn claim(
     attempt: AttemptStatus,
     now_ms: u64,
 ) -> Result<Claimed, HostError> {
-    let current = validate_str(&store.current_receipt(&deferral.id)?.text)?;
+    let current = store.current_receipt(&deferral.id)?;
+    let (update, mut claimed) = plan_claim(
+        deferral,
+        &current.text,
+        owner,
+        lease_until_ms,
+        attempt,
+        now_ms,
+    )?;
+    claimed.deferral = store.update(&deferral.id, &update)?;
+    Ok(claimed)
+}
+
+/// Why [`claim_next`] failed, and which deferral it had picked, if any (so that a ticker can
+/// leave that one aside and go on with the others).
+#[derive(Debug, Clone)]
+pub struct ClaimNextFailure {
+    pub id: Option<String>,
+    pub error: HostError,
+}
+
+/// Claims the next due deferral in one transaction ([`Store::claim_next_due`]): the earliest
+/// one no other ticker holds, with its attempt status from `attempt_for`. `None` when nothing
+/// (else) is due.
+pub fn claim_next(
+    store: &dyn Store,
+    next: &crate::store::NextDue,
+    owner: &str,
+    lease_ms: u64,
+    attempt_for: &dyn Fn(&Deferral) -> AttemptStatus,
+    now_ms: u64,
+) -> Result<Option<Claimed>, ClaimNextFailure> {
+    let mut picked: Option<String> = None;
+    let mut claimed: Option<Claimed> = None;
+    let result = store.claim_next_due(next, &mut |row, receipt| {
+        picked = Some(row.id.clone());
+        let receipt = receipt?;
+        let (update, plan) = plan_claim(
+            row,
+            &receipt.text,
+            owner,
+            now_ms.saturating_add(lease_ms),
+            attempt_for(row),
+            now_ms,
+        )
+        .map_err(|e| StoreError::Corrupt(format!("deferral {}: {}", row.id, e)))?;
+        claimed = Some(plan);
+        Ok(update)
+    });
+    match result {
+        Ok(Some(deferral)) => Ok(claimed.map(|c| Claimed { deferral, ..c })),
+        Ok(None) => Ok(None),
+        Err(err) => Err(ClaimNextFailure {
+            id: picked,
+            error: err.into(),
+        }),
+    }
+}
+
+/// The claim of `deferral` (whose current receipt is `current_text`) as an update, and what
+/// the launch gets (its `deferral` is the row before the claim until the update is written).
+fn plan_claim(
+    deferral: &Deferral,
+    current_text: &str,
+    owner: &str,
+    lease_until_ms: u64,
+    attempt: AttemptStatus,
+    now_ms: u64,
+) -> Result<(Update, Claimed), HostError> {
+    let current = validate_str(current_text)?;
     let wakeup_handle = new_handle();
     let receipt = current.as_handoff().retain(
         &handle_digest(&wakeup_handle),
@@ -274,13 +359,16 @@ pub fn claim(
         }],
         ..Effects::default()
     };
-    let deferral = apply(store, deferral, Event::Claim, effects, now_ms)?;
-    Ok(Claimed {
-        deferral,
-        wakeup_handle,
-        receipt,
-        receipt_json,
-    })
+    let update = planned(deferral, Event::Claim, effects, now_ms)?;
+    Ok((
+        update,
+        Claimed {
+            deferral: deferral.clone(),
+            wakeup_handle,
+            receipt,
+            receipt_json,
+        },
+    ))
 }
 
 /// How a launch ended.
@@ -290,6 +378,12 @@ pub enum Outcome {
         detail: Option<String>,
     },
     Blocked {
+        detail: Option<String>,
+    },
+    /// Blocked for a known reason, recorded as the cause (`approval-required`,
+    /// `launch-not-found`, `invalid-launch`, ...) instead of the plain `blocked`.
+    BlockedBecause {
+        cause: String,
         detail: Option<String>,
     },
     /// Still limited: a new receipt (handoff or retained form) opens the next window.
@@ -351,6 +445,11 @@ pub fn finish(
             apply(store, deferral, Event::Complete, clear(detail), now_ms)
         }
         Outcome::Blocked { detail } => apply(store, deferral, Event::Block, clear(detail), now_ms),
+        Outcome::BlockedBecause { cause, detail } => {
+            let mut effects = clear(detail);
+            effects.block_cause = Some(cause);
+            apply(store, deferral, Event::Block, effects, now_ms)
+        }
         Outcome::Returned { detail } => {
             let mut effects = clear(Some(detail));
             effects.wakeup_digest = Change::Set(handle_digest(&new_handle()));
@@ -366,7 +465,9 @@ pub fn finish(
                         err.path.unwrap_or_default(),
                         err.message
                     );
-                    return apply(store, deferral, Event::Block, clear(Some(why)), now_ms);
+                    let mut effects = clear(Some(why));
+                    effects.block_cause = Some(err.code);
+                    return apply(store, deferral, Event::Block, effects, now_ms);
                 }
             };
             // Re-retained: a fresh wake-up digest, the deferral's own cancellation digest, so

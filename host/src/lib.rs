@@ -7,7 +7,10 @@
 //! * [`tick`]: one ticker pass: expire, recover stale leases, launch what is due.
 //! * [`launch`]: `exec:` and `workflow-dispatch:` launch targets and a small HTTP client.
 //! * [`handle`]: random 256-bit handles, stored only as SHA-256 digests.
+//! * [`progress`], [`human_time`]: what `tick` and `status` tell a person on stderr and in tables.
+//! * [`html`]: the self-contained status page (`status --html`, `GET /` on `serve`).
 //! * [`serve`]: the durable port, an HTTP JSON API over the coordinator.
+//! * [`view`]: the JSON views of a deferral that `cli` and `serve` both print.
 //! * [`cli`]: the command line.
 //!
 //! ```
@@ -20,7 +23,7 @@
 //! let now = now_ms();
 //! let bindings = Bindings { scope_digest: "a".repeat(64), request_digest: "b".repeat(64), plan_digest: None };
 //! let handoff = Receipt::handoff(Reason::RestReserve, now, now, now + 3_600_000, bindings, true).unwrap();
-//! let recorded = coordinator::record(&store, handoff.to_json().as_bytes(), "exec:true", 2, now).unwrap();
+//! let recorded = coordinator::record(&store, handoff.to_json().as_bytes(), "exec:/bin/true", 2, now).unwrap();
 //! assert!(recorded.receipt.is_retained());
 //! assert_eq!(store.due(now, 10).unwrap()[0].id, recorded.deferral.id);
 //! ```
@@ -30,7 +33,12 @@ pub mod clock;
 pub mod coordinator;
 pub mod error;
 pub mod handle;
+pub mod html;
+pub mod human_time;
 pub mod launch;
+pub mod progress;
 pub mod serve;
 pub mod store;
 pub mod tick;
+pub mod usage;
+pub mod view;

@@ -5,13 +5,15 @@
 //! and the other skips it. A ticker that dies leaves a lease; after the lease ends the next
 //! tick returns that deferral to `deferred` (counting the re-entry) and launches it again.
 
-use crate::coordinator::{self, Outcome};
+use crate::coordinator::{self, ClaimNextFailure, Outcome};
 use crate::error::HostError;
 use crate::handle::lease_owner;
 use crate::launch::dispatch::{self, DispatchRequest, DispatchResult, DEFAULT_API_URL};
-use crate::launch::exec::{self, ExecEnd, ExecRequest};
+use crate::launch::exec::{self, ExecRequest};
+use crate::launch::exec_outcome;
+use crate::launch::process_group::{self, StaleGroup};
 use crate::launch::Target;
-use crate::store::{AttemptStatus, Change, Deferral, Lease, Store};
+use crate::store::{AttemptStatus, Change, Deferral, Lease, NextDue, Store};
 use deferral_core::digest::sha256_hex;
 use deferral_core::lifecycle::State;
 use deferral_core::receipt::validate_str;
@@ -89,10 +91,34 @@ pub fn plan(
     Ok([pick(is_expirable), pick(is_stale), pick(is_due)])
 }
 
+/// What a pass is doing, as it does it, for a progress display (`crate::progress`).
+pub enum TickStep<'a> {
+    /// Expiry and lease recovery are done; this many are due (not sent on `--dry-run`).
+    Planned { expired: usize, due: usize },
+    /// About to claim and launch this deferral.
+    Launching { id: &'a str, attempt: u32 },
+    /// A launch ended: its entry in `launched`.
+    Launched(&'a Value),
+    /// Not launched: another ticker claimed it first.
+    ClaimedElsewhere { id: &'a str },
+    /// Not launched: its entry in `skipped`.
+    Skipped(&'a Value),
+}
+
 pub fn tick(
     store: &dyn Store,
     options: &TickOptions,
     now_ms: impl Fn() -> u64,
+) -> Result<TickReport, HostError> {
+    tick_observed(store, options, now_ms, &mut |_| {})
+}
+
+/// [`tick`], telling `observe` about each step as it happens.
+pub fn tick_observed(
+    store: &dyn Store,
+    options: &TickOptions,
+    now_ms: impl Fn() -> u64,
+    observe: &mut dyn FnMut(TickStep),
 ) -> Result<TickReport, HostError> {
     let now = now_ms();
     let [expirable, stale, due] = plan(store, options, now)?;
@@ -110,6 +136,10 @@ pub fn tick(
         return Ok(report);
     }
     for d in &expirable {
+        if d.state == State::Resumable {
+            // Nothing launches it again, but nothing of it should keep running either.
+            let _ = end_old_launch(store, d);
+        }
         match coordinator::expire(store, d, now_ms()) {
             Ok(_) => report.expired.push(d.id.clone()),
             Err(err) if err.is_conflict() => {}
@@ -127,15 +157,40 @@ pub fn tick(
             }
             Ok(None) => {}
             Err(err) if err.is_conflict() => {}
+            Err(err) if err.code == "launch-still-running" => {
+                report
+                    .skipped
+                    .push(json!({"id": d.id, "why": format!("{err}")}));
+            }
             Err(err) => return Err(err),
         }
     }
+    observe(TickStep::Planned {
+        expired: report.expired.len(),
+        due: due.len(),
+    });
     let owner = lease_owner();
+    if options.ids.is_empty() {
+        // Recovered deferrals are due again: the atomic claim finds them like the others.
+        launch_next_due(store, &owner, options, &now_ms, &mut report, observe)?;
+        return Ok(report);
+    }
     for d in &due {
+        observe(TickStep::Launching {
+            id: &d.id,
+            attempt: d.reentries + 1,
+        });
         match launch(store, d, &owner, options, &now_ms) {
-            Ok(Some(entry)) => report.launched.push(entry),
-            Ok(None) => {}
-            Err(Skip(why)) => report.skipped.push(json!({"id": d.id, "why": why})),
+            Ok(Some(entry)) => {
+                observe(TickStep::Launched(&entry));
+                report.launched.push(entry);
+            }
+            Ok(None) => observe(TickStep::ClaimedElsewhere { id: &d.id }),
+            Err(Skip(why)) => {
+                let entry = json!({"id": d.id, "why": why});
+                observe(TickStep::Skipped(&entry));
+                report.skipped.push(entry);
+            }
         }
     }
     Ok(report)
@@ -158,19 +213,184 @@ fn recover(store: &dyn Store, d: &Deferral, now: u64) -> Result<Option<Deferral>
             coordinator::note(store, d, "dispatch-unknown", "lease-expired", effects, now).map(Some)
         }
         Some(AttemptStatus::Dispatched | AttemptStatus::DispatchUnknown) => Ok(None),
-        Some(AttemptStatus::Launching) | None => coordinator::finish(
-            store,
-            d,
-            Outcome::Returned {
-                detail: "lease-expired: the launch did not report before its lease ended".into(),
-            },
-            now,
-        )
-        .map(Some),
+        Some(AttemptStatus::Launching) | None => {
+            // Whatever the old launch left running is ended (and seen gone) before the deferral
+            // can be launched again, so two launches of it never overlap.
+            let ended = end_old_launch(store, d)?;
+            coordinator::finish(
+                store,
+                d,
+                Outcome::Returned {
+                    detail: format!(
+                        "lease-expired: the launch did not report before its lease ended{ended}"
+                    ),
+                },
+                now,
+            )
+            .map(Some)
+        }
+    }
+}
+
+/// How long a recovering ticker waits for a killed process group to be gone.
+const GROUP_GONE_WAIT: Duration = Duration::from_secs(5);
+
+/// Ends the process group recorded for the current attempt of `d`, if any is left. Returns a
+/// note for the event's detail, or `launch-still-running` (the deferral is not recovered by
+/// this tick) when the group is on another machine or does not die.
+fn end_old_launch(store: &dyn Store, d: &Deferral) -> Result<String, HostError> {
+    let Some(process) = store.launch_process(&d.id)? else {
+        return Ok(String::new());
+    };
+    if process.fence != d.fence {
+        return Ok(String::new());
+    }
+    match process_group::end_stale_group(&process, GROUP_GONE_WAIT) {
+        StaleGroup::Gone => Ok("; its process group had ended".into()),
+        StaleGroup::Killed(n) => Ok(format!(
+            "; its process group {} was killed ({n} processes) and is gone",
+            process.pgid
+        )),
+        StaleGroup::Elsewhere(machine) => Err(HostError::refused(
+            "launch-still-running",
+            format!(
+                "the stale launch's process group {} runs on machine {machine}; a ticker there recovers it (or it expires)",
+                process.pgid
+            ),
+        )),
+        StaleGroup::StillRunning(n) => Err(HostError::refused(
+            "launch-still-running",
+            format!(
+                "the stale launch's process group {} still has {n} processes after SIGKILL",
+                process.pgid
+            ),
+        )),
     }
 }
 
 struct Skip(String);
+
+fn github_token() -> Option<String> {
+    std::env::var("GITHUB_TOKEN").ok().filter(|t| !t.is_empty())
+}
+
+/// Claims due deferrals one at a time with the store's atomic claim (each the earliest one no
+/// other ticker holds) and launches each, up to `options.limit`. Without `GITHUB_TOKEN`,
+/// dispatch targets are not claimed (no re-entry used) and are listed as skipped.
+fn launch_next_due(
+    store: &dyn Store,
+    owner: &str,
+    options: &TickOptions,
+    now_ms: &dyn Fn() -> u64,
+    report: &mut TickReport,
+    observe: &mut dyn FnMut(TickStep),
+) -> Result<(), HostError> {
+    let token = github_token();
+    let lease_ms = u64::try_from(options.lease_timeout.as_millis()).unwrap_or(u64::MAX);
+    let attempt_for = |d: &Deferral| match Target::parse(&d.launch) {
+        Ok(Target::WorkflowDispatch { .. }) => AttemptStatus::Dispatching,
+        _ => AttemptStatus::Launching,
+    };
+    let mut set_aside: Vec<String> = Vec::new();
+    let mut launched = 0;
+    while launched < options.limit {
+        let next = NextDue {
+            now_ms: now_ms(),
+            without_dispatch: token.is_none(),
+            exclude: &set_aside,
+        };
+        match coordinator::claim_next(store, &next, owner, lease_ms, &attempt_for, next.now_ms) {
+            Ok(Some(claimed)) => {
+                launched += 1;
+                // One launch per deferral per pass, even if it is due again at once.
+                set_aside.push(claimed.deferral.id.clone());
+                observe(TickStep::Launching {
+                    id: &claimed.deferral.id,
+                    attempt: claimed.deferral.reentries,
+                });
+                let entry = match Target::parse(&claimed.deferral.launch) {
+                    Ok(target) => run_claimed(
+                        store,
+                        &claimed,
+                        target,
+                        token.clone(),
+                        owner,
+                        options,
+                        now_ms,
+                    ),
+                    Err(err) => refuse_claimed(store, &claimed.deferral, err, now_ms()),
+                };
+                observe(TickStep::Launched(&entry));
+                report.launched.push(entry);
+            }
+            Ok(None) => break,
+            // A deferral that cannot be claimed (its receipt fails its check): set aside for
+            // this pass, the others still go.
+            Err(ClaimNextFailure {
+                id: Some(id),
+                error,
+            }) => {
+                let entry = json!({"id": id, "why": format!("{}: {}", error.code, error.message)});
+                observe(TickStep::Skipped(&entry));
+                report.skipped.push(entry);
+                set_aside.push(id);
+            }
+            Err(ClaimNextFailure { id: None, error }) => return Err(error),
+        }
+    }
+    if token.is_none() {
+        for d in store.due(now_ms(), options.limit)? {
+            if d.launch.starts_with("workflow-dispatch:") {
+                let entry = json!({"id": d.id, "why": "GITHUB_TOKEN is not set"});
+                observe(TickStep::Skipped(&entry));
+                report.skipped.push(entry);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Blocks a claimed deferral whose stored target does not parse (cause `invalid-launch`).
+fn refuse_claimed(store: &dyn Store, claimed: &Deferral, err: HostError, now: u64) -> Value {
+    let outcome = Outcome::BlockedBecause {
+        cause: err.code.clone(),
+        detail: Some(format!("refused at launch, never run: {}", err.message)),
+    };
+    match coordinator::finish(store, claimed, outcome, now) {
+        Ok(after) => {
+            json!({"id": claimed.id, "attempt": after.reentries, "state": after.state.as_str(), "cause": after.cause, "detail": after.detail})
+        }
+        Err(err) => json!({"id": claimed.id, "error": err.to_json_value()["error"]}),
+    }
+}
+
+/// Blocks a due deferral whose stored target no longer parses (cause `invalid-launch`),
+/// claiming it first so the refusal is one compare-and-set like any launch outcome.
+fn refuse_stored_target(
+    store: &dyn Store,
+    d: &Deferral,
+    owner: &str,
+    options: &TickOptions,
+    now_ms: &dyn Fn() -> u64,
+    err: HostError,
+) -> Option<Value> {
+    let lease_ms = u64::try_from(options.lease_timeout.as_millis()).unwrap_or(u64::MAX);
+    let at = now_ms();
+    let refused = coordinator::claim(
+        store,
+        d,
+        owner,
+        at.saturating_add(lease_ms),
+        AttemptStatus::Launching,
+        at,
+    );
+    match refused {
+        Ok(claimed) => Some(refuse_claimed(store, &claimed.deferral, err, now_ms())),
+        // Another ticker got there first.
+        Err(e) if e.is_conflict() => None,
+        Err(e) => Some(json!({"id": d.id, "error": e.to_json_value()["error"]})),
+    }
+}
 
 fn launch(
     store: &dyn Store,
@@ -179,12 +399,16 @@ fn launch(
     options: &TickOptions,
     now_ms: &dyn Fn() -> u64,
 ) -> Result<Option<Value>, Skip> {
-    let target = Target::parse(&d.launch).map_err(|e| Skip(e.message))?;
+    let target = match Target::parse(&d.launch) {
+        Ok(target) => target,
+        // Stored by an older version (e.g. a shell command line): refused, never run.
+        Err(err) => return Ok(refuse_stored_target(store, d, owner, options, now_ms, err)),
+    };
     let token = match &target {
-        Target::WorkflowDispatch { .. } => match std::env::var("GITHUB_TOKEN") {
-            Ok(token) if !token.is_empty() => Some(token),
-            // Checked before claiming, so a missing token does not use up a re-entry.
-            _ => return Err(Skip("GITHUB_TOKEN is not set".into())),
+        // Checked before claiming, so a missing token does not use up a re-entry.
+        Target::WorkflowDispatch { .. } => match github_token() {
+            Some(token) => Some(token),
+            None => return Err(Skip("GITHUB_TOKEN is not set".into())),
         },
         Target::Exec { .. } => None,
     };
@@ -207,6 +431,22 @@ fn launch(
         Err(err) if err.is_conflict() => return Ok(None),
         Err(err) => return Err(Skip(format!("{}: {}", err.code, err.message))),
     };
+    Ok(Some(run_claimed(
+        store, &claimed, target, token, owner, options, now_ms,
+    )))
+}
+
+/// Runs the launch `claimed` is for and records how it ended; the line for the report.
+fn run_claimed(
+    store: &dyn Store,
+    claimed: &coordinator::Claimed,
+    target: Target,
+    token: Option<String>,
+    owner: &str,
+    options: &TickOptions,
+    now_ms: &dyn Fn() -> u64,
+) -> Value {
+    let lease_ms = u64::try_from(options.lease_timeout.as_millis()).unwrap_or(u64::MAX);
     let attempt = claimed.deferral.reentries;
     let id = claimed.deferral.id.clone();
     let finish = |deferral: &Deferral, outcome: Outcome| -> Value {
@@ -220,44 +460,35 @@ fn launch(
         }
     };
     match target {
-        Target::Exec { command } => {
+        Target::Exec { program, args } => {
             // Kill the process before the lease ends, so a recovering ticker never overlaps it.
             let margin = (lease_ms / 10).min(1000);
             let deadline = Instant::now() + Duration::from_millis(lease_ms.saturating_sub(margin));
-            let result = exec::run(&ExecRequest {
-                command: &command,
-                deferral_id: &id,
-                attempt,
-                wakeup_handle: &claimed.wakeup_handle,
-                receipt_json: &claimed.receipt_json,
-                receipt_digest: &sha256_hex(claimed.receipt_json.as_bytes()),
-                deadline,
-            });
-            let outcome = match (&result.end, result.last_json_line()) {
-                (ExecEnd::Exited(0), _) => Outcome::Complete {
-                    detail: Some("exit 0".into()),
+            let result = exec::run(
+                &ExecRequest {
+                    program: &program,
+                    args: &args,
+                    deferral_id: &id,
+                    attempt,
+                    wakeup_handle: &claimed.wakeup_handle,
+                    receipt_json: &claimed.receipt_json,
+                    receipt_digest: &sha256_hex(claimed.receipt_json.as_bytes()),
+                    deadline,
                 },
-                (ExecEnd::Exited(6), Some(line)) => Outcome::Deferred {
-                    receipt: line.to_string(),
-                    detail: Some("exit 6".into()),
+                &mut |pgid| {
+                    // Recorded before anything is waited for, so a ticker that recovers this
+                    // lease after we die can end the group (the leader already dies with us).
+                    let fence = claimed.deferral.fence;
+                    if let Some(process) = process_group::describe(pgid, fence, now_ms()) {
+                        if let Err(err) = store.record_launch_process(&id, &process) {
+                            eprintln!(
+                                "deferral-host tick: could not record the process group of {id}: {err}"
+                            );
+                        }
+                    }
                 },
-                (ExecEnd::Exited(6), None) => Outcome::Blocked {
-                    detail: Some("exit 6 without a receipt on stdout".into()),
-                },
-                (ExecEnd::Exited(code), _) => Outcome::Blocked {
-                    detail: Some(format!("exit {code}")),
-                },
-                (ExecEnd::Signaled(sig), _) => Outcome::Blocked {
-                    detail: Some(format!("killed by signal {sig}")),
-                },
-                (ExecEnd::TimedOut, _) => Outcome::Blocked {
-                    detail: Some("lease-timeout: killed when its lease ran out".into()),
-                },
-                (ExecEnd::SpawnFailed(why), _) => Outcome::Blocked {
-                    detail: Some(format!("could not start: {why}")),
-                },
-            };
-            Ok(Some(finish(&claimed.deferral, outcome)))
+            );
+            finish(&claimed.deferral, exec_outcome::outcome(&program, &result))
         }
         Target::WorkflowDispatch {
             owner: gh_owner,
@@ -307,7 +538,7 @@ fn launch(
                     }
                 }
             };
-            Ok(Some(match result {
+            match result {
                 DispatchResult::Accepted { status } => hold(
                     AttemptStatus::Dispatched,
                     "dispatched",
@@ -328,7 +559,7 @@ fn launch(
                         detail: Some(format!("dispatch rejected: HTTP {status}: {message}")),
                     },
                 ),
-            }))
+            }
         }
     }
 }

@@ -10,11 +10,11 @@ use deferral_host::handle::handle_digest;
 fn record_prints_id_retained_receipt_and_cancellation_handle() {
     let host = Host::new();
     let receipt = deferral_host::store::conformance::handoff(now(), 60_000, HOUR).to_json();
-    let out = host.expect(0, &["record", "--launch", "exec:true", "-"], &receipt);
+    let out = host.expect(0, &["record", "--launch", "exec:/bin/true", "-"], &receipt);
     let keys: Vec<&String> = out.as_object().unwrap().keys().collect();
     assert_eq!(keys, ["cancellation_handle", "id", "receipt"]);
     let line = String::from_utf8(
-        host.run(&["record", "--launch", "exec:true", "-"], &receipt)
+        host.run(&["record", "--launch", "exec:/bin/true", "-"], &receipt)
             .stdout,
     )
     .unwrap();
@@ -69,13 +69,17 @@ fn invalid_receipts_are_refused_and_nothing_is_stored() {
     let host = Host::new();
     let good = deferral_host::store::conformance::handoff(now(), 0, HOUR);
     let bad_digest = good.to_json().replace(&"a".repeat(64), &"A".repeat(64));
-    let out = host.expect(2, &["record", "--launch", "exec:true", "-"], &bad_digest);
+    let out = host.expect(
+        2,
+        &["record", "--launch", "exec:/bin/true", "-"],
+        &bad_digest,
+    );
     assert_eq!(out["error"]["code"], "invalid-digest");
     assert_eq!(out["error"]["path"], "$.bindings.scope_digest");
     assert!(out["error"]["message"].is_string());
     let out = host.expect(
         2,
-        &["record", "--launch", "exec:true", "-"],
+        &["record", "--launch", "exec:/bin/true", "-"],
         "{\"schema\":1",
     );
     assert_eq!(out["error"]["code"], "malformed-json");
@@ -83,11 +87,11 @@ fn invalid_receipts_are_refused_and_nothing_is_stored() {
         .retain(&"c".repeat(64), &"d".repeat(64))
         .unwrap()
         .to_json();
-    let out = host.expect(2, &["record", "--launch", "exec:true", "-"], &retained);
+    let out = host.expect(2, &["record", "--launch", "exec:/bin/true", "-"], &retained);
     assert_eq!(out["error"]["code"], "already-retained");
     let t = now() - 10 * 60_000;
     let expired = deferral_host::store::conformance::handoff(t, 0, 60_000).to_json();
-    let out = host.expect(2, &["record", "--launch", "exec:true", "-"], &expired);
+    let out = host.expect(2, &["record", "--launch", "exec:/bin/true", "-"], &expired);
     assert_eq!(out["error"]["code"], "expired");
     let out = host.expect(
         2,
@@ -121,7 +125,8 @@ fn cancel_needs_the_right_handle_on_postgres() {
 
 fn cancel_needs_the_right_handle_on(host: &Host) {
     let marker = host.path("launched");
-    let (id, handle) = host.record(&format!("exec:echo x >> {}", sq(&marker)), 0, HOUR, &[]);
+    let launch = common::script(&host.path("x.sh"), &format!("echo x >> {}", sq(&marker)));
+    let (id, handle) = host.record(&launch, 0, HOUR, &[]);
     let wrong = deferral_host::handle::new_handle();
     let out = host.expect(5, &["cancel", &id, "--handle", &wrong], "");
     assert_eq!(out["error"]["code"], "wrong-handle");
@@ -148,7 +153,7 @@ fn cancel_needs_the_right_handle_on(host: &Host) {
 fn report_checks_handle_attempt_and_receipt() {
     let host = Host::new();
     // A launch that reports nothing and keeps running is not needed: claim through the library.
-    let (id, cancel) = host.record("exec:true", 0, HOUR, &[]);
+    let (id, cancel) = host.record("exec:/bin/true", 0, HOUR, &[]);
     let store = host.open();
     let d = deferral_host::coordinator::load(&store, &id).unwrap();
     let t = now();
@@ -342,7 +347,7 @@ fn store_urls_pick_a_backend_and_unknown_schemes_are_refused() {
 #[test]
 fn a_store_that_fails_its_integrity_check_is_refused_with_exit_1() {
     let host = Host::new();
-    host.record("exec:true", 60_000, HOUR, &[]);
+    host.record("exec:/bin/true", 60_000, HOUR, &[]);
     // Flip bytes in the middle of the file (past the header): pages no longer check out.
     let conn = rusqlite::Connection::open(&host.db).unwrap();
     conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -3,111 +3,25 @@
 
 mod common;
 
+use common::server::{error_code, Server, TOKEN};
 use common::{now, Host, HOUR};
 use deferral_core::receipt::validate_str;
 use deferral_host::coordinator;
 use deferral_host::handle::handle_digest;
-use deferral_host::store::{AttemptStatus, ListQuery, Store};
+use deferral_host::store::{AttemptStatus, Store};
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, Stdio};
-
-const TOKEN: &str = "serve-test-token-0123456789abcdef";
-
-struct Server {
-    host: Host,
-    child: Child,
-    addr: String,
-}
-
-impl Server {
-    fn start(extra: &[&str]) -> Server {
-        let host = Host::new();
-        let mut args = vec!["serve", "--listen", "127.0.0.1:0"];
-        args.extend_from_slice(extra);
-        let mut child = host
-            .command(&args)
-            .env("DEFERRAL_SERVE_TOKEN", TOKEN)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let ready: Value = serde_json::from_str(&line).expect("a {\"listening\"} line");
-        let addr = ready["listening"].as_str().unwrap().to_string();
-        Server { host, child, addr }
-    }
-
-    /// Sends raw bytes; answers (status, head, body as JSON).
-    fn raw(&self, bytes: &[u8]) -> (u16, String, Value) {
-        let mut stream = TcpStream::connect(&self.addr).unwrap();
-        stream.write_all(bytes).unwrap();
-        let mut answer = String::new();
-        stream.read_to_string(&mut answer).unwrap();
-        let (head, body) = answer.split_once("\r\n\r\n").expect("an HTTP answer");
-        let status = head[9..12].parse().unwrap();
-        (
-            status,
-            head.to_string(),
-            serde_json::from_str(body).unwrap_or(Value::Null),
-        )
-    }
-
-    fn call_with(&self, method: &str, path: &str, token: Option<&str>, body: &str) -> (u16, Value) {
-        let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
-        let request = format!(
-            "{method} {path} HTTP/1.1\r\nHost: test\r\n{auth}Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-            body.len()
-        );
-        let (status, _, json) = self.raw(request.as_bytes());
-        (status, json)
-    }
-
-    fn call(&self, method: &str, path: &str, body: Value) -> (u16, Value) {
-        let text = if body.is_null() {
-            String::new()
-        } else {
-            body.to_string()
-        };
-        self.call_with(method, path, Some(TOKEN), &text)
-    }
-
-    fn record(&self, launch: &str) -> (String, String, Value) {
-        let receipt = deferral_host::store::conformance::handoff(now(), 0, HOUR).to_json();
-        let body = format!("{{\"receipt\":{receipt},\"launch\":{}}}", json!(launch));
-        let (status, out) = self.call_with("POST", "/v1/deferrals", Some(TOKEN), &body);
-        assert_eq!(status, 201, "{out}");
-        let id = out["id"].as_str().unwrap().to_string();
-        let cancel = out["cancellation_handle"].as_str().unwrap().to_string();
-        (id, cancel, out)
-    }
-
-    fn count(&self) -> usize {
-        self.host.open().list(&ListQuery::default()).unwrap().len()
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn error_code(value: &Value) -> &str {
-    value["error"]["code"].as_str().unwrap_or("<none>")
-}
 
 #[test]
 fn every_request_needs_the_token() {
     let server = Server::start(&[]);
     let (status, head, body) = server.raw(b"GET /v1/deferrals/dx HTTP/1.1\r\nHost: t\r\n\r\n");
     assert_eq!((status, error_code(&body)), (401, "unauthorized"));
-    assert!(head.contains("WWW-Authenticate: Bearer"), "{head}");
+    assert!(
+        head.to_ascii_lowercase()
+            .contains("www-authenticate: bearer"),
+        "{head}"
+    );
     for token in [
         "wrong-token-0123456789abcdef",
         &TOKEN[..TOKEN.len() - 1],
@@ -151,7 +65,7 @@ fn serve_refuses_to_start_without_a_token() {
 fn bodies_are_limited_to_16_kib() {
     let server = Server::start(&["--allow-launch", "exec:"]);
     let receipt = deferral_host::store::conformance::handoff(now(), 0, HOUR).to_json();
-    let mut body = format!("{{\"receipt\":{receipt},\"launch\":\"exec:true\"}}");
+    let mut body = format!("{{\"receipt\":{receipt},\"launch\":\"exec:/bin/true\"}}");
     body.push_str(&" ".repeat(16 * 1024 - body.len()));
     assert_eq!(
         server
@@ -175,7 +89,7 @@ fn bodies_are_limited_to_16_kib() {
 #[test]
 fn record_status_claim_outcome_and_cancel_round_trip() {
     let server = Server::start(&["--allow-launch", "exec:"]);
-    let (id, cancel, out) = server.record("exec:true");
+    let (id, cancel, out) = server.record("exec:/bin/true");
     let retained = validate_str(&out["receipt"].to_string()).unwrap();
     assert!(retained.is_retained());
     assert_eq!(
@@ -268,7 +182,7 @@ fn record_status_claim_outcome_and_cancel_round_trip() {
     assert_eq!(events, ["record", "claim", "defer", "claim", "complete"]);
 
     // A second deferral is cancelled with its handle.
-    let (id, cancel, _) = server.record("exec:true");
+    let (id, cancel, _) = server.record("exec:/bin/true");
     let (status, body) = server.call(
         "POST",
         &format!("/v1/deferrals/{id}/cancel"),
@@ -289,15 +203,15 @@ fn an_invalid_receipt_stores_nothing() {
         "POST",
         "/v1/deferrals",
         Some(TOKEN),
-        &format!("{{\"receipt\":{bad},\"launch\":\"exec:true\"}}"),
+        &format!("{{\"receipt\":{bad},\"launch\":\"exec:/bin/true\"}}"),
     );
     assert_eq!((status, error_code(&body)), (422, "invalid-digest"));
     assert_eq!(body["error"]["path"], "$.bindings.scope_digest");
-    let (_, _, recorded) = server.record("exec:true");
+    let (_, _, recorded) = server.record("exec:/bin/true");
     let retained = recorded["receipt"].to_string();
     let cases = [
         (
-            format!("{{\"receipt\":{retained},\"launch\":\"exec:true\"}}"),
+            format!("{{\"receipt\":{retained},\"launch\":\"exec:/bin/true\"}}"),
             422,
             "already-retained",
         ),
@@ -313,7 +227,7 @@ fn an_invalid_receipt_stores_nothing() {
         ),
         (format!("{{\"receipt\":{good}}}"), 400, "invalid-request"),
         (
-            format!("{{\"receipt\":{good},\"launch\":\"exec:true\",\"extra\":1}}"),
+            format!("{{\"receipt\":{good},\"launch\":\"exec:/bin/true\",\"extra\":1}}"),
             400,
             "invalid-request",
         ),
@@ -334,7 +248,7 @@ fn an_invalid_receipt_stores_nothing() {
 fn exec_launches_need_to_be_allowed() {
     let server = Server::start(&[]);
     let receipt = deferral_host::store::conformance::handoff(now(), 0, HOUR).to_json();
-    let body = format!("{{\"receipt\":{receipt},\"launch\":\"exec:rm -rf /\"}}");
+    let body = format!("{{\"receipt\":{receipt},\"launch\":\"exec:/bin/rm -rf /\"}}");
     let (status, answer) = server.call_with("POST", "/v1/deferrals", Some(TOKEN), &body);
     assert_eq!((status, error_code(&answer)), (403, "launch-not-allowed"));
     server.record("workflow-dispatch:octo/app/sync.yml@main");
@@ -344,7 +258,7 @@ fn exec_launches_need_to_be_allowed() {
 #[test]
 fn a_wrong_handle_or_attempt_changes_nothing() {
     let server = Server::start(&["--allow-launch", "exec:"]);
-    let (id, cancel, _) = server.record("exec:true");
+    let (id, cancel, _) = server.record("exec:/bin/true");
     let store = server.host.open();
     let before = coordinator::load(&store, &id).unwrap();
     let outcome = format!("/v1/deferrals/{id}/outcome");
@@ -431,5 +345,98 @@ fn sigterm_stops_the_server_cleanly() {
     assert!(
         TcpStream::connect(&server.addr).is_err(),
         "the port is closed"
+    );
+}
+
+#[test]
+fn concurrent_records_are_each_committed_before_their_answer() {
+    concurrent_records_on(Host::new());
+}
+
+/// The same through a PostgreSQL store: the group commit's batch is one PostgreSQL transaction.
+#[test]
+fn concurrent_records_are_each_committed_before_their_answer_on_postgres() {
+    let Some(schema) = common::pg::schema_or_skip() else {
+        return;
+    };
+    concurrent_records_on(Host::with_store(&schema.url));
+}
+
+fn concurrent_records_on(host: Host) {
+    let server = std::sync::Arc::new(Server::start_on(host, &["--allow-launch", "exec:"]));
+    let threads: Vec<_> = (0..8)
+        .map(|t| {
+            let server = server.clone();
+            std::thread::spawn(move || {
+                let store = server.host.open_any();
+                (0..5)
+                    .map(|i| {
+                        let (id, _, _) = server.record(&format!("exec:/bin/echo {t} {i}"));
+                        // Answered, so committed: another connection sees it at once.
+                        let d = coordinator::load(&*store, &id).unwrap();
+                        assert_eq!(d.launch, format!("exec:/bin/echo {t} {i}"));
+                        id
+                    })
+                    .collect::<Vec<_>>()
+            })
+        })
+        .collect();
+    let mut ids: Vec<String> = threads
+        .into_iter()
+        .flat_map(|t| t.join().unwrap())
+        .collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), 40, "40 distinct deferrals");
+    let stored = server
+        .host
+        .open_any()
+        .list(&deferral_host::store::ListQuery::default())
+        .unwrap();
+    assert_eq!(stored.len(), 40, "none lost, none twice");
+}
+
+#[test]
+fn racing_cancels_have_one_winner_and_the_others_get_409() {
+    let server = std::sync::Arc::new(Server::start(&["--allow-launch", "exec:"]));
+    let mut codes = std::collections::BTreeSet::new();
+    // Loads race with the winner's write: some losers read the old fence (`conflict`), others
+    // the cancelled row (`illegal-transition`). Repeat until both kinds were answered.
+    for _ in 0..20 {
+        let (id, cancel, _) = server.record("exec:/bin/true");
+        let barrier = std::sync::Arc::new(std::sync::Barrier::new(8));
+        let answers: Vec<(u16, Value)> = (0..8)
+            .map(|_| {
+                let (server, barrier) = (server.clone(), barrier.clone());
+                let (path, body) = (
+                    format!("/v1/deferrals/{id}/cancel"),
+                    json!({"handle": cancel}),
+                );
+                std::thread::spawn(move || {
+                    barrier.wait();
+                    server.call("POST", &path, body)
+                })
+            })
+            .collect::<Vec<_>>()
+            .into_iter()
+            .map(|t| t.join().unwrap())
+            .collect();
+        let winners = answers.iter().filter(|(s, _)| *s == 200).count();
+        assert_eq!(winners, 1, "{answers:?}");
+        for (status, body) in answers.iter().filter(|(s, _)| *s != 200) {
+            let code = error_code(body);
+            assert_eq!(*status, 409, "{body}");
+            assert!(["conflict", "illegal-transition"].contains(&code), "{body}");
+            codes.insert(code.to_string());
+        }
+        let events = server.host.open().events(&id).unwrap();
+        assert_eq!(events.len(), 2, "record and one cancel");
+        if codes.contains("conflict") {
+            break;
+        }
+    }
+    assert!(
+        codes.contains("conflict"),
+        "no race lost on the fence: {codes:?}"
     );
 }

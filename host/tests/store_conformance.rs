@@ -30,7 +30,7 @@ deferral_host::store_conformance_tests!(Sqlite::new());
 fn recorded(store: &SqliteStore) -> deferral_host::coordinator::Recorded {
     let now = deferral_host::clock::now_ms();
     let text = deferral_host::store::conformance::handoff(now, 0, 3_600_000).to_json();
-    deferral_host::coordinator::record(store, text.as_bytes(), "exec:true", 2, now).unwrap()
+    deferral_host::coordinator::record(store, text.as_bytes(), "exec:/bin/true", 2, now).unwrap()
 }
 
 #[test]
@@ -137,4 +137,25 @@ fn sqlite_open_refuses_a_corrupt_file() {
     )
     .unwrap();
     assert!(SqliteStore::open(&backend.path, IntegrityCheck::Full).is_err());
+}
+
+#[test]
+fn a_version_1_store_migrates_to_the_launch_process_table_keeping_its_rows() {
+    let backend = Sqlite::new();
+    let store = SqliteStore::open(&backend.path, IntegrityCheck::Full).unwrap();
+    let d = recorded(&store).deferral;
+    // What a store written by the first version looks like: no launch_processes table.
+    store
+        .connection()
+        .execute_batch("DROP TABLE launch_processes; PRAGMA user_version = 1")
+        .unwrap();
+    drop(store);
+    let store = SqliteStore::open(&backend.path, IntegrityCheck::Full).unwrap();
+    assert_eq!(store.get(&d.id).unwrap().unwrap(), d, "the row is kept");
+    assert_eq!(store.launch_process(&d.id).unwrap(), None);
+    let version: i64 = store
+        .connection()
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, 2);
 }

@@ -27,7 +27,7 @@ deferral_host::store_conformance_tests!(match schema_or_skip() {
 fn recorded(store: &dyn Store) -> deferral_host::coordinator::Recorded {
     let now = deferral_host::clock::now_ms();
     let text = deferral_host::store::conformance::handoff(now, 0, 3_600_000).to_json();
-    deferral_host::coordinator::record(store, text.as_bytes(), "exec:true", 2, now).unwrap()
+    deferral_host::coordinator::record(store, text.as_bytes(), "exec:/bin/true", 2, now).unwrap()
 }
 
 #[test]
@@ -207,4 +207,108 @@ fn postgres_store_urls_select_the_backend() {
         "Postgres(..)",
         "a URL's password never reaches a log"
     );
+}
+
+#[test]
+fn postgres_refuses_another_applications_tables_and_leaves_them() {
+    let Some(schema) = schema_or_skip() else {
+        return;
+    };
+    let mut client = schema.client();
+    client
+        .batch_execute(
+            "CREATE TABLE deferrals (job TEXT PRIMARY KEY); INSERT INTO deferrals VALUES ('theirs')",
+        )
+        .unwrap();
+    let err = PostgresStore::open(&schema.url, IntegrityCheck::Off)
+        .err()
+        .expect("refused");
+    assert_eq!(err.code(), "foreign-store", "{err}");
+    let kept: String = client
+        .query_one("SELECT job FROM deferrals", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(kept, "theirs");
+    let version_table: bool = client
+        .query_one(
+            "SELECT to_regclass('deferral_schema_version') IS NOT NULL",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert!(!version_table, "nothing created in their schema");
+}
+
+#[test]
+fn postgres_store_is_marked_and_a_receipt_edited_in_place_is_refused() {
+    let Some(schema) = schema_or_skip() else {
+        return;
+    };
+    let store = PostgresStore::open(&schema.url, IntegrityCheck::Full).unwrap();
+    let mut client = schema.client();
+    let marker: Option<String> = client
+        .query_one(
+            "SELECT obj_description('deferral_schema_version'::regclass, 'pg_class')",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(
+        marker.as_deref(),
+        Some(deferral_host::store::postgres::STORE_MARKER)
+    );
+    let d = recorded(&store).deferral;
+    client
+        .batch_execute(
+            "ALTER TABLE receipts DISABLE TRIGGER receipts_no_update; \
+             UPDATE receipts SET receipt = replace(receipt, 'rest-reserve', 'graphql-reserve'); \
+             ALTER TABLE receipts ENABLE TRIGGER receipts_no_update",
+        )
+        .unwrap();
+    assert_eq!(
+        store.current_receipt(&d.id).unwrap_err().code(),
+        "store-corrupt"
+    );
+    assert_eq!(store.receipts(&d.id).unwrap_err().code(), "store-corrupt");
+}
+
+#[test]
+fn postgres_claim_next_skips_a_row_another_ticker_holds_without_waiting() {
+    let Some(schema) = schema_or_skip() else {
+        return;
+    };
+    let store = PostgresStore::open(&schema.url, IntegrityCheck::Full).unwrap();
+    let held = recorded(&store).deferral;
+    let free = recorded(&store).deferral;
+    let mut other = schema.client();
+    let mut tx = other.transaction().unwrap();
+    tx.query(
+        "SELECT id FROM deferrals WHERE id = $1 FOR UPDATE",
+        &[&held.id],
+    )
+    .unwrap();
+    let now = deferral_host::clock::now_ms();
+    let next = deferral_host::store::NextDue {
+        now_ms: now,
+        ..Default::default()
+    };
+    let claim = || {
+        deferral_host::coordinator::claim_next(
+            &store,
+            &next,
+            "t",
+            60_000,
+            &|_| deferral_host::store::AttemptStatus::Launching,
+            now,
+        )
+        .map_err(|f| f.error)
+        .unwrap()
+        .map(|c| c.deferral.id)
+    };
+    let started = std::time::Instant::now();
+    assert_eq!(claim(), Some(free.id), "the free row, at once");
+    assert_eq!(claim(), None, "the held row is skipped, not waited for");
+    assert!(started.elapsed() < std::time::Duration::from_secs(2));
+    tx.rollback().unwrap();
+    assert_eq!(claim(), Some(held.id), "claimed once released");
 }

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{lines, now, sq, Host, HOUR};
+use common::{lines, now, script, sq, Host, HOUR};
 use deferral_core::digest::sha256_hex;
 use deferral_core::receipt::validate_str;
 use deferral_host::handle::handle_digest;
@@ -24,7 +24,10 @@ fn launched_ids(report: &serde_json::Value) -> Vec<String> {
 fn nothing_is_launched_before_resume_after() {
     let host = Host::new();
     let marker = host.path("launched");
-    let launch = format!("exec:echo \"$DEFERRAL_ID\" >> {}", sq(&marker));
+    let launch = script(
+        &host.path("mark.sh"),
+        &format!("echo \"$DEFERRAL_ID\" >> {}", sq(&marker)),
+    );
     let (later, _) = host.record(&launch, 60_000, HOUR, &[]);
     let (soon, _) = host.record(&launch, 1_200, HOUR, &[]);
     let dry = host.tick(&["--dry-run"]);
@@ -62,7 +65,10 @@ fn nothing_is_launched_before_resume_after() {
 fn exec_gets_receipt_on_stdin_and_only_the_documented_environment() {
     let host = Host::new();
     let (env_file, stdin_file) = (host.path("env"), host.path("stdin"));
-    let launch = format!("exec:env > {}; cat > {}", sq(&env_file), sq(&stdin_file));
+    let launch = script(
+        &host.path("env.sh"),
+        &format!("env > {}; cat > {}", sq(&env_file), sq(&stdin_file)),
+    );
     let (id, _) = host.record(&launch, 0, HOUR, &[]);
     let out = host
         .command(&["tick"])
@@ -133,14 +139,26 @@ fn exec_gets_receipt_on_stdin_and_only_the_documented_environment() {
 fn exit_codes_map_to_outcomes() {
     let host = Host::new();
     let cases = [
-        ("exec:exit 0", "complete", "completed"),
-        ("exec:exit 5", "blocked", "blocked"),
-        ("exec:exit 3", "blocked", "blocked"),
-        ("exec:echo not-a-receipt; exit 6", "blocked", "blocked"),
-        ("exec:echo '{\"schema\":2}'; exit 6", "blocked", "blocked"),
-        ("exec:cat; exit 6", "deferred", "deferred"),
-        ("exec:kill -9 $$", "blocked", "blocked"),
+        ("exit 0", "complete", "completed"),
+        ("exit 5", "blocked", "blocked"),
+        ("exit 3", "blocked", "blocked"),
+        ("echo not-a-receipt; exit 6", "blocked", "missing-receipt"),
+        (
+            "echo '{\"schema\":2}'; exit 6",
+            "blocked",
+            "missing-receipt",
+        ),
+        ("cat; exit 6", "deferred", "deferred"),
+        ("kill -9 $$", "blocked", "blocked"),
     ];
+    let cases: Vec<(String, &str, &str)> = cases
+        .iter()
+        .enumerate()
+        .map(|(n, (body, state, cause))| {
+            let launch = script(&host.path(&format!("case{n}.sh")), body);
+            (launch, *state, *cause)
+        })
+        .collect();
     let ids: Vec<String> = cases
         .iter()
         .map(|(launch, _, _)| host.record(launch, 0, HOUR, &[]).0)
@@ -159,10 +177,10 @@ fn exit_codes_map_to_outcomes() {
         "exit 3",
         "the exit code is recorded"
     );
-    let detail = host.status(&ids[4])["detail"].as_str().unwrap().to_string();
-    assert!(
-        detail.starts_with("new receipt refused: "),
-        "an invalid new receipt blocks: {detail}"
+    assert_eq!(
+        host.status(&ids[4])["detail"],
+        "exit 6 without a receipt on stdout",
+        "a JSON line that is no receipt is no receipt"
     );
 }
 
@@ -171,9 +189,9 @@ fn reentries_are_bounded_and_every_receipt_is_kept() {
     let host = Host::new();
     let marker = host.path("launched");
     // Still limited every time: hands back the receipt it got (a new receipt, due at once).
-    let launch = format!(
-        "exec:echo \"$DEFERRAL_ATTEMPT\" >> {}; cat; exit 6",
-        sq(&marker)
+    let launch = script(
+        &host.path("again.sh"),
+        &format!("echo \"$DEFERRAL_ATTEMPT\" >> {}; cat; exit 6", sq(&marker)),
     );
     let (id, cancel) = host.record(&launch, 0, HOUR, &[]);
     host.tick(&[]);
@@ -220,7 +238,8 @@ fn reentries_are_bounded_and_every_receipt_is_kept() {
     host.expect(5, &["cancel", &id, "--handle", &cancel], "");
 
     // --max-reentries raises the bound.
-    let (three, _) = host.record("exec:cat; exit 6", 0, HOUR, &["--max-reentries", "3"]);
+    let again = script(&host.path("cat.sh"), "cat; exit 6");
+    let (three, _) = host.record(&again, 0, HOUR, &["--max-reentries", "3"]);
     for _ in 0..4 {
         host.tick(&[]);
     }
@@ -239,7 +258,7 @@ fn reentries_are_bounded_and_every_receipt_is_kept() {
 fn expired_deferrals_are_cancelled_without_launch() {
     let host = Host::new();
     let marker = host.path("launched");
-    let launch = format!("exec:echo x >> {}", sq(&marker));
+    let launch = script(&host.path("x.sh"), &format!("echo x >> {}", sq(&marker)));
     // Opens in 600 ms and closes at the same instant: it expires before any tick sees it due.
     let t = now();
     let receipt = deferral_host::store::conformance::handoff(t, 600, 600).to_json();
@@ -263,8 +282,8 @@ fn expired_deferrals_are_cancelled_without_launch() {
 #[test]
 fn tick_with_ids_touches_only_those() {
     let host = Host::new();
-    let (a, _) = host.record("exec:true", 0, HOUR, &[]);
-    let (b, _) = host.record("exec:true", 0, HOUR, &[]);
+    let (a, _) = host.record("exec:/bin/true", 0, HOUR, &[]);
+    let (b, _) = host.record("exec:/bin/true", 0, HOUR, &[]);
     let report = host.tick(&[&b]);
     assert_eq!(launched_ids(&report), [b.as_str()]);
     assert_eq!(host.status(&a)["state"], "deferred");
@@ -307,7 +326,10 @@ fn four_racing_tickers(host: &Host, count: usize) {
     let marker = host.path("launched");
     let ids = record_many(
         host,
-        &format!("exec:echo \"$DEFERRAL_ID\" >> {}", sq(&marker)),
+        &script(
+            &host.path("mark.sh"),
+            &format!("echo \"$DEFERRAL_ID\" >> {}", sq(&marker)),
+        ),
         count,
     );
     let tickers: Vec<_> = (0..4)
@@ -361,7 +383,10 @@ fn a_ticker_killed_mid_run_is_recovered_by_the_next_tick() {
     let marker = host.path("launched");
     let ids = record_many(
         &host,
-        &format!("exec:echo \"$DEFERRAL_ID\" >> {}; sleep 0.05", sq(&marker)),
+        &script(
+            &host.path("mark.sh"),
+            &format!("echo \"$DEFERRAL_ID\" >> {}; sleep 0.05", sq(&marker)),
+        ),
         40,
     );
     let mut ticker = host
@@ -435,7 +460,10 @@ fn a_launch_that_outlives_its_lease_is_killed_and_blocked() {
     let host = Host::new();
     let marker = host.path("survived");
     let (id, _) = host.record(
-        &format!("exec:sleep 20; echo late >> {}", sq(&marker)),
+        &script(
+            &host.path("late.sh"),
+            &format!("sleep 20; echo late >> {}", sq(&marker)),
+        ),
         0,
         HOUR,
         &[],

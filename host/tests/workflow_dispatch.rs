@@ -149,6 +149,10 @@ fn dispatch_sends_only_id_attempt_and_receipt_with_the_token_in_authorization_on
         );
     }
     assert_eq!(report["launched"][0]["attempt_status"], "dispatched");
+    assert!(
+        output.contains(&format!("{id}: dispatched (HTTP 204)")),
+        "tick's progress line says dispatched: {output}"
+    );
     let s = host.status(&id);
     assert_eq!(
         (s["state"].as_str(), s["attempt_status"].as_str()),

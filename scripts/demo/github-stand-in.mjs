@@ -1,55 +1,87 @@
-// The demo's loopback stand-in for GitHub's GET /rate_limit: the REST window is nearly spent
-// until it resets a few seconds after start, then it is full again, as GitHub's would be.
-// Answers in the documented shape (resources.{core,graphql,...}, x-ratelimit-* headers).
-// Usage: node scripts/demo/github-stand-in.mjs RESET_IN_SECONDS   (prints {"port":N} when listening)
+// The demo's loopback stand-in for GitHub: GET /rate_limit, and the label writes of the demo's
+// nightly job (POST /repos/{owner}/{repo}/issues/{n}/labels). The REST window has only LEFT
+// requests left until it resets a few seconds after start; then it is full again, as GitHub's
+// would be, and each label write spends one request. Answers in the documented shapes
+// (resources.{core,graphql,...}, x-ratelimit-* headers; 403 with remaining 0 when spent).
+// Usage: node scripts/demo/github-stand-in.mjs RESET_IN_SECONDS LEFT
+//   prints {"port":N,"reset":EPOCH_S} when listening; GET /_stand-in/stats says what it served.
 import http from 'node:http';
 
 const resetInSeconds = Number(process.argv[2] ?? 5);
+const leftBeforeReset = Number(process.argv[3] ?? 120);
+const LIMIT = 5000;
 const startedAt = Math.floor(Date.now() / 1000);
 const firstReset = startedAt + resetInSeconds;
-let requests = 0;
+let labelWrites = 0;
+let spentBeforeReset = 0;
+let spentAfterReset = 0;
 
-function resources() {
+function core() {
   const now = Math.floor(Date.now() / 1000);
-  const spent = now < firstReset;
-  const core = spent
-    ? { limit: 5000, used: 4997, remaining: 3, reset: firstReset }
-    : { limit: 5000, used: 0, remaining: 5000, reset: firstReset + 3600 };
-  const graphql = { limit: 5000, used: 12, remaining: 4988, reset: startedAt + 3600 };
+  if (now < firstReset) {
+    const remaining = Math.max(0, leftBeforeReset - spentBeforeReset);
+    return { limit: LIMIT, used: LIMIT - remaining, remaining, reset: firstReset };
+  }
+  return { limit: LIMIT, used: spentAfterReset, remaining: LIMIT - spentAfterReset, reset: firstReset + 3600 };
+}
+
+function rateHeaders(window) {
   return {
-    core,
-    graphql,
-    search: { limit: 30, used: 0, remaining: 30, reset: now + 60 },
-    integration_manifest: { limit: 5000, used: 0, remaining: 5000, reset: now + 3600 },
+    'content-type': 'application/json; charset=utf-8',
+    date: new Date().toUTCString(),
+    'x-ratelimit-limit': String(window.limit),
+    'x-ratelimit-remaining': String(window.remaining),
+    'x-ratelimit-used': String(window.used),
+    'x-ratelimit-reset': String(window.reset),
+    'x-ratelimit-resource': 'core',
   };
 }
 
-const server = http.createServer((req, res) => {
-  requests += 1;
-  if (req.method !== 'GET' || req.url !== '/rate_limit') {
-    res.writeHead(404, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ message: 'Not Found' }));
+function rateLimit(res) {
+  const now = Math.floor(Date.now() / 1000);
+  const resources = {
+    core: core(),
+    graphql: { limit: LIMIT, used: 12, remaining: LIMIT - 12, reset: startedAt + 3600 },
+    search: { limit: 30, used: 0, remaining: 30, reset: now + 60 },
+    integration_manifest: { limit: LIMIT, used: 0, remaining: LIMIT, reset: now + 3600 },
+  };
+  res.writeHead(200, rateHeaders(resources.core));
+  res.end(JSON.stringify({ resources, rate: resources.core }));
+}
+
+function addLabels(res, issue) {
+  const window = core();
+  if (window.remaining === 0) {
+    res.writeHead(403, rateHeaders(window));
+    res.end(JSON.stringify({ message: 'API rate limit exceeded for user ID 1.', documentation_url: 'https://docs.github.com/rest/overview/resources-in-the-rest-api#rate-limiting' }));
     return;
   }
-  const body = { resources: resources() };
-  body.rate = body.resources.core;
-  const core = body.resources.core;
-  res.writeHead(200, {
-    'content-type': 'application/json; charset=utf-8',
-    date: new Date().toUTCString(),
-    'x-ratelimit-limit': String(core.limit),
-    'x-ratelimit-remaining': String(core.remaining),
-    'x-ratelimit-used': String(core.used),
-    'x-ratelimit-reset': String(core.reset),
-    'x-ratelimit-resource': 'core',
-  });
-  res.end(JSON.stringify(body));
+  if (Math.floor(Date.now() / 1000) < firstReset) spentBeforeReset += 1;
+  else spentAfterReset += 1;
+  labelWrites += 1;
+  res.writeHead(200, rateHeaders(core()));
+  res.end(JSON.stringify([{ id: 208045946, name: 'triaged', color: 'f29513', default: false, issue }]));
+}
+
+const server = http.createServer((req, res) => {
+  const label = /^\/repos\/[^/]+\/[^/]+\/issues\/(\d+)\/labels$/.exec(req.url);
+  if (req.method === 'GET' && req.url === '/rate_limit') return rateLimit(res);
+  if (req.method === 'GET' && req.url === '/_stand-in/stats') {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    return res.end(JSON.stringify({ labelWrites, spentBeforeReset, spentAfterReset }));
+  }
+  if (req.method === 'POST' && label) {
+    req.resume();
+    return req.on('end', () => addLabels(res, Number(label[1])));
+  }
+  res.writeHead(404, { 'content-type': 'application/json' });
+  return res.end(JSON.stringify({ message: 'Not Found' }));
 });
 
 server.listen(0, '127.0.0.1', () => {
   process.stdout.write(`${JSON.stringify({ port: server.address().port, reset: firstReset })}\n`);
 });
 process.on('SIGTERM', () => {
-  process.stderr.write(`    (the GitHub stand-in served ${requests} request(s) and stopped)\n`);
   server.close(() => process.exit(0));
+  server.closeAllConnections?.();
 });

@@ -131,17 +131,18 @@ fn ownership(obj: &Object) -> Result<Ownership, ReceiptError> {
     let mode = obj.string("mode")?;
     let mixed =
         |path: &str, message: String| ReceiptError::new(ErrorCode::InvalidOwnership, path, message);
-    let retained =
-        match disposition {
-            "retained" => true,
-            "handoff" => false,
-            other => return Err(mixed(
+    let retained = match disposition {
+        "retained" => true,
+        "handoff" => false,
+        other => {
+            return Err(mixed(
                 "$.ownership.disposition",
                 format!(
                     "$.ownership.disposition must be \"retained\" or \"handoff\", not {other:?}"
                 ),
-            )),
-        };
+            ))
+        }
+    };
     let want_mode = if retained {
         "durable-host"
     } else {

@@ -1,8 +1,9 @@
-//! `exec:` launches: `sh -c COMMAND` with the claimed receipt on stdin and a cleared
-//! environment (PATH, HOME, LANG kept; DEFERRAL_ID, DEFERRAL_ATTEMPT, DEFERRAL_WAKEUP_HANDLE,
-//! DEFERRAL_RECEIPT_DIGEST added). The process runs in its own process group, which is killed
-//! if it (or a background process still holding its stdout) outlives the lease, so no two
-//! launches of one deferral can overlap.
+//! `exec:` launches: the program run directly (no shell) with its arguments, the claimed
+//! receipt on stdin and a cleared environment (PATH, HOME, LANG kept; DEFERRAL_ID,
+//! DEFERRAL_ATTEMPT, DEFERRAL_WAKEUP_HANDLE, DEFERRAL_RECEIPT_DIGEST added). The process runs in
+//! its own process group, which is killed if it (or a background process still holding its
+//! stdout) outlives the lease. On Linux the process also gets a parent-death signal: it is
+//! killed when the ticker dies. So no two launches of one deferral can overlap.
 
 use std::io::{Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -21,7 +22,8 @@ pub enum ExecEnd {
     Signaled(i32),
     /// Killed because it outlived its lease.
     TimedOut,
-    SpawnFailed(String),
+    /// The program could not be started (its error kind tells not-found from not-executable).
+    SpawnFailed(std::io::ErrorKind, String),
 }
 
 #[derive(Debug, Clone)]
@@ -42,7 +44,9 @@ impl ExecResult {
 }
 
 pub struct ExecRequest<'a> {
-    pub command: &'a str,
+    /// An absolute path, run directly.
+    pub program: &'a str,
+    pub args: &'a [String],
     pub deferral_id: &'a str,
     pub attempt: u32,
     pub wakeup_handle: &'a str,
@@ -52,9 +56,11 @@ pub struct ExecRequest<'a> {
     pub deadline: Instant,
 }
 
-pub fn run(request: &ExecRequest) -> ExecResult {
-    let mut command = Command::new("sh");
-    command.arg("-c").arg(request.command).env_clear();
+/// Runs the launch to its end (or its deadline). `started` is called with the process group id
+/// as soon as the process exists, before anything is waited for (the ticker records it).
+pub fn run(request: &ExecRequest, started: &mut dyn FnMut(u32)) -> ExecResult {
+    let mut command = Command::new(request.program);
+    command.args(request.args).env_clear();
     for key in KEPT_ENV {
         if let Some(value) = std::env::var_os(key) {
             command.env(key, value);
@@ -69,16 +75,18 @@ pub fn run(request: &ExecRequest) -> ExecResult {
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .process_group(0);
+    die_with_parent(&mut command);
     let mut child = match command.spawn() {
         Ok(child) => child,
         Err(err) => {
             return ExecResult {
-                end: ExecEnd::SpawnFailed(err.to_string()),
+                end: ExecEnd::SpawnFailed(err.kind(), err.to_string()),
                 stdout: String::new(),
             }
         }
     };
     let pid = child.id();
+    started(pid);
     let stdin = child.stdin.take();
     let input = format!("{}\n", request.receipt_json);
     // Writer and reader in threads so a process that ignores stdin or floods stdout cannot stall us.
@@ -141,11 +149,40 @@ pub fn run(request: &ExecRequest) -> ExecResult {
                 Some(code) => ExecEnd::Exited(code),
                 None => ExecEnd::Signaled(status.signal().unwrap_or(0)),
             },
-            None => ExecEnd::SpawnFailed("could not wait for the process".into()),
+            None => ExecEnd::SpawnFailed(
+                std::io::ErrorKind::Other,
+                "could not wait for the process".into(),
+            ),
         }
     };
     ExecResult { end, stdout }
 }
+
+/// Linux: the launched process gets SIGKILL when the thread that started it (the ticker) dies,
+/// and refuses to start if the ticker is already gone. Elsewhere there is no such signal; the
+/// recovering ticker kills the recorded group instead (see `tick`).
+#[cfg(target_os = "linux")]
+fn die_with_parent(command: &mut Command) {
+    // SAFETY: getpid is async-signal-safe; called before fork, no memory involved.
+    let parent = unsafe { libc::getpid() };
+    // SAFETY: the closure runs in the forked child before exec and only calls
+    // async-signal-safe functions (prctl, getppid); it allocates nothing.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // The ticker died between fork and prctl: the signal will never come.
+            if libc::getppid() != parent {
+                return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
+            }
+            Ok(())
+        });
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn die_with_parent(_command: &mut Command) {}
 
 fn kill_group(pid: u32) {
     if let Ok(pid) = i32::try_from(pid) {

@@ -1,17 +1,21 @@
-//! The little HTTP/1.1 that `serve` needs: one request per connection, a `Content-Length` body
-//! (no chunked uploads), JSON answers, `Connection: close`. Written by hand over `std::net` so
-//! the host keeps no web framework and no async runtime for five JSON endpoints.
+//! The request and answer types the routes see (method, path, headers, body in; status, headers,
+//! JSON body out), and their conversion from and to hyper's. hyper parses and frames HTTP/1.1;
+//! this file adds what `serve` asks of a body: `Content-Length` only, at most 16 KiB, read
+//! before a deadline.
 
-use std::io::{self, Read, Write};
-use std::net::{Shutdown, TcpStream};
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::{Bytes, Incoming};
+use hyper::header::{HeaderMap, HeaderValue, CONTENT_LENGTH, EXPECT, TRANSFER_ENCODING};
 use std::time::Duration;
+use tokio::time::Instant;
 
 /// Request bodies larger than this are refused with 413 before they are read.
 pub const MAX_BODY_BYTES: usize = 16 * 1024;
-/// The request line and headers together; past this the request is refused with 431.
-const MAX_HEAD_BYTES: usize = 8 * 1024;
+/// What is read and thrown away of a refused body, so the answer is not lost to a reset.
+const DISCARD_BYTES: usize = 1 << 20;
+const DISCARD_TIME: Duration = Duration::from_secs(1);
 
-/// A parsed request head plus its body.
+/// A request as the routes see it: head and the whole body.
 #[derive(Debug)]
 pub struct Request {
     pub method: String,
@@ -22,6 +26,26 @@ pub struct Request {
 }
 
 impl Request {
+    /// A request head (no body yet) from hyper's parts; header values that are not text are kept
+    /// lossily (no route reads them).
+    pub fn from_parts(parts: &hyper::http::request::Parts) -> Request {
+        Request {
+            method: parts.method.as_str().to_string(),
+            path: parts.uri.path().to_string(),
+            headers: parts
+                .headers
+                .iter()
+                .map(|(n, v)| {
+                    (
+                        n.as_str().to_string(),
+                        String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                    )
+                })
+                .collect(),
+            body: Vec::new(),
+        }
+    }
+
     /// The first header named `name` (case-insensitive).
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers
@@ -58,119 +82,61 @@ impl Response {
         self.headers.push((name, value.into()));
         self
     }
-}
 
-fn reason(status: u16) -> &'static str {
-    match status {
-        100 => "Continue",
-        200 => "OK",
-        201 => "Created",
-        400 => "Bad Request",
-        401 => "Unauthorized",
-        403 => "Forbidden",
-        404 => "Not Found",
-        405 => "Method Not Allowed",
-        408 => "Request Timeout",
-        409 => "Conflict",
-        411 => "Length Required",
-        413 => "Content Too Large",
-        422 => "Unprocessable Content",
-        431 => "Request Header Fields Too Large",
-        501 => "Not Implemented",
-        505 => "HTTP Version Not Supported",
-        _ => "Internal Server Error",
+    /// hyper's form: JSON with a final newline (friendly to curl), never cached.
+    pub fn into_hyper(self) -> hyper::Response<Full<Bytes>> {
+        let mut body = self.body.into_bytes();
+        body.push(b'\n');
+        let mut out = hyper::Response::new(Full::new(Bytes::from(body)));
+        *out.status_mut() = hyper::StatusCode::from_u16(self.status)
+            .unwrap_or(hyper::StatusCode::INTERNAL_SERVER_ERROR);
+        let headers = out.headers_mut();
+        headers.insert("content-type", HeaderValue::from_static("application/json"));
+        headers.insert("cache-control", HeaderValue::from_static("no-store"));
+        for (name, value) in self.headers {
+            if let Ok(value) = HeaderValue::from_str(&value) {
+                headers.append(name, value);
+            }
+        }
+        out
     }
 }
 
-/// What went wrong before a request could be handled; each maps to one error answer.
+/// Why a body could not be had; each is one error answer.
 fn refuse(status: u16, code: &str, message: &str) -> Response {
     Response::error(status, code, message)
 }
 
-/// Reads the request line and headers (up to the blank line). Bytes read past the head are
-/// the start of the body and are returned with it.
-fn read_head(stream: &mut TcpStream) -> Result<(Vec<u8>, Vec<u8>), Response> {
-    let mut buf = Vec::with_capacity(1024);
-    let mut chunk = [0u8; 1024];
-    loop {
-        if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-            let rest = buf.split_off(end + 4);
-            buf.truncate(end);
-            return Ok((buf, rest));
-        }
-        if buf.len() > MAX_HEAD_BYTES {
-            return Err(refuse(
-                431,
-                "headers-too-large",
-                "the request line and headers exceed 8 KiB",
-            ));
-        }
-        match stream.read(&mut chunk) {
-            Ok(0) => return Err(refuse(400, "bad-request", "the request ended early")),
-            Ok(n) => buf.extend_from_slice(&chunk[..n]),
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(_) => {
-                return Err(refuse(
-                    408,
-                    "timeout",
-                    "the request was not received in time",
-                ))
-            }
-        }
-    }
+/// How long the body may take and what stops waiting for it early (server shutdown).
+pub struct BodyLimits<S> {
+    pub deadline: Instant,
+    pub stopping: S,
 }
 
-/// The request line and headers as a [`Request`] without its body.
-fn parse_head(head: &[u8]) -> Result<Request, Response> {
-    let text = std::str::from_utf8(head)
-        .map_err(|_| refuse(400, "bad-request", "the request head is not UTF-8"))?;
-    let mut lines = text.split("\r\n");
-    let line = lines.next().unwrap_or_default();
-    let mut parts = line.split(' ');
-    let (Some(method), Some(target), Some(version), None) =
-        (parts.next(), parts.next(), parts.next(), parts.next())
-    else {
-        return Err(refuse(400, "bad-request", "malformed request line"));
-    };
-    if version != "HTTP/1.1" && version != "HTTP/1.0" {
-        return Err(refuse(505, "http-version", "only HTTP/1.1 is spoken"));
+/// Reads the body of an admitted request: `Content-Length` framing only (a POST without it is
+/// 411, `Transfer-Encoding` is 501), at most [`MAX_BODY_BYTES`] (413), complete before the
+/// deadline (408), or the server stops waiting (503).
+pub async fn read_body<S: std::future::Future>(
+    method: &str,
+    headers: &HeaderMap,
+    body: Incoming,
+    limits: BodyLimits<S>,
+) -> Result<Vec<u8>, Response> {
+    if headers.contains_key(TRANSFER_ENCODING) {
+        return Err(refused_unread(
+            headers,
+            body,
+            refuse(
+                501,
+                "unsupported-transfer-encoding",
+                "send the body with Content-Length, not Transfer-Encoding",
+            ),
+        )
+        .await);
     }
-    let mut headers = Vec::new();
-    for line in lines {
-        let (name, value) = line
-            .split_once(':')
-            .ok_or_else(|| refuse(400, "bad-request", "malformed header line"))?;
-        headers.push((name.trim().to_string(), value.trim().to_string()));
-    }
-    Ok(Request {
-        method: method.to_string(),
-        path: target.split('?').next().unwrap_or_default().to_string(),
-        headers,
-        body: Vec::new(),
-    })
-}
-
-/// Reads one request. `admit` sees the head first (method, path, headers, no body yet) and may
-/// answer at once (wrong token, unknown route): then the body is never read. A body longer
-/// than [`MAX_BODY_BYTES`] is refused (413) before it is read.
-pub fn read_request(
-    stream: &mut TcpStream,
-    admit: impl FnOnce(&Request) -> Option<Response>,
-) -> Result<Request, Response> {
-    let (head, mut body) = read_head(stream)?;
-    let mut request = parse_head(&head)?;
-    if let Some(answer) = admit(&request) {
-        return Err(answer);
-    }
-    if request.header("transfer-encoding").is_some() {
-        return Err(refuse(
-            501,
-            "unsupported-transfer-encoding",
-            "send the body with Content-Length, not Transfer-Encoding",
-        ));
-    }
-    let length = match request.header("content-length") {
-        None if request.method == "POST" => {
+    // hyper has already refused (400) two different Content-Length values and merged equal ones.
+    let length = match headers.get(CONTENT_LENGTH) {
+        None if method == "POST" => {
             return Err(refuse(
                 411,
                 "length-required",
@@ -178,69 +144,63 @@ pub fn read_request(
             ))
         }
         None => 0,
-        Some(text) => text
-            .parse::<usize>()
-            .map_err(|_| refuse(400, "bad-request", "Content-Length is not a number"))?,
+        Some(value) => value
+            .to_str()
+            .ok()
+            .and_then(|text| text.trim().parse::<usize>().ok())
+            .ok_or_else(|| refuse(400, "bad-request", "Content-Length is not a number"))?,
     };
     if length > MAX_BODY_BYTES {
-        return Err(refuse(
+        let answer = refuse(
             413,
             "body-too-large",
             "request bodies are limited to 16 KiB",
-        ));
+        );
+        return Err(refused_unread(headers, body, answer).await);
     }
-    // curl asks before sending a body over 1 KiB; answer so it does not wait a second.
-    if request
-        .header("expect")
-        .is_some_and(|e| e.eq_ignore_ascii_case("100-continue"))
-        && body.len() < length
-    {
-        let _ = stream.write_all(b"HTTP/1.1 100 Continue\r\n\r\n");
+    let collect = Limited::new(body, MAX_BODY_BYTES).collect();
+    tokio::select! {
+        read = tokio::time::timeout_at(limits.deadline, collect) => match read {
+            Ok(Ok(collected)) => Ok(collected.to_bytes().to_vec()),
+            Ok(Err(_)) => Err(refuse(400, "bad-request", "the body ended before its Content-Length")),
+            Err(_) => Err(refuse(408, "timeout", "the request was not received in time")),
+        },
+        _ = limits.stopping => Err(stopping()),
     }
-    let mut chunk = [0u8; 4096];
-    while body.len() < length {
-        match stream.read(&mut chunk) {
-            Ok(0) => return Err(refuse(400, "bad-request", "the body ended early")),
-            Ok(n) => body.extend_from_slice(&chunk[..n]),
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(_) => return Err(refuse(408, "timeout", "the body was not received in time")),
-        }
-    }
-    body.truncate(length);
-    request.body = body;
-    Ok(request)
 }
 
-/// Writes `response` and closes the connection. Unread input (a refused body) is drained for a
-/// moment first: closing a socket with unread data makes the kernel send a reset, and the
-/// client could lose the answer.
-pub fn write_response(stream: &mut TcpStream, response: &Response) {
-    let mut head = format!(
-        "HTTP/1.1 {} {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n",
-        response.status,
-        reason(response.status),
-        response.body.len() + 1
-    );
-    for (name, value) in &response.headers {
-        head.push_str(&format!("{name}: {value}\r\n"));
+/// The answer to a request that arrives while the server stops.
+pub fn stopping() -> Response {
+    refuse(503, "stopping", "the server is stopping; try again").with_header("Connection", "close")
+}
+
+/// Answers `answer` without using the body. A client that already sent it gets its bytes read
+/// and dropped for a moment first: closing a socket with unread data makes the kernel send a
+/// reset, and the client could lose the answer. A client that waits for `100 Continue` has sent
+/// nothing and is answered at once. The connection closes after.
+pub async fn refused_unread(headers: &HeaderMap, mut body: Incoming, answer: Response) -> Response {
+    let waits = headers
+        .get(EXPECT)
+        .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"));
+    let has_body = headers.contains_key(TRANSFER_ENCODING)
+        || headers
+            .get(CONTENT_LENGTH)
+            .is_some_and(|v| v.as_bytes() != b"0");
+    if has_body && !waits {
+        let discard = async {
+            let mut seen = 0usize;
+            while seen < DISCARD_BYTES {
+                match body.frame().await {
+                    Some(Ok(frame)) => seen += frame.data_ref().map_or(0, Bytes::len),
+                    _ => break,
+                }
+            }
+        };
+        let _ = tokio::time::timeout(DISCARD_TIME, discard).await;
     }
-    head.push_str("\r\n");
-    let written = stream
-        .write_all(head.as_bytes())
-        .and_then(|()| stream.write_all(response.body.as_bytes()))
-        .and_then(|()| stream.write_all(b"\n"))
-        .and_then(|()| stream.flush());
-    if written.is_err() {
-        return;
-    }
-    let _ = stream.shutdown(Shutdown::Write);
-    let _ = stream.set_read_timeout(Some(Duration::from_millis(500)));
-    let mut sink = [0u8; 4096];
-    let mut drained = 0usize;
-    while drained < (1 << 20) {
-        match stream.read(&mut sink) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => drained += n,
-        }
+    if has_body {
+        answer.with_header("Connection", "close")
+    } else {
+        answer
     }
 }

@@ -2,11 +2,11 @@
 //! the command line calls, so the same lifecycle, compare-and-set and events apply.
 
 use super::http::{Request, Response};
-use crate::cli::deferral_json;
 use crate::clock::now_ms;
 use crate::coordinator::{self, Reported};
 use crate::error::{HostError, EXIT_FAILURE, EXIT_INVALID};
 use crate::store::Store;
+use crate::view::deferral_json;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -14,8 +14,8 @@ use std::collections::BTreeMap;
 /// What the server was told at start that the endpoints need.
 #[derive(Debug, Clone)]
 pub struct Policy {
-    /// Launch targets a request may name: each allowed target starts with one of these.
-    pub allowed_launch: Vec<String>,
+    /// Launch targets a request may name (`--allow-launch`: exact programs, never prefixes).
+    pub launch_policy: crate::launch::LaunchPolicy,
 }
 
 /// A route known to the server, with the methods it answers.
@@ -154,19 +154,7 @@ fn record(store: &dyn Store, policy: &Policy, body: &[u8]) -> Result<Response, H
         .ok_or_else(|| bad("missing field \"receipt\" (the handoff receipt the gate emitted)"))?;
     let launch = body.string("launch")?;
     // A launch target runs on this host: a caller may name only the kinds the operator allowed.
-    if !policy
-        .allowed_launch
-        .iter()
-        .any(|prefix| launch.starts_with(prefix.as_str()))
-    {
-        return Err(HostError::refused(
-            "launch-not-allowed",
-            format!(
-                "this port accepts launch targets starting with: {}",
-                policy.allowed_launch.join(", ")
-            ),
-        ));
-    }
+    policy.launch_policy.check(&launch)?;
     let max = body
         .number("max_reentries")?
         .unwrap_or(deferral_core::lifecycle::DEFAULT_MAX_REENTRIES);

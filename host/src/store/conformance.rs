@@ -37,7 +37,16 @@ macro_rules! store_conformance_tests {
             handles_are_never_stored_raw,
             terminal_states_invalidate_the_wakeup,
             note_keeps_state_and_checks_the_fence,
-            list_and_counts);
+            launch_process_belongs_to_the_current_attempt,
+            expiry_waits_for_a_live_lease,
+            a_claim_is_refused_once_its_lease_ended,
+            a_re_retained_receipt_keeps_the_cancellation_digest,
+            resolve_settles_only_a_dispatch_of_unknown_result,
+            claim_next_takes_the_earliest_due_deferral_once,
+            concurrent_claim_next_claims_each_due_deferral_exactly_once,
+            list_and_counts,
+            next_wakeup_is_the_earliest_waiting_deferral,
+            insert_batch_commits_each_item_or_reports_its_error);
     };
     (@each $backend:expr; $($name:ident),* $(,)?) => {
         $(
@@ -85,7 +94,8 @@ fn record_at(
     max: u32,
 ) -> coordinator::Recorded {
     let text = handoff(now, after_ms, by_ms).to_json();
-    coordinator::record(store, text.as_bytes(), "exec:true", max, now).expect("record succeeds")
+    coordinator::record(store, text.as_bytes(), "exec:/bin/true", max, now)
+        .expect("record succeeds")
 }
 
 fn record_due(store: &dyn Store, max: u32) -> Deferral {
@@ -171,7 +181,7 @@ pub fn duplicate_ids_are_refused(backend: &dyn Backend) {
         reentries: 0,
         max_reentries: 2,
         cause: "recorded".into(),
-        launch: "exec:true".into(),
+        launch: "exec:/bin/true".into(),
         window: super::Window {
             reason: "rest-reserve".into(),
             resume_after_ms: t,
@@ -772,4 +782,464 @@ pub fn list_and_counts(backend: &dyn Backend) {
     counts.sort_by_key(|(s, _)| s.as_str());
     assert_eq!(counts, [(State::Cancelled, 1), (State::Deferred, 1)]);
     store.check_integrity().unwrap();
+}
+
+/// A new deferral with id `id`, built by hand (not through `record`), with one receipt.
+fn new_deferral(id: &str, t: u64) -> super::NewDeferral {
+    let receipt = handoff(t, 0, HOUR)
+        .retain(&digest('c'), &digest('d'))
+        .unwrap();
+    super::NewDeferral {
+        id: id.to_string(),
+        state: State::Deferred,
+        reentries: 0,
+        max_reentries: 2,
+        cause: "recorded".into(),
+        launch: "exec:true".into(),
+        window: super::Window {
+            reason: "rest-reserve".into(),
+            resume_after_ms: t,
+            resume_by_ms: t + HOUR,
+        },
+        wakeup_digest: digest('c'),
+        cancellation_digest: digest('d'),
+        receipts: vec![super::NewReceipt {
+            kind: "retained".into(),
+            text: receipt.to_json(),
+        }],
+        at_ms: t,
+    }
+}
+
+/// Group commit (`serve`): one transaction for many inserts, one result per item in order.
+/// A failing item is rolled back alone; every item answered `Ok` is visible to another
+/// connection, with its receipt and its event.
+pub fn insert_batch_commits_each_item_or_reports_its_error(backend: &dyn Backend) {
+    let store = backend.connect();
+    let other = backend.connect();
+    let t = now();
+    let first = record_due(&*store, 2);
+    assert!(store.insert_batch(&[]).is_empty(), "an empty batch");
+    let mut no_receipt = new_deferral("d-batch-c", t);
+    no_receipt.receipts.clear();
+    let batch = [
+        new_deferral("d-batch-a", t),
+        new_deferral(&first.id, t),
+        new_deferral("d-batch-b", t),
+        no_receipt,
+        new_deferral("d-batch-a", t),
+    ];
+    let results = store.insert_batch(&batch);
+    assert_eq!(results.len(), batch.len(), "one result per item");
+    assert_eq!(results[0].as_ref().map(|d| d.id.as_str()), Ok("d-batch-a"));
+    assert_eq!(
+        results[1].as_ref().unwrap_err(),
+        &StoreError::Duplicate(first.id.clone())
+    );
+    assert_eq!(results[2].as_ref().map(|d| d.id.as_str()), Ok("d-batch-b"));
+    assert!(
+        matches!(results[3], Err(StoreError::Backend(_))),
+        "{:?}",
+        results[3]
+    );
+    assert_eq!(
+        results[4].as_ref().unwrap_err(),
+        &StoreError::Duplicate("d-batch-a".into()),
+        "an id inserted earlier in the same batch is a duplicate"
+    );
+    for ok in results.iter().flatten() {
+        let seen = other.get(&ok.id).unwrap().expect("committed and visible");
+        assert_eq!(&seen, ok, "get returns what the batch returned");
+        assert_eq!(other.receipts(&ok.id).unwrap().len(), 1);
+        assert_eq!(other.events(&ok.id).unwrap().len(), 1);
+    }
+    assert!(other.get("d-batch-c").unwrap().is_none());
+    assert_eq!(
+        reload(&*other, &first),
+        first,
+        "the existing row is untouched"
+    );
+    assert_eq!(other.receipts(&first.id).unwrap().len(), 2);
+    assert_eq!(other.events(&first.id).unwrap().len(), 1);
+    assert_eq!(other.list(&ListQuery::default()).unwrap().len(), 3);
+}
+
+pub fn launch_process_belongs_to_the_current_attempt(backend: &dyn Backend) {
+    let store = backend.connect();
+    let d = record_due(&*store, 2);
+    let process = |fence: u64, pgid: i64| super::LaunchProcess {
+        fence,
+        pgid,
+        machine: "m".into(),
+        boot_id: "b".into(),
+        leader_start: 42,
+        recorded_ms: 1_234,
+    };
+    assert_eq!(store.launch_process(&d.id).unwrap(), None);
+    assert!(
+        store
+            .record_launch_process(&d.id, &process(d.fence, 100))
+            .unwrap_err()
+            .code()
+            == "conflict",
+        "not resumable: no launch to record"
+    );
+    let claimed = claim(&*store, &d).deferral;
+    store
+        .record_launch_process(&claimed.id, &process(claimed.fence, 100))
+        .unwrap();
+    assert_eq!(
+        store.launch_process(&d.id).unwrap(),
+        Some(process(claimed.fence, 100))
+    );
+    assert_eq!(
+        store
+            .record_launch_process(&claimed.id, &process(claimed.fence - 1, 101))
+            .unwrap_err()
+            .code(),
+        "conflict",
+        "a stale fence records nothing"
+    );
+    let back = coordinator::finish(
+        &*store,
+        &claimed,
+        Outcome::Returned {
+            detail: "test".into(),
+        },
+        now(),
+    )
+    .unwrap();
+    let again = claim(&*store, &back).deferral;
+    store
+        .record_launch_process(&again.id, &process(again.fence, 200))
+        .unwrap();
+    let got = store.launch_process(&d.id).unwrap().unwrap();
+    assert_eq!(
+        (got.fence, got.pgid),
+        (again.fence, 200),
+        "the next attempt's group replaces the last"
+    );
+    assert!(store.launch_process("d-missing").unwrap().is_none());
+}
+
+pub fn expiry_waits_for_a_live_lease(backend: &dyn Backend) {
+    let store = backend.connect();
+    let t = now();
+    let d = record_at(&*store, t, 0, HOUR, 2).deferral;
+    // A lease that outlives resume_by (a dispatched run holds its lease until then or later).
+    let held = coordinator::claim(&*store, &d, "w", t + HOUR + 10, AttemptStatus::Launching, t)
+        .unwrap()
+        .deferral;
+    let ids = |rows: Vec<Deferral>| rows.into_iter().map(|d| d.id).collect::<Vec<_>>();
+    assert!(
+        store.expirable(t + HOUR + 5, 100).unwrap().is_empty(),
+        "past resume_by but the lease is live: not expirable"
+    );
+    assert!(
+        store.expirable(t + HOUR + 10, 100).unwrap().is_empty(),
+        "a lease is live until its end"
+    );
+    assert_eq!(
+        ids(store.expirable(t + HOUR + 11, 100).unwrap()),
+        [held.id.as_str()]
+    );
+    assert!(
+        store.stale_leases(t + HOUR + 11, 100).unwrap().is_empty(),
+        "past resume_by it is expired, not recovered"
+    );
+    // `tick ID` plans from the row itself: the same rules.
+    let options = |ids: Vec<String>| crate::tick::TickOptions {
+        dry_run: true,
+        lease_timeout: std::time::Duration::from_secs(60),
+        ids,
+        limit: 100,
+        http_timeout: std::time::Duration::from_secs(1),
+    };
+    let [expirable, stale, due] =
+        crate::tick::plan(&*store, &options(vec![held.id.clone()]), t + HOUR + 5).unwrap();
+    assert!(
+        expirable.is_empty() && stale.is_empty() && due.is_empty(),
+        "tick ID leaves a live lease alone"
+    );
+    let [expirable, _, _] =
+        crate::tick::plan(&*store, &options(vec![held.id.clone()]), t + HOUR + 11).unwrap();
+    assert_eq!(ids(expirable), [held.id.as_str()], "tick ID expires it");
+}
+
+pub fn a_claim_is_refused_once_its_lease_ended(backend: &dyn Backend) {
+    let store = backend.connect();
+    let d = record_due(&*store, 2);
+    let c = claim(&*store, &d);
+    let until = c.deferral.lease_until_ms.expect("a claim holds a lease");
+    let proof = coordinator::verify_claim(&*store, &d.id, &c.wakeup_handle, until)
+        .expect("the lease is live until its end");
+    assert_eq!(proof.deferral.fence, c.deferral.fence);
+    assert_eq!(
+        coordinator::verify_claim(&*store, &d.id, &c.wakeup_handle, until + 1)
+            .unwrap_err()
+            .code,
+        "lease-expired"
+    );
+    assert_eq!(
+        coordinator::verify_claim(&*store, &d.id, &new_handle(), until - 1)
+            .unwrap_err()
+            .code,
+        "wrong-handle"
+    );
+    assert_eq!(reload(&*store, &d), c.deferral, "verifying writes nothing");
+}
+
+pub fn a_re_retained_receipt_keeps_the_cancellation_digest(backend: &dyn Backend) {
+    let store = backend.connect();
+    let t = now();
+    let rec = record_at(&*store, t, 0, HOUR, 3);
+    let digest_of = |text: &str| {
+        deferral_core::receipt::validate_str(text)
+            .unwrap()
+            .to_value()["ownership"]["cancellation_digest"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let original = digest_of(&rec.receipt.to_json());
+    assert_eq!(original, handle_digest(&rec.cancellation_handle));
+    let c = claim(&*store, &rec.deferral);
+    // The new receipt arrives retained by someone else: its digests are not ours.
+    let foreign = handoff(now(), 0, HOUR)
+        .retain(&digest('e'), &digest('f'))
+        .unwrap()
+        .to_json();
+    let after = coordinator::finish(
+        &*store,
+        &c.deferral,
+        Outcome::Deferred {
+            receipt: foreign,
+            detail: None,
+        },
+        now(),
+    )
+    .unwrap();
+    assert_eq!(after.state, State::Deferred);
+    let current = store.current_receipt(&after.id).unwrap();
+    assert_eq!(current.kind, "retained");
+    assert_eq!(
+        digest_of(&current.text),
+        original,
+        "the re-retained receipt keeps the deferral's cancellation digest"
+    );
+    assert_eq!(after.cancellation_digest, rec.deferral.cancellation_digest);
+    let cancelled = coordinator::cancel(&*store, &after.id, &rec.cancellation_handle, now())
+        .expect("the operator's handle still cancels");
+    assert_eq!(cancelled.state, State::Cancelled);
+}
+
+pub fn resolve_settles_only_a_dispatch_of_unknown_result(backend: &dyn Backend) {
+    let store = backend.connect();
+    let t = now();
+    let rec = record_at(&*store, t, 0, HOUR, 2);
+    let handle = rec.cancellation_handle.clone();
+    let c = coordinator::claim(
+        &*store,
+        &rec.deferral,
+        "w",
+        t + 60_000,
+        AttemptStatus::Dispatching,
+        t,
+    )
+    .unwrap();
+    let refused = |d: &Deferral| {
+        coordinator::resolve(&*store, &d.id, &handle, true, now())
+            .unwrap_err()
+            .code
+    };
+    assert_eq!(
+        refused(&c.deferral),
+        "not-dispatch-unknown",
+        "still dispatching: nothing to resolve"
+    );
+    let dispatched = coordinator::note(
+        &*store,
+        &c.deferral,
+        "dispatched",
+        "dispatched",
+        coordinator::Effects {
+            attempt_status: Change::Set(AttemptStatus::Dispatched),
+            ..Default::default()
+        },
+        now(),
+    )
+    .unwrap();
+    assert_eq!(refused(&dispatched), "not-dispatch-unknown");
+    let unknown = coordinator::note(
+        &*store,
+        &dispatched,
+        "dispatch-unknown",
+        "lease-expired",
+        coordinator::Effects {
+            attempt_status: Change::Set(AttemptStatus::DispatchUnknown),
+            ..Default::default()
+        },
+        now(),
+    )
+    .unwrap();
+    assert_eq!(
+        coordinator::resolve(&*store, &unknown.id, &new_handle(), true, now())
+            .unwrap_err()
+            .code,
+        "wrong-handle"
+    );
+    let resolved = coordinator::resolve(&*store, &unknown.id, &handle, true, now()).unwrap();
+    assert_eq!(
+        (resolved.state, resolved.attempt_status),
+        (State::Resumable, Some(AttemptStatus::Dispatched))
+    );
+    assert_eq!(resolved.fence, unknown.fence + 1);
+    assert_eq!(
+        refused(&resolved),
+        "not-dispatch-unknown",
+        "resolved once only"
+    );
+}
+
+fn next_due(store: &dyn Store, next: &super::NextDue) -> Option<coordinator::Claimed> {
+    coordinator::claim_next(
+        store,
+        next,
+        "tester",
+        60_000,
+        &|_| AttemptStatus::Launching,
+        next.now_ms,
+    )
+    .map_err(|f| f.error)
+    .expect("claim_next works")
+}
+
+pub fn claim_next_takes_the_earliest_due_deferral_once(backend: &dyn Backend) {
+    let store = backend.connect();
+    let t = now();
+    let second = record_at(&*store, t, 0, HOUR, 2).deferral;
+    let first = record_at(&*store, t - 5_000, 0, HOUR, 2).deferral;
+    let _not_due = record_at(&*store, t, 60_000, HOUR, 2).deferral;
+    let dispatch = coordinator::record(
+        &*store,
+        handoff(t - 10_000, 0, HOUR).to_json().as_bytes(),
+        "workflow-dispatch:octo/app/sync.yml@main",
+        2,
+        t,
+    )
+    .unwrap()
+    .deferral;
+    let next = super::NextDue {
+        now_ms: t,
+        without_dispatch: true,
+        exclude: &[],
+    };
+    let c = next_due(&*store, &next).expect("something is due");
+    assert_eq!(c.deferral.id, first.id, "the earliest resume_after first");
+    assert_eq!(
+        (c.deferral.state, c.deferral.reentries, c.deferral.fence),
+        (State::Resumable, 1, first.fence + 1)
+    );
+    assert_eq!(c.deferral, reload(&*store, &first), "what was written");
+    assert_eq!(
+        c.deferral.wakeup_digest.as_deref(),
+        Some(handle_digest(&c.wakeup_handle).as_str())
+    );
+    assert_eq!(
+        store.current_receipt(&first.id).unwrap().text,
+        c.receipt_json
+    );
+    assert_eq!(store.current_receipt(&first.id).unwrap().kind, "claimed");
+    let excluded = [second.id.clone()];
+    assert!(
+        next_due(
+            &*store,
+            &super::NextDue {
+                exclude: &excluded,
+                ..next.clone()
+            }
+        )
+        .is_none(),
+        "an excluded deferral is left alone; a claimed one is not due; dispatch is left out"
+    );
+    assert_eq!(next_due(&*store, &next).unwrap().deferral.id, second.id);
+    assert!(next_due(&*store, &next).is_none(), "nothing else is due");
+    let with_dispatch = super::NextDue {
+        without_dispatch: false,
+        ..next
+    };
+    assert_eq!(
+        next_due(&*store, &with_dispatch).unwrap().deferral.id,
+        dispatch.id
+    );
+    assert!(next_due(&*store, &with_dispatch).is_none());
+}
+
+pub fn concurrent_claim_next_claims_each_due_deferral_exactly_once(backend: &dyn Backend) {
+    let count = 24;
+    let t = now();
+    let ids: Vec<String> = {
+        let store = backend.connect();
+        (0..count)
+            .map(|_| record_at(&*store, t, 0, HOUR, 2).deferral.id)
+            .collect()
+    };
+    let claimed: Vec<Vec<String>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..4)
+            .map(|_| {
+                scope.spawn(|| {
+                    let store = backend.connect();
+                    let next = super::NextDue {
+                        now_ms: t,
+                        ..Default::default()
+                    };
+                    let mut mine = Vec::new();
+                    while let Some(c) = next_due(&*store, &next) {
+                        mine.push(c.deferral.id);
+                    }
+                    mine
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap()).collect()
+    });
+    let mut all: Vec<String> = claimed.iter().flatten().cloned().collect();
+    all.sort();
+    let mut want = ids;
+    want.sort();
+    assert_eq!(all, want, "every due deferral claimed exactly once");
+    let store = backend.connect();
+    for id in &all {
+        let events = store.events(id).unwrap();
+        assert_eq!(events.len(), 2, "one record and one claim event for {id}");
+    }
+}
+
+pub fn next_wakeup_is_the_earliest_waiting_deferral(backend: &dyn Backend) {
+    let store = backend.connect();
+    let t = now();
+    assert!(store.next_wakeup(t).unwrap().is_none(), "empty store");
+    record_at(&*store, t, 0, HOUR, 2);
+    let later = record_at(&*store, t, 30 * 60_000, HOUR, 2).deferral;
+    let sooner = record_at(&*store, t, 10 * 60_000, HOUR, 2).deferral;
+    let cancelled = record_at(&*store, t, 5 * 60_000, HOUR, 2);
+    coordinator::cancel(
+        &*store,
+        &cancelled.deferral.id,
+        &cancelled.cancellation_handle,
+        t,
+    )
+    .unwrap();
+    let next = |at: u64| store.next_wakeup(at).unwrap().map(|d| d.id);
+    assert_eq!(
+        next(t),
+        Some(sooner.id.clone()),
+        "the earliest deferred row still ahead; due and cancelled rows are not waiting"
+    );
+    assert_eq!(
+        next(t + 10 * 60_000),
+        Some(later.id),
+        "strictly ahead of now"
+    );
+    assert_eq!(next(t + 30 * 60_000), None);
 }

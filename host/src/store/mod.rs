@@ -8,8 +8,11 @@
 
 pub mod conformance;
 pub mod postgres;
+pub mod postgres_tls;
+mod private_file;
 pub mod sqlite;
 
+use deferral_core::digest::sha256_hex;
 use deferral_core::lifecycle::State;
 use std::fmt;
 use std::path::PathBuf;
@@ -193,6 +196,37 @@ pub struct NewDeferral {
     pub at_ms: u64,
 }
 
+/// The process group an `exec:` launch runs in, recorded right after it starts so that a
+/// ticker recovering the launch's lease can kill what is left of it before launching again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LaunchProcess {
+    /// The fence of the claim that started it (the attempt it belongs to).
+    pub fence: u64,
+    pub pgid: i64,
+    /// Where it runs: the machine id and its boot id (a group on another boot is gone).
+    pub machine: String,
+    pub boot_id: String,
+    /// The group leader's start time (clock ticks since boot), telling it from a later
+    /// process that reused its id.
+    pub leader_start: u64,
+    pub recorded_ms: u64,
+}
+
+/// Which due deferral [`Store::claim_next_due`] may pick.
+#[derive(Debug, Clone, Default)]
+pub struct NextDue<'a> {
+    pub now_ms: u64,
+    /// Leave `workflow-dispatch:` targets alone (no token to send them with).
+    pub without_dispatch: bool,
+    /// Deferrals this pass already launched or gave up on.
+    pub exclude: &'a [String],
+}
+
+/// Builds the claim of a picked deferral from the row and its current receipt (or the error
+/// reading it gave, e.g. a receipt that fails its SHA-256 check).
+pub type ClaimBuilder<'a> =
+    dyn FnMut(&Deferral, Result<StoredReceipt, StoreError>) -> Result<Update, StoreError> + 'a;
+
 /// A lease held by a launcher.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Lease {
@@ -266,6 +300,8 @@ pub enum StoreError {
     Duplicate(String),
     /// The store failed its integrity check.
     Corrupt(String),
+    /// The database belongs to another application: refused, left untouched.
+    Foreign(String),
     /// The store was written by a newer version of this program.
     SchemaTooNew {
         found: i64,
@@ -282,6 +318,7 @@ impl StoreError {
             StoreError::NotFound(_) => "not-found",
             StoreError::Duplicate(_) => "duplicate",
             StoreError::Corrupt(_) => "store-corrupt",
+            StoreError::Foreign(_) => "foreign-store",
             StoreError::SchemaTooNew { .. } => "schema-too-new",
             StoreError::Backend(_) => "store-error",
         }
@@ -298,6 +335,7 @@ impl fmt::Display for StoreError {
             StoreError::NotFound(id) => write!(f, "no deferral with id {id}"),
             StoreError::Duplicate(id) => write!(f, "a deferral with id {id} exists already"),
             StoreError::Corrupt(report) => write!(f, "the store failed its integrity check: {report}"),
+            StoreError::Foreign(why) => write!(f, "not a deferral-host store: {why}"),
             StoreError::SchemaTooNew { found, supported } => write!(
                 f,
                 "the store has schema version {found}, newer than the {supported} this program knows"
@@ -309,11 +347,31 @@ impl fmt::Display for StoreError {
 
 impl std::error::Error for StoreError {}
 
+/// Checks a receipt read from the store against the SHA-256 stored with it.
+pub(crate) fn verify_receipt(receipt: StoredReceipt) -> Result<StoredReceipt, StoreError> {
+    if sha256_hex(receipt.text.as_bytes()) == receipt.sha256 {
+        Ok(receipt)
+    } else {
+        Err(StoreError::Corrupt(format!(
+            "receipt #{} of deferral {} does not match its stored SHA-256: it was changed after it was written",
+            receipt.seq, receipt.deferral_id
+        )))
+    }
+}
+
 /// A durable store of deferrals. Object-safe so callers and the conformance suite can take
 /// `&dyn Store`.
 pub trait Store {
     /// Inserts a new deferral with its receipts and a first event, in one transaction.
     fn insert(&self, new: &NewDeferral) -> Result<Deferral, StoreError>;
+
+    /// Inserts several deferrals in one transaction (group commit: one fsync for all), each as
+    /// [`Store::insert`] would. One result per item, in order: an item that fails is rolled back
+    /// alone and reports its error; if the transaction cannot commit, every item reports the
+    /// error and none is stored. This default commits each item on its own.
+    fn insert_batch(&self, news: &[NewDeferral]) -> Vec<Result<Deferral, StoreError>> {
+        news.iter().map(|new| self.insert(new)).collect()
+    }
 
     /// Applies `update` to deferral `id` iff it still has `(expect_state, expect_fence)`:
     /// the row, the appended receipts and one event are written in one transaction.
@@ -337,11 +395,33 @@ pub trait Store {
     /// `deferred` rows with `resume_after_ms <= now_ms <= resume_by_ms`, earliest first.
     fn due(&self, now_ms: u64, limit: usize) -> Result<Vec<Deferral>, StoreError>;
 
+    /// Claims the next due deferral atomically: picks the earliest one [`Store::due`] would
+    /// list (and `next` allows) that no other transaction holds (PostgreSQL skips locked rows,
+    /// SQLite's `BEGIN IMMEDIATE` serialises writers), and applies the update `claim` builds
+    /// for it, in one transaction. So tickers never wait on each other for a row nor race on a
+    /// compare-and-set they then lose. `None` when nothing is due.
+    fn claim_next_due(
+        &self,
+        next: &NextDue,
+        claim: &mut ClaimBuilder,
+    ) -> Result<Option<Deferral>, StoreError>;
+
+    /// The `deferred` row that becomes due next (`resume_after_ms > now_ms`, earliest), for
+    /// `status` and `tick` to say when the next wake-up is.
+    fn next_wakeup(&self, now_ms: u64) -> Result<Option<Deferral>, StoreError>;
+
     /// `deferred` or `resumable` rows with `resume_by_ms < now_ms` and no live lease.
     fn expirable(&self, now_ms: u64, limit: usize) -> Result<Vec<Deferral>, StoreError>;
 
     /// `resumable` rows whose lease ended (`lease_until_ms < now_ms`) and not yet expirable.
     fn stale_leases(&self, now_ms: u64, limit: usize) -> Result<Vec<Deferral>, StoreError>;
+
+    /// Records the process group of the current `exec:` launch of `id`, replacing any earlier
+    /// one, iff the deferral is still `resumable` at `process.fence` (else a conflict).
+    fn record_launch_process(&self, id: &str, process: &LaunchProcess) -> Result<(), StoreError>;
+
+    /// The last recorded launch process of `id`, if any.
+    fn launch_process(&self, id: &str) -> Result<Option<LaunchProcess>, StoreError>;
 
     /// Number of deferrals per state.
     fn count_by_state(&self) -> Result<Vec<(State, u64)>, StoreError>;

@@ -11,6 +11,8 @@
 //! AND state AND fence` repeats the check (PostgreSQL re-evaluates it on the newest row version),
 //! so 0 rows is a conflict even if the lock were ever dropped.
 //!
+//! `tick` claims with [`Store::claim_next_due`]: the next due row `FOR UPDATE SKIP LOCKED`,
+//! updated in the same transaction, so tickers never wait on each other nor lose a claim.
 //! The work queries of `tick` (`due`, `expirable`, `stale_leases`) read with
 //! `FOR UPDATE SKIP LOCKED`: a ticker never waits for, nor lists, a row another ticker or
 //! replica is changing at that moment; the compare-and-set decides which claim wins when two see
@@ -18,22 +20,23 @@
 //!
 //! Schema changes are numbered migrations tracked in the one-row table
 //! `deferral_schema_version`, applied on open in one transaction under an advisory lock, so
-//! several replicas opening a new database at once do not race. The connection has no TLS
-//! (`NoTls`): use it on loopback or a private network.
+//! several replicas opening a new database at once do not race. The connection uses TLS as the
+//! URL's `sslmode` asks (see [`super::postgres_tls`]; `verify-full` for a real deployment).
 
 use super::sqlite::IntegrityCheck;
 use super::{
-    AttemptStatus, Deferral, EventRecord, ListQuery, NewDeferral, NewReceipt, Store, StoreError,
-    StoredReceipt, Update,
+    AttemptStatus, ClaimBuilder, Deferral, EventRecord, LaunchProcess, ListQuery, NewDeferral,
+    NewReceipt, NextDue, Store, StoreError, StoredReceipt, Update,
 };
 use deferral_core::digest::sha256_hex;
 use deferral_core::lifecycle::State;
 use postgres::types::ToSql;
-use postgres::{Client, GenericClient, IsolationLevel, NoTls, Row, Transaction};
+use postgres::{Client, GenericClient, IsolationLevel, Row, Transaction};
 use std::cell::RefCell;
 
 /// Migrations, in order; migration `i` moves the store from version `i` to `i + 1`.
-const MIGRATIONS: &[&str] = &[r#"
+const MIGRATIONS: &[&str] = &[
+    r#"
 CREATE TABLE deferrals (
     id                  TEXT PRIMARY KEY,
     state               TEXT NOT NULL CHECK (state IN ('ready','deferred','resumable','complete','blocked','cancelled')),
@@ -99,7 +102,20 @@ CREATE TRIGGER receipts_no_truncate BEFORE TRUNCATE ON receipts FOR EACH STATEME
 CREATE TRIGGER events_no_update BEFORE UPDATE ON events FOR EACH ROW EXECUTE FUNCTION deferral_append_only();
 CREATE TRIGGER events_no_delete BEFORE DELETE ON events FOR EACH ROW EXECUTE FUNCTION deferral_append_only();
 CREATE TRIGGER events_no_truncate BEFORE TRUNCATE ON events FOR EACH STATEMENT EXECUTE FUNCTION deferral_append_only();
-"#];
+"#,
+    r#"
+-- 2: the process group of each deferral's current exec: launch (see LaunchProcess).
+CREATE TABLE launch_processes (
+    deferral_id  TEXT PRIMARY KEY REFERENCES deferrals (id),
+    fence        BIGINT NOT NULL,
+    pgid         BIGINT NOT NULL,
+    machine      TEXT NOT NULL,
+    boot_id      TEXT NOT NULL,
+    leader_start BIGINT NOT NULL,
+    recorded_ms  BIGINT NOT NULL
+);
+"#,
+];
 
 /// The schema version this program writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -114,13 +130,48 @@ const COLUMNS: &str = "id, state, fence, reentries, max_reentries, reason, resum
 
 type Params<'a> = [&'a (dyn ToSql + Sync)];
 
+/// The comment on `deferral_schema_version` that marks a schema as a deferral-host store (the
+/// PostgreSQL counterpart of SQLite's `application_id`).
+pub const STORE_MARKER: &str = "deferral-host store";
+
+/// Refuses (`foreign-store`) a schema whose tables this program did not create: tables named
+/// like the store's without its version table, or a version table marked by someone else.
+fn check_ownership(tx: &mut Transaction) -> Result<(), StoreError> {
+    let row = tx
+        .query_one(
+            "SELECT to_regclass('deferral_schema_version') IS NOT NULL, \
+             obj_description(to_regclass('deferral_schema_version'), 'pg_class'), \
+             (SELECT string_agg(c.relname, ', ' ORDER BY c.relname) FROM pg_class c \
+              WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p', 'v') \
+              AND c.relname IN ('deferrals', 'receipts', 'events', 'launch_processes'))",
+            &[],
+        )
+        .map_err(backend)?;
+    let (has_version, marker, tables): (bool, Option<String>, Option<String>) =
+        (row.get(0), row.get(1), row.get(2));
+    let foreign = |why: String| {
+        Err(StoreError::Foreign(format!(
+            "schema {why}; deferral-host leaves it as it is (use another database or search_path)"
+        )))
+    };
+    match (has_version, marker.as_deref(), tables) {
+        (false, _, Some(tables)) => foreign(format!(
+            "has tables named like the store's ({tables}) that deferral-host did not create"
+        )),
+        (true, Some(other), _) if other != STORE_MARKER => foreign(format!(
+            "has a deferral_schema_version table marked {other:?}"
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// A store on one PostgreSQL connection. Not shared between threads: open one per worker.
 pub struct PostgresStore {
     client: RefCell<Client>,
 }
 
 /// The server's own message (`ERROR: ...`) when there is one; the client's description otherwise.
-fn backend(err: postgres::Error) -> StoreError {
+pub(super) fn backend(err: postgres::Error) -> StoreError {
     if let Some(db) = err.as_db_error() {
         return StoreError::Backend(db.to_string());
     }
@@ -189,6 +240,22 @@ fn read_receipt(row: &Row) -> StoredReceipt {
         sha256: row.get(4),
         created_ms: to_u64(row.get(5)),
     }
+}
+
+fn current_receipt_in(
+    conn: &mut impl GenericClient,
+    id: &str,
+) -> Result<StoredReceipt, StoreError> {
+    conn.query_opt(
+        "SELECT r.seq, r.deferral_id, r.kind, r.receipt, r.sha256, r.created_ms FROM receipts r \
+         JOIN deferrals d ON d.id = r.deferral_id AND d.receipt_seq = r.seq WHERE d.id = $1",
+        &[&id],
+    )
+    .map_err(backend)?
+    .as_ref()
+    .map(read_receipt)
+    .ok_or_else(|| StoreError::NotFound(id.to_string()))
+    .and_then(super::verify_receipt)
 }
 
 fn select_with(
@@ -263,10 +330,11 @@ fn append_event(
 }
 
 impl PostgresStore {
-    /// Connects to `url` (`postgres://USER[:PASSWORD]@HOST[:PORT]/DB[?options=...]`, no TLS),
+    /// Connects to `url` (`postgres://USER[:PASSWORD]@HOST[:PORT]/DB[?sslmode=...&options=...]`,
+    /// TLS as [`super::postgres_tls`] describes),
     /// migrates the schema and, unless `check` is `Off`, checks the store's consistency.
     pub fn open(url: &str, check: IntegrityCheck) -> Result<PostgresStore, StoreError> {
-        let client = Client::connect(url, NoTls).map_err(backend)?;
+        let client = super::postgres_tls::connect(url)?;
         let store = PostgresStore {
             client: RefCell::new(client),
         };
@@ -289,6 +357,7 @@ impl PostgresStore {
                 &[&MIGRATION_LOCK],
             )
             .map_err(backend)?;
+            check_ownership(tx)?;
             tx.batch_execute(
                 "CREATE TABLE IF NOT EXISTS deferral_schema_version (\
                      singleton BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (singleton), \
@@ -316,6 +385,11 @@ impl PostgresStore {
                 tx.execute("UPDATE deferral_schema_version SET version = $1", &[&next])
                     .map_err(backend)?;
             }
+            // The marker (new stores, and first-version stores, which had none).
+            tx.batch_execute(&format!(
+                "COMMENT ON TABLE deferral_schema_version IS '{STORE_MARKER}'"
+            ))
+            .map_err(backend)?;
             Ok(())
         })
     }
@@ -348,6 +422,145 @@ impl PostgresStore {
     }
 }
 
+/// The compare-and-set of [`Store::update`], inside a transaction the caller holds.
+fn update_in(tx: &mut Transaction, id: &str, update: &Update) -> Result<Deferral, StoreError> {
+    let conflict = || StoreError::Conflict {
+        id: id.to_string(),
+        expected_state: update.expect_state,
+        expected_fence: update.expect_fence,
+    };
+    // The row lock: a concurrent writer of this row waits here until we commit, then
+    // reads what we wrote (READ COMMITTED reads the newest committed version).
+    let current = select_with(tx, "WHERE id = $1 FOR UPDATE", &[&id])?
+        .pop()
+        .ok_or_else(|| StoreError::NotFound(id.to_string()))?;
+    if current.state != update.expect_state || current.fence != update.expect_fence {
+        return Err(conflict());
+    }
+    let fence = if update.bump_fence {
+        current.fence + 1
+    } else {
+        current.fence
+    };
+    let lease = update
+        .lease
+        .apply(current.lease_owner.clone().map(|owner| super::Lease {
+            owner,
+            until_ms: current.lease_until_ms.unwrap_or(0),
+        }));
+    let wakeup = update.wakeup_digest.apply(current.wakeup_digest.clone());
+    let attempt = update.attempt_status.apply(current.attempt_status);
+    let receipt_seq = if update.receipts.is_empty() {
+        current.receipt_seq
+    } else {
+        append_receipts(tx, id, &update.receipts, update.at_ms)?
+    };
+    let (reason, after, by) = match &update.window {
+        Some(w) => (w.reason.clone(), w.resume_after_ms, w.resume_by_ms),
+        None => (
+            current.reason.clone(),
+            current.resume_after_ms,
+            current.resume_by_ms,
+        ),
+    };
+    // The compare-and-set itself, repeating the check in its WHERE.
+    let changed = tx
+        .execute(
+            "UPDATE deferrals SET state = $1, fence = $2, reentries = $3, reason = $4, resume_after_ms = $5, \
+             resume_by_ms = $6, wakeup_digest = $7, lease_owner = $8, lease_until_ms = $9, \
+             attempt_status = $10, cause = $11, detail = $12, receipt_seq = $13, updated_ms = $14 \
+             WHERE id = $15 AND state = $16 AND fence = $17",
+            &[
+                &update.state.as_str(),
+                &to_i64(fence),
+                &i64::from(update.reentries),
+                &reason,
+                &to_i64(after),
+                &to_i64(by),
+                &wakeup,
+                &lease.as_ref().map(|l| l.owner.clone()),
+                &lease.as_ref().map(|l| to_i64(l.until_ms)),
+                &attempt.map(AttemptStatus::as_str),
+                &update.cause,
+                &update.detail,
+                &to_i64(receipt_seq),
+                &to_i64(update.at_ms),
+                &id,
+                &update.expect_state.as_str(),
+                &to_i64(update.expect_fence),
+            ],
+        )
+        .map_err(backend)?;
+    if changed != 1 {
+        return Err(conflict());
+    }
+    append_event(
+        tx,
+        id,
+        update.at_ms,
+        &update.event,
+        Some(current.state),
+        update.state,
+        &update.cause,
+        fence,
+        update.reentries,
+        update.detail.as_deref(),
+    )?;
+    select_with(tx, "WHERE id = $1", &[&id])?
+        .pop()
+        .ok_or_else(|| StoreError::NotFound(id.to_string()))
+}
+
+/// The rows of one new deferral (row, receipts, first event) inside transaction `tx`.
+fn insert_rows(tx: &mut Transaction, new: &NewDeferral) -> Result<Deferral, StoreError> {
+    // ON CONFLICT settles two inserts of one id racing, where a check first would not.
+    let inserted = tx
+        .execute(
+            "INSERT INTO deferrals (id, state, fence, reentries, max_reentries, reason, resume_after_ms, \
+             resume_by_ms, launch, wakeup_digest, cancellation_digest, cause, receipt_seq, created_ms, updated_ms) \
+             VALUES ($1, $2, 1, $3, $4, $5, $6, $7, $8, $9, $10, $11, 0, $12, $12) ON CONFLICT (id) DO NOTHING",
+            &[
+                &new.id,
+                &new.state.as_str(),
+                &i64::from(new.reentries),
+                &i64::from(new.max_reentries),
+                &new.window.reason,
+                &to_i64(new.window.resume_after_ms),
+                &to_i64(new.window.resume_by_ms),
+                &new.launch,
+                &new.wakeup_digest,
+                &new.cancellation_digest,
+                &new.cause,
+                &to_i64(new.at_ms),
+            ],
+        )
+        .map_err(backend)?;
+    if inserted == 0 {
+        return Err(StoreError::Duplicate(new.id.clone()));
+    }
+    let seq = append_receipts(tx, &new.id, &new.receipts, new.at_ms)?;
+    tx.execute(
+        "UPDATE deferrals SET receipt_seq = $1 WHERE id = $2",
+        &[&to_i64(seq), &new.id],
+    )
+    .map_err(backend)?;
+    append_event(
+        tx,
+        &new.id,
+        new.at_ms,
+        "record",
+        Some(State::Ready),
+        new.state,
+        &new.cause,
+        1,
+        new.reentries,
+        None,
+    )?;
+    select_with(tx, "WHERE id = $1", &[&new.id])?
+        .pop()
+        .ok_or_else(|| StoreError::NotFound(new.id.clone()))
+}
+
 impl Store for PostgresStore {
     fn insert(&self, new: &NewDeferral) -> Result<Deferral, StoreError> {
         if new.receipts.is_empty() {
@@ -355,144 +568,59 @@ impl Store for PostgresStore {
                 "a deferral needs at least one receipt".into(),
             ));
         }
-        self.write(|tx| {
-            // ON CONFLICT settles two inserts of one id racing, where a check first would not.
-            let inserted = tx
-                .execute(
-                    "INSERT INTO deferrals (id, state, fence, reentries, max_reentries, reason, resume_after_ms, \
-                     resume_by_ms, launch, wakeup_digest, cancellation_digest, cause, receipt_seq, created_ms, updated_ms) \
-                     VALUES ($1, $2, 1, $3, $4, $5, $6, $7, $8, $9, $10, $11, 0, $12, $12) ON CONFLICT (id) DO NOTHING",
-                    &[
-                        &new.id,
-                        &new.state.as_str(),
-                        &i64::from(new.reentries),
-                        &i64::from(new.max_reentries),
-                        &new.window.reason,
-                        &to_i64(new.window.resume_after_ms),
-                        &to_i64(new.window.resume_by_ms),
-                        &new.launch,
-                        &new.wakeup_digest,
-                        &new.cancellation_digest,
-                        &new.cause,
-                        &to_i64(new.at_ms),
-                    ],
-                )
-                .map_err(backend)?;
-            if inserted == 0 {
-                return Err(StoreError::Duplicate(new.id.clone()));
+        self.write(|tx| insert_rows(tx, new))
+    }
+
+    /// One transaction around every item; each item is a savepoint, rolled back alone if it
+    /// fails. A savepoint that cannot be made or undone fails the whole batch: PostgreSQL
+    /// would otherwise turn the final COMMIT into a silent ROLLBACK.
+    fn insert_batch(&self, news: &[NewDeferral]) -> Vec<Result<Deferral, StoreError>> {
+        if news.is_empty() {
+            return Vec::new();
+        }
+        let all = |err: StoreError| -> Vec<Result<Deferral, StoreError>> {
+            news.iter().map(|_| Err(err.clone())).collect()
+        };
+        let mut client = self.client.borrow_mut();
+        let mut tx = match client
+            .build_transaction()
+            .isolation_level(IsolationLevel::ReadCommitted)
+            .start()
+        {
+            Ok(tx) => tx,
+            Err(err) => return all(backend(err)),
+        };
+        let mut results = Vec::with_capacity(news.len());
+        for new in news {
+            if new.receipts.is_empty() {
+                results.push(Err(StoreError::Backend(
+                    "a deferral needs at least one receipt".into(),
+                )));
+                continue;
             }
-            let seq = append_receipts(tx, &new.id, &new.receipts, new.at_ms)?;
-            tx.execute(
-                "UPDATE deferrals SET receipt_seq = $1 WHERE id = $2",
-                &[&to_i64(seq), &new.id],
-            )
-            .map_err(backend)?;
-            append_event(
-                tx,
-                &new.id,
-                new.at_ms,
-                "record",
-                Some(State::Ready),
-                new.state,
-                &new.cause,
-                1,
-                new.reentries,
-                None,
-            )?;
-            select_with(tx, "WHERE id = $1", &[&new.id])?
-                .pop()
-                .ok_or_else(|| StoreError::NotFound(new.id.clone()))
-        })
+            let mut item = match tx.savepoint("batch_item") {
+                Ok(item) => item,
+                Err(err) => return all(backend(err)),
+            };
+            let result = insert_rows(&mut item, new);
+            let ended = if result.is_ok() {
+                item.commit()
+            } else {
+                item.rollback()
+            };
+            if let Err(err) = ended {
+                return all(backend(err));
+            }
+            results.push(result);
+        }
+        match tx.commit() {
+            Ok(()) => results,
+            Err(err) => all(backend(err)),
+        }
     }
 
     fn update(&self, id: &str, update: &Update) -> Result<Deferral, StoreError> {
-        let conflict = || StoreError::Conflict {
-            id: id.to_string(),
-            expected_state: update.expect_state,
-            expected_fence: update.expect_fence,
-        };
-        self.write(|tx| {
-            // The row lock: a concurrent writer of this row waits here until we commit, then
-            // reads what we wrote (READ COMMITTED reads the newest committed version).
-            let current = select_with(tx, "WHERE id = $1 FOR UPDATE", &[&id])?
-                .pop()
-                .ok_or_else(|| StoreError::NotFound(id.to_string()))?;
-            if current.state != update.expect_state || current.fence != update.expect_fence {
-                return Err(conflict());
-            }
-            let fence = if update.bump_fence {
-                current.fence + 1
-            } else {
-                current.fence
-            };
-            let lease = update
-                .lease
-                .apply(current.lease_owner.clone().map(|owner| super::Lease {
-                    owner,
-                    until_ms: current.lease_until_ms.unwrap_or(0),
-                }));
-            let wakeup = update.wakeup_digest.apply(current.wakeup_digest.clone());
-            let attempt = update.attempt_status.apply(current.attempt_status);
-            let receipt_seq = if update.receipts.is_empty() {
-                current.receipt_seq
-            } else {
-                append_receipts(tx, id, &update.receipts, update.at_ms)?
-            };
-            let (reason, after, by) = match &update.window {
-                Some(w) => (w.reason.clone(), w.resume_after_ms, w.resume_by_ms),
-                None => (
-                    current.reason.clone(),
-                    current.resume_after_ms,
-                    current.resume_by_ms,
-                ),
-            };
-            // The compare-and-set itself, repeating the check in its WHERE.
-            let changed = tx
-                .execute(
-                    "UPDATE deferrals SET state = $1, fence = $2, reentries = $3, reason = $4, resume_after_ms = $5, \
-                     resume_by_ms = $6, wakeup_digest = $7, lease_owner = $8, lease_until_ms = $9, \
-                     attempt_status = $10, cause = $11, detail = $12, receipt_seq = $13, updated_ms = $14 \
-                     WHERE id = $15 AND state = $16 AND fence = $17",
-                    &[
-                        &update.state.as_str(),
-                        &to_i64(fence),
-                        &i64::from(update.reentries),
-                        &reason,
-                        &to_i64(after),
-                        &to_i64(by),
-                        &wakeup,
-                        &lease.as_ref().map(|l| l.owner.clone()),
-                        &lease.as_ref().map(|l| to_i64(l.until_ms)),
-                        &attempt.map(AttemptStatus::as_str),
-                        &update.cause,
-                        &update.detail,
-                        &to_i64(receipt_seq),
-                        &to_i64(update.at_ms),
-                        &id,
-                        &update.expect_state.as_str(),
-                        &to_i64(update.expect_fence),
-                    ],
-                )
-                .map_err(backend)?;
-            if changed != 1 {
-                return Err(conflict());
-            }
-            append_event(
-                tx,
-                id,
-                update.at_ms,
-                &update.event,
-                Some(current.state),
-                update.state,
-                &update.cause,
-                fence,
-                update.reentries,
-                update.detail.as_deref(),
-            )?;
-            select_with(tx, "WHERE id = $1", &[&id])?
-                .pop()
-                .ok_or_else(|| StoreError::NotFound(id.to_string()))
-        })
+        self.write(|tx| update_in(tx, id, update))
     }
 
     fn get(&self, id: &str) -> Result<Option<Deferral>, StoreError> {
@@ -521,21 +649,39 @@ impl Store for PostgresStore {
                 &[&id],
             )
             .map_err(backend)?;
-        Ok(rows.iter().map(read_receipt).collect())
+        rows.iter()
+            .map(|row| super::verify_receipt(read_receipt(row)))
+            .collect()
     }
 
     fn current_receipt(&self, id: &str) -> Result<StoredReceipt, StoreError> {
-        self.client
-            .borrow_mut()
-            .query_opt(
-                "SELECT r.seq, r.deferral_id, r.kind, r.receipt, r.sha256, r.created_ms FROM receipts r \
-                 JOIN deferrals d ON d.id = r.deferral_id AND d.receipt_seq = r.seq WHERE d.id = $1",
-                &[&id],
-            )
-            .map_err(backend)?
-            .as_ref()
-            .map(read_receipt)
-            .ok_or_else(|| StoreError::NotFound(id.to_string()))
+        current_receipt_in(&mut *self.client.borrow_mut(), id)
+    }
+
+    fn claim_next_due(
+        &self,
+        next: &NextDue,
+        claim: &mut ClaimBuilder,
+    ) -> Result<Option<Deferral>, StoreError> {
+        let exclude: Vec<String> = next.exclude.to_vec();
+        self.write(|tx| {
+            // The row is locked from here to the commit; a row another ticker holds is skipped,
+            // never waited for, so concurrent tickers each get the next free one.
+            let Some(row) = select_with(
+                tx,
+                "WHERE state = 'deferred' AND resume_after_ms <= $1 AND resume_by_ms >= $1 \
+                 AND (NOT $2 OR launch NOT LIKE 'workflow-dispatch:%') AND NOT (id = ANY($3)) \
+                 ORDER BY resume_after_ms, id LIMIT 1 FOR UPDATE SKIP LOCKED",
+                &[&to_i64(next.now_ms), &next.without_dispatch, &exclude],
+            )?
+            .pop() else {
+                return Ok(None);
+            };
+            // Handed to the builder even when it fails its check, so the caller learns which
+            // deferral it was.
+            let update = claim(&row, current_receipt_in(tx, &row.id))?;
+            update_in(tx, &row.id, &update).map(Some)
+        })
     }
 
     fn events(&self, id: &str) -> Result<Vec<EventRecord>, StoreError> {
@@ -580,6 +726,15 @@ impl Store for PostgresStore {
         )
     }
 
+    fn next_wakeup(&self, now_ms: u64) -> Result<Option<Deferral>, StoreError> {
+        let now = to_i64(now_ms);
+        let next = self.select(
+            "WHERE state = 'deferred' AND resume_after_ms > $1 ORDER BY resume_after_ms, id LIMIT 1",
+            &[&now],
+        )?;
+        Ok(next.into_iter().next())
+    }
+
     fn expirable(&self, now_ms: u64, limit: usize) -> Result<Vec<Deferral>, StoreError> {
         let now = to_i64(now_ms);
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
@@ -598,6 +753,57 @@ impl Store for PostgresStore {
              ORDER BY lease_until_ms, id LIMIT $2",
             &[&now, &limit],
         )
+    }
+
+    fn record_launch_process(&self, id: &str, process: &LaunchProcess) -> Result<(), StoreError> {
+        self.write(|tx| {
+            let current = select_with(tx, "WHERE id = $1 FOR UPDATE", &[&id])?
+                .pop()
+                .ok_or_else(|| StoreError::NotFound(id.to_string()))?;
+            if current.state != State::Resumable || current.fence != process.fence {
+                return Err(StoreError::Conflict {
+                    id: id.to_string(),
+                    expected_state: State::Resumable,
+                    expected_fence: process.fence,
+                });
+            }
+            tx.execute(
+                "INSERT INTO launch_processes (deferral_id, fence, pgid, machine, boot_id, leader_start, recorded_ms) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (deferral_id) DO UPDATE SET fence = excluded.fence, \
+                 pgid = excluded.pgid, machine = excluded.machine, boot_id = excluded.boot_id, \
+                 leader_start = excluded.leader_start, recorded_ms = excluded.recorded_ms",
+                &[
+                    &id,
+                    &to_i64(process.fence),
+                    &process.pgid,
+                    &process.machine,
+                    &process.boot_id,
+                    &to_i64(process.leader_start),
+                    &to_i64(process.recorded_ms),
+                ],
+            )
+            .map_err(backend)?;
+            Ok(())
+        })
+    }
+
+    fn launch_process(&self, id: &str) -> Result<Option<LaunchProcess>, StoreError> {
+        let row = self
+            .client
+            .borrow_mut()
+            .query_opt(
+                "SELECT fence, pgid, machine, boot_id, leader_start, recorded_ms FROM launch_processes WHERE deferral_id = $1",
+                &[&id],
+            )
+            .map_err(backend)?;
+        Ok(row.map(|row| LaunchProcess {
+            fence: to_u64(row.get(0)),
+            pgid: row.get(1),
+            machine: row.get(2),
+            boot_id: row.get(3),
+            leader_start: to_u64(row.get(4)),
+            recorded_ms: to_u64(row.get(5)),
+        }))
     }
 
     fn count_by_state(&self) -> Result<Vec<(State, u64)>, StoreError> {

@@ -5,17 +5,19 @@
 //! this program can edit evidence. `PRAGMA integrity_check` runs on open (or `quick_check`).
 
 use super::{
-    AttemptStatus, Deferral, EventRecord, ListQuery, NewDeferral, NewReceipt, Store, StoreError,
-    StoredReceipt, Update,
+    AttemptStatus, ClaimBuilder, Deferral, EventRecord, LaunchProcess, ListQuery, NewDeferral,
+    NewReceipt, NextDue, Store, StoreError, StoredReceipt, Update,
 };
 use deferral_core::digest::sha256_hex;
 use deferral_core::lifecycle::State;
 use rusqlite::{params, Connection, OptionalExtension, Row};
+use std::cell::Cell;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Migrations, in order; migration `i` moves the store from version `i` to `i + 1`.
-const MIGRATIONS: &[&str] = &[r#"
+const MIGRATIONS: &[&str] = &[
+    r#"
 CREATE TABLE deferrals (
     id                  TEXT PRIMARY KEY,
     state               TEXT NOT NULL CHECK (state IN ('ready','deferred','resumable','complete','blocked','cancelled')),
@@ -72,7 +74,24 @@ CREATE TABLE events (
 CREATE INDEX events_deferral ON events (deferral_id, seq);
 CREATE TRIGGER events_no_update BEFORE UPDATE ON events BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
 CREATE TRIGGER events_no_delete BEFORE DELETE ON events BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
-"#];
+"#,
+    r#"
+-- 2: the process group of each deferral's current exec: launch (see LaunchProcess).
+CREATE TABLE launch_processes (
+    deferral_id  TEXT PRIMARY KEY REFERENCES deferrals (id),
+    fence        INTEGER NOT NULL,
+    pgid         INTEGER NOT NULL,
+    machine      TEXT NOT NULL,
+    boot_id      TEXT NOT NULL,
+    leader_start INTEGER NOT NULL,
+    recorded_ms  INTEGER NOT NULL
+);
+"#,
+];
+
+/// `PRAGMA application_id` of a deferral-host store: "DFRH" in ASCII. A file with another id
+/// belongs to another application and is refused, never migrated.
+pub const APPLICATION_ID: i64 = 0x4446_5248;
 
 /// The schema version this program writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -94,6 +113,17 @@ const COLUMNS: &str = "id, state, fence, reentries, max_reentries, reason, resum
 pub struct SqliteStore {
     conn: Connection,
     path: PathBuf,
+    /// Inside [`Store::insert_batch`]: each write is a savepoint of the batch's transaction.
+    batch: Cell<Batch>,
+}
+
+/// Where a group commit stands: off, open, or open with a savepoint that could not be undone
+/// (the whole batch must then be rolled back).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Batch {
+    Off,
+    Open,
+    Broken,
 }
 
 fn backend(err: rusqlite::Error) -> StoreError {
@@ -107,9 +137,13 @@ fn to_i64(value: u64) -> i64 {
 impl SqliteStore {
     /// Opens (creating if needed) the store at `path`, migrates it and checks its integrity.
     pub fn open(path: &Path, check: IntegrityCheck) -> Result<SqliteStore, StoreError> {
+        super::private_file::create(path)?;
         let conn = Connection::open(path).map_err(backend)?;
         conn.busy_timeout(Duration::from_secs(60))
             .map_err(backend)?;
+        // Before anything writes to it (switching to WAL rewrites the header): never touch a
+        // file that belongs to another application.
+        check_ownership(&conn, path)?;
         let mode: String = conn
             .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
             .map_err(backend)?;
@@ -123,6 +157,7 @@ impl SqliteStore {
         let store = SqliteStore {
             conn,
             path: path.to_path_buf(),
+            batch: Cell::new(Batch::Off),
         };
         match check {
             IntegrityCheck::Full => store.run_check("integrity_check")?,
@@ -179,6 +214,9 @@ impl SqliteStore {
                 conn.execute_batch(&format!("PRAGMA user_version = {}", index + 1))
                     .map_err(backend)?;
             }
+            // New stores, and stores of the first version, which had no application id.
+            conn.execute_batch(&format!("PRAGMA application_id = {APPLICATION_ID}"))
+                .map_err(backend)?;
             Ok(())
         })
     }
@@ -188,6 +226,9 @@ impl SqliteStore {
         &self,
         body: impl FnOnce(&Connection) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
+        if self.batch.get() != Batch::Off {
+            return self.savepoint(body);
+        }
         self.conn
             .execute_batch("BEGIN IMMEDIATE")
             .map_err(backend)?;
@@ -206,6 +247,32 @@ impl SqliteStore {
         }
     }
 
+    /// One item of a group commit: its writes are undone alone if it fails.
+    fn savepoint<T>(
+        &self,
+        body: impl FnOnce(&Connection) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        if self.batch.get() == Batch::Broken {
+            return Err(StoreError::Backend(
+                "an earlier item of this batch could not be undone".into(),
+            ));
+        }
+        self.conn
+            .execute_batch("SAVEPOINT batch_item")
+            .map_err(backend)?;
+        let result = body(&self.conn);
+        let end = if result.is_ok() {
+            "RELEASE batch_item"
+        } else {
+            "ROLLBACK TO batch_item; RELEASE batch_item"
+        };
+        if let Err(err) = self.conn.execute_batch(end) {
+            self.batch.set(Batch::Broken);
+            return Err(backend(err));
+        }
+        result
+    }
+
     fn select(
         &self,
         where_sql: &str,
@@ -213,6 +280,47 @@ impl SqliteStore {
     ) -> Result<Vec<Deferral>, StoreError> {
         select_with(&self.conn, where_sql, params)
     }
+}
+
+/// Refuses (`foreign-store`) a database this program did not create: another application id,
+/// or no id but tables other than a first-version store's.
+fn check_ownership(conn: &Connection, path: &Path) -> Result<(), StoreError> {
+    let id: i64 = conn
+        .query_row("PRAGMA application_id", [], |r| r.get(0))
+        .map_err(backend)?;
+    if id == APPLICATION_ID {
+        return Ok(());
+    }
+    let foreign = |why: String| {
+        Err(StoreError::Foreign(format!(
+            "{} {why}; deferral-host leaves it as it is (give another --store path)",
+            path.display()
+        )))
+    };
+    if id != 0 {
+        return foreign(format!(
+            "belongs to another application (application_id {id:#x})"
+        ));
+    }
+    // No id: a new empty file, or a store written before the id was set (version 1).
+    let tables: Vec<String> = conn
+        .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        .and_then(|mut stmt| stmt.query_map([], |r| r.get(0))?.collect())
+        .map_err(backend)?;
+    let ours = ["deferrals", "receipts", "events", "launch_processes"];
+    if let Some(other) = tables.iter().find(|t| !ours.contains(&t.as_str())) {
+        return foreign(format!(
+            "is another application's database (it has a table {other:?})"
+        ));
+    }
+    if !tables.is_empty()
+        && !["deferrals", "receipts", "events"]
+            .iter()
+            .all(|t| tables.iter().any(|x| x == t))
+    {
+        return foreign("has only some of the store's tables".into());
+    }
+    Ok(())
 }
 
 fn select_with(
@@ -337,6 +445,98 @@ fn append_event(
     Ok(())
 }
 
+/// The compare-and-set of [`Store::update`], inside a transaction the caller holds.
+fn update_in(conn: &Connection, id: &str, update: &Update) -> Result<Deferral, StoreError> {
+    let current = select_with(conn, "WHERE id = ?1", &[&id])?
+        .pop()
+        .ok_or_else(|| StoreError::NotFound(id.to_string()))?;
+    if current.state != update.expect_state || current.fence != update.expect_fence {
+        return Err(StoreError::Conflict {
+            id: id.to_string(),
+            expected_state: update.expect_state,
+            expected_fence: update.expect_fence,
+        });
+    }
+    let fence = if update.bump_fence {
+        current.fence + 1
+    } else {
+        current.fence
+    };
+    let lease = update
+        .lease
+        .apply(current.lease_owner.clone().map(|owner| super::Lease {
+            owner,
+            until_ms: current.lease_until_ms.unwrap_or(0),
+        }));
+    let wakeup = update.wakeup_digest.apply(current.wakeup_digest.clone());
+    let attempt = update.attempt_status.apply(current.attempt_status);
+    let receipt_seq = if update.receipts.is_empty() {
+        current.receipt_seq
+    } else {
+        append_receipts(conn, id, &update.receipts, update.at_ms)?
+    };
+    let (reason, after, by) = match &update.window {
+        Some(w) => (w.reason.clone(), w.resume_after_ms, w.resume_by_ms),
+        None => (
+            current.reason.clone(),
+            current.resume_after_ms,
+            current.resume_by_ms,
+        ),
+    };
+    // The compare-and-set itself: the WHERE repeats the check, so the write is safe even
+    // if a backend ran this without the surrounding lock.
+    let changed = conn
+        .prepare_cached(
+            "UPDATE deferrals SET state = ?1, fence = ?2, reentries = ?3, reason = ?4, resume_after_ms = ?5, \
+             resume_by_ms = ?6, wakeup_digest = ?7, lease_owner = ?8, lease_until_ms = ?9, \
+             attempt_status = ?10, cause = ?11, detail = ?12, receipt_seq = ?13, updated_ms = ?14 \
+             WHERE id = ?15 AND state = ?16 AND fence = ?17",
+        )
+        .map_err(backend)?
+        .execute(params![
+            update.state.as_str(),
+            to_i64(fence),
+            update.reentries,
+            reason,
+            to_i64(after),
+            to_i64(by),
+            wakeup,
+            lease.as_ref().map(|l| l.owner.clone()),
+            lease.as_ref().map(|l| to_i64(l.until_ms)),
+            attempt.map(AttemptStatus::as_str),
+            update.cause,
+            update.detail,
+            to_i64(receipt_seq),
+            to_i64(update.at_ms),
+            id,
+            update.expect_state.as_str(),
+            to_i64(update.expect_fence),
+        ])
+        .map_err(backend)?;
+    if changed != 1 {
+        return Err(StoreError::Conflict {
+            id: id.to_string(),
+            expected_state: update.expect_state,
+            expected_fence: update.expect_fence,
+        });
+    }
+    append_event(
+        conn,
+        id,
+        update.at_ms,
+        &update.event,
+        Some(current.state),
+        update.state,
+        &update.cause,
+        fence,
+        update.reentries,
+        update.detail.as_deref(),
+    )?;
+    select_with(conn, "WHERE id = ?1", &[&id])?
+        .pop()
+        .ok_or_else(|| StoreError::NotFound(id.to_string()))
+}
+
 impl Store for SqliteStore {
     fn insert(&self, new: &NewDeferral) -> Result<Deferral, StoreError> {
         if new.receipts.is_empty() {
@@ -394,85 +594,38 @@ impl Store for SqliteStore {
         })
     }
 
+    /// One `BEGIN IMMEDIATE` ... `COMMIT` around every item; each item is a savepoint.
+    fn insert_batch(&self, news: &[NewDeferral]) -> Vec<Result<Deferral, StoreError>> {
+        if news.is_empty() {
+            return Vec::new();
+        }
+        let all = |err: StoreError| -> Vec<Result<Deferral, StoreError>> {
+            news.iter().map(|_| Err(err.clone())).collect()
+        };
+        if let Err(err) = self.conn.execute_batch("BEGIN IMMEDIATE") {
+            return all(backend(err));
+        }
+        self.batch.set(Batch::Open);
+        let results: Vec<_> = news.iter().map(|new| self.insert(new)).collect();
+        let broken = self.batch.replace(Batch::Off) == Batch::Broken;
+        let committed = if broken {
+            Err(StoreError::Backend(
+                "a failed item could not be undone; the batch was rolled back".into(),
+            ))
+        } else {
+            self.conn.execute_batch("COMMIT").map_err(backend)
+        };
+        match committed {
+            Ok(()) => results,
+            Err(err) => {
+                let _ = self.conn.execute_batch("ROLLBACK");
+                all(err)
+            }
+        }
+    }
+
     fn update(&self, id: &str, update: &Update) -> Result<Deferral, StoreError> {
-        self.write(|conn| {
-            let current = select_with(conn, "WHERE id = ?1", &[&id])?
-                .pop()
-                .ok_or_else(|| StoreError::NotFound(id.to_string()))?;
-            if current.state != update.expect_state || current.fence != update.expect_fence {
-                return Err(StoreError::Conflict {
-                    id: id.to_string(),
-                    expected_state: update.expect_state,
-                    expected_fence: update.expect_fence,
-                });
-            }
-            let fence = if update.bump_fence { current.fence + 1 } else { current.fence };
-            let lease = update.lease.apply(current.lease_owner.clone().map(|owner| super::Lease {
-                owner,
-                until_ms: current.lease_until_ms.unwrap_or(0),
-            }));
-            let wakeup = update.wakeup_digest.apply(current.wakeup_digest.clone());
-            let attempt = update.attempt_status.apply(current.attempt_status);
-            let receipt_seq = if update.receipts.is_empty() {
-                current.receipt_seq
-            } else {
-                append_receipts(conn, id, &update.receipts, update.at_ms)?
-            };
-            let (reason, after, by) = match &update.window {
-                Some(w) => (w.reason.clone(), w.resume_after_ms, w.resume_by_ms),
-                None => (current.reason.clone(), current.resume_after_ms, current.resume_by_ms),
-            };
-            // The compare-and-set itself: the WHERE repeats the check, so the write is safe even
-            // if a backend ran this without the surrounding lock.
-            let changed = conn
-                .prepare_cached(
-                    "UPDATE deferrals SET state = ?1, fence = ?2, reentries = ?3, reason = ?4, resume_after_ms = ?5, \
-                     resume_by_ms = ?6, wakeup_digest = ?7, lease_owner = ?8, lease_until_ms = ?9, \
-                     attempt_status = ?10, cause = ?11, detail = ?12, receipt_seq = ?13, updated_ms = ?14 \
-                     WHERE id = ?15 AND state = ?16 AND fence = ?17",
-                )
-                .map_err(backend)?
-                .execute(params![
-                    update.state.as_str(),
-                    to_i64(fence),
-                    update.reentries,
-                    reason,
-                    to_i64(after),
-                    to_i64(by),
-                    wakeup,
-                    lease.as_ref().map(|l| l.owner.clone()),
-                    lease.as_ref().map(|l| to_i64(l.until_ms)),
-                    attempt.map(AttemptStatus::as_str),
-                    update.cause,
-                    update.detail,
-                    to_i64(receipt_seq),
-                    to_i64(update.at_ms),
-                    id,
-                    update.expect_state.as_str(),
-                    to_i64(update.expect_fence),
-                ])
-                .map_err(backend)?;
-            if changed != 1 {
-                return Err(StoreError::Conflict {
-                    id: id.to_string(),
-                    expected_state: update.expect_state,
-                    expected_fence: update.expect_fence,
-                });
-            }
-            append_event(
-                conn,
-                id,
-                update.at_ms,
-                &update.event,
-                Some(current.state),
-                update.state,
-                &update.cause,
-                fence,
-                update.reentries,
-                update.detail.as_deref(),
-            )?;
-            select_with(conn, "WHERE id = ?1", &[&id])?.pop().ok_or_else(|| StoreError::NotFound(id.to_string()))
-        })
+        self.write(|conn| update_in(conn, id, update))
     }
 
     fn get(&self, id: &str) -> Result<Option<Deferral>, StoreError> {
@@ -500,20 +653,37 @@ impl Store for SqliteStore {
             )
             .map_err(backend)?;
         let rows = stmt.query_map([id], read_receipt).map_err(backend)?;
-        rows.collect::<Result<Vec<_>, _>>().map_err(backend)
+        rows.map(|row| super::verify_receipt(row.map_err(backend)?))
+            .collect()
     }
 
     fn current_receipt(&self, id: &str) -> Result<StoredReceipt, StoreError> {
-        self.conn
-            .query_row(
-                "SELECT r.seq, r.deferral_id, r.kind, r.receipt, r.sha256, r.created_ms FROM receipts r \
-                 JOIN deferrals d ON d.id = r.deferral_id AND d.receipt_seq = r.seq WHERE d.id = ?1",
-                [id],
-                read_receipt,
-            )
-            .optional()
-            .map_err(backend)?
-            .ok_or_else(|| StoreError::NotFound(id.to_string()))
+        current_receipt_in(&self.conn, id)
+    }
+
+    fn claim_next_due(
+        &self,
+        next: &NextDue,
+        claim: &mut ClaimBuilder,
+    ) -> Result<Option<Deferral>, StoreError> {
+        let exclude =
+            serde_json::to_string(next.exclude).map_err(|e| StoreError::Backend(e.to_string()))?;
+        self.write(|conn| {
+            let Some(row) = select_with(
+                conn,
+                "WHERE state = 'deferred' AND resume_after_ms <= ?1 AND resume_by_ms >= ?1 \
+                 AND (?2 = 0 OR launch NOT LIKE 'workflow-dispatch:%') \
+                 AND id NOT IN (SELECT value FROM json_each(?3)) ORDER BY resume_after_ms, id LIMIT 1",
+                &[&to_i64(next.now_ms), &next.without_dispatch, &exclude],
+            )?
+            .pop() else {
+                return Ok(None);
+            };
+            // Handed to the builder even when it fails its check, so the caller learns which
+            // deferral it was.
+            let update = claim(&row, current_receipt_in(conn, &row.id))?;
+            update_in(conn, &row.id, &update).map(Some)
+        })
     }
 
     fn events(&self, id: &str) -> Result<Vec<EventRecord>, StoreError> {
@@ -558,6 +728,15 @@ impl Store for SqliteStore {
         )
     }
 
+    fn next_wakeup(&self, now_ms: u64) -> Result<Option<Deferral>, StoreError> {
+        let now = to_i64(now_ms);
+        let next = self.select(
+            "WHERE state = 'deferred' AND resume_after_ms > ?1 ORDER BY resume_after_ms LIMIT 1",
+            &[&now],
+        )?;
+        Ok(next.into_iter().next())
+    }
+
     fn expirable(&self, now_ms: u64, limit: usize) -> Result<Vec<Deferral>, StoreError> {
         let now = to_i64(now_ms);
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
@@ -578,6 +757,59 @@ impl Store for SqliteStore {
         )
     }
 
+    fn record_launch_process(&self, id: &str, process: &LaunchProcess) -> Result<(), StoreError> {
+        self.write(|conn| {
+            let current = select_with(conn, "WHERE id = ?1", &[&id])?
+                .pop()
+                .ok_or_else(|| StoreError::NotFound(id.to_string()))?;
+            if current.state != State::Resumable || current.fence != process.fence {
+                return Err(StoreError::Conflict {
+                    id: id.to_string(),
+                    expected_state: State::Resumable,
+                    expected_fence: process.fence,
+                });
+            }
+            conn.prepare_cached(
+                "INSERT INTO launch_processes (deferral_id, fence, pgid, machine, boot_id, leader_start, recorded_ms) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT (deferral_id) DO UPDATE SET fence = excluded.fence, \
+                 pgid = excluded.pgid, machine = excluded.machine, boot_id = excluded.boot_id, \
+                 leader_start = excluded.leader_start, recorded_ms = excluded.recorded_ms",
+            )
+            .map_err(backend)?
+            .execute(params![
+                id,
+                to_i64(process.fence),
+                process.pgid,
+                process.machine,
+                process.boot_id,
+                to_i64(process.leader_start),
+                to_i64(process.recorded_ms)
+            ])
+            .map_err(backend)?;
+            Ok(())
+        })
+    }
+
+    fn launch_process(&self, id: &str) -> Result<Option<LaunchProcess>, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT fence, pgid, machine, boot_id, leader_start, recorded_ms FROM launch_processes WHERE deferral_id = ?1",
+                [id],
+                |row| {
+                    Ok(LaunchProcess {
+                        fence: get_u64(row, 0)?,
+                        pgid: row.get(1)?,
+                        machine: row.get(2)?,
+                        boot_id: row.get(3)?,
+                        leader_start: get_u64(row, 4)?,
+                        recorded_ms: get_u64(row, 5)?,
+                    })
+                },
+            )
+            .optional()
+            .map_err(backend)
+    }
+
     fn count_by_state(&self) -> Result<Vec<(State, u64)>, StoreError> {
         let mut stmt = self
             .conn
@@ -592,6 +824,19 @@ impl Store for SqliteStore {
     fn check_integrity(&self) -> Result<(), StoreError> {
         self.run_check("integrity_check")
     }
+}
+
+fn current_receipt_in(conn: &Connection, id: &str) -> Result<StoredReceipt, StoreError> {
+    conn.query_row(
+        "SELECT r.seq, r.deferral_id, r.kind, r.receipt, r.sha256, r.created_ms FROM receipts r \
+         JOIN deferrals d ON d.id = r.deferral_id AND d.receipt_seq = r.seq WHERE d.id = ?1",
+        [id],
+        read_receipt,
+    )
+    .optional()
+    .map_err(backend)?
+    .ok_or_else(|| StoreError::NotFound(id.to_string()))
+    .and_then(super::verify_receipt)
 }
 
 fn read_receipt(row: &Row) -> rusqlite::Result<StoredReceipt> {

@@ -2,6 +2,8 @@
 #![allow(dead_code)]
 
 pub mod pg;
+pub mod serve_client;
+pub mod server;
 
 use deferral_host::store::sqlite::IntegrityCheck;
 use deferral_host::store::{SqliteStore, Store, StoreUrl};
@@ -139,4 +141,12 @@ pub fn lines(path: &Path) -> Vec<String> {
 /// A shell-quoted path.
 pub fn sq(path: &Path) -> String {
     format!("'{}'", path.display())
+}
+
+/// Writes an executable `#!/bin/sh` script at `path`; returns its `exec:` target.
+pub fn script(path: &Path, body: &str) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::write(path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    format!("exec:'{}'", path.display())
 }

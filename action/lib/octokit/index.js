@@ -1,0 +1,77 @@
+// `deferral/octokit`: stop instead of sleeping. A plugin for @octokit/core
+// (`Octokit.plugin(deferral)`, options under `deferral:`) and `wrapOctokit(octokit, options)`
+// for an instance that exists already (the `github` of actions/github-script). Before a request
+// that spends quota the core decides on what GitHub said so far; below the reserve, or on a
+// primary or secondary limit answer, it throws DeferredError with a receipt. Never a retry,
+// never a sleep; every other request, answer and error passes through untouched.
+import { createGate } from './gate.js';
+import { isRateLimitRequest, requestPlan } from './request-plan.js';
+
+export { DeferredError, DeferralBlockedError } from './errors.js';
+
+const WRAPPED = Symbol.for('deferral.octokit.gate');
+
+/**
+ * Hooks the gate into `octokit.hook` ('request'). Options: restReserve, graphqlReserve
+ * (default '10%'), resumeBufferMs, resumeWindowMs, jitterMaxMs, scope (default: the Action's,
+ * from GITHUB_* variables), request, plan (admitted whole before the first request),
+ * freshApprovalRequired (default true), now (a clock, default Date.now). Answers the octokit.
+ */
+export function wrapOctokit(octokit, options = {}) {
+  if (typeof octokit?.hook?.wrap !== 'function' || typeof octokit.request !== 'function') {
+    throw new TypeError('wrapOctokit needs an Octokit instance (with hook and request)');
+  }
+  if (octokit[WRAPPED]) throw new TypeError('this Octokit instance is already gated by deferral');
+  const gate = createGate(options);
+
+  // Once per instance, shared by concurrent first requests: GET /rate_limit costs no quota. A
+  // failed read is tried again by the next request, never in a loop.
+  async function fetchRateState() {
+    let answer;
+    try {
+      answer = await octokit.request('GET /rate_limit');
+    } catch (err) {
+      // GitHub Enterprise Server without rate limiting answers 404: the core reads it as unlimited.
+      if (err?.status === 404 && err.response) return gate.rateLimitAnswer(404, err.response.data);
+      throw err;
+    }
+    return gate.rateLimitAnswer(answer.status, answer.data);
+  }
+  let reading = null;
+  function readRateState() {
+    reading ??= fetchRateState().finally(() => { reading = null; });
+    return reading;
+  }
+
+  octokit.hook.wrap('request', async (request, options) => {
+    if (isRateLimitRequest(options)) {
+      try {
+        const answer = await request(options);
+        gate.observe(answer.status, answer.headers, answer.data);
+        return answer;
+      } catch (err) {
+        if (err?.response) gate.observe(err.status, err.response.headers, err.response.data);
+        throw err;
+      }
+    }
+    if (!gate.hasRateState()) await readRateState();
+    gate.admit(requestPlan(options));
+    let answer;
+    try {
+      answer = await request(options);
+    } catch (err) {
+      if (err?.response) gate.observe(err.status, err.response.headers, err.response.data);
+      throw err;
+    }
+    gate.observe(answer.status, answer.headers, answer.data);
+    return answer;
+  });
+  Object.defineProperty(octokit, WRAPPED, { value: gate });
+  return octokit;
+}
+
+/** The @octokit/core plugin: `Octokit.plugin(deferral)`, options as `new MyOctokit({deferral: {...}})`. */
+export function deferral(octokit, octokitOptions = {}) {
+  wrapOctokit(octokit, octokitOptions.deferral ?? {});
+  return {};
+}

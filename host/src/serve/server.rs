@@ -1,0 +1,219 @@
+//! The accept loop, one task per connection (hyper's HTTP/1.1 with keep-alive), and the path
+//! of one request: token, route, body, then the handler on a blocking thread.
+
+use super::connections::{Admission, Registry, Slot};
+use super::http::{self, BodyLimits, Request, Response};
+use super::log;
+use super::routes::{self, Policy};
+use super::stores::Stores;
+use super::Limits;
+use deferral_core::digest::{constant_time_eq, sha256_hex};
+use http_body_util::Full;
+use hyper::body::{Bytes, Incoming};
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{watch, Semaphore};
+
+/// The request line and headers together; past this hyper answers 431.
+const MAX_HEAD_BYTES: usize = 8 * 1024;
+const MAX_HEADERS: usize = 64;
+/// What every connection shares.
+pub struct App {
+    pub token_digest: String,
+    pub policy: Policy,
+    pub stores: Stores,
+    pub limits: Limits,
+    /// Handlers running on blocking threads at once (each holds a store connection).
+    pub handlers: Semaphore,
+    /// Turns `true` when the server stops: body reads give up and answer 503.
+    pub stopping: watch::Receiver<bool>,
+}
+
+/// Accepts connections until `stop` resolves, then closes idle ones, lets busy ones finish
+/// their answer, and returns when none is left or the grace period has passed.
+pub async fn run(
+    listener: TcpListener,
+    app: Arc<App>,
+    stop: impl std::future::Future<Output = ()>,
+    stop_all: watch::Sender<bool>,
+) {
+    let registry = Arc::new(Registry::new(app.limits.max_connections));
+    tokio::pin!(stop);
+    loop {
+        tokio::select! {
+            () = &mut stop => break,
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => admit(stream, &registry, &app),
+                Err(err) => {
+                    // Out of descriptors or similar: say so, and give the system a moment.
+                    log::line(&format!("accept failed: {err}"));
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            },
+        }
+    }
+    drop(listener);
+    let _ = stop_all.send(true);
+    registry.stop();
+    let open = registry.len();
+    if tokio::time::timeout(app.limits.shutdown_grace, registry.drained())
+        .await
+        .is_err()
+    {
+        log::line(&format!(
+            "{} of {open} connections still open after {} ms; closing them",
+            registry.len(),
+            app.limits.shutdown_grace.as_millis()
+        ));
+    }
+}
+
+fn admit(stream: TcpStream, registry: &Arc<Registry>, app: &Arc<App>) {
+    match registry.admit() {
+        Admission::Admitted(slot) => {
+            tokio::spawn(connection(stream, slot, registry.clone(), app.clone()));
+        }
+        Admission::Refused => {
+            // Never waits: what the socket buffer takes now is all the client gets.
+            let _ = stream.try_write(&busy());
+        }
+    }
+}
+
+async fn connection(stream: TcpStream, slot: Arc<Slot>, registry: Arc<Registry>, app: Arc<App>) {
+    let _ = stream.set_nodelay(true);
+    let service = {
+        let (slot, app) = (slot.clone(), app.clone());
+        service_fn(move |request| answer(request, slot.clone(), app.clone()))
+    };
+    let conn = http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(app.limits.request_timeout)
+        .keep_alive(true)
+        .title_case_headers(true)
+        .max_buf_size(MAX_HEAD_BYTES.max(8192))
+        .max_headers(MAX_HEADERS)
+        .serve_connection(TokioIo::new(stream), service);
+    tokio::pin!(conn);
+    // `biased`: an answer the connection is writing goes out before a close request is seen.
+    let ended = tokio::select! {
+        biased;
+        ended = conn.as_mut() => Some(ended),
+        () = slot.closed() => None,
+    };
+    match ended {
+        Some(Ok(())) => {}
+        Some(Err(err)) => log_connection_error(&err),
+        None if slot.in_flight() => {
+            // Stopping with a request being handled: finish it, then close.
+            conn.as_mut().graceful_shutdown();
+            if let Err(err) = conn.await {
+                log_connection_error(&err);
+            }
+        }
+        // Idle (shed, or stopping): dropping the connection closes it; no answer is lost.
+        None => {}
+    }
+    registry.remove(&slot);
+}
+
+/// The answer to a connection refused at the cap (every connection busy), written raw: the
+/// connection is closed at once, without hyper.
+fn busy() -> Vec<u8> {
+    let body = Response::error(503, "busy", "every connection is busy; try again shortly").body;
+    format!(
+        "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\nRetry-After: 1\r\n\r\n{body}\n",
+        body.len() + 1
+    )
+    .into_bytes()
+}
+
+fn log_connection_error(err: &hyper::Error) {
+    if err.is_timeout() {
+        log::line("a request head timed out; connection closed");
+    } else if err.is_parse() || err.is_parse_too_large() {
+        log::line(&format!("malformed request refused: {err}"));
+    }
+    // Anything else is a client that went away; not worth a line.
+}
+
+/// Handles one request; hyper calls this once its head has arrived.
+async fn answer(
+    request: hyper::Request<Incoming>,
+    slot: Arc<Slot>,
+    app: Arc<App>,
+) -> Result<hyper::Response<Full<Bytes>>, Infallible> {
+    let Some(waiting_since) = slot.begin() else {
+        return Ok(http::stopping().into_hyper());
+    };
+    let (parts, body) = request.into_parts();
+    let mut head = Request::from_parts(&parts);
+    let response = if !authorized(&head, &app.token_digest) {
+        http::refused_unread(&parts.headers, body, unauthorized()).await
+    } else if let Some(refused) = routes::check_route(&head.method, &head.path) {
+        http::refused_unread(&parts.headers, body, refused).await
+    } else {
+        let mut stopping = app.stopping.clone();
+        let limits = BodyLimits {
+            deadline: waiting_since + app.limits.request_timeout,
+            stopping: async move {
+                let _ = stopping.wait_for(|stop| *stop).await;
+            },
+        };
+        match http::read_body(&head.method, &parts.headers, body, limits).await {
+            Ok(bytes) => {
+                head.body = bytes;
+                handle(head, &app).await
+            }
+            Err(refused) => refused,
+        }
+    };
+    log::request(parts.method.as_str(), parts.uri.path(), response.status);
+    slot.end();
+    Ok(response.into_hyper())
+}
+
+/// Runs the route's handler on a blocking thread with a store connection.
+async fn handle(request: Request, app: &Arc<App>) -> Response {
+    let Ok(_permit) = app.handlers.acquire().await else {
+        return http::stopping();
+    };
+    let shared = app.clone();
+    let work = tokio::task::spawn_blocking(move || {
+        shared
+            .stores
+            .with(|store| routes::handle(store, &shared.policy, &request))
+    });
+    match work.await {
+        Ok(Ok(response)) => response,
+        Ok(Err(err)) => Response::error(500, err.code(), &err.to_string()),
+        Err(_) => Response::error(500, "internal", "the handler failed; see the server log"),
+    }
+}
+
+/// Checks `Authorization: Bearer TOKEN`. Both sides are hashed first so the comparison is
+/// constant-time over equal lengths and leaks nothing about the token's length.
+fn authorized(request: &Request, token_digest: &str) -> bool {
+    let Some(value) = request.header("authorization") else {
+        return false;
+    };
+    let Some((scheme, given)) = value.split_once(' ') else {
+        return false;
+    };
+    scheme.eq_ignore_ascii_case("bearer")
+        && constant_time_eq(&sha256_hex(given.trim().as_bytes()), token_digest)
+}
+
+fn unauthorized() -> Response {
+    Response::error(
+        401,
+        "unauthorized",
+        "send Authorization: Bearer <the serve token>",
+    )
+    .with_header("WWW-Authenticate", "Bearer")
+}

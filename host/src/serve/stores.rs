@@ -1,0 +1,137 @@
+//! Store connections for `serve`'s request handlers, which run on blocking threads off the
+//! async runtime (rusqlite and postgres are synchronous). A handler borrows a pooled
+//! connection for its reads and compare-and-set updates; its inserts (`record`) go to the
+//! group-commit writer instead, so concurrent records share one transaction.
+
+use super::group_commit::GroupCommit;
+use crate::store::{
+    ClaimBuilder, Deferral, EventRecord, IntegrityCheck, LaunchProcess, ListQuery, NewDeferral,
+    NextDue, Store, StoreError, StoreUrl, StoredReceipt, Update,
+};
+use deferral_core::lifecycle::State;
+use std::sync::Mutex;
+
+/// Open connections not in use, and the writer every handler shares.
+pub struct Stores {
+    url: StoreUrl,
+    idle: Mutex<Vec<Box<dyn Store + Send>>>,
+    writer: GroupCommit,
+}
+
+impl Stores {
+    /// Starts the group-commit writer on a connection of its own.
+    pub fn new(url: StoreUrl) -> Result<Stores, StoreError> {
+        let writer = GroupCommit::start(url.open(IntegrityCheck::Off)?);
+        Ok(Stores {
+            url,
+            idle: Mutex::new(Vec::new()),
+            writer,
+        })
+    }
+
+    /// Runs `work` with a store whose inserts are group-committed. Blocks: call it from a
+    /// blocking thread. A connection is opened when none is free (the caller bounds how many
+    /// handlers run at once) and kept for the next handler.
+    pub fn with<T>(&self, work: impl FnOnce(&dyn Store) -> T) -> Result<T, StoreError> {
+        let pooled = self.idle.lock().ok().and_then(|mut idle| idle.pop());
+        let conn = match pooled {
+            Some(conn) => conn,
+            // The store was opened, migrated and checked at start.
+            None => self.url.open(IntegrityCheck::Off)?,
+        };
+        let session = Session {
+            conn: &*conn,
+            writer: &self.writer,
+        };
+        let value = work(&session);
+        if let Ok(mut idle) = self.idle.lock() {
+            idle.push(conn);
+        }
+        Ok(value)
+    }
+
+    /// Lets the writer commit what is queued and stops it.
+    pub fn stop(&self) {
+        self.writer.stop();
+    }
+}
+
+/// A pooled connection whose `insert` is the group commit's.
+struct Session<'a> {
+    conn: &'a dyn Store,
+    writer: &'a GroupCommit,
+}
+
+impl Store for Session<'_> {
+    fn insert(&self, new: &NewDeferral) -> Result<Deferral, StoreError> {
+        self.writer.insert(new)
+    }
+
+    fn insert_batch(&self, news: &[NewDeferral]) -> Vec<Result<Deferral, StoreError>> {
+        self.conn.insert_batch(news)
+    }
+
+    fn update(&self, id: &str, update: &Update) -> Result<Deferral, StoreError> {
+        self.conn.update(id, update)
+    }
+
+    fn get(&self, id: &str) -> Result<Option<Deferral>, StoreError> {
+        self.conn.get(id)
+    }
+
+    fn list(&self, query: &ListQuery) -> Result<Vec<Deferral>, StoreError> {
+        self.conn.list(query)
+    }
+
+    fn receipts(&self, id: &str) -> Result<Vec<StoredReceipt>, StoreError> {
+        self.conn.receipts(id)
+    }
+
+    fn current_receipt(&self, id: &str) -> Result<StoredReceipt, StoreError> {
+        self.conn.current_receipt(id)
+    }
+
+    fn events(&self, id: &str) -> Result<Vec<EventRecord>, StoreError> {
+        self.conn.events(id)
+    }
+
+    fn due(&self, now_ms: u64, limit: usize) -> Result<Vec<Deferral>, StoreError> {
+        self.conn.due(now_ms, limit)
+    }
+
+    fn expirable(&self, now_ms: u64, limit: usize) -> Result<Vec<Deferral>, StoreError> {
+        self.conn.expirable(now_ms, limit)
+    }
+
+    fn stale_leases(&self, now_ms: u64, limit: usize) -> Result<Vec<Deferral>, StoreError> {
+        self.conn.stale_leases(now_ms, limit)
+    }
+
+    fn next_wakeup(&self, now_ms: u64) -> Result<Option<Deferral>, StoreError> {
+        self.conn.next_wakeup(now_ms)
+    }
+
+    fn claim_next_due(
+        &self,
+        next: &NextDue,
+        claim: &mut ClaimBuilder,
+    ) -> Result<Option<Deferral>, StoreError> {
+        self.conn.claim_next_due(next, claim)
+    }
+
+    fn record_launch_process(&self, id: &str, process: &LaunchProcess) -> Result<(), StoreError> {
+        self.conn.record_launch_process(id, process)
+    }
+
+    fn launch_process(&self, id: &str) -> Result<Option<LaunchProcess>, StoreError> {
+        self.conn.launch_process(id)
+    }
+
+    fn count_by_state(&self) -> Result<Vec<(State, u64)>, StoreError> {
+        self.conn.count_by_state()
+    }
+
+    fn check_integrity(&self) -> Result<(), StoreError> {
+        self.conn.check_integrity()
+    }
+}

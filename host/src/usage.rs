@@ -1,0 +1,54 @@
+//! Usage errors of the command line (a missing argument, an unknown flag, a bad value) answered
+//! like every other error: one JSON line `{"error":{"code","message"}}` on stdout, clap's
+//! explanation with the usage on stderr, exit 2. `--help` and `--version` stay plain text.
+
+use crate::error::{HostError, EXIT_INVALID, EXIT_OK};
+use clap::error::ErrorKind;
+use std::io::Write;
+
+/// The stable code of a usage error.
+pub fn code(kind: ErrorKind) -> &'static str {
+    match kind {
+        ErrorKind::UnknownArgument => "unknown-flag",
+        ErrorKind::InvalidSubcommand => "unknown-command",
+        ErrorKind::MissingRequiredArgument
+        | ErrorKind::MissingSubcommand
+        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => "missing-argument",
+        ErrorKind::InvalidValue
+        | ErrorKind::ValueValidation
+        | ErrorKind::WrongNumberOfValues
+        | ErrorKind::TooManyValues
+        | ErrorKind::TooFewValues
+        | ErrorKind::NoEquals
+        | ErrorKind::InvalidUtf8 => "invalid-value",
+        ErrorKind::ArgumentConflict => "conflicting-arguments",
+        _ => "usage",
+    }
+}
+
+/// Prints what a parse error calls for and returns the exit code.
+pub fn report(err: &clap::Error) -> u8 {
+    if matches!(
+        err.kind(),
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
+    ) {
+        // Help and version are answers, not errors: clap prints them on stdout.
+        let _ = err.print();
+        return EXIT_OK;
+    }
+    let rendered = err.render().to_string();
+    // The explanation is what comes before the usage, on one line: "error: the following
+    // required arguments were not provided: --handle <HANDLE>".
+    let message = rendered
+        .lines()
+        .map(str::trim)
+        .take_while(|l| !l.is_empty() && !l.starts_with("Usage:") && !l.starts_with("For more"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let message = message.strip_prefix("error: ").unwrap_or(&message);
+    let error = HostError::invalid(code(err.kind()), message);
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(stdout, "{}", error.to_json_value());
+    let _ = write!(std::io::stderr().lock(), "{rendered}");
+    EXIT_INVALID
+}

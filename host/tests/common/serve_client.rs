@@ -1,0 +1,70 @@
+//! A `deferral-host serve` child on port 0 and a minimal HTTP/1.1 client for it.
+
+use super::Host;
+use serde_json::Value;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Stdio};
+
+pub const TOKEN: &str = "exec-test-token-not-real-0123456789";
+
+pub struct Serve {
+    child: Child,
+    pub addr: String,
+}
+
+impl Serve {
+    pub fn start(host: &Host, allow: &[&str]) -> Serve {
+        let mut args = vec!["serve", "--listen", "127.0.0.1:0"];
+        for a in allow {
+            args.extend_from_slice(&["--allow-launch", a]);
+        }
+        let mut child = host
+            .command(&args)
+            .env("DEFERRAL_SERVE_TOKEN", TOKEN)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let ready: Value = serde_json::from_str(&line).expect("a {\"listening\"} line");
+        let addr = ready["listening"].as_str().unwrap().to_string();
+        Serve { child, addr }
+    }
+
+    /// POST /v1/deferrals; answers (status, body).
+    pub fn record(&self, launch: &str) -> (u16, Value) {
+        let receipt =
+            deferral_host::store::conformance::handoff(super::now(), 0, super::HOUR).to_json();
+        let body = serde_json::json!({"receipt": serde_json::from_str::<Value>(&receipt).unwrap(), "launch": launch});
+        self.post("/v1/deferrals", &body.to_string())
+    }
+
+    /// POST `path` with `body` and the token; answers (status, body as JSON or Null).
+    pub fn post(&self, path: &str, body: &str) -> (u16, Value) {
+        let mut stream = TcpStream::connect(&self.addr).unwrap();
+        write!(
+            stream,
+            "POST {path} HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer {TOKEN}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).unwrap();
+        let (head, body) = answer.split_once("\r\n\r\n").unwrap();
+        (
+            head[9..12].parse().unwrap(),
+            serde_json::from_str(body).unwrap_or(Value::Null),
+        )
+    }
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

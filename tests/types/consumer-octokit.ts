@@ -1,0 +1,29 @@
+// A consumer of `deferral/octokit` with the real @octokit/core types, checked by tsc --noEmit.
+import { Octokit } from '@octokit/core';
+import { deferral, wrapOctokit, DeferredError, DeferralBlockedError, type DeferralOctokitOptions } from 'deferral/octokit';
+
+const Gated = Octokit.plugin(deferral);
+const options: DeferralOctokitOptions = { restReserve: '10%', graphqlReserve: 500, scope: { work: 'sync' }, plan: { rest: [{ method: 'GET', route: '/user' }] } };
+const gated = new Gated({ auth: 'test-token-not-real', deferral: options });
+const existing: Octokit = wrapOctokit(new Octokit(), { scope: 'labels' });
+
+export async function labels(): Promise<string | undefined> {
+  try {
+    await gated.request('GET /user');
+    await existing.graphql('query { viewer { login } }');
+  } catch (err) {
+    if (err instanceof DeferredError) {
+      const when: string = err.resumeAfter;
+      const schema: 1 = err.receipt.schema;
+      return `${err.reason} ${when} ${schema}`;
+    }
+    if (err instanceof DeferralBlockedError) return err.code;
+    throw err;
+  }
+  return undefined;
+}
+
+// @ts-expect-error a reserve is a count or a percentage string
+wrapOctokit(new Octokit(), { restReserve: true });
+// @ts-expect-error not an Octokit
+wrapOctokit({}, {});
