@@ -12,8 +12,12 @@ use std::collections::HashSet;
 fn attempt_errors() -> Vec<AttemptError> {
     let detail = || "detail".to_string();
     let all = vec![
-        AttemptError::InvalidDuration { input: "resume-buffer" },
-        AttemptError::InvalidReserve { input: "rest-reserve" },
+        AttemptError::InvalidDuration {
+            input: "resume-buffer",
+        },
+        AttemptError::InvalidReserve {
+            input: "rest-reserve",
+        },
         AttemptError::InvalidChoice {
             input: "fresh-approval",
             allowed: "always or never",
@@ -106,13 +110,23 @@ fn rate_read_errors() -> Vec<RateReadError> {
 #[test]
 fn attempt_codes_are_listed_unique_and_worded() {
     let listed: HashSet<&str> = AttemptError::CODES.into_iter().collect();
-    assert_eq!(listed.len(), AttemptError::CODES.len(), "a code is listed twice");
+    assert_eq!(
+        listed.len(),
+        AttemptError::CODES.len(),
+        "a code is listed twice"
+    );
     let mut produced = HashSet::new();
     for e in attempt_errors() {
         assert!(listed.contains(e.code()), "{} is not in CODES", e.code());
         let message = e.to_string();
-        assert!(!message.is_empty() && !message.ends_with('.'), "{message:?}");
-        assert!(matches!(e.exit(), Exit::Invalid | Exit::Auth | Exit::Provider));
+        assert!(
+            !message.is_empty() && !message.ends_with('.'),
+            "{message:?}"
+        );
+        assert!(matches!(
+            e.exit(),
+            Exit::Invalid | Exit::Auth | Exit::Provider
+        ));
         produced.insert(e.code());
     }
     assert_eq!(produced, listed, "a listed code no variant answers");
