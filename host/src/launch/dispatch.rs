@@ -1,19 +1,24 @@
 //! `workflow-dispatch:` launches: `POST {api}/repos/{owner}/{repo}/actions/workflows/{workflow}/dispatches`
-//! with `{"ref", "inputs": {"deferral_id", "attempt", "receipt"}}` and nothing else.
+//! with `{"ref", "inputs": {"deferral_id", "attempt", "receipt"}, "return_run_details": true}`.
 //!
-//! The token comes from `GITHUB_TOKEN` and goes only into the `Authorization` header; it is
-//! never logged, stored or put in an error message. The API base is `GITHUB_API_URL`
-//! (default `https://api.github.com`).
+//! GitHub answers 200 with `{"workflow_run_id", "run_url", "html_url"}`; a server without that
+//! feature answers 204 (the run is then found by its `display_title`, see `github::follow`).
+//! A 400/422 whose message names `return_run_details` is sent once more without it.
+//! The token goes only into the `Authorization` header (see `github::client`).
 
-use super::http::{self, HttpError, Request, Url};
-use std::time::Duration;
+use crate::github::client::{CallError, GithubClient};
 
-pub const DEFAULT_API_URL: &str = "https://api.github.com";
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunRef {
+    pub run_id: u64,
+    /// The run's page (`html_url`), for people.
+    pub html_url: String,
+}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DispatchResult {
-    /// 2xx: GitHub created the dispatch event.
-    Accepted { status: u16 },
+    /// 2xx: GitHub created the dispatch event (with the run when it said which).
+    Accepted { status: u16, run: Option<RunRef> },
     /// A 4xx other than 403/429: GitHub refused it; trying again will not help.
     Rejected { status: u16, message: String },
     /// Certainly not dispatched (nothing sent, or 403/429 limits): safe to try again later.
@@ -23,8 +28,6 @@ pub enum DispatchResult {
 }
 
 pub struct DispatchRequest<'a> {
-    pub api_url: &'a str,
-    pub token: &'a str,
     pub owner: &'a str,
     pub repo: &'a str,
     pub workflow: &'a str,
@@ -33,82 +36,83 @@ pub struct DispatchRequest<'a> {
     pub attempt: u32,
     /// The claimed receipt in its governed-handoff form (the run cannot hold the wake-up handle).
     pub receipt_json: &'a str,
-    pub timeout: Duration,
 }
 
-/// The JSON body: only the ref and the three inputs (all strings, as `workflow_dispatch` wants).
-pub fn body(request: &DispatchRequest) -> String {
-    serde_json::json!({
+/// The JSON body: the ref, the three inputs (all strings, as `workflow_dispatch` wants) and,
+/// when asked, `return_run_details`.
+pub fn body(request: &DispatchRequest, run_details: bool) -> String {
+    let mut body = serde_json::json!({
         "ref": request.git_ref,
         "inputs": {
             "deferral_id": request.deferral_id,
             "attempt": request.attempt.to_string(),
             "receipt": request.receipt_json,
         }
+    });
+    if run_details {
+        body["return_run_details"] = serde_json::Value::Bool(true);
+    }
+    body.to_string()
+}
+
+fn run_of(body: &[u8]) -> Option<RunRef> {
+    let value: serde_json::Value = serde_json::from_slice(body).ok()?;
+    Some(RunRef {
+        run_id: value.get("workflow_run_id")?.as_u64()?,
+        html_url: value
+            .get("html_url")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or_default()
+            .to_string(),
     })
-    .to_string()
 }
 
-fn message_of(body: &str) -> String {
-    serde_json::from_str::<serde_json::Value>(body)
-        .ok()
-        .and_then(|v| {
-            v.get("message")
-                .and_then(|m| m.as_str())
-                .map(str::to_string)
-        })
-        .unwrap_or_else(|| body.chars().take(200).collect())
-}
-
-pub fn dispatch(request: &DispatchRequest) -> DispatchResult {
-    let url = match Url::parse(request.api_url) {
-        Ok(url) => url,
-        Err(message) => {
-            return DispatchResult::NotSent {
-                message: format!("GITHUB_API_URL: {message}"),
-            }
-        }
-    };
+pub fn dispatch(client: &GithubClient, request: &DispatchRequest) -> DispatchResult {
     let path = format!(
         "/repos/{}/{}/actions/workflows/{}/dispatches",
         request.owner, request.repo, request.workflow
     );
-    let body = body(request);
-    let headers = [
-        ("Accept", "application/vnd.github+json".to_string()),
-        ("Authorization", format!("Bearer {}", request.token)),
-        ("Content-Type", "application/json".to_string()),
-        (
-            "User-Agent",
-            concat!("deferral-host/", env!("CARGO_PKG_VERSION")).to_string(),
-        ),
-        ("X-GitHub-Api-Version", "2022-11-28".to_string()),
-    ];
-    let sent = http::send(&Request {
-        method: "POST",
-        url: &url,
-        path: &path,
-        headers: &headers,
-        body: body.as_bytes(),
-        timeout: request.timeout,
-    });
-    match sent {
-        Ok(response) if (200..300).contains(&response.status) => DispatchResult::Accepted {
-            status: response.status,
-        },
-        Ok(response) if response.status == 403 || response.status == 429 => {
-            DispatchResult::NotSent {
-                message: format!("HTTP {}: {}", response.status, message_of(&response.body)),
+    let repo = format!("{}/{}", request.owner, request.repo);
+    let mut run_details = true;
+    loop {
+        let sent = client.call(
+            "POST",
+            &path,
+            Some(&repo),
+            &[],
+            Some(body(request, run_details).as_bytes()),
+        );
+        return match sent {
+            Ok(reply) if (200..300).contains(&reply.status) => DispatchResult::Accepted {
+                status: reply.status,
+                run: run_of(&reply.body),
+            },
+            Ok(reply) if reply.status == 403 || reply.status == 429 => DispatchResult::NotSent {
+                message: format!("HTTP {}: {}", reply.status, reply.message()),
+            },
+            Ok(reply)
+                if run_details
+                    && matches!(reply.status, 400 | 422)
+                    && reply.message().contains("return_run_details") =>
+            {
+                // An older server that does not know the field: it refused the whole request,
+                // so sending it again without the field cannot dispatch twice.
+                run_details = false;
+                continue;
             }
-        }
-        Ok(response) if (400..500).contains(&response.status) => DispatchResult::Rejected {
-            status: response.status,
-            message: message_of(&response.body),
-        },
-        Ok(response) => DispatchResult::Unknown {
-            message: format!("HTTP {}: {}", response.status, message_of(&response.body)),
-        },
-        Err(HttpError::NotSent(message)) => DispatchResult::NotSent { message },
-        Err(HttpError::AfterSend(message)) => DispatchResult::Unknown { message },
+            Ok(reply) if (400..500).contains(&reply.status) => DispatchResult::Rejected {
+                status: reply.status,
+                message: reply.message(),
+            },
+            Ok(reply) => DispatchResult::Unknown {
+                message: format!("HTTP {}: {}", reply.status, reply.message()),
+            },
+            Err(CallError::NotSent(message) | CallError::QuotaStop(message)) => {
+                DispatchResult::NotSent { message }
+            }
+            Err(CallError::AfterSend(message) | CallError::TooLarge(message)) => {
+                DispatchResult::Unknown { message }
+            }
+        };
     }
 }

@@ -12,7 +12,6 @@ pub mod dispatch;
 pub mod exec;
 pub mod exec_outcome;
 pub mod github_names;
-pub mod http;
 pub mod process_group;
 pub mod words;
 

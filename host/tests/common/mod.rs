@@ -1,6 +1,7 @@
 //! Helpers for process-level tests: run the built binary against a temporary store.
 #![allow(dead_code)]
 
+pub mod github;
 pub mod pg;
 pub mod serve_client;
 pub mod server;
@@ -46,7 +47,11 @@ impl Host {
     }
 
     pub fn command(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_deferral-host"));
+        // DEFERRAL_HOST_BIN runs the same tests against another build (say, an older one, to
+        // see a new test fail there).
+        let bin = std::env::var("DEFERRAL_HOST_BIN")
+            .unwrap_or_else(|_| env!("CARGO_BIN_EXE_deferral-host").to_string());
+        let mut cmd = Command::new(bin);
         cmd.arg("--store").arg(&self.store).args(args);
         cmd.env_remove("GITHUB_TOKEN")
             .env_remove("DEFERRAL_STORE")
