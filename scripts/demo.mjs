@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { runAction } from './demo/runner.mjs';
+import { actTwo } from './demo/act-two.mjs';
 
 const root = join(fileURLToPath(import.meta.url), '..', '..');
 const keep = process.argv.includes('--keep');
@@ -25,6 +26,7 @@ const work = mkdtempSync(join(tmpdir(), 'deferral-demo-'));
 const host = join(process.env.CARGO_TARGET_DIR ?? join(root, 'target'), 'debug', 'deferral-host');
 const store = `sqlite:${join(work, 'host.db')}`;
 let standIn;
+const children = [];
 let stepNo = 0;
 
 const WIDTH = 100;
@@ -213,6 +215,8 @@ exec '${process.execPath}' '${join(root, 'scripts/demo/label-issues.mjs')}' ${WR
   say(`What this saved: sleeping in-process until the reset would have held a billed runner for up to an hour`
     + ` (often past the job timeout); failing half-way would have labelled ${LEFT} issues and left ${WRITES - LEFT} undone.`
     + ` Here nothing was written until the quota was back, then all ${WRITES} in one fresh run.`);
+
+  await actTwo({ root, work, host, say, more, expect, children, scenario: { left: LEFT, writes: WRITES, plan, scope } });
 }
 
 main().then(
@@ -223,6 +227,7 @@ main().then(
   },
 ).finally(() => {
   standIn?.kill('SIGTERM');
+  for (const child of children) child.kill('SIGTERM');
   if (keep) console.log(`(--keep: the demo's files are in ${work})`);
   else rmSync(work, { recursive: true, force: true });
 });
