@@ -3,7 +3,8 @@
 // writes with 120 requests left. The gate (the Action, as a runner starts it) stops before the
 // first write and leaves a receipt; deferral-host records it on an embedded SQLite store, wakes
 // when it is due and launches a fresh process; that process runs the resume preflight, then does
-// the 200 writes against a loopback stand-in for GitHub. Each step prints one numbered line;
+// the 200 writes against a loopback stand-in for GitHub. A second act plays the same loop with
+// GitHub Actions as the runner (scripts/demo/act-two.mjs). Each step prints one numbered line;
 // the demo exits non-zero if any step does not behave as it says.
 // Usage: npm run demo [-- --keep]   (--keep leaves the demo's files in place and says where)
 import { spawn, spawnSync } from 'node:child_process';
