@@ -333,8 +333,10 @@ fn sigterm_during_records_loses_no_answered_record() {
             std::thread::spawn(move || {
                 let mut answered = Vec::new();
                 for i in 0..10_000 {
+                    // A distinct receipt per request (recording is idempotent by receipt).
+                    let issued = now() - (c * 100_000 + i);
                     let receipt =
-                        deferral_host::store::conformance::handoff(now(), 0, HOUR).to_json();
+                        deferral_host::store::conformance::handoff(issued, 0, HOUR).to_json();
                     let body =
                         format!("{{\"receipt\":{receipt},\"launch\":\"exec:/bin/echo {c} {i}\"}}");
                     let Ok(mut stream) = TcpStream::connect(&addr) else {

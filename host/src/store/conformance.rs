@@ -1315,7 +1315,9 @@ pub fn record_refuses_a_receipt_only_once_its_window_closed(backend: &dyn Backen
     let at_the_end = coordinator::record(&*store, text.as_bytes(), "exec:/bin/true", 2, t)
         .expect("resume_by_ms == now is still open");
     assert_eq!(at_the_end.deferral.resume_by_ms, t);
-    let err = coordinator::record(&*store, text.as_bytes(), "exec:/bin/true", 2, t + 1)
+    // Another receipt with the same resume_by_ms (the same one would be already recorded).
+    let same_end = handoff(t - HOUR - 1, 1, HOUR + 1).to_json();
+    let err = coordinator::record(&*store, same_end.as_bytes(), "exec:/bin/true", 2, t + 1)
         .expect_err("one millisecond later it has expired");
     assert_eq!(err.code, "expired");
     let cancelled = coordinator::cancel(
