@@ -456,7 +456,14 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                     None => out!("{}", json!({ "deferrals": list })),
                 }
             } else {
-                print!("{}", status_table(&rows, now_ms()));
+                let mut text = status_table(&rows, now_ms());
+                // The workflow run of each current attempt that has one, below the table.
+                for d in &rows {
+                    if let Some(url) = run_url(&*store, d) {
+                        text.push_str(&format!("run of {}: {}\n", d.id, printable(&url)));
+                    }
+                }
+                print!("{text}");
             }
             Ok(())
         }
@@ -614,11 +621,12 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
     }
 }
 
-/// The GitHub token and API URL: the only environment the GitHub client reads.
+/// The GitHub token, API URL and proxy: the only environment the GitHub client reads.
 fn github_env() -> GithubEnv {
     GithubEnv {
         token: std::env::var("GITHUB_TOKEN").ok(),
         api_url: std::env::var("GITHUB_API_URL").ok(),
+        proxy: crate::github::client::proxy_from_env(),
     }
 }
 
