@@ -70,7 +70,7 @@ fn dry_run_with_nothing_due_says_when_the_next_one_is() {
     let report: serde_json::Value = serde_json::from_str(&stdout_lines(&out)[0]).unwrap();
     assert!(report["next"].is_null(), "{report}");
     assert!(
-        stderr_of(&out).contains("nothing is waiting"),
+        stderr_of(&out).contains("no wake-up is scheduled"),
         "{}",
         stderr_of(&out)
     );

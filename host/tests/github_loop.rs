@@ -159,6 +159,19 @@ fn succeeds_and_completes(host: Host) {
         "{}",
         second.output
     );
+    let run_id = &second.json["followed"][0]["run_id"];
+    assert!(
+        second
+            .output
+            .contains(&format!("tick: {id}: run {run_id} success: complete")),
+        "tick's progress says what the followed run did: {}",
+        second.output
+    );
+    assert!(
+        second.output.contains("followed 1 run(s)"),
+        "{}",
+        second.output
+    );
     let status = host.status(&id);
     assert_eq!(
         (status["state"].as_str(), status["cause"].as_str()),

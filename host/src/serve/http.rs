@@ -104,12 +104,7 @@ impl Response {
         let headers = out.headers_mut();
         for (name, value) in self.headers {
             if let Ok(value) = HeaderValue::from_str(&value) {
-                // A response's own content type replaces the JSON default.
-                if name == "content-type" {
-                    headers.insert(name, value);
-                } else {
-                    headers.append(name, value);
-                }
+                headers.append(name, value);
             }
         }
         headers
