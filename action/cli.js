@@ -18,15 +18,19 @@ const USAGE = `Usage: deferral COMMAND [ARGS] (deferral COMMAND --help for detai
 Commands:
 ${Object.entries(COMMANDS).map(([name, what]) => `  ${name.padEnd(9)} ${what}`).join('\n')}
 
-Output: one line of JSON on stdout.
+Output: exactly one line of JSON on stdout; human text only on stderr.
 Exit codes: 0 ready/valid, 2 invalid input, 3 authentication, 4 provider or transport failure,
 5 blocked, 6 deferred.`;
 
 async function main(argv) {
   const [name, ...rest] = argv;
-  if (!name || name === '--help' || name === '-h' || name === 'help') {
+  if (name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(`${USAGE}\n`);
-    return name ? EXIT.ok : EXIT.invalid;
+    return EXIT.ok;
+  }
+  if (!name) {
+    process.stderr.write(`${USAGE}\n`);
+    throw new CommandError(EXIT.invalid, 'missing-command', 'give a command; run deferral --help');
   }
   if (!(name in COMMANDS)) {
     throw new CommandError(EXIT.invalid, 'unknown-command', `unknown command ${JSON.stringify(name)}; run deferral --help`);

@@ -1,96 +1,29 @@
-// The Action: read inputs, read the rate state with one GET /rate_limit, let the core decide (gate)
-// or run the fresh preflight then decide (resume), write outputs, summary and annotation. Every
-// outcome, failures included, ends in finish(): one place that sets outputs and the step result.
+// The Action: read the inputs, mask the secrets, let the core run the attempt (gate, or resume
+// when a receipt is given), then set what it answers: outputs, summary, log lines and the step
+// result. Every outcome, failures included, ends in the same few lines.
 import { builtin } from './lib/builtin.js';
-import { readActionInputs } from './lib/inputs.js';
-import { buildGateOptions } from './lib/gate-options.js';
-import { runGate, runResume } from './lib/attempt.js';
-import { CommandError, EXIT } from './lib/exit-codes.js';
-import { annotate, appendSummary, mask, setOutputs } from './lib/runner.js';
-import { actionOutputs, errorOutputs, resultJson } from './lib/result-view.js';
-import { explainLine, summaryMarkdown } from './lib/summary.js';
-import { redactText, redactValue } from './lib/redact.js';
-import { coordinatorConfig, retainWithCoordinator } from './lib/coordinator-handoff.js';
+import { runAttempt } from './lib/attempt.js';
+import { appendSummary, mask, setOutputs } from './lib/runner.js';
 
-const { mkdirSync, writeFileSync } = builtin('node:fs');
 const { tmpdir } = builtin('node:os');
-const { join } = builtin('node:path');
+const { EOL } = builtin('node:os');
 
-/** Writes the receipt where actions/upload-artifact can pick it up; answers the path. */
-function writeReceiptFile(receipt, env) {
-  const dir = join(env.RUNNER_TEMP || tmpdir(), 'deferral');
-  mkdirSync(dir, { recursive: true });
-  const path = join(dir, `deferred-receipt-${receipt.issued_at_ms}.json`);
-  writeFileSync(path, `${JSON.stringify(receipt)}\n`, { mode: 0o644 });
-  return path;
-}
-
-function readReceiptInput(text) {
-  return Buffer.from(text, 'utf8');
-}
+// Every input the Action reads, by its action.yml name (INPUT_ plus the name upper-cased).
+const INPUTS = ['token', 'rest-reserve', 'graphql-reserve', 'plan', 'scope', 'request', 'receipt', 'resume-buffer',
+  'resume-window', 'resume-jitter', 'fresh-approval', 'approval', 'on-deferral', 'ledger-file',
+  'coordinator-url', 'coordinator-token', 'coordinator-launch'];
 
 export async function run(env = process.env) {
-  const raw = readActionInputs(env);
-  // Masks first: nothing may print before the runner knows what to hide.
-  mask(raw.token);
-  mask(raw.coordinatorToken);
-  mask(env.DEFERRAL_WAKEUP_HANDLE);
-  const secrets = [raw.token, raw.coordinatorToken, env.DEFERRAL_WAKEUP_HANDLE, env.GITHUB_REPOSITORY, raw.scope, raw.request]
-    .filter((s) => typeof s === 'string' && s.length >= 3);
-  let onDeferral = 'fail';
-
-  const finish = (view, outputs) => {
-    const safeView = redactValue(view, secrets);
-    setOutputs(redactValue(outputs, secrets), env);
-    appendSummary(summaryMarkdown(safeView), env);
-    const line = redactText(explainLine(safeView), secrets);
-    process.stdout.write(`deferral: ${line}\n`);
-    const failed = view.status !== 'ready' && !(view.status === 'deferred' && onDeferral === 'succeed');
-    const level = failed ? 'error' : view.status === 'deferred' ? 'warning' : 'notice';
-    if (view.status !== 'ready') annotate(level, line, { title: `Deferral: ${view.status}` });
-    process.exitCode = failed ? 1 : 0;
-  };
-
-  let kept = null; // outputs of a deferral whose receipt is on disk, if the port then fails
-  try {
-    // Checked before the one GitHub request, so a misconfigured port costs no API call.
-    const coordinator = coordinatorConfig(raw);
-    const options = buildGateOptions(raw, env);
-    onDeferral = options.onDeferral;
-    options.ledgerFile = raw.ledgerFile;
-    options.wakeupHandle = env.DEFERRAL_WAKEUP_HANDLE;
-    if (!raw.token) {
-      throw new CommandError(EXIT.auth, 'missing-token', 'the token input is empty: pass a token (the default is github.token)');
-    }
-    const source = { token: raw.token, env };
-    let result;
-    if (raw.receipt) {
-      options.receiptBytes = readReceiptInput(raw.receipt);
-      result = await runResume(options, source);
-    } else {
-      result = await runGate(options, source);
-    }
-    const receiptPath = result.status === 'deferred' && result.receipt ? writeReceiptFile(result.receipt, env) : '';
-    const extra = { 'deferral-id': '', 'cancellation-handle-path': '' };
-    // Gate mode only: a resumed run still limited belongs to the deferral that launched it, and
-    // recording its receipt again would make a second deferral of the same work.
-    if (receiptPath && coordinator && !raw.receipt) {
-      kept = { ...actionOutputs(result, receiptPath), ...extra, status: 'error' };
-      const retained = await retainWithCoordinator(coordinator, result.receipt, env);
-      secrets.push(retained.handle);
-      result.receipt = retained.receipt;
-      writeReceiptFile(retained.receipt, env);
-      extra['deferral-id'] = retained.id;
-      extra['cancellation-handle-path'] = retained.handlePath;
-    }
-    const view = resultJson(result);
-    if (extra['deferral-id']) view.deferralId = extra['deferral-id'];
-    finish(view, { ...actionOutputs(result, receiptPath), ...extra });
-  } catch (err) {
-    const known = err instanceof CommandError;
-    const code = known ? err.code : 'internal-error';
-    const message = known ? err.message : `unexpected failure: ${err?.stack ?? err}`;
-    const outputs = kept ?? { ...errorOutputs(), 'deferral-id': '', 'cancellation-handle-path': '' };
-    finish({ status: 'error', code, message, diagnostics: [{ code, message }] }, outputs);
-  }
+  const inputs = Object.fromEntries(INPUTS.map((name) => [name, env[`INPUT_${name.toUpperCase()}`]?.trim() ?? '']));
+  // Masks first: nothing may print before the runner knows what to hide. The scope, request and
+  // repository are never printed at all (only their digests), so nothing is redacted later.
+  for (const secret of [inputs.token, inputs['coordinator-token'], env.DEFERRAL_WAKEUP_HANDLE]) mask(secret);
+  const done = await runAttempt({
+    command: inputs.receipt ? 'resume' : 'gate', surface: 'action', inputs, env, token: inputs.token,
+    tempDir: env.RUNNER_TEMP || tmpdir(),
+  });
+  setOutputs(done.outputs, env);
+  appendSummary(done.summary, env);
+  for (const line of done.commands) process.stdout.write(`${line}${EOL}`);
+  process.exitCode = done.failed ? 1 : 0;
 }

@@ -36,6 +36,11 @@ const schema = JSON.parse(readFileSync(join(repoRoot, 'docs/deferred-receipt-v1.
 const ajv = new Ajv2020({ strict: true }).compile(schema);
 const wasmPerSecond = throughput((b) => validateReceipt(b));
 const ajvPerSecond = throughput((b) => ajv(JSON.parse(b.toString('utf8'))));
+// The goal's baseline: JSON.parse alone on the same bytes, in the same run.
+const jsonParsePerSecond = throughput((b) => JSON.parse(b.toString('utf8')));
+// validateReceipt also takes an already parsed object (it is serialised, then checked).
+const parsed = new Map(buffers.map((b) => [b, JSON.parse(b.toString('utf8'))]));
+const wasmObjectPerSecond = throughput((b) => validateReceipt(parsed.get(b)));
 
 execFileSync('cargo', ['build', '--quiet', '--release', '-p', 'deferral-core', '--example', 'validate_throughput'], { cwd: repoRoot, stdio: 'inherit' });
 const nativeRuns = [0, 1, 2].map(() => JSON.parse(execFileSync(join(repoRoot, 'target/release/examples/validate_throughput'), files, { encoding: 'utf8' })).per_second);
@@ -68,4 +73,6 @@ console.log(JSON.stringify({
   native_per_second: nativePerSecond,
   wasm_per_second: wasmPerSecond,
   ajv_per_second: ajvPerSecond,
+  json_parse_per_second: jsonParsePerSecond,
+  wasm_object_per_second: wasmObjectPerSecond,
 }));

@@ -93,6 +93,7 @@ Machine: ${machine.cores} cores (${machine.cpu}), ${machine.memory_gib} GiB, Nod
 
 | what | figure | goal | |
 |---|---|---|---|
+| receipt validation through wasm vs \`JSON.parse\` alone, same receipts | ${ratio(receipts.wasm_per_second / receipts.json_parse_per_second)} | at least 0.6x | ${goal(receipts.wasm_per_second >= 0.6 * receipts.json_parse_per_second)} |
 | receipt-contract wasm module (validate, digest, lifecycle), \`wasm-opt -Oz\` | ${kib(receipts.wasm_receipt_only_bytes)} | at most 150 KiB | ${goal(receipts.wasm_receipt_only_bytes <= 150 * 1024)} |
 | shipped wasm module (with the rate engine), \`wasm-opt -Oz\` | ${kib(wasmRaw)} | (150 KiB was set for the contract alone) | ${goal(wasmRaw <= 150 * 1024)} |
 | wasm module as committed (brotli) | ${kib(receipts.wasm_bytes_brotli)} | | |
@@ -116,7 +117,9 @@ would otherwise do, though it checks less, see docs/receipt.md).
 |---|---|---|
 | native Rust | ${n(receipts.native_per_second)} | ${ratio(receipts.native_per_second / receipts.ajv_per_second)} |
 | wasm from Node | ${n(receipts.wasm_per_second)} | ${ratio(receipts.wasm_per_second / receipts.ajv_per_second)} |
+| wasm from Node, given parsed objects | ${n(receipts.wasm_object_per_second)} | ${ratio(receipts.wasm_object_per_second / receipts.ajv_per_second)} |
 | JSON.parse + Ajv | ${n(receipts.ajv_per_second)} | 1.00x |
+| JSON.parse alone (checks nothing) | ${n(receipts.json_parse_per_second)} | ${ratio(receipts.json_parse_per_second / receipts.ajv_per_second)} |
 
 ## Decision latency
 

@@ -26,21 +26,42 @@ var init_builtin = __esm({
 // dist/wasm/deferral_wasm.js
 var deferral_wasm_exports = {};
 __export(deferral_wasm_exports, {
+  attempt: () => attempt,
   classify_response: () => classify_response,
+  command: () => command,
   decide: () => decide,
   default: () => __wbg_init,
   digest: () => digest,
   graphql_cost: () => graphql_cost,
   initSync: () => initSync,
+  input_buffer: () => input_buffer,
+  last_error: () => last_error,
   lifecycle_transition: () => lifecycle_transition,
   merge_ledger: () => merge_ledger,
   observe_response: () => observe_response,
   parse_rate_limit: () => parse_rate_limit,
   plan_cost: () => plan_cost,
   preflight: () => preflight,
+  read_ledger: () => read_ledger,
+  read_rate_state: () => read_rate_state,
+  validate_input: () => validate_input,
   validate_receipt: () => validate_receipt,
   version: () => version
 });
+function attempt(input) {
+  let deferred2_0;
+  let deferred2_1;
+  try {
+    const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const len0 = WASM_VECTOR_LEN;
+    const ret = wasm.attempt(ptr0, len0);
+    deferred2_0 = ret[0];
+    deferred2_1 = ret[1];
+    return getStringFromWasm0(ret[0], ret[1]);
+  } finally {
+    wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+  }
+}
 function classify_response(input) {
   let deferred2_0;
   let deferred2_1;
@@ -53,6 +74,40 @@ function classify_response(input) {
     return getStringFromWasm0(ret[0], ret[1]);
   } finally {
     wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+  }
+}
+function command(name, bytes2, now_ms, utc_offset_min, kind) {
+  let deferred6_0;
+  let deferred6_1;
+  try {
+    const val4 = +now_ms;
+    const val5 = +utc_offset_min;
+    let ptr0, len0, ptr1, len1, ptr2, len2;
+    try {
+      ptr0 = passStringToWasm0(name, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+      len0 = WASM_VECTOR_LEN;
+      ptr1 = passArray8ToWasm0(bytes2, wasm.__wbindgen_malloc);
+      len1 = WASM_VECTOR_LEN;
+      ptr2 = passStringToWasm0(kind, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+      len2 = WASM_VECTOR_LEN;
+    } catch (e) {
+      if (ptr2) {
+        wasm.__wbindgen_free(ptr2, len2 * 1, 1);
+      }
+      if (ptr1) {
+        wasm.__wbindgen_free(ptr1, len1 * 1, 1);
+      }
+      if (ptr0) {
+        wasm.__wbindgen_free(ptr0, len0 * 1, 1);
+      }
+      throw e;
+    }
+    const ret = wasm.command(ptr0, len0, ptr1, len1, val4, val5, ptr2, len2);
+    deferred6_0 = ret[0];
+    deferred6_1 = ret[1];
+    return getStringFromWasm0(ret[0], ret[1]);
+  } finally {
+    wasm.__wbindgen_free(deferred6_0, deferred6_1, 1);
   }
 }
 function decide(input) {
@@ -108,6 +163,22 @@ function graphql_cost(input) {
     return getStringFromWasm0(ret[0], ret[1]);
   } finally {
     wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+  }
+}
+function input_buffer(len) {
+  const ret = wasm.input_buffer(len);
+  return ret >>> 0;
+}
+function last_error() {
+  let deferred1_0;
+  let deferred1_1;
+  try {
+    const ret = wasm.last_error();
+    deferred1_0 = ret[0];
+    deferred1_1 = ret[1];
+    return getStringFromWasm0(ret[0], ret[1]);
+  } finally {
+    wasm.__wbindgen_free(deferred1_0, deferred1_1, 1);
   }
 }
 function lifecycle_transition(input) {
@@ -193,6 +264,38 @@ function preflight(input) {
   } finally {
     wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
   }
+}
+function read_ledger(text) {
+  let deferred2_0;
+  let deferred2_1;
+  try {
+    const ptr0 = passStringToWasm0(text, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const len0 = WASM_VECTOR_LEN;
+    const ret = wasm.read_ledger(ptr0, len0);
+    deferred2_0 = ret[0];
+    deferred2_1 = ret[1];
+    return getStringFromWasm0(ret[0], ret[1]);
+  } finally {
+    wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+  }
+}
+function read_rate_state(input) {
+  let deferred2_0;
+  let deferred2_1;
+  try {
+    const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const len0 = WASM_VECTOR_LEN;
+    const ret = wasm.read_rate_state(ptr0, len0);
+    deferred2_0 = ret[0];
+    deferred2_1 = ret[1];
+    return getStringFromWasm0(ret[0], ret[1]);
+  } finally {
+    wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+  }
+}
+function validate_input(len) {
+  const ret = wasm.validate_input(len);
+  return ret >>> 0;
 }
 function validate_receipt(bytes2) {
   let deferred2_0;
@@ -405,22 +508,44 @@ var init_deferral_wasm = __esm({
 });
 
 // dist/lib/core.js
-function validateReceipt(input) {
-  const data = typeof input === "string" ? Buffer.from(input, "utf8") : input;
-  return parse(validate_receipt(data));
+function cross(name, ...args) {
+  if (trace) process.stderr.write(`deferral-core-call ${name}
+`);
+  return JSON.parse(deferral_wasm_exports[name](...args));
 }
-function digest2(kind, text) {
-  return parse(digest(kind, text));
+function place(input) {
+  if (typeof input === "string") {
+    const text = input.length > READ_LIMIT ? input.slice(0, READ_LIMIT) : input;
+    const room = text.length * 3;
+    const at2 = input_buffer(room);
+    return encoder.encodeInto(text, new Uint8Array(memory.buffer, at2, room)).written;
+  }
+  const bytes2 = input.length > READ_LIMIT ? input.subarray(0, READ_LIMIT) : input;
+  const at = input_buffer(bytes2.length);
+  new Uint8Array(memory.buffer, at, bytes2.length).set(bytes2);
+  return bytes2.length;
+}
+function validateReceipt(input) {
+  const parsed = input !== null && typeof input === "object" && !ArrayBuffer.isView(input);
+  const text = parsed ? JSON.stringify(input) : input;
+  if (trace) process.stderr.write("deferral-core-call validate_receipt\n");
+  if (validate_input(place(text)) !== 0) return { ok: false, error: JSON.parse(last_error()) };
+  let receipt;
+  return {
+    ok: true,
+    get receipt() {
+      return receipt ??= JSON.parse(typeof text === "string" ? text : Buffer.from(text).toString("utf8"));
+    }
+  };
 }
 function lifecycleTransition(input) {
-  return parse(lifecycle_transition(JSON.stringify(input)));
+  return cross("lifecycle_transition", JSON.stringify(input));
 }
 function call(name, input) {
-  const fn = deferral_wasm_exports[name];
-  if (typeof fn !== "function") throw new Error(`the wasm core has no function ${name}`);
-  return parse(fn(typeof input === "string" ? input : JSON.stringify(input)));
+  if (typeof deferral_wasm_exports[name] !== "function") throw new Error(`the wasm core has no function ${name}`);
+  return cross(name, typeof input === "string" ? input : JSON.stringify(input));
 }
-var readFileSync, brotliDecompressSync, WASM_DIR, bytes, parse, coreVersion;
+var readFileSync, brotliDecompressSync, WASM_DIR, bytes, memory, trace, encoder, READ_LIMIT;
 var init_core = __esm({
   "dist/lib/core.js"() {
     init_builtin();
@@ -429,309 +554,12 @@ var init_core = __esm({
     ({ brotliDecompressSync } = builtin("node:zlib"));
     WASM_DIR = false ? "../wasm/" : "./wasm/";
     bytes = brotliDecompressSync(readFileSync(new URL(`${WASM_DIR}deferral_wasm_bg.wasm.br`, import.meta.url)));
-    initSync({ module: bytes });
-    parse = (text) => JSON.parse(text);
-    coreVersion = version();
+    ({ memory } = initSync({ module: bytes }));
+    trace = process.env.DEFERRAL_TRACE_CORE === "1";
+    encoder = new TextEncoder();
+    READ_LIMIT = 16 * 1024 + 1;
   }
 });
-
-// dist/lib/exit-codes.js
-var EXIT, CommandError;
-var init_exit_codes = __esm({
-  "dist/lib/exit-codes.js"() {
-    EXIT = Object.freeze({
-      ok: 0,
-      // ready or complete
-      invalid: 2,
-      // invalid input, including an invalid receipt
-      auth: 3,
-      // authentication or authorization
-      provider: 4,
-      // provider or transport failure
-      blocked: 5,
-      deferred: 6
-    });
-    CommandError = class extends Error {
-      constructor(exit, code, message, path) {
-        super(message);
-        this.exit = exit;
-        this.code = code;
-        this.path = path;
-      }
-    };
-  }
-});
-
-// dist/lib/ledger-file.js
-var ledger_file_exports = {};
-__export(ledger_file_exports, {
-  readLedger: () => readLedger,
-  updateLedger: () => updateLedger
-});
-function readText(path) {
-  try {
-    return readFileSync4(path, "utf8");
-  } catch (err) {
-    if (err.code === "ENOENT") return null;
-    throw new CommandError(EXIT.invalid, "unreadable-ledger", `cannot read the ledger file: ${err.code ?? err.message}`);
-  }
-}
-function parseLedger(text) {
-  if (text === null || text.trim() === "") return null;
-  let value;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new CommandError(EXIT.invalid, "invalid-ledger", "the ledger file is not JSON");
-  }
-  const checked = call("merge_ledger", { ledgers: [value] });
-  if (!checked.ok) throw new CommandError(EXIT.invalid, "invalid-ledger", `the ledger file is not a deferral-ledger-v1 document: ${checked.error.message}`);
-  return checked.ledger;
-}
-function readLedger(path) {
-  return parseLedger(readText(path));
-}
-function ownerAlive(content) {
-  const [host, pid] = content.split(" ");
-  if (host !== hostname()) return true;
-  try {
-    process.kill(Number(pid), 0);
-    return true;
-  } catch (err) {
-    return err.code === "EPERM";
-  }
-}
-function breakStaleLock(lockPath, seen) {
-  const aside = `${lockPath}.stale-${randomBytes(6).toString("hex")}`;
-  try {
-    renameSync(lockPath, aside);
-  } catch {
-    return;
-  }
-  const moved = readText(aside);
-  if (moved !== seen) {
-    try {
-      linkSync(aside, lockPath);
-    } catch {
-    }
-  }
-  try {
-    unlinkSync(aside);
-  } catch {
-  }
-}
-function acquire(lockPath) {
-  const token = `${hostname()} ${process.pid} ${randomBytes(8).toString("hex")}`;
-  const deadline = Date.now() + LOCK_WAIT_MS;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      const fd = openSync(lockPath, "wx", 384);
-      writeSync(fd, token);
-      closeSync(fd);
-      return token;
-    } catch (err) {
-      if (err.code !== "EEXIST") throw new CommandError(EXIT.invalid, "ledger-lock-failed", `cannot create the ledger lock: ${err.code}`);
-    }
-    const seen = readText(lockPath);
-    let age = 0;
-    try {
-      age = Date.now() - statSync(lockPath).mtimeMs;
-    } catch {
-      continue;
-    }
-    if (seen !== null && seen !== "" && (!ownerAlive(seen) || age > STALE_LOCK_MS)) {
-      breakStaleLock(lockPath, seen);
-      continue;
-    }
-    if (Date.now() > deadline) {
-      throw new CommandError(EXIT.provider, "ledger-lock-timeout", `the ledger lock stayed held for ${LOCK_WAIT_MS} ms`);
-    }
-    sleepMs(Math.min(50, 2 + attempt));
-  }
-}
-function release(lockPath, token) {
-  if (readText(lockPath) === token) {
-    try {
-      unlinkSync(lockPath);
-    } catch {
-    }
-  }
-}
-function writeAtomically(path, text) {
-  const temp = `${path}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
-  const fd = openSync(temp, "wx", 420);
-  try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(temp, path);
-}
-function updateLedger(path, { observations = [], ledger = null, nowMs = Date.now(), apply } = {}) {
-  const lockPath = `${path}.lock`;
-  const token = acquire(lockPath);
-  try {
-    const current = readLedger(path);
-    const merged = apply ? { ok: true, ledger: apply(current) } : call("merge_ledger", { ledgers: [current, ledger].filter(Boolean), observations, now_ms: nowMs });
-    if (!merged.ok) throw new CommandError(EXIT.invalid, merged.error.code, merged.error.message, merged.error.path);
-    writeAtomically(path, `${JSON.stringify(merged.ledger)}
-`);
-    return merged.ledger;
-  } finally {
-    release(lockPath, token);
-  }
-}
-var closeSync, fsyncSync, openSync, readFileSync4, renameSync, statSync, unlinkSync, writeSync, linkSync, randomBytes, hostname, LOCK_WAIT_MS, STALE_LOCK_MS, pause, sleepMs;
-var init_ledger_file = __esm({
-  "dist/lib/ledger-file.js"() {
-    init_builtin();
-    init_core();
-    init_exit_codes();
-    ({ closeSync, fsyncSync, openSync, readFileSync: readFileSync4, renameSync, statSync, unlinkSync, writeSync, linkSync } = builtin("node:fs"));
-    ({ randomBytes } = builtin("node:crypto"));
-    ({ hostname } = builtin("node:os"));
-    LOCK_WAIT_MS = 1e4;
-    STALE_LOCK_MS = 3e4;
-    pause = new Int32Array(new SharedArrayBuffer(4));
-    sleepMs = (ms) => Atomics.wait(pause, 0, 0, ms);
-  }
-});
-
-// dist/run.js
-init_builtin();
-
-// dist/lib/inputs.js
-var inputVariable = (name) => `INPUT_${name.replace(/ /g, "_").toUpperCase()}`;
-function getInput(name, env2 = process.env) {
-  const value = env2[inputVariable(name)];
-  if (value === void 0) return void 0;
-  const trimmed = value.trim();
-  return trimmed === "" ? void 0 : trimmed;
-}
-function readActionInputs(env2 = process.env) {
-  const input = (name) => getInput(name, env2);
-  return {
-    token: input("token"),
-    restReserve: input("rest-reserve"),
-    graphqlReserve: input("graphql-reserve"),
-    plan: input("plan"),
-    scope: input("scope"),
-    request: input("request"),
-    receipt: input("receipt"),
-    resumeBuffer: input("resume-buffer"),
-    resumeWindow: input("resume-window"),
-    resumeJitter: input("resume-jitter"),
-    freshApproval: input("fresh-approval"),
-    approval: input("approval"),
-    onDeferral: input("on-deferral"),
-    ledgerFile: input("ledger-file"),
-    coordinatorUrl: input("coordinator-url"),
-    coordinatorToken: input("coordinator-token"),
-    coordinatorLaunch: input("coordinator-launch")
-  };
-}
-
-// dist/lib/gate-options.js
-init_builtin();
-init_core();
-
-// dist/lib/duration.js
-var UNIT_MS = { ms: 1, s: 1e3, m: 6e4, h: 36e5 };
-function parseDuration(text) {
-  const match = /^(\d{1,9})\s*(ms|s|m|h)?$/i.exec(String(text).trim());
-  if (!match) return void 0;
-  return Number(match[1]) * UNIT_MS[(match[2] ?? "s").toLowerCase()];
-}
-
-// dist/lib/gate-options.js
-init_exit_codes();
-var { readFileSync: readFileSync2 } = builtin("node:fs");
-var DEFAULTS = Object.freeze({
-  restReserve: "10%",
-  graphqlReserve: "10%",
-  resumeBuffer: "60s",
-  resumeWindow: "6h",
-  resumeJitter: "30s",
-  freshApproval: "always",
-  onDeferral: "fail"
-});
-var invalid = (code, message) => new CommandError(EXIT.invalid, code, message);
-function defaultScope(env2 = process.env) {
-  return {
-    api: (env2.GITHUB_API_URL || "https://api.github.com").replace(/\/+$/, ""),
-    repository: env2.GITHUB_REPOSITORY || null,
-    workflow: env2.GITHUB_WORKFLOW_REF || null,
-    job: env2.GITHUB_JOB || null
-  };
-}
-function inlineOrFile(text, what) {
-  if (text.trimStart().startsWith("{")) return text;
-  try {
-    return readFileSync2(text, "utf8");
-  } catch (err) {
-    throw invalid("unreadable-file", `cannot read the ${what} file: ${err.code ?? err.message}`);
-  }
-}
-function canonical(kind, text) {
-  const result = digest2(kind, text);
-  if (!result.ok) throw invalid(`invalid-${kind}`, `the ${kind} is not valid: ${result.error.message}`);
-  return result.canonical;
-}
-function duration(text, name) {
-  const ms = parseDuration(text);
-  if (ms === void 0) throw invalid("invalid-duration", `${name} must be a duration like 60, 90s, 15m or 6h`);
-  return ms;
-}
-function oneOf(value, allowed, name) {
-  const v = value.toLowerCase();
-  if (!allowed.includes(v)) throw invalid(`invalid-${name}`, `${name} must be ${allowed.join(" or ")}`);
-  return v;
-}
-function buildGateOptions(raw, env2 = process.env) {
-  const policy = {
-    rest_reserve: raw.restReserve ?? DEFAULTS.restReserve,
-    graphql_reserve: raw.graphqlReserve ?? DEFAULTS.graphqlReserve,
-    resume_buffer_ms: duration(raw.resumeBuffer ?? DEFAULTS.resumeBuffer, "resume-buffer"),
-    resume_window_ms: duration(raw.resumeWindow ?? DEFAULTS.resumeWindow, "resume-window"),
-    // Not bound into request_digest: spreading wake-ups must not change what the work is.
-    jitter_max_ms: duration(raw.resumeJitter ?? DEFAULTS.resumeJitter, "resume-jitter")
-  };
-  const scopeText = raw.scope ?? JSON.stringify(defaultScope(env2));
-  const approval = raw.approval === void 0 ? "" : oneOf(raw.approval, ["granted", "none"], "approval");
-  return {
-    policy,
-    scopeJson: canonical("scope", scopeText),
-    requestJson: raw.request === void 0 ? null : canonical("request", raw.request),
-    planJson: raw.plan === void 0 ? null : canonical("plan", inlineOrFile(raw.plan, "plan")),
-    freshApprovalRequired: oneOf(raw.freshApproval ?? DEFAULTS.freshApproval, ["always", "never"], "fresh-approval") === "always",
-    approvalGranted: approval === "granted",
-    onDeferral: oneOf(raw.onDeferral ?? DEFAULTS.onDeferral, ["fail", "succeed"], "on-deferral"),
-    // Texts that must never be printed: the scope and request as given (they may name things).
-    secrets: [raw.scope, raw.request, env2.GITHUB_REPOSITORY].filter((s) => typeof s === "string" && s.length >= 3)
-  };
-}
-function decisionInputJson(options, { rate, ledger, nowMs, clockOffsetMs }) {
-  const plain = JSON.stringify({
-    rate,
-    ledger: ledger ?? null,
-    policy: options.policy,
-    fresh_approval_required: options.freshApprovalRequired,
-    now_ms: nowMs,
-    clock_offset_ms: clockOffsetMs ?? null
-  });
-  return `${plain.slice(0, -1)},"scope":${options.scopeJson},"request":${options.requestJson ?? "null"},"plan":${options.planJson ?? "null"}}`;
-}
-
-// dist/lib/attempt.js
-init_core();
-
-// dist/lib/rate-state.js
-init_builtin();
-init_core();
-
-// dist/lib/http.js
-init_builtin();
 
 // dist/lib/proxy-env.js
 function env(vars, name) {
@@ -765,27 +593,18 @@ function proxyFor(url, vars = process.env) {
   }
   return proxy;
 }
+var init_proxy_env = __esm({
+  "dist/lib/proxy-env.js"() {
+  }
+});
 
 // dist/lib/http.js
-var http = builtin("node:http");
-var secure;
-var loadTls = () => secure ??= { https: builtin("node:https"), tls: builtin("node:tls") };
-var DEFAULT_TIMEOUT_MS = 15e3;
-var MAX_BODY_BYTES = 1 << 20;
-var TransportError = class extends Error {
-  constructor(code, message) {
-    super(message);
-    this.code = code;
-  }
-};
-var transportError = (err, what) => err instanceof TransportError ? err : new TransportError(err.code ?? "EIO", `${what}: ${err.code ?? err.message}`);
 function proxyAuthorization(proxy) {
   if (!proxy.username && !proxy.password) return {};
   const user = decodeURIComponent(proxy.username);
   const pass = decodeURIComponent(proxy.password);
   return { "proxy-authorization": `Basic ${Buffer.from(`${user}:${pass}`).toString("base64")}` };
 }
-var defaultPort = (url) => Number(url.port || (url.protocol === "https:" ? 443 : 80));
 function tunnel(proxy, target, signal, { https, tls }) {
   return new Promise((resolve, reject) => {
     const authority = `${target.hostname}:${defaultPort(target)}`;
@@ -871,417 +690,27 @@ async function request(href, { method = "GET", headers = {}, body, timeoutMs = D
     clearTimeout(timer);
   }
 }
-
-// dist/lib/rate-state.js
-init_exit_codes();
-var { readFileSync: readFileSync3 } = builtin("node:fs");
-var API_VERSION = "2022-11-28";
-function apiBase(env2 = process.env) {
-  return (env2.GITHUB_API_URL || "https://api.github.com").replace(/\/+$/, "");
-}
-function fromResponse(res, nowMs) {
-  const classified = call("classify_response", res);
-  if (!classified.ok) throw new CommandError(EXIT.provider, "unreadable-response", classified.error.message);
-  const headers = classified.headers;
-  const clockOffsetMs = headers.date_ms == null ? null : headers.date_ms - nowMs;
-  const observations = clockOffsetMs == null ? [] : [{ kind: "clock", offset_ms: clockOffsetMs, observed_at_ms: nowMs }];
-  const state = { source: "live", snapshot: null, observations, clockOffsetMs, secondary: null, httpStatus: res.status };
-  if (res.status === 200 || classified.kind === "unlimited") {
-    const parsed = call("parse_rate_limit", { status: res.status, body: res.body });
-    if (!parsed.ok) {
-      throw new CommandError(EXIT.provider, "unreadable-rate-state", `GET /rate_limit answered ${res.status} with a body Deferral cannot read: ${parsed.error.message}`);
-    }
-    state.snapshot = parsed.snapshot;
-    for (const [resource, window] of Object.entries(parsed.snapshot.resources)) {
-      observations.push({ kind: "window", resource, window, observed_at_ms: nowMs });
-    }
-    return state;
-  }
-  switch (classified.kind) {
-    case "secondary":
-      state.secondary = { retryAfterS: headers.retry_after_s ?? null };
-      observations.push({ kind: "strike", at_ms: nowMs, retry_after_s: headers.retry_after_s ?? null });
-      return state;
-    case "primary-rest":
-    case "primary-graphql": {
-      const resource = classified.kind === "primary-graphql" ? "graphql" : headers.resource ?? "core";
-      if (headers.limit != null && headers.remaining != null && headers.reset != null) {
-        const window = { limit: headers.limit, remaining: headers.remaining, used: headers.used ?? null, reset: headers.reset };
-        state.snapshot = { unlimited: false, resources: { [resource]: window } };
-        observations.push({ kind: "window", resource, window, observed_at_ms: nowMs });
-        return state;
+var http, secure, loadTls, DEFAULT_TIMEOUT_MS, MAX_BODY_BYTES, TransportError, transportError, defaultPort;
+var init_http = __esm({
+  "dist/lib/http.js"() {
+    init_builtin();
+    init_proxy_env();
+    http = builtin("node:http");
+    loadTls = () => secure ??= { https: builtin("node:https"), tls: builtin("node:tls") };
+    DEFAULT_TIMEOUT_MS = 15e3;
+    MAX_BODY_BYTES = 1 << 20;
+    TransportError = class extends Error {
+      constructor(code, message) {
+        super(message);
+        this.code = code;
       }
-      throw new CommandError(EXIT.provider, "rate-limited-without-reset", `GET /rate_limit answered ${res.status} (rate limited) without the x-ratelimit headers needed to know when to resume`);
-    }
-    default:
-      break;
+    };
+    transportError = (err, what) => err instanceof TransportError ? err : new TransportError(err.code ?? "EIO", `${what}: ${err.code ?? err.message}`);
+    defaultPort = (url) => Number(url.port || (url.protocol === "https:" ? 443 : 80));
   }
-  if (res.status === 401) {
-    throw new CommandError(EXIT.auth, "bad-credentials", "GitHub refused the token (401): it is missing, expired or revoked; check the token input (or GITHUB_TOKEN/GH_TOKEN)");
-  }
-  if (res.status === 403) {
-    throw new CommandError(EXIT.auth, "forbidden", "GitHub refused access (403, not a rate limit): the token lacks permission or is blocked by an IP allow list or SSO enforcement");
-  }
-  if (res.status === 404) {
-    throw new CommandError(EXIT.provider, "not-found", "GET /rate_limit answered 404: check GITHUB_API_URL (GitHub Enterprise Server uses https://HOST/api/v3)");
-  }
-  throw new CommandError(EXIT.provider, "provider-error", `GET /rate_limit answered HTTP ${res.status}; no decision was made`);
-}
-async function fetchRateState({ token, env: env2 = process.env, nowMs = () => Date.now(), timeoutMs }) {
-  const headers = {
-    accept: "application/vnd.github+json",
-    "user-agent": "deferral",
-    "x-github-api-version": API_VERSION
-  };
-  if (token) headers.authorization = `Bearer ${token}`;
-  let res;
-  try {
-    res = await request(`${apiBase(env2)}/rate_limit`, { headers, env: env2, timeoutMs });
-  } catch (err) {
-    throw new CommandError(EXIT.provider, "transport-error", `cannot reach the GitHub API: ${err.message}`);
-  }
-  return fromResponse(res, nowMs());
-}
-function readRateStateFile(path, nowMs = Date.now()) {
-  let body;
-  try {
-    body = readFileSync3(path === "-" ? 0 : path, "utf8");
-  } catch (err) {
-    throw new CommandError(EXIT.invalid, "unreadable-file", `cannot read the rate state ${path === "-" ? "from standard input" : "file"}: ${err.code ?? err.message}`);
-  }
-  const status = /rate limiting is not enabled/i.test(body) && !/"resources"/.test(body) ? 404 : 200;
-  const parsed = call("parse_rate_limit", { status, body });
-  if (!parsed.ok) {
-    throw new CommandError(EXIT.invalid, "invalid-rate-state", `the rate state file is not a GET /rate_limit body: ${parsed.error.message}`, parsed.error.path);
-  }
-  const observations = Object.entries(parsed.snapshot.resources).map(([resource, window]) => ({ kind: "window", resource, window, observed_at_ms: nowMs }));
-  return { source: "file", snapshot: parsed.snapshot, observations, clockOffsetMs: null, secondary: null };
-}
-
-// dist/lib/attempt.js
-init_exit_codes();
-var OFFLINE_STOPS = /* @__PURE__ */ new Set(["invalid-receipt", "not-yet-due", "expired", "claim-unavailable", "binding-mismatch", "approval-required"]);
-var NO_RATE_STATE = Object.freeze({ unlimited: false, resources: {} });
-var EXIT_FOR_STATUS = { ready: EXIT.ok, deferred: EXIT.deferred, blocked: EXIT.blocked };
-var INPUT_ERRORS = /* @__PURE__ */ new Set(["invalid-input", "invalid-policy", "invalid-ledger", "invalid-plan"]);
-async function gatherRate(options, source, nowMs) {
-  const state = source.file !== void 0 ? readRateStateFile(source.file, nowMs()) : await fetchRateState({ token: source.token, env: source.env, nowMs, timeoutMs: source.timeoutMs });
-  const at = nowMs();
-  let ledger = null;
-  if (options.ledgerFile) {
-    const { updateLedger: updateLedger2 } = await Promise.resolve().then(() => (init_ledger_file(), ledger_file_exports));
-    ledger = updateLedger2(options.ledgerFile, { observations: state.observations, nowMs: at });
-  } else if (state.secondary) {
-    ledger = call("merge_ledger", { ledgers: [], observations: state.observations, now_ms: at }).ledger;
-  }
-  const rate = state.snapshot ?? NO_RATE_STATE;
-  return { state, rate, ledger, at };
-}
-function settle(decision, state) {
-  if (state.secondary && !state.snapshot) {
-    decision.diagnostics.unshift({
-      code: "rate-endpoint-secondary-limit",
-      message: state.secondary.retryAfterS == null ? "GET /rate_limit answered with a secondary rate limit and no retry-after" : `GET /rate_limit answered with a secondary rate limit; retry-after ${state.secondary.retryAfterS} s`
-    });
-  }
-  return decision;
-}
-function fromDecision(mode, decision, extra = {}) {
-  const exit = decision.status === "error" ? INPUT_ERRORS.has(decision.code) ? EXIT.invalid : EXIT.provider : EXIT_FOR_STATUS[decision.status];
-  return {
-    mode,
-    status: decision.status,
-    exit,
-    code: decision.code ?? null,
-    reason: decision.reason ?? null,
-    decision,
-    receipt: decision.receipt ?? null,
-    diagnostics: decision.diagnostics ?? [],
-    ...extra
-  };
-}
-function coreAnswer(answer) {
-  if (!answer.ok) throw new CommandError(EXIT.invalid, answer.error.code, answer.error.message, answer.error.path);
-  return answer;
-}
-async function runGate(options, source, nowMs = () => Date.now()) {
-  const { state, rate, ledger, at } = await gatherRate(options, source, nowMs);
-  const input = decisionInputJson(options, { rate, ledger, nowMs: at, clockOffsetMs: state.clockOffsetMs });
-  const { decision } = coreAnswer(call("decide", input));
-  return fromDecision("gate", settle(decision, state), { source: state.source });
-}
-async function runResume(options, source, nowMs = () => Date.now()) {
-  const checked = validateReceipt(options.receiptBytes);
-  if (!checked.ok) {
-    const { code, path, message } = checked.error;
-    throw new CommandError(EXIT.invalid, "invalid-receipt", `the receipt is invalid: ${code} at ${path}: ${message}`, path);
-  }
-  const receiptText2 = options.receiptBytes.toString("utf8");
-  const preflightInput = (fresh2) => {
-    const head = JSON.stringify({ receipt: receiptText2, wakeup_handle: options.wakeupHandle ?? null, approval_granted: options.approvalGranted });
-    return `${head.slice(0, -1)},"fresh":${fresh2}}`;
-  };
-  const offline = decisionInputJson(options, { rate: NO_RATE_STATE, ledger: null, nowMs: nowMs(), clockOffsetMs: null });
-  const first = coreAnswer(call("preflight", preflightInput(offline))).preflight;
-  if (first.status !== "ready" && first.status !== "deferred" && OFFLINE_STOPS.has(first.code)) {
-    return fromPreflight(first, null, "offline");
-  }
-  const { state, rate, ledger, at } = await gatherRate(options, source, nowMs);
-  const fresh = decisionInputJson(options, { rate, ledger, nowMs: at, clockOffsetMs: state.clockOffsetMs });
-  const result = coreAnswer(call("preflight", preflightInput(fresh))).preflight;
-  if (result.decision) settle(result.decision, state);
-  return fromPreflight(result, state, state.source);
-}
-function fromPreflight(p, state, source) {
-  const decision = p.decision ?? {
-    status: p.status,
-    code: p.code,
-    reason: null,
-    unlimited: false,
-    rest: null,
-    graphql: null,
-    plan: null,
-    secondary: null,
-    clock_offset_ms: null,
-    resume_after_ms: null,
-    resume_by_ms: null,
-    bindings: null,
-    diagnostics: [],
-    receipt: null
-  };
-  const result = fromDecision("resume", decision, {
-    source,
-    ownership: p.ownership,
-    field: p.field ?? null
-  });
-  result.status = p.status;
-  result.code = p.code ?? null;
-  result.exit = p.status === "error" ? INPUT_ERRORS.has(p.code) ? EXIT.invalid : EXIT.provider : EXIT_FOR_STATUS[p.status];
-  result.receipt = p.receipt ?? null;
-  const own = p.diagnostics.filter((d) => !decision.diagnostics.some((e) => e.code === d.code && e.message === d.message));
-  result.diagnostics = [...own, ...decision.diagnostics];
-  return result;
-}
-
-// dist/run.js
-init_exit_codes();
-
-// dist/lib/runner.js
-init_builtin();
-var { appendFileSync } = builtin("node:fs");
-var { EOL } = builtin("node:os");
-function mask(secret, write = (line) => process.stdout.write(line)) {
-  if (!secret) return;
-  for (const part of String(secret).split(/\r?\n/)) {
-    if (part.trim() !== "") write(`::add-mask::${escapeData(part)}${EOL}`);
-  }
-}
-function escapeData(text) {
-  return String(text).replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
-}
-function escapeProperty(text) {
-  return escapeData(text).replace(/:/g, "%3A").replace(/,/g, "%2C");
-}
-function annotate(level, message, { title } = {}, write = (line) => process.stdout.write(line)) {
-  const props = title ? ` title=${escapeProperty(title)}` : "";
-  write(`::${level}${props}::${escapeData(message)}${EOL}`);
-}
-function delimiterFor(value) {
-  for (; ; ) {
-    let hex = "";
-    while (hex.length < 32) hex += Math.floor(Math.random() * 4294967296).toString(16).padStart(8, "0");
-    const delimiter = `ghadelimiter_${hex}`;
-    if (!value.includes(delimiter)) return delimiter;
-  }
-}
-function outputRecord(name, value) {
-  if (/[\r\n]|<</.test(name)) throw new Error(`invalid output name ${JSON.stringify(name)}`);
-  const text = value === void 0 || value === null ? "" : String(value);
-  const delimiter = delimiterFor(text);
-  return `${name}<<${delimiter}${EOL}${text}${EOL}${delimiter}${EOL}`;
-}
-function setOutputs(outputs, env2 = process.env) {
-  const file = env2.GITHUB_OUTPUT;
-  const text = Object.entries(outputs).map(([name, value]) => outputRecord(name, value)).join("");
-  if (file) {
-    appendFileSync(file, text, { encoding: "utf8" });
-  } else {
-    for (const [name, value] of Object.entries(outputs)) process.stdout.write(`${name}=${escapeData(value ?? "")}${EOL}`);
-  }
-}
-function appendSummary(markdown, env2 = process.env) {
-  if (env2.GITHUB_STEP_SUMMARY) appendFileSync(env2.GITHUB_STEP_SUMMARY, `${markdown}${EOL}`, { encoding: "utf8" });
-}
-
-// dist/lib/result-view.js
-var iso = (ms) => ms == null ? null : new Date(ms).toISOString();
-function figures(f) {
-  if (!f) return null;
-  return { limit: f.limit, remaining: f.remaining, reserve: f.reserve, plannedCost: f.planned_cost, reset: f.reset, ok: f.ok };
-}
-function planCost(p) {
-  if (!p) return null;
-  return {
-    rest: p.rest,
-    graphql: p.graphql,
-    secondaryRestPoints: p.secondary_rest_points,
-    secondaryGraphqlPoints: p.secondary_graphql_points,
-    contentCreating: p.content_creating,
-    secondaryMinutes: p.secondary_minutes
-  };
-}
-function resultJson(result) {
-  const d = result.decision ?? {};
-  const receipt = result.receipt;
-  const out = {
-    status: result.status,
-    mode: result.mode,
-    code: result.code,
-    reason: receipt?.reason ?? result.reason ?? null,
-    resumeAfter: iso(receipt?.resume_after_ms ?? d.resume_after_ms),
-    resumeBy: iso(receipt?.resume_by_ms ?? d.resume_by_ms),
-    freshApprovalRequired: receipt ? receipt.fresh_approval_required : null,
-    unlimited: d.unlimited ?? false,
-    rest: figures(d.rest),
-    graphql: figures(d.graphql),
-    plan: planCost(d.plan),
-    secondaryMinutes: d.secondary?.minutes ?? 0,
-    bindings: d.bindings ?? null,
-    diagnostics: result.diagnostics
-  };
-  if (result.mode === "resume") {
-    out.ownership = result.ownership ?? null;
-    if (result.field) out.field = result.field;
-  }
-  if (result.status === "deferred" && receipt) out.deferredReceipt = receipt;
-  return out;
-}
-function actionOutputs(result, receiptPath) {
-  const json = resultJson(result);
-  const text = (v) => v === null || v === void 0 ? "" : String(v);
-  return {
-    status: json.status,
-    "deferred-receipt": json.deferredReceipt ? JSON.stringify(json.deferredReceipt) : "",
-    "receipt-path": receiptPath ?? "",
-    reason: text(json.reason),
-    "resume-after": text(json.status === "deferred" ? json.resumeAfter : null),
-    "resume-by": text(json.status === "deferred" ? json.resumeBy : null),
-    "fresh-approval-required": text(json.freshApprovalRequired),
-    "rest-remaining": text(json.rest?.remaining),
-    "graphql-remaining": text(json.graphql?.remaining)
-  };
-}
-function errorOutputs() {
-  return {
-    status: "error",
-    "deferred-receipt": "",
-    "receipt-path": "",
-    reason: "",
-    "resume-after": "",
-    "resume-by": "",
-    "fresh-approval-required": "",
-    "rest-remaining": "",
-    "graphql-remaining": ""
-  };
-}
-
-// dist/lib/summary.js
-var utc = (ms) => new Date(ms).toISOString().replace("T", " ").replace(/\.\d{3}Z$/, " UTC");
-var cell = (v) => v === null || v === void 0 ? "\u2013" : String(v).replace(/\|/g, "\\|");
-var resetCell = (seconds) => seconds == null ? "\u2013" : utc(seconds * 1e3);
-var HEADLINE = {
-  ready: "Ready: the planned work fits above the reserve",
-  deferred: "Deferred: the work stopped before running out of quota",
-  blocked: "Blocked: this work must not run as it stands",
-  error: "Error: no decision was made"
-};
-function explainLine(view) {
-  switch (view.status) {
-    case "ready":
-      return view.unlimited ? "Ready: the server does not enforce rate limits." : `Ready: REST ${view.rest?.remaining ?? "?"} remaining${view.graphql ? `, GraphQL ${view.graphql.remaining} remaining` : ""}.`;
-    case "deferred":
-      return `Deferred (${view.reason}): a fresh attempt may start at ${view.resumeAfter} and must start by ${view.resumeBy}. Nothing was changed; resume with the receipt.`;
-    case "blocked": {
-      const why = view.diagnostics.find((d) => d.code === view.code)?.message ?? view.code;
-      return `Blocked (${view.code}): ${why}`;
-    }
-    default:
-      return `Error (${view.code ?? "error"}): ${view.message ?? view.diagnostics?.[0]?.message ?? "no decision was made"}`;
-  }
-}
-function summaryMarkdown(view) {
-  const lines = [`### Deferral: ${HEADLINE[view.status] ?? view.status}`, ""];
-  const rows = [["REST (core)", view.rest], ["GraphQL", view.graphql]].filter(([, f]) => f);
-  if (view.unlimited) lines.push("The server does not enforce primary rate limits (GitHub Enterprise Server with rate limiting off).", "");
-  if (rows.length > 0) {
-    lines.push("| resource | limit | remaining | reserve | planned cost | reset | fits |", "|---|---:|---:|---:|---:|---|---|");
-    for (const [name, f] of rows) {
-      lines.push(`| ${name} | ${cell(f.limit)} | ${cell(f.remaining)} | ${cell(f.reserve)} | ${cell(f.plannedCost)} | ${resetCell(f.reset)} | ${f.ok ? "yes" : "**no**"} |`);
-    }
-    lines.push("");
-  }
-  if (view.status === "deferred") {
-    lines.push(
-      "| deferral | |",
-      "|---|---|",
-      `| reason | \`${view.reason}\` |`,
-      `| resume after | ${utc(Date.parse(view.resumeAfter))} |`,
-      `| resume by | ${utc(Date.parse(view.resumeBy))} |`,
-      `| fresh approval required | ${view.freshApprovalRequired ? "yes" : "no"} |`,
-      ...view.deferralId ? [`| durable host | retained as \`${view.deferralId}\` |`] : [],
-      "",
-      view.deferralId ? "No work ran. The durable host wakes a fresh run at the resume time." : "No work ran. Start a fresh run with the `deferred-receipt` output as the `receipt` input at or after the resume time.",
-      ""
-    );
-  }
-  if (view.status === "blocked" || view.status === "error") lines.push(explainLine(view), "");
-  const notes = (view.diagnostics ?? []).filter((d) => d.code !== view.code);
-  if (notes.length > 0) {
-    lines.push("<details><summary>Diagnostics</summary>", "");
-    for (const d of notes) lines.push(`- \`${d.code}\`: ${d.message.replace(/[\r\n]+/g, " ")}`);
-    lines.push("", "</details>", "");
-  }
-  return lines.join("\n");
-}
-
-// dist/lib/redact.js
-function redactText(text, secrets) {
-  let out = String(text);
-  for (const secret of secrets) {
-    if (secret) out = out.split(secret).join("***");
-  }
-  return out;
-}
-function redactValue(value, secrets) {
-  const list = secrets.filter((s) => typeof s === "string" && s.length > 0).sort((a, b) => b.length - a.length);
-  const walk = (v) => {
-    if (typeof v === "string") return redactText(v, list);
-    if (Array.isArray(v)) return v.map(walk);
-    if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
-    return v;
-  };
-  return walk(value);
-}
-
-// dist/lib/coordinator-handoff.js
-init_builtin();
-init_exit_codes();
-
-// dist/lib/client-host.js
-init_core();
+});
 
 // dist/lib/host-port.js
-var PORT_TIMEOUT_MS = 15e3;
-var PortError = class extends Error {
-  constructor(status, code, message, path) {
-    super(message);
-    this.name = "PortError";
-    this.status = status;
-    this.code = code;
-    if (path) this.path = path;
-  }
-};
-var receiptText = (receipt) => typeof receipt === "string" ? receipt.trim() : JSON.stringify(receipt);
 function createPortClient({ url, token, timeoutMs = PORT_TIMEOUT_MS, env: env2 = process.env } = {}) {
   if (!url) throw new PortError(0, "invalid-port", "the port needs a url, e.g. http://127.0.0.1:8787");
   if (!token) throw new PortError(0, "invalid-port", "the port needs its bearer token");
@@ -1322,20 +751,39 @@ function createPortClient({ url, token, timeoutMs = PORT_TIMEOUT_MS, env: env2 =
     },
     get: (id) => call2("GET", at(id)),
     /** The deferral recorded from a receipt, by the receipt's digest (as `get` answers it). */
-    getByReceipt: (digest3) => call2("GET", `/v1/receipts/${encodeURIComponent(digest3)}`),
+    getByReceipt: (digest2) => call2("GET", `/v1/receipts/${encodeURIComponent(digest2)}`),
     cancel: (id, handle) => call2("POST", at(id, "/cancel"), JSON.stringify({ handle })),
     claim: (id, wakeupHandle) => call2("POST", at(id, "/claim"), JSON.stringify({ wakeup_handle: wakeupHandle })),
-    outcome: (id, { attempt, outcome, handle, receipt }) => {
-      const head = JSON.stringify({ attempt, outcome, handle });
+    outcome: (id, { attempt: attempt2, outcome, handle, receipt }) => {
+      const head = JSON.stringify({ attempt: attempt2, outcome, handle });
       const body = receipt === void 0 ? head : `${head.slice(0, -1)},"receipt":${receiptText(receipt)}}`;
       return call2("POST", at(id, "/outcome"), body);
     }
   };
 }
+var PORT_TIMEOUT_MS, PortError, receiptText;
+var init_host_port = __esm({
+  "dist/lib/host-port.js"() {
+    init_http();
+    PORT_TIMEOUT_MS = 15e3;
+    PortError = class extends Error {
+      constructor(status, code, message, path) {
+        super(message);
+        this.name = "PortError";
+        this.status = status;
+        this.code = code;
+        if (path) this.path = path;
+      }
+    };
+    receiptText = (receipt) => typeof receipt === "string" ? receipt.trim() : JSON.stringify(receipt);
+  }
+});
 
 // dist/lib/client-host.js
-var EVENT_OF_OUTCOME = { complete: "complete", blocked: "block", deferred: "defer" };
-var refuse = (code, message, path) => new PortError(0, code, message, path);
+var client_host_exports = {};
+__export(client_host_exports, {
+  createClientHost: () => createClientHost
+});
 function checkReceipt(receipt) {
   const checked = validateReceipt(receiptText(receipt));
   if (!checked.ok) throw refuse(checked.error.code, checked.error.message, checked.error.path);
@@ -1351,7 +799,6 @@ function checkStep(deferral, event) {
   if (!step.ok) throw refuse(step.error.code, step.error.message, step.error.path);
   return step;
 }
-var sameBindings = (a, b) => JSON.stringify(a.bindings) === JSON.stringify(b.bindings);
 function createClientHost(port, options = {}) {
   const client = typeof port?.record === "function" ? port : createPortClient(port);
   return {
@@ -1386,7 +833,7 @@ function createClientHost(port, options = {}) {
      * (for `deferred`) are checked locally, the claim is proven with the wake-up handle, then
      * the outcome is recorded. Answers {id, state, cause[, receipt]}.
      */
-    async resume(id, { attempt, wakeupHandle, outcome, receipt } = {}) {
+    async resume(id, { attempt: attempt2, wakeupHandle, outcome, receipt } = {}) {
       const event = EVENT_OF_OUTCOME[outcome];
       if (!event) throw refuse("invalid-outcome", `outcome ${JSON.stringify(outcome)} is not complete, blocked or deferred`);
       if (outcome === "deferred") {
@@ -1395,133 +842,353 @@ function createClientHost(port, options = {}) {
       }
       checkStep(await client.get(id), event);
       const claim = await client.claim(id, wakeupHandle);
-      if (attempt !== void 0 && claim.attempt !== attempt) {
-        throw refuse("stale-attempt", `attempt ${attempt} is not the current attempt ${claim.attempt}`);
+      if (attempt2 !== void 0 && claim.attempt !== attempt2) {
+        throw refuse("stale-attempt", `attempt ${attempt2} is not the current attempt ${claim.attempt}`);
       }
       return client.outcome(id, { attempt: claim.attempt, outcome, handle: wakeupHandle, receipt });
     }
   };
 }
+var EVENT_OF_OUTCOME, refuse, sameBindings;
+var init_client_host = __esm({
+  "dist/lib/client-host.js"() {
+    init_core();
+    init_host_port();
+    EVENT_OF_OUTCOME = { complete: "complete", blocked: "block", deferred: "defer" };
+    refuse = (code, message, path) => new PortError(0, code, message, path);
+    sameBindings = (a, b) => JSON.stringify(a.bindings) === JSON.stringify(b.bindings);
+  }
+});
 
-// dist/lib/coordinator-handoff.js
-var { mkdirSync, writeFileSync } = builtin("node:fs");
-var { tmpdir } = builtin("node:os");
-var { join } = builtin("node:path");
-var invalid2 = (code, message) => new CommandError(EXIT.invalid, code, message);
-function coordinatorConfig(raw) {
-  if (!raw.coordinatorUrl) return null;
-  let url;
+// dist/run.js
+init_builtin();
+
+// dist/lib/attempt.js
+init_builtin();
+init_core();
+init_http();
+
+// dist/lib/exit-codes.js
+var EXIT = Object.freeze({
+  ok: 0,
+  // ready or complete
+  invalid: 2,
+  // invalid input, including an invalid receipt
+  auth: 3,
+  // authentication or authorization
+  provider: 4,
+  // provider or transport failure
+  blocked: 5,
+  deferred: 6
+});
+var CommandError = class extends Error {
+  constructor(exit, code, message, path) {
+    super(message);
+    this.exit = exit;
+    this.code = code;
+    this.path = path;
+  }
+};
+
+// dist/lib/read-input.js
+init_builtin();
+var { openSync, readSync, closeSync } = builtin("node:fs");
+var MAX_INPUT_BYTES = 1 << 20;
+var RECEIPT_READ_BYTES = 16 * 1024 + 1;
+var where = (path) => path === "-" ? "standard input" : path;
+function readUpTo(path, limit) {
+  const fd = path === "-" ? 0 : openSync(path, "r");
+  const buffer = Buffer.allocUnsafe(limit + 1);
+  let size = 0;
   try {
-    url = new URL(raw.coordinatorUrl);
-  } catch {
-    url = null;
+    while (size < buffer.length) {
+      let n;
+      try {
+        n = readSync(fd, buffer, size, buffer.length - size, null);
+      } catch (err) {
+        if (err.code === "EAGAIN") continue;
+        if (err.code === "EOF") break;
+        throw err;
+      }
+      if (n === 0) break;
+      size += n;
+    }
+  } finally {
+    if (fd !== 0) closeSync(fd);
   }
-  if (!url || url.protocol !== "http:" && url.protocol !== "https:") {
-    throw invalid2("invalid-coordinator-url", "coordinator-url must be an http:// or https:// URL of deferral-host serve");
-  }
-  if (!raw.coordinatorToken) throw invalid2("missing-coordinator-token", "coordinator-url needs coordinator-token (the serve bearer token, from a secret)");
-  if (!raw.coordinatorLaunch) {
-    throw invalid2("missing-coordinator-launch", "coordinator-url needs coordinator-launch, e.g. workflow-dispatch:OWNER/REPO/WORKFLOW@REF");
-  }
-  return { url: url.href, token: raw.coordinatorToken, launch: raw.coordinatorLaunch };
+  return buffer.subarray(0, size);
 }
-function writeHandleFile(id, handle, env2) {
-  const dir = join(env2.RUNNER_TEMP || tmpdir(), "deferral");
-  mkdirSync(dir, { recursive: true });
-  const path = join(dir, `cancellation-handle-${id}`);
-  writeFileSync(path, `${handle}
-`, { mode: 384, flag: "wx" });
-  return path;
-}
-async function retainWithCoordinator(config, receipt, env2) {
-  const host = createClientHost({ url: config.url, token: config.token, env: env2 });
-  let retained;
+function readBounded(path, what, { limit = MAX_INPUT_BYTES, allowOver = false } = {}) {
+  if (!path) throw new CommandError(EXIT.invalid, "missing-argument", `give the ${what} as a file path, or - for standard input`);
+  let bytes2;
   try {
-    retained = await host.retain(JSON.stringify(receipt), { launch: config.launch });
+    bytes2 = readUpTo(path, limit);
   } catch (err) {
-    const http2 = err.status ? `HTTP ${err.status} ` : "";
-    throw new CommandError(
-      EXIT.provider,
-      "coordinator-failed",
-      `the durable port did not retain the receipt (${http2}${err.code ?? "error"}: ${err.message}); the handoff receipt is kept at receipt-path`
-    );
+    throw new CommandError(EXIT.invalid, "unreadable-file", `cannot read ${where(path)}: ${err.code ?? err.message}`);
   }
-  return { id: retained.id, receipt: retained.receipt, handle: retained.cancellationHandle, handlePath: writeHandleFile(retained.id, retained.cancellationHandle, env2) };
+  if (bytes2.length > limit && !allowOver) {
+    throw new CommandError(EXIT.invalid, "too-large", `the ${what} in ${where(path)} is larger than ${limit} bytes`);
+  }
+  return bytes2;
+}
+
+// dist/lib/ledger-file.js
+init_builtin();
+var { closeSync: closeSync2, fsyncSync, openSync: openSync2, readFileSync: readFileSync2, renameSync, statSync, unlinkSync, writeSync, linkSync } = builtin("node:fs");
+var { randomBytes } = builtin("node:crypto");
+var { hostname } = builtin("node:os");
+var LOCK_WAIT_MS = 1e4;
+var STALE_LOCK_MS = 3e4;
+var pause = new Int32Array(new SharedArrayBuffer(4));
+var sleepMs = (ms) => Atomics.wait(pause, 0, 0, ms);
+function readText(path) {
+  try {
+    return readFileSync2(path, "utf8");
+  } catch (err) {
+    if (err.code === "ENOENT") return null;
+    throw new CommandError(EXIT.invalid, "unreadable-ledger", `cannot read the ledger file: ${err.code ?? err.message}`);
+  }
+}
+function ownerAlive(content) {
+  const [host, pid] = content.split(" ");
+  if (host !== hostname()) return true;
+  try {
+    process.kill(Number(pid), 0);
+    return true;
+  } catch (err) {
+    return err.code === "EPERM";
+  }
+}
+function breakStaleLock(lockPath, seen) {
+  const aside = `${lockPath}.stale-${randomBytes(6).toString("hex")}`;
+  try {
+    renameSync(lockPath, aside);
+  } catch {
+    return;
+  }
+  const moved = readText(aside);
+  if (moved !== seen) {
+    try {
+      linkSync(aside, lockPath);
+    } catch {
+    }
+  }
+  try {
+    unlinkSync(aside);
+  } catch {
+  }
+}
+function acquire(lockPath) {
+  const token = `${hostname()} ${process.pid} ${randomBytes(8).toString("hex")}`;
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (let attempt2 = 0; ; attempt2++) {
+    try {
+      const fd = openSync2(lockPath, "wx", 384);
+      writeSync(fd, token);
+      closeSync2(fd);
+      return token;
+    } catch (err) {
+      if (err.code !== "EEXIST") throw new CommandError(EXIT.invalid, "ledger-lock-failed", `cannot create the ledger lock: ${err.code}`);
+    }
+    const seen = readText(lockPath);
+    let age = 0;
+    try {
+      age = Date.now() - statSync(lockPath).mtimeMs;
+    } catch {
+      continue;
+    }
+    if (seen !== null && seen !== "" && (!ownerAlive(seen) || age > STALE_LOCK_MS)) {
+      breakStaleLock(lockPath, seen);
+      continue;
+    }
+    if (Date.now() > deadline) {
+      throw new CommandError(EXIT.provider, "ledger-lock-timeout", `the ledger lock stayed held for ${LOCK_WAIT_MS} ms`);
+    }
+    sleepMs(Math.min(50, 2 + attempt2));
+  }
+}
+function release(lockPath, token) {
+  if (readText(lockPath) === token) {
+    try {
+      unlinkSync(lockPath);
+    } catch {
+    }
+  }
+}
+function writeAtomically(path, text) {
+  const temp = `${path}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
+  const fd = openSync2(temp, "wx", 420);
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync2(fd);
+  }
+  renameSync(temp, path);
+}
+function withLedgerLock(path, update) {
+  const lockPath = `${path}.lock`;
+  const token = acquire(lockPath);
+  try {
+    let size = 0;
+    try {
+      size = statSync(path).size;
+    } catch {
+    }
+    if (size > MAX_INPUT_BYTES) throw new CommandError(EXIT.invalid, "too-large", `the ledger file is larger than ${MAX_INPUT_BYTES} bytes`);
+    const [result, text] = update(readText(path));
+    if (text !== null) writeAtomically(path, text);
+    return result;
+  } finally {
+    release(lockPath, token);
+  }
+}
+
+// dist/lib/attempt.js
+var { mkdirSync, writeFileSync } = builtin("node:fs");
+var { dirname } = builtin("node:path");
+var ENV = ["GITHUB_API_URL", "GITHUB_REPOSITORY", "GITHUB_WORKFLOW_REF", "GITHUB_JOB", "DEFERRAL_WAKEUP_HANDLE"];
+function writeAll(writes = []) {
+  for (const w of writes) {
+    mkdirSync(dirname(w.path), { recursive: true });
+    writeFileSync(w.path, w.text, { mode: w.mode, flag: w.exclusive ? "wx" : "w" });
+  }
+}
+async function ask(req, token, env2, input) {
+  const headers = Object.fromEntries(req.headers);
+  if (token) headers.authorization = `Bearer ${token}`;
+  try {
+    input.answer = await request(req.url, { headers, env: env2 });
+  } catch (err) {
+    input.transport_error = err.message;
+  }
+}
+async function retain(port, secret, env2, input) {
+  const { createClientHost: createClientHost2 } = await Promise.resolve().then(() => (init_client_host(), client_host_exports));
+  try {
+    const host = createClientHost2({ url: port.url, token: secret, env: env2 });
+    const got = await host.retain(JSON.stringify(port.receipt), { launch: port.launch });
+    input.retained = { id: got.id, receipt: got.receipt, cancellation_handle: got.cancellationHandle };
+  } catch (err) {
+    input.coordinator_error = `${err.status ? `HTTP ${err.status} ` : ""}${err.code ?? "error"}: ${err.message}`;
+  }
+}
+async function runAttempt({ command: command2, surface, inputs, env: env2, token, tempDir = "" }) {
+  const input = {
+    command: command2,
+    surface,
+    inputs,
+    token: Boolean(token),
+    files: {},
+    temp_dir: tempDir,
+    env: Object.fromEntries(ENV.filter((k) => env2[k]).map((k) => [k, env2[k]])),
+    now_ms: Date.now(),
+    utc_offset_min: -(/* @__PURE__ */ new Date()).getTimezoneOffset()
+  };
+  let step = call("attempt", input);
+  try {
+    while (step.step !== "done") {
+      for (const [name, path] of Object.entries(step.read ?? {})) {
+        const limits = name === "receipt" ? { limit: RECEIPT_READ_BYTES - 1, allowOver: true } : {};
+        input.files[name] = readBounded(path, name, limits).toString("utf8");
+      }
+      if (step.request) await ask(step.request, token, env2, input);
+      writeAll(step.writes);
+      if (step.step === "retain") await retain(step.retain, inputs["coordinator-token"], env2, input);
+      else input.now_ms = Date.now();
+      const cross2 = (ledger) => {
+        if (ledger !== void 0) input.files.ledger = ledger;
+        const next = call("attempt", input);
+        return [next, next.ledger ?? null];
+      };
+      step = step.lock ? withLedgerLock(step.lock, cross2) : cross2(void 0)[0];
+    }
+  } catch (err) {
+    if (!(err instanceof CommandError)) throw err;
+    input.shell_error = { code: err.code, message: err.message, exit: err.exit, path: err.path };
+    step = call("attempt", input);
+  }
+  writeAll(step.writes);
+  return step;
+}
+
+// dist/lib/runner.js
+init_builtin();
+var { appendFileSync } = builtin("node:fs");
+var { EOL } = builtin("node:os");
+function mask(secret, write = (line) => process.stdout.write(line)) {
+  if (!secret) return;
+  for (const part of String(secret).split(/\r?\n/)) {
+    if (part.trim() !== "") write(`::add-mask::${escapeData(part)}${EOL}`);
+  }
+}
+function escapeData(text) {
+  return String(text).replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
+}
+function delimiterFor(value) {
+  for (; ; ) {
+    let hex = "";
+    while (hex.length < 32) hex += Math.floor(Math.random() * 4294967296).toString(16).padStart(8, "0");
+    const delimiter = `ghadelimiter_${hex}`;
+    if (!value.includes(delimiter)) return delimiter;
+  }
+}
+function outputRecord(name, value) {
+  if (/[\r\n]|<</.test(name)) throw new Error(`invalid output name ${JSON.stringify(name)}`);
+  const text = value === void 0 || value === null ? "" : String(value);
+  const delimiter = delimiterFor(text);
+  return `${name}<<${delimiter}${EOL}${text}${EOL}${delimiter}${EOL}`;
+}
+function setOutputs(outputs, env2 = process.env) {
+  const file = env2.GITHUB_OUTPUT;
+  const text = Object.entries(outputs).map(([name, value]) => outputRecord(name, value)).join("");
+  if (file) {
+    appendFileSync(file, text, { encoding: "utf8" });
+  } else {
+    for (const [name, value] of Object.entries(outputs)) process.stdout.write(`${name}=${escapeData(value ?? "")}${EOL}`);
+  }
+}
+function appendSummary(markdown, env2 = process.env) {
+  if (env2.GITHUB_STEP_SUMMARY) appendFileSync(env2.GITHUB_STEP_SUMMARY, `${markdown}${EOL}`, { encoding: "utf8" });
 }
 
 // dist/run.js
-var { mkdirSync: mkdirSync2, writeFileSync: writeFileSync2 } = builtin("node:fs");
-var { tmpdir: tmpdir2 } = builtin("node:os");
-var { join: join2 } = builtin("node:path");
-function writeReceiptFile(receipt, env2) {
-  const dir = join2(env2.RUNNER_TEMP || tmpdir2(), "deferral");
-  mkdirSync2(dir, { recursive: true });
-  const path = join2(dir, `deferred-receipt-${receipt.issued_at_ms}.json`);
-  writeFileSync2(path, `${JSON.stringify(receipt)}
-`, { mode: 420 });
-  return path;
-}
-function readReceiptInput(text) {
-  return Buffer.from(text, "utf8");
-}
+var { tmpdir } = builtin("node:os");
+var { EOL: EOL2 } = builtin("node:os");
+var INPUTS = [
+  "token",
+  "rest-reserve",
+  "graphql-reserve",
+  "plan",
+  "scope",
+  "request",
+  "receipt",
+  "resume-buffer",
+  "resume-window",
+  "resume-jitter",
+  "fresh-approval",
+  "approval",
+  "on-deferral",
+  "ledger-file",
+  "coordinator-url",
+  "coordinator-token",
+  "coordinator-launch"
+];
 async function run(env2 = process.env) {
-  const raw = readActionInputs(env2);
-  mask(raw.token);
-  mask(raw.coordinatorToken);
-  mask(env2.DEFERRAL_WAKEUP_HANDLE);
-  const secrets = [raw.token, raw.coordinatorToken, env2.DEFERRAL_WAKEUP_HANDLE, env2.GITHUB_REPOSITORY, raw.scope, raw.request].filter((s) => typeof s === "string" && s.length >= 3);
-  let onDeferral = "fail";
-  const finish = (view, outputs) => {
-    const safeView = redactValue(view, secrets);
-    setOutputs(redactValue(outputs, secrets), env2);
-    appendSummary(summaryMarkdown(safeView), env2);
-    const line = redactText(explainLine(safeView), secrets);
-    process.stdout.write(`deferral: ${line}
-`);
-    const failed = view.status !== "ready" && !(view.status === "deferred" && onDeferral === "succeed");
-    const level = failed ? "error" : view.status === "deferred" ? "warning" : "notice";
-    if (view.status !== "ready") annotate(level, line, { title: `Deferral: ${view.status}` });
-    process.exitCode = failed ? 1 : 0;
-  };
-  let kept = null;
-  try {
-    const coordinator = coordinatorConfig(raw);
-    const options = buildGateOptions(raw, env2);
-    onDeferral = options.onDeferral;
-    options.ledgerFile = raw.ledgerFile;
-    options.wakeupHandle = env2.DEFERRAL_WAKEUP_HANDLE;
-    if (!raw.token) {
-      throw new CommandError(EXIT.auth, "missing-token", "the token input is empty: pass a token (the default is github.token)");
-    }
-    const source = { token: raw.token, env: env2 };
-    let result;
-    if (raw.receipt) {
-      options.receiptBytes = readReceiptInput(raw.receipt);
-      result = await runResume(options, source);
-    } else {
-      result = await runGate(options, source);
-    }
-    const receiptPath = result.status === "deferred" && result.receipt ? writeReceiptFile(result.receipt, env2) : "";
-    const extra = { "deferral-id": "", "cancellation-handle-path": "" };
-    if (receiptPath && coordinator && !raw.receipt) {
-      kept = { ...actionOutputs(result, receiptPath), ...extra, status: "error" };
-      const retained = await retainWithCoordinator(coordinator, result.receipt, env2);
-      secrets.push(retained.handle);
-      result.receipt = retained.receipt;
-      writeReceiptFile(retained.receipt, env2);
-      extra["deferral-id"] = retained.id;
-      extra["cancellation-handle-path"] = retained.handlePath;
-    }
-    const view = resultJson(result);
-    if (extra["deferral-id"]) view.deferralId = extra["deferral-id"];
-    finish(view, { ...actionOutputs(result, receiptPath), ...extra });
-  } catch (err) {
-    const known = err instanceof CommandError;
-    const code = known ? err.code : "internal-error";
-    const message = known ? err.message : `unexpected failure: ${err?.stack ?? err}`;
-    const outputs = kept ?? { ...errorOutputs(), "deferral-id": "", "cancellation-handle-path": "" };
-    finish({ status: "error", code, message, diagnostics: [{ code, message }] }, outputs);
-  }
+  const inputs = Object.fromEntries(INPUTS.map((name) => [name, env2[`INPUT_${name.toUpperCase()}`]?.trim() ?? ""]));
+  for (const secret of [inputs.token, inputs["coordinator-token"], env2.DEFERRAL_WAKEUP_HANDLE]) mask(secret);
+  const done = await runAttempt({
+    command: inputs.receipt ? "resume" : "gate",
+    surface: "action",
+    inputs,
+    env: env2,
+    token: inputs.token,
+    tempDir: env2.RUNNER_TEMP || tmpdir()
+  });
+  setOutputs(done.outputs, env2);
+  appendSummary(done.summary, env2);
+  for (const line of done.commands) process.stdout.write(`${line}${EOL2}`);
+  process.exitCode = done.failed ? 1 : 0;
 }
 
 // dist/main.js

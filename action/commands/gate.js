@@ -1,17 +1,14 @@
 // deferral gate: may the work start now? ready (0), deferred with a receipt (6), blocked (5).
 import { parseArgs } from '../lib/args.js';
-import { buildGateOptions } from '../lib/gate-options.js';
-import { GATE_FLAGS, GATE_FLAGS_HELP, rateSource, rawOptions, secretsOf } from '../lib/gate-flags.js';
-import { runGate } from '../lib/attempt.js';
-import { printResult } from '../lib/print-result.js';
+import { GATE_FLAGS, GATE_FLAGS_HELP, OUTPUT_FLAGS, printDone } from '../lib/gate-flags.js';
+import { runAttempt } from '../lib/attempt.js';
 
 export const help = `Usage: deferral gate [FLAGS]
 
 Reads the rate state once (GET /rate_limit, or --rate-state FILE), checks the planned cost
 against what is left above the reserves, and prints one JSON line:
-  {"status":"ready"|"deferred"|"blocked", "reason", "resumeAfter", "resumeBy", "rest", "graphql",
-   "plan", "bindings", "diagnostics":[{code,message}], "deferredReceipt" (when deferred)}
-When deferred, the receipt itself follows as a second (last) line.
+  {"status":"ready"|"deferred"|"blocked"|"error", "reason", "resumeAfter", "resumeBy", "rest",
+   "graphql", "plan", "bindings", "diagnostics":[{code,message}], "deferredReceipt" (when deferred)}
 
 ${GATE_FLAGS_HELP}
 
@@ -19,9 +16,7 @@ Exit codes: 0 ready, 2 invalid input, 3 authentication, 4 provider or transport 
 5 blocked, 6 deferred.`;
 
 export async function run(argv, env = process.env) {
-  const { flags } = parseArgs(argv, { values: GATE_FLAGS });
-  const options = buildGateOptions(rawOptions(flags), env);
-  options.ledgerFile = flags['ledger-file'];
-  const result = await runGate(options, rateSource(flags, env));
-  return printResult(result, secretsOf(flags, env));
+  const { flags } = parseArgs(argv, { values: GATE_FLAGS, booleans: OUTPUT_FLAGS });
+  const token = env.GITHUB_TOKEN || env.GH_TOKEN;
+  return printDone(await runAttempt({ command: 'gate', surface: 'cli', inputs: flags, env, token }), flags);
 }

@@ -1,10 +1,7 @@
 // deferral resume: the fresh resume preflight of a receipt, then the gate, in a fresh process.
 import { parseArgs } from '../lib/args.js';
-import { buildGateOptions } from '../lib/gate-options.js';
-import { GATE_FLAGS, GATE_FLAGS_HELP, rateSource, rawOptions, secretsOf } from '../lib/gate-flags.js';
-import { runResume } from '../lib/attempt.js';
-import { printResult } from '../lib/print-result.js';
-import { readFileArg } from '../lib/read-input.js';
+import { GATE_FLAGS, GATE_FLAGS_HELP, OUTPUT_FLAGS, printDone } from '../lib/gate-flags.js';
+import { runAttempt } from '../lib/attempt.js';
 
 export const help = `Usage: deferral resume --receipt FILE|- [--wakeup-handle H] [FLAGS]
 
@@ -15,7 +12,7 @@ bound to the same work (scope, request and plan recomputed from the flags: bindi
 approved (--approval granted when the receipt requires it: approval-required); then the gate
 on fresh rate state. Checks that need no rate state run first: a receipt that cannot resume
 costs no request. Prints one JSON line like deferral gate, plus "ownership" and, for a
-binding mismatch, "field"; when still limited the new receipt follows as the last line.
+binding mismatch, "field"; when still limited, the new receipt is its deferredReceipt.
 
   --receipt FILE|-        the deferred-receipt-v1 (- reads standard input, as deferral-host's
                           exec launcher passes it)
@@ -26,20 +23,8 @@ Exit codes: 0 ready (the work may run), 2 invalid input or receipt, 3 authentica
 4 provider or transport failure, 5 blocked, 6 deferred again.`;
 
 export async function run(argv, env = process.env) {
-  const { flags } = parseArgs(argv, { values: [...GATE_FLAGS, 'receipt', 'wakeup-handle'] });
-  const options = buildGateOptions(rawOptions(flags), env);
-  options.ledgerFile = flags['ledger-file'];
-  options.receiptBytes = readFileArg(flags.receipt, 'receipt (--receipt FILE or --receipt -)');
-  options.wakeupHandle = flags['wakeup-handle'] ?? env.DEFERRAL_WAKEUP_HANDLE;
-  const offline = flags['rate-state'] !== undefined;
-  // The token is only needed once the offline checks pass; ask for it lazily.
-  const source = offline ? { file: flags['rate-state'] } : lazySource(flags, env);
-  const result = await runResume(options, source);
-  return printResult(result, secretsOf(flags, env));
-}
-
-function lazySource(flags, env) {
-  let resolved;
-  const get = () => (resolved ??= rateSource(flags, env));
-  return { get token() { return get().token; }, get env() { return get().env; } };
+  const { flags } = parseArgs(argv, { values: [...GATE_FLAGS, 'receipt', 'wakeup-handle'], booleans: OUTPUT_FLAGS });
+  // The token is only used once the checks that need no rate state pass.
+  const token = env.GITHUB_TOKEN || env.GH_TOKEN;
+  return printDone(await runAttempt({ command: 'resume', surface: 'cli', inputs: flags, env, token }), flags);
 }

@@ -1,135 +1,80 @@
-// One gate or resume attempt, shared by the Action and the CLI so the two never disagree:
-// options in, one rate-state read (live: exactly one GET /rate_limit; or a saved file), the core's
-// decision or preflight, one result out. It never sleeps, polls, retries or replays.
-import { call, validateReceipt } from './core.js';
-import { decisionInputJson } from './gate-options.js';
-import { fetchRateState, readRateStateFile } from './rate-state.js';
-import { CommandError, EXIT } from './exit-codes.js';
+// One gate or resume attempt, driven by the core (core/src/attempt.rs): the core says what to
+// read, what to ask GitHub and the durable port, and finally what to print, set and write. This
+// file only does that I/O. It never sleeps, polls, retries or replays.
+import { builtin } from './builtin.js';
+import { call } from './core.js';
+import { request } from './http.js';
+import { CommandError } from './exit-codes.js';
+import { readBounded, RECEIPT_READ_BYTES } from './read-input.js';
+import { withLedgerLock } from './ledger-file.js';
 
-/** Preflight codes decided from the receipt and inputs alone, before any rate state is read. */
-const OFFLINE_STOPS = new Set(['invalid-receipt', 'not-yet-due', 'expired', 'claim-unavailable', 'binding-mismatch', 'approval-required']);
+const { mkdirSync, writeFileSync } = builtin('node:fs');
+const { dirname } = builtin('node:path');
+const ENV = ['GITHUB_API_URL', 'GITHUB_REPOSITORY', 'GITHUB_WORKFLOW_REF', 'GITHUB_JOB', 'DEFERRAL_WAKEUP_HANDLE'];
 
-// A rate state with no windows: what the core sees when none could be read.
-const NO_RATE_STATE = Object.freeze({ unlimited: false, resources: {} });
-
-const EXIT_FOR_STATUS = { ready: EXIT.ok, deferred: EXIT.deferred, blocked: EXIT.blocked };
-// Decision errors that come from what the caller gave (exit 2), not from the provider.
-const INPUT_ERRORS = new Set(['invalid-input', 'invalid-policy', 'invalid-ledger', 'invalid-plan']);
-
-/** Reads the rate state once and folds it (and the ledger file, if any) into the decision input. */
-async function gatherRate(options, source, nowMs) {
-  const state = source.file !== undefined
-    ? readRateStateFile(source.file, nowMs())
-    : await fetchRateState({ token: source.token, env: source.env, nowMs, timeoutMs: source.timeoutMs });
-  const at = nowMs();
-  let ledger = null;
-  if (options.ledgerFile) {
-    // Loaded only when a ledger file is in use: most runs have none.
-    const { updateLedger } = await import('./ledger-file.js');
-    ledger = updateLedger(options.ledgerFile, { observations: state.observations, nowMs: at });
-  } else if (state.secondary) {
-    // No shared ledger: the strike still has to hold this decision.
-    ledger = call('merge_ledger', { ledgers: [], observations: state.observations, now_ms: at }).ledger;
+function writeAll(writes = []) {
+  for (const w of writes) {
+    mkdirSync(dirname(w.path), { recursive: true });
+    writeFileSync(w.path, w.text, { mode: w.mode, flag: w.exclusive ? 'wx' : 'w' });
   }
-  // Without a fresh snapshot (/rate_limit itself answered with a secondary limit) the core
-  // decides on the ledger: its recorded windows, and the hold the strike just recorded.
-  const rate = state.snapshot ?? NO_RATE_STATE;
-  return { state, rate, ledger, at };
 }
 
-/** Names the case where the rate endpoint itself was secondary-limited, for people reading it. */
-function settle(decision, state) {
-  if (state.secondary && !state.snapshot) {
-    decision.diagnostics.unshift({
-      code: 'rate-endpoint-secondary-limit',
-      message: state.secondary.retryAfterS == null
-        ? 'GET /rate_limit answered with a secondary rate limit and no retry-after'
-        : `GET /rate_limit answered with a secondary rate limit; retry-after ${state.secondary.retryAfterS} s`,
-    });
+async function ask(req, token, env, input) {
+  const headers = Object.fromEntries(req.headers);
+  if (token) headers.authorization = `Bearer ${token}`;
+  try {
+    input.answer = await request(req.url, { headers, env });
+  } catch (err) {
+    input.transport_error = err.message;
   }
-  return decision;
 }
 
-function fromDecision(mode, decision, extra = {}) {
-  const exit = decision.status === 'error'
-    ? (INPUT_ERRORS.has(decision.code) ? EXIT.invalid : EXIT.provider)
-    : EXIT_FOR_STATUS[decision.status];
-  return {
-    mode,
-    status: decision.status,
-    exit,
-    code: decision.code ?? null,
-    reason: decision.reason ?? null,
-    decision,
-    receipt: decision.receipt ?? null,
-    diagnostics: decision.diagnostics ?? [],
-    ...extra,
-  };
-}
-
-function coreAnswer(answer) {
-  if (!answer.ok) throw new CommandError(EXIT.invalid, answer.error.code, answer.error.message, answer.error.path);
-  return answer;
-}
-
-/** Gate: ready, deferred (with a handoff receipt) or blocked, from fresh rate state. */
-export async function runGate(options, source, nowMs = () => Date.now()) {
-  const { state, rate, ledger, at } = await gatherRate(options, source, nowMs);
-  const input = decisionInputJson(options, { rate, ledger, nowMs: at, clockOffsetMs: state.clockOffsetMs });
-  const { decision } = coreAnswer(call('decide', input));
-  return fromDecision('gate', settle(decision, state), { source: state.source });
+async function retain(port, secret, env, input) {
+  // Loaded only when a durable port is configured and the gate deferred.
+  const { createClientHost } = await import('./client-host.js');
+  try {
+    const host = createClientHost({ url: port.url, token: secret, env });
+    const got = await host.retain(JSON.stringify(port.receipt), { launch: port.launch });
+    input.retained = { id: got.id, receipt: got.receipt, cancellation_handle: got.cancellationHandle };
+  } catch (err) {
+    input.coordinator_error = `${err.status ? `HTTP ${err.status} ` : ''}${err.code ?? 'error'}: ${err.message}`;
+  }
 }
 
 /**
- * Resume: the fresh preflight (receipt, due window, claim, bindings, approval) and then the gate.
- * Checks that need no rate state run first, so a receipt that cannot resume costs no request.
+ * Runs an attempt: `inputs` by name as given (Action inputs or CLI flags), `token` for the one
+ * request. Resolves with the core's last step: {exit, status, line, verdict} for the CLI,
+ * {exit, status, failed, outputs, summary, commands} for the Action.
  */
-export async function runResume(options, source, nowMs = () => Date.now()) {
-  const checked = validateReceipt(options.receiptBytes);
-  if (!checked.ok) {
-    const { code, path, message } = checked.error;
-    throw new CommandError(EXIT.invalid, 'invalid-receipt', `the receipt is invalid: ${code} at ${path}: ${message}`, path);
-  }
-  const receiptText = options.receiptBytes.toString('utf8');
-  const preflightInput = (fresh) => {
-    const head = JSON.stringify({ receipt: receiptText, wakeup_handle: options.wakeupHandle ?? null, approval_granted: options.approvalGranted });
-    return `${head.slice(0, -1)},"fresh":${fresh}}`;
+export async function runAttempt({ command, surface, inputs, env, token, tempDir = '' }) {
+  const input = {
+    command, surface, inputs, token: Boolean(token), files: {}, temp_dir: tempDir,
+    env: Object.fromEntries(ENV.filter((k) => env[k]).map((k) => [k, env[k]])),
+    now_ms: Date.now(), utc_offset_min: -new Date().getTimezoneOffset(),
   };
-
-  // Offline pass with no rate state: it stops at a check that needs none, or reaches the fresh
-  // decision and answers missing-rate-state, which means "now read the rate state".
-  const offline = decisionInputJson(options, { rate: NO_RATE_STATE, ledger: null, nowMs: nowMs(), clockOffsetMs: null });
-  const first = coreAnswer(call('preflight', preflightInput(offline))).preflight;
-  if (first.status !== 'ready' && first.status !== 'deferred' && OFFLINE_STOPS.has(first.code)) {
-    return fromPreflight(first, null, 'offline');
+  let step = call('attempt', input);
+  try {
+    while (step.step !== 'done') {
+      for (const [name, path] of Object.entries(step.read ?? {})) {
+        const limits = name === 'receipt' ? { limit: RECEIPT_READ_BYTES - 1, allowOver: true } : {};
+        input.files[name] = readBounded(path, name, limits).toString('utf8');
+      }
+      if (step.request) await ask(step.request, token, env, input);
+      writeAll(step.writes);
+      if (step.step === 'retain') await retain(step.retain, inputs['coordinator-token'], env, input);
+      else input.now_ms = Date.now(); // a retained answer repeats the decision at the same time
+      const cross = (ledger) => {
+        if (ledger !== undefined) input.files.ledger = ledger;
+        const next = call('attempt', input);
+        return [next, next.ledger ?? null];
+      };
+      step = step.lock ? withLedgerLock(step.lock, cross) : cross(undefined)[0];
+    }
+  } catch (err) {
+    if (!(err instanceof CommandError)) throw err;
+    input.shell_error = { code: err.code, message: err.message, exit: err.exit, path: err.path };
+    step = call('attempt', input);
   }
-
-  const { state, rate, ledger, at } = await gatherRate(options, source, nowMs);
-  const fresh = decisionInputJson(options, { rate, ledger, nowMs: at, clockOffsetMs: state.clockOffsetMs });
-  const result = coreAnswer(call('preflight', preflightInput(fresh))).preflight;
-  if (result.decision) settle(result.decision, state);
-  return fromPreflight(result, state, state.source);
-}
-
-function fromPreflight(p, state, source) {
-  const decision = p.decision ?? {
-    status: p.status, code: p.code, reason: null, unlimited: false, rest: null, graphql: null, plan: null,
-    secondary: null, clock_offset_ms: null, resume_after_ms: null, resume_by_ms: null, bindings: null,
-    diagnostics: [], receipt: null,
-  };
-  const result = fromDecision('resume', decision, {
-    source,
-    ownership: p.ownership,
-    field: p.field ?? null,
-  });
-  result.status = p.status;
-  result.code = p.code ?? null;
-  result.exit = p.status === 'error'
-    ? (INPUT_ERRORS.has(p.code) ? EXIT.invalid : EXIT.provider)
-    : EXIT_FOR_STATUS[p.status];
-  result.receipt = p.receipt ?? null;
-  // The preflight's own stop reasons first, then the decision's notes.
-  const own = p.diagnostics.filter((d) => !decision.diagnostics.some((e) => e.code === d.code && e.message === d.message));
-  result.diagnostics = [...own, ...decision.diagnostics];
-  return result;
+  writeAll(step.writes);
+  return step;
 }

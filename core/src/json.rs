@@ -5,22 +5,25 @@
 //! reader keeps every object as an ordered list of members, keeps the exact text of each number,
 //! and reports a duplicate key with the JSON path where it occurs.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
-/// A parsed JSON value that remembers what the document literally said.
+/// A parsed JSON value that remembers what the document literally said. It borrows from the
+/// document: numbers, and strings without escapes, are slices of it, so reading a receipt
+/// allocates little (a few vectors, and only strings that hold escapes).
 #[derive(Debug, Clone, PartialEq)]
-pub enum Json {
+pub enum Json<'a> {
     Null,
     Bool(bool),
     /// The number exactly as written (already checked against the JSON grammar).
-    Number(String),
-    String(String),
-    Array(Vec<Json>),
+    Number(&'a str),
+    String(Cow<'a, str>),
+    Array(Vec<Json<'a>>),
     /// Members in document order; keys are unique (duplicates are a parse error).
-    Object(Vec<(String, Json)>),
+    Object(Vec<(Cow<'a, str>, Json<'a>)>),
 }
 
-impl Json {
+impl Json<'_> {
     /// The JSON type name used in error messages.
     pub fn type_name(&self) -> &'static str {
         match self {
@@ -44,7 +47,7 @@ pub enum ParseError {
 }
 
 /// Parses one complete JSON document from bytes, rejecting anything around it but whitespace.
-pub fn parse(bytes: &[u8]) -> Result<Json, ParseError> {
+pub fn parse(bytes: &[u8]) -> Result<Json<'_>, ParseError> {
     if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
         return Err(malformed(0, "a byte-order mark is not allowed"));
     }
@@ -129,7 +132,7 @@ struct Reader<'a> {
     depth: usize,
 }
 
-impl Reader<'_> {
+impl<'a> Reader<'a> {
     fn skip_ws(&mut self) {
         while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.text.get(self.pos) {
             self.pos += 1;
@@ -140,7 +143,7 @@ impl Reader<'_> {
         self.text.get(self.pos).copied()
     }
 
-    fn expect_literal(&mut self, word: &str, value: Json) -> Result<Json, ParseError> {
+    fn expect_literal(&mut self, word: &str, value: Json<'a>) -> Result<Json<'a>, ParseError> {
         if self.text[self.pos..].starts_with(word.as_bytes()) {
             self.pos += word.len();
             Ok(value)
@@ -150,7 +153,7 @@ impl Reader<'_> {
     }
 
     // Paths are built lazily (only a duplicate key needs one), which keeps parsing allocation-light.
-    fn value(&mut self, path: &dyn Fn() -> String) -> Result<Json, ParseError> {
+    fn value(&mut self, path: &dyn Fn() -> String) -> Result<Json<'a>, ParseError> {
         match self.peek() {
             None => Err(malformed(self.pos, "unexpected end of input")),
             Some(b'{') => self.nested(|r| r.object(path)),
@@ -166,8 +169,8 @@ impl Reader<'_> {
 
     fn nested(
         &mut self,
-        inner: impl FnOnce(&mut Self) -> Result<Json, ParseError>,
-    ) -> Result<Json, ParseError> {
+        inner: impl FnOnce(&mut Self) -> Result<Json<'a>, ParseError>,
+    ) -> Result<Json<'a>, ParseError> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             return Err(malformed(self.pos, "nesting is too deep"));
@@ -177,9 +180,9 @@ impl Reader<'_> {
         out
     }
 
-    fn object(&mut self, path: &dyn Fn() -> String) -> Result<Json, ParseError> {
+    fn object(&mut self, path: &dyn Fn() -> String) -> Result<Json<'a>, ParseError> {
         self.pos += 1; // '{'
-        let mut members: Vec<(String, Json)> = Vec::new();
+        let mut members: Vec<(Cow<'a, str>, Json<'a>)> = Vec::new();
         self.skip_ws();
         if self.peek() == Some(b'}') {
             self.pos += 1;
@@ -216,7 +219,7 @@ impl Reader<'_> {
         }
     }
 
-    fn array(&mut self, path: &dyn Fn() -> String) -> Result<Json, ParseError> {
+    fn array(&mut self, path: &dyn Fn() -> String) -> Result<Json<'a>, ParseError> {
         self.pos += 1; // '['
         let mut items = Vec::new();
         self.skip_ws();
@@ -240,7 +243,7 @@ impl Reader<'_> {
         }
     }
 
-    fn number(&mut self) -> Result<Json, ParseError> {
+    fn number(&mut self) -> Result<Json<'a>, ParseError> {
         let start = self.pos;
         let digits = |r: &mut Self| {
             let from = r.pos;
@@ -274,11 +277,24 @@ impl Reader<'_> {
                 return Err(malformed(self.pos, "an exponent needs digits"));
             }
         }
-        Ok(Json::Number(self.src[start..self.pos].to_string()))
+        Ok(Json::Number(&self.src[start..self.pos]))
     }
 
-    fn string(&mut self) -> Result<String, ParseError> {
+    fn string(&mut self) -> Result<Cow<'a, str>, ParseError> {
         self.pos += 1; // opening quote
+                       // The common case, no escape: a slice of the document.
+        let begin = self.pos;
+        while let Some(b) = self.peek() {
+            if b == b'"' || b == b'\\' || b < 0x20 {
+                break;
+            }
+            self.pos += 1;
+        }
+        if self.peek() == Some(b'"') {
+            self.pos += 1;
+            return Ok(Cow::Borrowed(&self.src[begin..self.pos - 1]));
+        }
+        self.pos = begin;
         let mut out = String::new();
         loop {
             let start = self.pos;
@@ -294,7 +310,7 @@ impl Reader<'_> {
                 None => return Err(malformed(self.pos, "unterminated string")),
                 Some(b'"') => {
                     self.pos += 1;
-                    return Ok(out);
+                    return Ok(Cow::Owned(out));
                 }
                 Some(b'\\') => {
                     self.pos += 1;
@@ -364,9 +380,9 @@ mod tests {
 
     #[test]
     fn keeps_number_text() {
-        assert_eq!(parse(b"1.0").unwrap(), Json::Number("1.0".into()));
-        assert_eq!(parse(b" -0 ").unwrap(), Json::Number("-0".into()));
-        assert_eq!(parse(b"1e3").unwrap(), Json::Number("1e3".into()));
+        assert_eq!(parse(b"1.0").unwrap(), Json::Number("1.0"));
+        assert_eq!(parse(b" -0 ").unwrap(), Json::Number("-0"));
+        assert_eq!(parse(b"1e3").unwrap(), Json::Number("1e3"));
     }
 
     #[test]

@@ -391,11 +391,18 @@ impl Ledger {
         }
     }
 
-    /// Records a classified response: its headers, and a strike when it hit a secondary limit.
+    /// Records a classified response: its headers, every bucket of a `/rate_limit` answer, and
+    /// a strike when it hit a secondary limit.
     pub fn observe_response(&mut self, classified: &Classified, local_now_ms: u64) {
         self.observe_headers(&classified.headers, local_now_ms);
+        if let Some(snapshot) = &classified.snapshot {
+            self.observe_snapshot(snapshot, local_now_ms);
+        }
         if classified.kind == Classification::Secondary {
-            self.strike(local_now_ms, classified.headers.retry_after_s);
+            self.strike(
+                local_now_ms,
+                classified.headers.retry_after_s_at(local_now_ms),
+            );
         }
     }
 

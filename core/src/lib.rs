@@ -3,10 +3,14 @@
 //! Nothing in this crate performs I/O: every function takes data and returns data, so the same
 //! code gives the same answer natively, in Node through wasm, and in tests.
 //!
+//! * [`attempt`]: one command's attempt (gate, resume) as the shell sees it: what to read and
+//!   ask, then everything to print, set and write.
 //! * [`receipt`]: the `deferred-receipt-v1` contract: types, strict validation, builders.
 //! * [`json`]: a strict JSON reader that keeps number text and rejects duplicate keys.
 //! * [`jcs`] and [`digest`]: RFC 8785 canonical JSON and the SHA-256 bindings.
 //! * [`lifecycle`]: the durable host's state machine.
+//! * [`rate_state`]: what one `GET /rate_limit` answer (live or saved) tells an attempt.
+//! * [`exit`]: the exit classes every command ends with.
 //! * [`signals`], [`graphql_cost`], [`plan`], [`ledger`], [`decision`], [`preflight`]: reading
 //!   GitHub's rate state and deciding whether work may proceed.
 //!
@@ -21,14 +25,19 @@
 //! assert_eq!(receipt.resume_after_ms, 1_800_000_600_000);
 //! ```
 
+pub mod attempt;
+pub mod commands;
 pub mod decision;
 pub mod digest;
+pub mod exit;
 pub mod graphql_cost;
 pub mod jcs;
 pub mod json;
 pub mod ledger;
 pub mod lifecycle;
+pub mod observe;
 pub mod plan;
 pub mod preflight;
+pub mod rate_state;
 pub mod receipt;
 pub mod signals;

@@ -1,7 +1,7 @@
 //! The fresh resume preflight (DESIGN.md section 6): what a fresh process checks, in order,
 //! before it plans or applies anything on the strength of a receipt.
 //!
-//! 1. The receipt is valid (`invalid-receipt`).
+//! 1. The receipt is valid (`invalid-receipt`, status `error`: invalid input, exit 2).
 //! 2. It is due: `resume_after_ms <= now` (`not-yet-due`) and `now <= resume_by_ms` (`expired`).
 //! 3. Retained ownership: the raw wake-up handle hashes to `wakeup_digest`
 //!    (`claim-unavailable`). The digest is lowercase hex SHA-256 of the UTF-8 bytes of the
@@ -109,13 +109,14 @@ pub fn preflight(input: &PreflightInput) -> Preflight {
     let receipt = match validate(input.receipt.as_bytes()) {
         Ok(receipt) => receipt,
         Err(error) => {
+            let error = crate::commands::with_hint(input.receipt.as_bytes(), error);
             let message = format!(
                 "the receipt is invalid: {} at {}: {}",
                 error.code(),
                 error.path,
                 error.message
             );
-            return out.stop(Status::Blocked, "invalid-receipt", message);
+            return out.stop(Status::Error, "invalid-receipt", message);
         }
     };
     let mut out = out;

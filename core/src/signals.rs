@@ -10,12 +10,14 @@ mod classify;
 mod graphql;
 mod headers;
 mod rate_limit;
+mod response_text;
 pub mod time;
 
-pub use classify::{classify, Classification, Classified};
+pub use classify::{classify, classify_at, resource_for_path, Classification, Classified};
 pub use graphql::{parse_graphql_rate_limit, GraphqlRateLimit};
 pub use headers::{parse_headers, HeaderObservation};
 pub use rate_limit::{parse_rate_limit_body, parse_rate_limit_response, RateSnapshot};
+pub use response_text::{looks_like_response, parse_response_text, SavedResponse};
 
 use serde::{Deserialize, Serialize};
 use std::fmt;

@@ -88,7 +88,7 @@ fn invalid_receipts_are_blocked() {
             approval_granted: true,
             fresh: fresh.clone(),
         });
-        assert_eq!(outcome(&p), (Status::Blocked, Some("invalid-receipt")));
+        assert_eq!(outcome(&p), (Status::Error, Some("invalid-receipt")));
         assert!(p.ownership.is_none() && p.decision.is_none());
     }
     let p = preflight(&PreflightInput {

@@ -40,8 +40,50 @@ fn every_vector_gets_its_verdict_code_and_path() {
                 .unwrap_or_else(|| panic!("{file}: expected {}, got valid", case["code"]));
             assert_eq!(err.code(), case["code"].as_str().unwrap(), "{file}: {err}");
             assert_eq!(err.path, case["path"].as_str().unwrap(), "{file}: {err}");
-            assert!(!err.message.is_empty());
+            assert_eq!(
+                err.message,
+                case["message"].as_str().unwrap_or_default(),
+                "{file}: the exact message"
+            );
+            assert!(
+                err.code.fits(&err.message),
+                "{file}: {:?} does not fit the template {:?}",
+                err.message,
+                err.code.template()
+            );
         }
+    }
+}
+
+/// `DEFERRAL_WRITE_VECTORS=1 cargo test -p deferral-core --test receipt_vectors write_messages`
+/// records each refusal's exact message in cases.json (check the diff by hand).
+#[test]
+fn write_messages() {
+    if std::env::var_os("DEFERRAL_WRITE_VECTORS").is_none() {
+        return;
+    }
+    let mut cases = cases();
+    for case in &mut cases {
+        let bytes = std::fs::read(vectors_dir().join(case["file"].as_str().unwrap())).unwrap();
+        if let Err(e) = validate(&bytes) {
+            case["message"] = Value::String(e.message);
+        }
+    }
+    // Keys come out sorted; generate.py's order is kept if the messages are merged back by hand
+    // (the CI only checks the values).
+    let text = serde_json::to_string_pretty(&cases).unwrap() + "\n";
+    std::fs::write(vectors_dir().join("cases.json"), text).unwrap();
+}
+
+#[test]
+fn templates_are_one_per_code_and_checked() {
+    assert!(ErrorCode::InvalidDigest.fits("$.x must be exactly 64 lowercase hex characters"));
+    assert!(!ErrorCode::InvalidDigest.fits("$.x must be 64 hex characters"));
+    assert!(ErrorCode::UnknownField.fits("$.mode is not a field of the contract"));
+    assert!(ErrorCode::UnknownField.fits("$.mode is not a field of the contract: a hint"));
+    assert!(!ErrorCode::MissingField.fits("$.x is required, really"));
+    for code in ErrorCode::ALL {
+        assert!(!code.template().is_empty());
     }
 }
 

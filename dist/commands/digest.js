@@ -1,9 +1,9 @@
 // deferral digest [--kind value|scope|request|plan] JSON: SHA-256 of RFC 8785 canonical JSON.
-import { digest } from '../lib/core.js';
+import { runCommand } from '../lib/core.js';
 import { parseArgs } from '../lib/args.js';
-import { printLine } from '../lib/output.js';
+import { printAnswer } from '../lib/output.js';
 import { CommandError, EXIT } from '../lib/exit-codes.js';
-import { readFileArg } from '../lib/read-input.js';
+import { readBounded } from '../lib/read-input.js';
 
 export const help = `Usage: deferral digest [--kind value|scope|request|plan] (JSON | --file FILE|-)
 
@@ -18,10 +18,7 @@ Exit code: 0, or 2 when the input does not fit its kind.`;
 export function run(argv) {
   const { flags, positionals } = parseArgs(argv, { values: ['kind', 'file'] });
   const kind = flags.kind ?? 'value';
-  const text = flags.file !== undefined ? readFileArg(flags.file, 'input').toString('utf8') : positionals[0];
+  const text = flags.file !== undefined ? readBounded(flags.file, 'input').toString('utf8') : positionals[0];
   if (text === undefined) throw new CommandError(EXIT.invalid, 'missing-argument', 'give the JSON to digest, or --file FILE');
-  const result = digest(kind, text);
-  if (!result.ok) throw new CommandError(EXIT.invalid, result.error.code, result.error.message, result.error.path);
-  printLine({ kind: result.kind, digest: result.digest });
-  return EXIT.ok;
+  return printAnswer(runCommand('digest', Buffer.from(text, 'utf8'), kind), false);
 }

@@ -1,9 +1,8 @@
 // deferral validate FILE|-: strict check of a deferred-receipt-v1.
-import { validateReceipt } from '../lib/core.js';
+import { runCommand } from '../lib/core.js';
 import { parseArgs } from '../lib/args.js';
 import { readFileArg } from '../lib/read-input.js';
-import { printLine } from '../lib/output.js';
-import { EXIT } from '../lib/exit-codes.js';
+import { printAnswer } from '../lib/output.js';
 
 export const help = `Usage: deferral validate FILE|-
 
@@ -11,15 +10,10 @@ Checks a deferred-receipt-v1 strictly (exact fields, types, times, window, diges
 and prints one JSON line:
   valid:    {"status":"valid","receipt":{...normalised receipt...}}
   invalid:  {"status":"invalid","error":{"code":"...","path":"$....","message":"..."}}
+A whole gate result is not a receipt: the message says to take its deferredReceipt.
 Exit code: 0 valid, 2 invalid (or unreadable input).`;
 
 export function run(argv) {
   const { positionals } = parseArgs(argv, {});
-  const result = validateReceipt(readFileArg(positionals[0], 'receipt'));
-  if (result.ok) {
-    printLine({ status: 'valid', receipt: result.receipt });
-    return EXIT.ok;
-  }
-  printLine({ status: 'invalid', error: result.error });
-  return EXIT.invalid;
+  return printAnswer(runCommand('validate', readFileArg(positionals[0], 'receipt')), false);
 }

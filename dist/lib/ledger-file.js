@@ -4,8 +4,8 @@
 // concurrent writers lose no observation: each merges into what is on disk under the lock, and
 // the merge itself (in the core) is a join that cannot forget or regress.
 import { builtin } from './builtin.js';
-import { call } from './core.js';
 import { CommandError, EXIT } from './exit-codes.js';
+import { MAX_INPUT_BYTES } from './read-input.js';
 
 const { closeSync, fsyncSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync, linkSync } = builtin('node:fs');
 const { randomBytes } = builtin('node:crypto');
@@ -24,25 +24,6 @@ function readText(path) {
     if (err.code === 'ENOENT') return null;
     throw new CommandError(EXIT.invalid, 'unreadable-ledger', `cannot read the ledger file: ${err.code ?? err.message}`);
   }
-}
-
-function parseLedger(text) {
-  if (text === null || text.trim() === '') return null;
-  let value;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new CommandError(EXIT.invalid, 'invalid-ledger', 'the ledger file is not JSON');
-  }
-  // Validate through the core, which refuses other versions and unknown fields.
-  const checked = call('merge_ledger', { ledgers: [value] });
-  if (!checked.ok) throw new CommandError(EXIT.invalid, 'invalid-ledger', `the ledger file is not a deferral-ledger-v1 document: ${checked.error.message}`);
-  return checked.ledger;
-}
-
-/** Reads the ledger file; null when it does not exist yet. */
-export function readLedger(path) {
-  return parseLedger(readText(path));
 }
 
 function ownerAlive(content) {
@@ -118,21 +99,20 @@ function writeAtomically(path, text) {
 }
 
 /**
- * Merges `observations` (and optionally another ledger) into the file under the lock and
- * returns the merged ledger; or, with `apply(current) -> ledger`, records whatever `apply`
- * derives from the current ledger (null when there is none yet). Creates a missing file.
+ * Holds the file's lock around `update(text | null) -> [result, newText | null]`: the current
+ * text (null when the file does not exist yet, bounded to 1 MiB) goes to the core, and the text
+ * it answers replaces the file atomically. Answers `result`.
  */
-export function updateLedger(path, { observations = [], ledger = null, nowMs = Date.now(), apply } = {}) {
+export function withLedgerLock(path, update) {
   const lockPath = `${path}.lock`;
   const token = acquire(lockPath);
   try {
-    const current = readLedger(path);
-    const merged = apply
-      ? { ok: true, ledger: apply(current) }
-      : call('merge_ledger', { ledgers: [current, ledger].filter(Boolean), observations, now_ms: nowMs });
-    if (!merged.ok) throw new CommandError(EXIT.invalid, merged.error.code, merged.error.message, merged.error.path);
-    writeAtomically(path, `${JSON.stringify(merged.ledger)}\n`);
-    return merged.ledger;
+    let size = 0;
+    try { size = statSync(path).size; } catch { /* missing: a new ledger */ }
+    if (size > MAX_INPUT_BYTES) throw new CommandError(EXIT.invalid, 'too-large', `the ledger file is larger than ${MAX_INPUT_BYTES} bytes`);
+    const [result, text] = update(readText(path));
+    if (text !== null) writeAtomically(path, text);
+    return result;
   } finally {
     release(lockPath, token);
   }

@@ -1,4 +1,24 @@
 /**
+ * One crossing of a gate or resume attempt: see `deferral_core::attempt`.
+ * @param {string} input
+ * @returns {string}
+ */
+export function attempt(input) {
+    let deferred2_0;
+    let deferred2_1;
+    try {
+        const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        const len0 = WASM_VECTOR_LEN;
+        const ret = wasm.attempt(ptr0, len0);
+        deferred2_0 = ret[0];
+        deferred2_1 = ret[1];
+        return getStringFromWasm0(ret[0], ret[1]);
+    } finally {
+        wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+    }
+}
+
+/**
  * `{status, headers, body}` -> `{"ok":true,"kind":"primary-rest"|"primary-graphql"|"secondary"|
  * "unlimited"|"not-rate-limited","headers":{resource,limit,remaining,used,reset,retry_after_s,date_ms}}`.
  * @param {string} input
@@ -16,6 +36,44 @@ export function classify_response(input) {
         return getStringFromWasm0(ret[0], ret[1]);
     } finally {
         wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+    }
+}
+
+/**
+ * `deferral validate`, `explain` and `digest`, whole: `{"exit","line","text"}`.
+ * @param {string} name
+ * @param {Uint8Array | number[]} bytes
+ * @param {number} now_ms
+ * @param {number} utc_offset_min
+ * @param {string} kind
+ * @returns {string}
+ */
+export function command(name, bytes, now_ms, utc_offset_min, kind) {
+    let deferred6_0;
+    let deferred6_1;
+    try {
+        const val4 = +now_ms;
+        const val5 = +utc_offset_min;
+        let ptr0, len0, ptr1, len1, ptr2, len2;
+        try {
+            ptr0 = passStringToWasm0(name, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            len0 = WASM_VECTOR_LEN;
+            ptr1 = passArray8ToWasm0(bytes, wasm.__wbindgen_malloc);
+            len1 = WASM_VECTOR_LEN;
+            ptr2 = passStringToWasm0(kind, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            len2 = WASM_VECTOR_LEN;
+        } catch (e) {
+            if (ptr2) { wasm.__wbindgen_free(ptr2, len2 * 1, 1); }
+            if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
+            if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+            throw e;
+        }
+        const ret = wasm.command(ptr0, len0, ptr1, len1, val4, val5, ptr2, len2);
+        deferred6_0 = ret[0];
+        deferred6_1 = ret[1];
+        return getStringFromWasm0(ret[0], ret[1]);
+    } finally {
+        wasm.__wbindgen_free(deferred6_0, deferred6_1, 1);
     }
 }
 
@@ -95,6 +153,34 @@ export function graphql_cost(input) {
 }
 
 /**
+ * A buffer of at least `len` bytes in wasm memory for the next [`validate_input`]: JS writes
+ * the receipt straight into it (no copy through wasm-bindgen, no allocation per call).
+ * @param {number} len
+ * @returns {number}
+ */
+export function input_buffer(len) {
+    const ret = wasm.input_buffer(len);
+    return ret >>> 0;
+}
+
+/**
+ * `{"code","path","message"}` of the last refusal of [`validate_input`].
+ * @returns {string}
+ */
+export function last_error() {
+    let deferred1_0;
+    let deferred1_1;
+    try {
+        const ret = wasm.last_error();
+        deferred1_0 = ret[0];
+        deferred1_1 = ret[1];
+        return getStringFromWasm0(ret[0], ret[1]);
+    } finally {
+        wasm.__wbindgen_free(deferred1_0, deferred1_1, 1);
+    }
+}
+
+/**
  * Applies a lifecycle event: input `{"state","event","reentries","max_reentries"}`.
  * @param {string} input
  * @returns {string}
@@ -139,8 +225,10 @@ export function merge_ledger(input) {
 }
 
 /**
- * `{ledger?, status, headers, body, now_ms}` -> `{"ok":true,"kind","headers","ledger"}`: records
- * one response (its window, clock offset, and a strike when it hit a secondary limit).
+ * `{ledger?, path?, status, headers, body, now_ms}` -> `{"ok":true,"kind","resource","headers",
+ * "buckets","hold_until_ms","ledger"}`: records one answer (its window, every bucket of a
+ * `/rate_limit` body, the clock offset, and a strike when it hit a secondary limit), exactly as
+ * the native `observe::observe_json`.
  * @param {string} input
  * @returns {string}
  */
@@ -222,6 +310,61 @@ export function preflight(input) {
     } finally {
         wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
     }
+}
+
+/**
+ * Ledger file text -> `{"ok":true,"ledger":{...}}`, or `invalid-ledger` with the reason (not
+ * JSON, nested too deep, another version, unknown fields).
+ * @param {string} text
+ * @returns {string}
+ */
+export function read_ledger(text) {
+    let deferred2_0;
+    let deferred2_1;
+    try {
+        const ptr0 = passStringToWasm0(text, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        const len0 = WASM_VECTOR_LEN;
+        const ret = wasm.read_ledger(ptr0, len0);
+        deferred2_0 = ret[0];
+        deferred2_1 = ret[1];
+        return getStringFromWasm0(ret[0], ret[1]);
+    } finally {
+        wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+    }
+}
+
+/**
+ * What one `GET /rate_limit` answer tells an attempt: `{"source":"live","status","headers",
+ * "body","now_ms"}` or `{"source":"file","text","now_ms"}` -> `{"ok":true,"snapshot",
+ * "observations","clock_offset_ms","secondary"}`, or an error with its `exit` class, exactly as
+ * the native `rate_state::read_json`.
+ * @param {string} input
+ * @returns {string}
+ */
+export function read_rate_state(input) {
+    let deferred2_0;
+    let deferred2_1;
+    try {
+        const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        const len0 = WASM_VECTOR_LEN;
+        const ret = wasm.read_rate_state(ptr0, len0);
+        deferred2_0 = ret[0];
+        deferred2_1 = ret[1];
+        return getStringFromWasm0(ret[0], ret[1]);
+    } finally {
+        wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+    }
+}
+
+/**
+ * Validates the first `len` bytes of the input buffer: 0 when valid (nothing is serialised
+ * back: the caller already holds the text), 1 when refused ([`last_error`] says why).
+ * @param {number} len
+ * @returns {number}
+ */
+export function validate_input(len) {
+    const ret = wasm.validate_input(len);
+    return ret >>> 0;
 }
 
 /**

@@ -239,6 +239,7 @@ every request must send `Authorization: Bearer TOKEN`. Bodies are JSON, at most 
 Endpoints:
   POST /v1/deferrals                {\"receipt\",\"launch\",\"max_reentries\"?}  201 {\"id\",\"receipt\",\"cancellation_handle\"}
                                     200 {\"id\",\"already_recorded\":true,\"state\"} when recorded before
+  GET  /                            200 the status page (HTML, as `status --html` writes it)
   GET  /v1/deferrals/ID             200 the deferral as `status --json ID` prints it
   GET  /v1/receipts/DIGEST          200 the same, found by a receipt's digest (recorded or issued)
   POST /v1/deferrals/ID/cancel      {\"handle\"}                                 200 {\"id\",\"state\",\"cause\"}
@@ -455,7 +456,14 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                     None => out!("{}", json!({ "deferrals": list })),
                 }
             } else {
-                print!("{}", status_table(&rows, now_ms()));
+                let mut text = status_table(&rows, now_ms());
+                // The workflow run of each current attempt that has one, below the table.
+                for d in &rows {
+                    if let Some(url) = run_url(&*store, d) {
+                        text.push_str(&format!("run of {}: {}\n", d.id, printable(&url)));
+                    }
+                }
+                print!("{text}");
             }
             Ok(())
         }
@@ -485,7 +493,7 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                     json!({"deferral": with_run(&*store, &d), "receipts": receipts, "events": events})
                 );
             } else {
-                let mut text = show_text(&d, &receipts, &events);
+                let mut text = show_text(&d, &receipts, &events, now_ms());
                 if let Some(url) = run_url(&*store, &d) {
                     let url = printable(&url);
                     text = text.replacen("\nfence ", &format!("\nrun           {url}\nfence "), 1);
@@ -613,11 +621,12 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
     }
 }
 
-/// The GitHub token and API URL: the only environment the GitHub client reads.
+/// The GitHub token, API URL and proxy: the only environment the GitHub client reads.
 fn github_env() -> GithubEnv {
     GithubEnv {
         token: std::env::var("GITHUB_TOKEN").ok(),
         api_url: std::env::var("GITHUB_API_URL").ok(),
+        proxy: crate::github::client::proxy_from_env(),
     }
 }
 
@@ -712,6 +721,7 @@ fn show_text(
     d: &Deferral,
     receipts: &[crate::store::StoredReceipt],
     events: &[crate::store::EventRecord],
+    now: u64,
 ) -> String {
     let mut out = String::new();
     let field = |out: &mut String, name: &str, value: String| {
@@ -731,6 +741,7 @@ fn show_text(
                 .unwrap_or_default()
         ),
     );
+    field(&mut out, "due", due_text(d, now));
     field(&mut out, "reason", d.reason.clone());
     field(&mut out, "resume-after", iso8601(d.resume_after_ms));
     field(&mut out, "resume-by", iso8601(d.resume_by_ms));

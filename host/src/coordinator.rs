@@ -16,7 +16,7 @@ use deferral_core::lifecycle::{transition, Cause, Event, Position, State};
 use deferral_core::receipt::{validate, validate_str, Receipt};
 
 /// Receipt kinds in the append-only receipts table.
-pub const KIND_SUBMITTED: &str = "submitted";
+pub const KIND_SUBMITTED: &str = crate::store::github::SUBMITTED_KIND;
 pub const KIND_RETAINED: &str = "retained";
 pub const KIND_CLAIMED: &str = "claimed";
 
@@ -239,14 +239,15 @@ pub fn record_with(
             "the receipt is already retained by a durable host; record the handoff receipt the gate emitted",
         ));
     }
-    if let Some(existing) = find_recorded(store, &submitted, &keys)? {
-        return Ok(Recording::Existing(existing));
-    }
+    // A closed window is refused even when the receipt was recorded before: nothing to wake.
     if receipt.resume_by_ms < now_ms {
         return Err(HostError::invalid(
             "expired",
             "the receipt's resume_by_ms has passed; nothing to wake",
         ));
+    }
+    if let Some(existing) = find_recorded(store, &submitted, &keys)? {
+        return Ok(Recording::Existing(existing));
     }
     Target::parse(launch)?;
     let step = transition(Position::new(max_reentries), Event::Record)?;

@@ -8,8 +8,8 @@
 use crate::coordinator::{self, ClaimNextFailure, Outcome};
 use crate::error::HostError;
 use crate::github::client::GithubClient;
+use crate::github::dispatch::{self, DispatchRequest, DispatchResult};
 use crate::handle::lease_owner;
-use crate::launch::dispatch::{self, DispatchRequest, DispatchResult};
 use crate::launch::exec::{self, ExecRequest};
 use crate::launch::exec_outcome;
 use crate::launch::process_group::{self, StaleGroup};

@@ -176,8 +176,8 @@ fn fake_proxy() -> (String, std::thread::JoinHandle<String>) {
         let (mut stream, _) = listener.accept().unwrap();
         let mut seen = Vec::new();
         let mut buf = [0u8; 1024];
-        // The request line may arrive in several pieces.
-        while !seen.windows(2).any(|w| w == b"\r\n") {
+        // The whole CONNECT head, however it arrives, as a proxy reads it before answering.
+        while !seen.windows(4).any(|w| w == b"\r\n\r\n") {
             match stream.read(&mut buf) {
                 Ok(0) | Err(_) => break,
                 Ok(n) => seen.extend_from_slice(&buf[..n]),
@@ -237,4 +237,41 @@ fn https_proxy_is_used_and_no_proxy_bypasses_it() {
         .unwrap();
     assert!(out.status.success());
     assert_eq!(host.status(&id)["attempt_status"], "dispatched");
+}
+
+#[test]
+fn app_options_go_together_and_a_bad_key_is_refused() {
+    let host = Host::new();
+    let out = host
+        .command(&["tick", "--github-app-id", "4242"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let error: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(error["error"]["code"], "invalid-github");
+    let not_a_key = host.path("not-a-key.pem");
+    std::fs::write(&not_a_key, "-----BEGIN NOTHING-----\n").unwrap();
+    let out = host
+        .command(&[
+            "watch",
+            REPO,
+            "--launch",
+            TARGET,
+            "--github-app-id",
+            "4242",
+            "--github-app-key",
+        ])
+        .arg(&not_a_key)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let error: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(error["error"]["code"], "invalid-github");
+    assert!(
+        error["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not an RSA private key"),
+        "{error}"
+    );
 }

@@ -148,9 +148,27 @@ fn succeeds_and_completes(host: Host) {
     );
     let shown = String::from_utf8(host.run(&["show", &id], "").stdout).unwrap();
     assert!(shown.contains(&run_url), "show prints the run URL: {shown}");
+    let table = String::from_utf8(host.run(&["status"], "").stdout).unwrap();
+    assert!(
+        table.contains(&format!("run of {id}: {run_url}")),
+        "status prints the run URL: {table}"
+    );
     let second = tick(&host, &standin);
     assert_eq!(
         second.json["followed"][0]["state"], "complete",
+        "{}",
+        second.output
+    );
+    let run_id = &second.json["followed"][0]["run_id"];
+    assert!(
+        second
+            .output
+            .contains(&format!("tick: {id}: run {run_id} success: complete")),
+        "tick's progress says what the followed run did: {}",
+        second.output
+    );
+    assert!(
+        second.output.contains("followed 1 run(s)"),
         "{}",
         second.output
     );
@@ -451,6 +469,75 @@ fn a_204_dispatch_finds_its_run_by_title() {
     let second = tick(&host, &standin);
     assert_eq!(host.status(&id)["state"], "complete", "{}", second.output);
     assert_eq!(standin.dispatch_count(), 1);
+}
+
+#[test]
+fn a_run_never_found_stays_dispatched_and_expires_at_resume_by() {
+    let standin = Standin::start();
+    let host = Host::new();
+    let (id, _) = host.record(TARGET, 0, 3_000, &[]);
+    // A 204 dispatch whose run does not carry the run-name the host looks for.
+    standin.script(Script {
+        answer_204: true,
+        display_title: Some("Resume nightly labels".into()),
+        ..Script::default()
+    });
+    tick(&host, &standin);
+    let waiting = tick(&host, &standin);
+    assert_eq!(
+        waiting.json["waiting"][0]["why"], "no run found yet",
+        "{}",
+        waiting.output
+    );
+    assert_eq!(host.status(&id)["attempt_status"], "dispatched");
+    assert_eq!(standin.dispatch_count(), 1, "never dispatched again");
+    std::thread::sleep(std::time::Duration::from_millis(3_100));
+    let expired = tick(&host, &standin);
+    assert_eq!(
+        expired.json["expired"][0],
+        id.as_str(),
+        "{}",
+        expired.output
+    );
+    let status = host.status(&id);
+    assert_eq!(
+        (status["state"].as_str(), status["cause"].as_str()),
+        (Some("cancelled"), Some("expired"))
+    );
+    assert_eq!(standin.dispatch_count(), 1);
+}
+
+#[test]
+fn completed_runs_beyond_the_first_page_are_read_one_by_one() {
+    let standin = Standin::start();
+    let host = Host::new();
+    let store = host.open();
+    let now = now();
+    for i in 0..101u64 {
+        let mut receipt = deferral_host::store::conformance::handoff(now, 0, HOUR);
+        receipt.issued_at_ms -= i;
+        deferral_host::coordinator::record(&store, receipt.to_json().as_bytes(), TARGET, 2, now)
+            .unwrap();
+    }
+    drop(store);
+    tick(&host, &standin);
+    assert_eq!(standin.dispatch_count(), 101);
+    let before = standin.seen().len();
+    let run = tick(&host, &standin);
+    assert_eq!(
+        run.json["followed"].as_array().unwrap().len(),
+        101,
+        "{}",
+        run.output
+    );
+    let seen = standin.seen();
+    let singles = seen[before..]
+        .iter()
+        .filter(|s| s.path.contains("/actions/runs/") && !s.path.contains("/artifacts"))
+        .count();
+    assert_eq!(singles, 1, "one list of 100, then the one run beyond it");
+    let all = host.expect(0, &["status", "--json", "--state", "complete"], "")["deferrals"].clone();
+    assert_eq!(all.as_array().unwrap().len(), 101);
 }
 
 #[test]

@@ -243,3 +243,30 @@ test('the defaults action.yml declares are the defaults the entry applies', asyn
   a.cleanup();
   b.cleanup();
 });
+
+test('a gate run crosses into the wasm core at most twice', async () => {
+  for (const scenario of ['ready', 'rest-low']) {
+    const gh = await startFakeGitHub({ scenario });
+    const run = await runAction(gh.url, { 'on-deferral': 'succeed' }, { env: { DEFERRAL_TRACE_CORE: '1' } });
+    const calls = run.stderr.split('\n').filter((l) => l.startsWith('deferral-core-call '));
+    assert.ok(calls.length >= 1 && calls.length <= 2, `${scenario}: ${calls.join(', ')}`);
+    await gh.close();
+    run.cleanup();
+  }
+});
+
+test('the job summary draws a deferral as a Mermaid timeline: issued, reset, resume after, resume by', async () => {
+  const gh = await startFakeGitHub({ scenario: 'rest-low' });
+  const run = await runAction(gh.url, {});
+  const block = /```mermaid\ntimeline\n([\s\S]*?)\n```/.exec(run.summary);
+  assert.ok(block, run.summary);
+  const label = (iso) => iso.replace('T', ' ').replace(/:(\d\d):(\d\d)\.\d+Z$/, 'h$1m$2s').replace(/ (\d\d)h/, ' $1h');
+  const events = block[1].split('\n').slice(1).map((l) => l.trim().split(' : '));
+  assert.deepEqual(events.map(([, what]) => what), ['issued (the gate stopped)', 'REST quota resets', 'resume after', 'resume by (the receipt expires)']);
+  const times = events.map(([at]) => at);
+  assert.deepEqual([...times].sort(), times, 'in time order');
+  assert.equal(times[2], label(run.outputs['resume-after']));
+  assert.equal(times[3], label(run.outputs['resume-by']));
+  await gh.close();
+  run.cleanup();
+});

@@ -5,7 +5,9 @@ import { mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeGitHub, rateLimitBody, TEST_TOKEN } from '../support/fake-github.mjs';
+import { spawnSync } from 'node:child_process';
 import { runCli } from '../support/run-action.mjs';
+import { cliPath } from './helpers.mjs';
 import { dueReceipt, makeReceipt, retain } from '../support/receipts.mjs';
 
 const dir = mkdtempSync(join(tmpdir(), 'deferral-cli-'));
@@ -31,17 +33,16 @@ test('gate --rate-state: ready exits 0 with one JSON line', async () => {
   assert.ok(!run.stdout.includes(SCOPE), 'the scope text is never printed');
 });
 
-test('gate deferred: exit 6, deferredReceipt, and the receipt itself as the last line', async () => {
+test('gate deferred: exit 6 and exactly one JSON line carrying deferredReceipt', async () => {
   const run = await runCli(['gate', '--rate-state', LOW, '--scope', SCOPE, '--request', '{"labels":["bug"]}']);
   assert.equal(run.status, 6);
-  const lines = run.stdout.trim().split('\n');
-  assert.equal(lines.length, 2);
-  const result = JSON.parse(lines[0]);
+  const result = JSON.parse(run.stdout);
+  assert.equal(run.stdout.split('\n').filter(Boolean).length, 1);
   assert.equal(result.status, 'deferred');
   assert.equal(result.reason, 'rest-reserve');
-  assert.deepEqual(JSON.parse(lines[1]), result.deferredReceipt);
   assert.deepEqual(Object.keys(result.deferredReceipt), ['schema', 'version', 'status', 'reason', 'issued_at_ms', 'resume_after_ms', 'resume_by_ms', 'bindings', 'ownership', 'fresh_approval_required']);
-  const check = await runCli(['validate', '-'], { input: lines[1] });
+  assert.equal(run.stderr, '', 'no verdict when stderr is not a terminal');
+  const check = await runCli(['validate', '-'], { input: JSON.stringify(result.deferredReceipt) });
   assert.equal(check.status, 0);
   assert.ok(!run.stdout.includes('bug'));
 });
@@ -91,7 +92,7 @@ test('gate live: GITHUB_TOKEN and GITHUB_API_URL, exactly one request; 3 for aut
   assert.equal(firstLine(secondary).reason, 'provider-secondary-limit');
 });
 
-test('resume: ready 0, deferred again 6 with the receipt last, blocked 5, invalid receipt 2', async () => {
+test('resume: ready 0, deferred again 6 with one JSON line, blocked 5, invalid receipt 2', async () => {
   const receipt = file('due.json', dueReceipt({ scope: SCOPE }));
   const ready = await runCli(['resume', '--receipt', receipt, '--rate-state', READY, '--scope', SCOPE, '--approval', 'granted']);
   assert.equal(ready.status, 0, ready.stdout);
@@ -99,8 +100,8 @@ test('resume: ready 0, deferred again 6 with the receipt last, blocked 5, invali
   assert.equal(ready.json.ownership, 'handoff');
   const again = await runCli(['resume', '--receipt', '-', '--rate-state', LOW, '--scope', SCOPE, '--approval', 'granted'], { input: readFileSync(receipt) });
   assert.equal(again.status, 6);
-  assert.equal(again.json.status, 'deferred', 'the last line is the new receipt itself');
-  assert.equal(again.json.version, 'deferred-receipt-v1');
+  assert.equal(JSON.parse(again.stdout).status, 'deferred', 'one JSON line');
+  assert.equal(again.json.deferredReceipt.version, 'deferred-receipt-v1');
   const mismatch = await runCli(['resume', '--receipt', receipt, '--rate-state', READY, '--scope', 'other', '--approval', 'granted']);
   assert.equal(mismatch.status, 5);
   assert.equal(mismatch.json.code, 'binding-mismatch');
@@ -147,7 +148,10 @@ test('explain: reason, UTC and local times, how long until due, ownership; 2 whe
   assert.equal(run.json.ownership.disposition, 'handoff');
   assert.match(run.json.explanation, /a fresh attempt may start in 1h 1m/);
   const text = await runCli(['explain', receipt, '--text']);
-  assert.match(text.stdout, /^Deferred because the REST API quota/);
+  assert.equal(JSON.parse(text.stdout).state, 'not-yet-due', 'stdout keeps its one JSON line');
+  assert.match(text.stderr, /^Deferred because the REST API quota/);
+  const quiet = await runCli(['explain', receipt, '--text', '--quiet']);
+  assert.equal(quiet.stderr, '');
   const invalid = await runCli(['explain', file('bad-receipt.json', '[]')]);
   assert.equal(invalid.status, 2);
   assert.equal(invalid.json.error.code, 'not-an-object');
@@ -188,4 +192,60 @@ test('observe records a secondary strike that a later gate honours', async () =>
   const corrupt = await runCli(['observe', '--ledger-file', file('corrupt.json', '{"version":"deferral-ledger-v9"}'), '--response', response]);
   assert.equal(corrupt.status, 2);
   assert.equal(corrupt.json.error.code, 'invalid-ledger');
+});
+
+test('--verdict prints the human verdict on stderr, stdout stays one JSON line; --quiet wins', async () => {
+  const run = await runCli(['gate', '--rate-state', LOW, '--scope', SCOPE, '--verdict'], { env: { TZ: 'Asia/Tokyo' } });
+  assert.equal(run.status, 6);
+  assert.equal(JSON.parse(run.stdout).status, 'deferred');
+  assert.match(run.stderr, /^deferral: deferred, reason rest-reserve/);
+  assert.match(run.stderr, /REST\s+100\s+500\s+0\s+no/);
+  assert.match(run.stderr, /resume after \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \+09:00 \(\d{4}-.*Z\)/);
+  const quiet = await runCli(['gate', '--rate-state', LOW, '--scope', SCOPE, '--verdict', '--quiet']);
+  assert.equal(quiet.stderr, '');
+});
+
+test('on a terminal, stderr gets the verdict without asking', { skip: !hasScript() }, () => {
+  const out = join(dir, 'tty-stdout.json');
+  const cmd = `'${process.execPath}' '${cliPath}' gate --rate-state '${LOW}' --scope s > '${out}'`;
+  const run = spawnSync('script', ['-qec', cmd, '/dev/null'], { encoding: 'utf8' });
+  assert.equal(run.status, 6, run.stdout);
+  assert.match(run.stdout, /deferral: deferred, reason rest-reserve/);
+  assert.equal(JSON.parse(readFileSync(out, 'utf8')).status, 'deferred');
+});
+
+function hasScript() {
+  return spawnSync('script', ['--version']).status === 0;
+}
+
+test('deferral without a command answers one JSON error line, usage on stderr', async () => {
+  const run = await runCli([]);
+  assert.equal(run.status, 2);
+  assert.equal(JSON.parse(run.stdout).error.code, 'missing-command');
+  assert.match(run.stderr, /^Usage: deferral COMMAND/);
+});
+
+test('deferral gate crosses into the wasm core at most twice', async () => {
+  const run = await runCli(['gate', '--rate-state', LOW, '--scope', SCOPE], { env: { DEFERRAL_TRACE_CORE: '1' } });
+  assert.equal(run.status, 6);
+  const calls = run.stderr.split('\n').filter((l) => l.startsWith('deferral-core-call '));
+  assert.deepEqual(calls, ['deferral-core-call attempt', 'deferral-core-call attempt']);
+});
+
+test('a whole gate result given as a receipt is refused with a pointer to its deferredReceipt', async () => {
+  const gate = await runCli(['gate', '--rate-state', LOW, '--scope', SCOPE]);
+  const result = file('gate-result.json', gate.stdout);
+  const hint = /is not a field of the contract: this is a gate or resume result, not a receipt; its deferredReceipt is the receipt/;
+  for (const args of [['validate', result], ['explain', result]]) {
+    const run = await runCli(args);
+    assert.equal(run.status, 2, args[0]);
+    assert.equal(run.json.error.code, 'unknown-field', 'the contract code is kept');
+    assert.match(run.json.error.message, hint, args[0]);
+  }
+  const resume = await runCli(['resume', '--receipt', result, '--rate-state', READY, '--scope', SCOPE]);
+  assert.equal(resume.status, 2);
+  assert.equal(resume.json.code, 'invalid-receipt');
+  assert.match(resume.json.error.message, hint);
+  const receipt = file('gate-receipt.json', JSON.stringify(gate.json.deferredReceipt));
+  assert.equal((await runCli(['validate', receipt])).status, 0, 'its deferredReceipt is the receipt');
 });

@@ -9,15 +9,21 @@ import { repoRoot } from './helpers.mjs';
 import { runCli } from '../support/run-action.mjs';
 
 const ledgerModule = join(repoRoot, 'dist/lib/ledger-file.js');
+const coreModule = join(repoRoot, 'dist/lib/core.js');
 
 function writer(path, id, count) {
   // Each update records a window of its own resource, so a lost update is a missing resource.
   const script = `
-    import { updateLedger } from ${JSON.stringify(ledgerModule)};
+    import { withLedgerLock } from ${JSON.stringify(ledgerModule)};
+    import { call } from ${JSON.stringify(coreModule)};
     for (let i = 0; i < ${count}; i++) {
-      updateLedger(${JSON.stringify(path)}, { observations: [{ kind: 'window', resource: 'w${id}_' + i,
-        window: { limit: 100, remaining: 100 - i, used: i, reset: 2000000000 }, observed_at_ms: Date.now() },
-        { kind: 'window', resource: 'core', window: { limit: 5000, remaining: 5000 - ${id} * 100 - i, reset: 2000000000 }, observed_at_ms: Date.now() }] });
+      withLedgerLock(${JSON.stringify(path)}, (text) => {
+        const ledgers = text ? [call('read_ledger', text).ledger] : [];
+        const merged = call('merge_ledger', { ledgers, observations: [{ kind: 'window', resource: 'w${id}_' + i,
+          window: { limit: 100, remaining: 100 - i, used: i, reset: 2000000000 }, observed_at_ms: Date.now() },
+          { kind: 'window', resource: 'core', window: { limit: 5000, remaining: 5000 - ${id} * 100 - i, reset: 2000000000 }, observed_at_ms: Date.now() }] });
+        return [null, JSON.stringify(merged.ledger)];
+      });
     }`;
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'inherit', 'inherit'] });

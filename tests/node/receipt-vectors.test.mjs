@@ -14,14 +14,11 @@ const cases = JSON.parse(readFileSync(join(dir, 'cases.json'), 'utf8'));
 const schema = JSON.parse(readFileSync(join(repoRoot, 'docs/deferred-receipt-v1.schema.json'), 'utf8'));
 const checkSchema = new Ajv2020({ strict: true, allErrors: false }).compile(schema);
 
-test('the wasm core gives every vector its verdict, code and path', () => {
+test('the wasm core gives every vector its verdict, code, path and exact message', () => {
   for (const c of cases) {
     const got = validateReceipt(readFileSync(join(dir, c.file)));
     assert.equal(got.ok, c.valid, `${c.file}: ${JSON.stringify(got.error)}`);
-    if (!c.valid) {
-      assert.equal(got.error.code, c.code, c.file);
-      assert.equal(got.error.path, c.path, c.file);
-    }
+    if (!c.valid) assert.deepEqual(got.error, { code: c.code, path: c.path, message: c.message }, c.file);
   }
 });
 
@@ -53,7 +50,7 @@ test('deferral validate prints one JSON line and exits 0 or 2 for every vector',
     const out = JSON.parse(lines[0]);
     assert.equal(run.status, c.valid ? 0 : 2, c.file);
     assert.equal(out.status, c.valid ? 'valid' : 'invalid');
-    if (!c.valid) assert.deepEqual([out.error.code, out.error.path], [c.code, c.path]);
+    if (!c.valid) assert.deepEqual(out.error, { code: c.code, path: c.path, message: c.message }, c.file);
   }
 });
 
@@ -62,4 +59,26 @@ test('deferral validate reads standard input with -', () => {
   const run = spawnSync(process.execPath, [join(repoRoot, 'dist/cli.js'), 'validate', '-'], { input });
   assert.equal(run.status, 0);
   assert.equal(JSON.parse(run.stdout).receipt.ownership.disposition, 'handoff');
+});
+
+test('validateReceipt accepts a parsed object, text or bytes, and agrees on every vector', async () => {
+  const { validateReceipt } = await import('../../dist/lib/core.js');
+  for (const c of cases) {
+    const bytes = readFileSync(join(dir, c.file));
+    let object;
+    try { object = JSON.parse(bytes.toString('utf8')); } catch { continue; }
+    const fromBytes = validateReceipt(bytes);
+    assert.equal(fromBytes.ok, c.valid, c.file);
+    if (Buffer.from(bytes.toString('utf8')).equals(bytes)) { // text cannot hold invalid UTF-8
+      const fromText = validateReceipt(bytes.toString('utf8'));
+      assert.deepEqual(fromText.ok ? fromText.receipt : fromText.error, fromBytes.ok ? fromBytes.receipt : fromBytes.error, c.file);
+    }
+    // A parsed object has lost duplicate keys and number spellings: only those vectors differ.
+    if (c.code !== 'duplicate-field' && c.code !== 'malformed-json' && c.code !== 'invalid-time' && c.code !== 'unsupported-version' && c.code !== 'too-large') {
+      const fromObject = validateReceipt(object);
+      assert.equal(fromObject.ok, c.valid, c.file);
+      if (c.valid) assert.deepEqual(fromObject.receipt, fromBytes.receipt, c.file);
+      else assert.equal(fromObject.error.code, c.code, c.file);
+    }
+  }
 });

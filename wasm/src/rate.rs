@@ -4,8 +4,10 @@
 
 use crate::{compact, error};
 use deferral_core::ledger::{Ledger, Observation};
+use deferral_core::observe::{answer_of, classified_value};
 use deferral_core::plan::Plan;
-use deferral_core::signals::{self, Classified};
+use deferral_core::rate_state;
+use deferral_core::signals;
 use deferral_core::{decision, graphql_cost};
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
@@ -27,65 +29,6 @@ fn object(input: &str) -> Result<Value, Value> {
     }
 }
 
-/// Reads `headers` given as `[[name, value], ...]` (repeats allowed, order kept) or as an
-/// object `{name: value}` (how Node's `IncomingMessage.headers` and saved responses hold them).
-fn header_pairs(value: &Value) -> Result<Vec<(String, String)>, Value> {
-    let bad = || {
-        error(
-            "invalid-input",
-            "$.headers",
-            "headers must be [[name, value], ...] or {name: value}",
-        )
-    };
-    match value {
-        Value::Null => Ok(Vec::new()),
-        Value::Array(items) => items
-            .iter()
-            .map(|pair| match pair.as_array().map(Vec::as_slice) {
-                Some([Value::String(k), Value::String(v)]) => Ok((k.clone(), v.clone())),
-                _ => Err(bad()),
-            })
-            .collect(),
-        Value::Object(map) => map
-            .iter()
-            .map(|(k, v)| match v {
-                Value::String(v) => Ok((k.clone(), v.clone())),
-                Value::Number(n) => Ok((k.clone(), n.to_string())),
-                _ => Err(bad()),
-            })
-            .collect(),
-        _ => Err(bad()),
-    }
-}
-
-/// Reads `{status, headers, body}`: the response every signal function takes.
-/// A response as the signal functions take it: status, `(name, value)` headers, body text.
-type Response = (u16, Vec<(String, String)>, String);
-
-fn response(v: &Value) -> Result<Response, Value> {
-    let status = v["status"]
-        .as_u64()
-        .and_then(|s| u16::try_from(s).ok())
-        .ok_or_else(|| {
-            error(
-                "invalid-input",
-                "$.status",
-                "status must be an HTTP status number",
-            )
-        })?;
-    let headers = header_pairs(&v["headers"])?;
-    let body = match &v["body"] {
-        Value::Null => String::new(),
-        Value::String(s) => s.clone(),
-        other => compact(other),
-    };
-    Ok((status, headers, body))
-}
-
-fn classified_json(c: &Classified) -> Value {
-    json!({"kind": c.kind.as_str(), "headers": c.headers.to_value()})
-}
-
 fn answer(result: Result<Value, Value>) -> String {
     match result {
         Ok(v) | Err(v) => compact(&v),
@@ -97,9 +40,9 @@ fn answer(result: Result<Value, Value>) -> String {
 #[wasm_bindgen]
 pub fn classify_response(input: &str) -> String {
     answer(object(input).and_then(|v| {
-        let (status, headers, body) = response(&v)?;
-        let c = signals::classify(status, &headers, &body);
-        let mut out = classified_json(&c);
+        let (status, headers, body) = answer_of(&v)?;
+        let c = signals::classify_at(v["path"].as_str(), status, &headers, &body);
+        let mut out = classified_value(&c);
         out["ok"] = json!(true);
         Ok(out)
     }))
@@ -164,6 +107,23 @@ fn ledger_at(value: &Value, path: &str) -> Result<Ledger, Value> {
     Ledger::from_value(value).map_err(|e| error(e.code(), path, &e.to_string()))
 }
 
+/// Ledger file text -> `{"ok":true,"ledger":{...}}`, or `invalid-ledger` with the reason (not
+/// JSON, nested too deep, another version, unknown fields).
+#[wasm_bindgen]
+pub fn read_ledger(text: &str) -> String {
+    answer(
+        Ledger::from_json(text)
+            .map(|ledger| json!({"ok": true, "ledger": ledger.to_value()}))
+            .map_err(|e| {
+                error(
+                    "invalid-ledger",
+                    "$",
+                    &format!("the ledger file is not a deferral-ledger-v1 document: {e}"),
+                )
+            }),
+    )
+}
+
 /// `{ledgers: [ledger, ...], observations?: [observation, ...], now_ms?}` -> `{"ok":true,
 /// "ledger":{...}}`: the join of the ledgers with the observations applied in order, pruned of
 /// expired secondary holds when `now_ms` is given. Observations are
@@ -197,30 +157,28 @@ pub fn merge_ledger(input: &str) -> String {
     }))
 }
 
-/// `{ledger?, status, headers, body, now_ms}` -> `{"ok":true,"kind","headers","ledger"}`: records
-/// one response (its window, clock offset, and a strike when it hit a secondary limit).
+/// `{ledger?, path?, status, headers, body, now_ms}` -> `{"ok":true,"kind","resource","headers",
+/// "buckets","hold_until_ms","ledger"}`: records one answer (its window, every bucket of a
+/// `/rate_limit` body, the clock offset, and a strike when it hit a secondary limit), exactly as
+/// the native `observe::observe_json`.
 #[wasm_bindgen]
 pub fn observe_response(input: &str) -> String {
-    answer(object(input).and_then(|v| {
-        let (status, headers, body) = response(&v)?;
-        let now = v["now_ms"].as_u64().ok_or_else(|| {
-            error(
-                "invalid-input",
-                "$.now_ms",
-                "now_ms must be epoch milliseconds",
-            )
-        })?;
-        let mut ledger = match &v["ledger"] {
-            Value::Null => Ledger::new(),
-            other => ledger_at(other, "$.ledger")?,
-        };
-        let c = signals::classify(status, &headers, &body);
-        ledger.observe_response(&c, now);
-        let mut out = classified_json(&c);
-        out["ok"] = json!(true);
-        out["ledger"] = ledger.to_value();
-        Ok(out)
-    }))
+    deferral_core::observe::observe_json(input)
+}
+
+/// What one `GET /rate_limit` answer tells an attempt: `{"source":"live","status","headers",
+/// "body","now_ms"}` or `{"source":"file","text","now_ms"}` -> `{"ok":true,"snapshot",
+/// "observations","clock_offset_ms","secondary"}`, or an error with its `exit` class, exactly as
+/// the native `rate_state::read_json`.
+#[wasm_bindgen]
+pub fn read_rate_state(input: &str) -> String {
+    rate_state::read_json(input)
+}
+
+/// One crossing of a gate or resume attempt: see `deferral_core::attempt`.
+#[wasm_bindgen]
+pub fn attempt(input: &str) -> String {
+    deferral_core::attempt::attempt_json(input)
 }
 
 /// A decision input -> `{"ok":true,"decision":{status,code,reason,...,receipt}}`. The decision

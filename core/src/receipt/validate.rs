@@ -8,6 +8,7 @@ use super::{
     Bindings, ErrorCode, Ownership, Reason, Receipt, ReceiptError, MAX_TIME_MS, MAX_WINDOW_MS,
 };
 use crate::json::{self, child_path, Json, ParseError};
+use std::borrow::Cow;
 
 /// Largest accepted input: 16 KiB.
 pub const MAX_BYTES: usize = 16 * 1024;
@@ -63,12 +64,7 @@ pub fn validate(bytes: &[u8]) -> Result<Receipt, ReceiptError> {
     })?;
     let top = Object::new(&doc, "$", &TOP_FIELDS)?;
 
-    top.number_exact(
-        "schema",
-        "1",
-        ErrorCode::UnsupportedVersion,
-        "schema must be the integer 1",
-    )?;
+    top.number_exact("schema", "1", ErrorCode::UnsupportedVersion)?;
     top.string_exact("version", super::VERSION, ErrorCode::UnsupportedVersion)?;
     top.string_exact("status", "deferred", ErrorCode::InvalidStatus)?;
     let reason_text = top.string("reason")?;
@@ -76,7 +72,7 @@ pub fn validate(bytes: &[u8]) -> Result<Receipt, ReceiptError> {
         ReceiptError::new(
             ErrorCode::InvalidReason,
             "$.reason",
-            format!("reason {reason_text:?} is not rest-reserve, graphql-reserve or provider-secondary-limit"),
+            format!("$.reason must be \"rest-reserve\", \"graphql-reserve\" or \"provider-secondary-limit\", not {reason_text:?}"),
         )
     })?;
     let issued_at_ms = top.time("issued_at_ms")?;
@@ -141,7 +137,9 @@ fn ownership(obj: &Object) -> Result<Ownership, ReceiptError> {
         other => {
             return Err(mixed(
                 "$.ownership.disposition",
-                format!("disposition {other:?} is neither \"retained\" nor \"handoff\""),
+                format!(
+                    "$.ownership.disposition must be \"retained\" or \"handoff\", not {other:?}"
+                ),
             ))
         }
     };
@@ -153,7 +151,7 @@ fn ownership(obj: &Object) -> Result<Ownership, ReceiptError> {
     if mode != want_mode {
         return Err(mixed(
             "$.ownership.mode",
-            format!("a {disposition} receipt must have mode {want_mode:?}, not {mode:?}"),
+            format!("$.ownership.mode must be {want_mode:?} (the {disposition} disposition), not {mode:?}"),
         ));
     }
     let wakeup = obj.optional_string("wakeup_digest")?;
@@ -172,7 +170,9 @@ fn ownership(obj: &Object) -> Result<Ownership, ReceiptError> {
             };
             Err(mixed(
                 &format!("$.ownership.{field}"),
-                format!("a retained receipt needs a digest in {field}, not null"),
+                format!(
+                    "$.ownership.{field} must be a digest (the retained disposition), not null"
+                ),
             ))
         }
         (false, w, _) => {
@@ -183,7 +183,7 @@ fn ownership(obj: &Object) -> Result<Ownership, ReceiptError> {
             };
             Err(mixed(
                 &format!("$.ownership.{field}"),
-                format!("a handoff receipt must have null {field}"),
+                format!("$.ownership.{field} must be null (the handoff disposition), not a digest"),
             ))
         }
     }
@@ -191,12 +191,16 @@ fn ownership(obj: &Object) -> Result<Ownership, ReceiptError> {
 
 /// An object whose member names were checked against the contract.
 struct Object<'a> {
-    members: &'a [(String, Json)],
+    members: &'a [(Cow<'a, str>, Json<'a>)],
     path: &'a str,
 }
 
 impl<'a> Object<'a> {
-    fn new(value: &'a Json, path: &'a str, fields: &[&str]) -> Result<Object<'a>, ReceiptError> {
+    fn new(
+        value: &'a Json<'a>,
+        path: &'a str,
+        fields: &[&str],
+    ) -> Result<Object<'a>, ReceiptError> {
         let Json::Object(members) = value else {
             return Err(ReceiptError::new(
                 ErrorCode::NotAnObject,
@@ -204,7 +208,7 @@ impl<'a> Object<'a> {
                 format!("{path} must be an object, not {}", value.type_name()),
             ));
         };
-        if let Some((key, _)) = members.iter().find(|(k, _)| !fields.contains(&k.as_str())) {
+        if let Some((key, _)) = members.iter().find(|(k, _)| !fields.contains(&k.as_ref())) {
             let at = child_path(path, key);
             return Err(ReceiptError::new(
                 ErrorCode::UnknownField,
@@ -214,7 +218,7 @@ impl<'a> Object<'a> {
         }
         if let Some(missing) = fields
             .iter()
-            .find(|f| !members.iter().any(|(k, _)| k == *f))
+            .find(|f| !members.iter().any(|(k, _)| k.as_ref() == **f))
         {
             let at = child_path(path, missing);
             return Err(ReceiptError::new(
@@ -226,11 +230,11 @@ impl<'a> Object<'a> {
         Ok(Object { members, path })
     }
 
-    fn get(&self, key: &str) -> &'a Json {
+    fn get(&self, key: &str) -> &'a Json<'a> {
         &self
             .members
             .iter()
-            .find(|(k, _)| k == key)
+            .find(|(k, _)| k.as_ref() == key)
             .expect("presence checked")
             .1
     }
@@ -284,16 +288,14 @@ impl<'a> Object<'a> {
         ))
     }
 
-    fn number_exact(
-        &self,
-        key: &str,
-        want: &str,
-        code: ErrorCode,
-        message: &str,
-    ) -> Result<(), ReceiptError> {
+    fn number_exact(&self, key: &str, want: &str, code: ErrorCode) -> Result<(), ReceiptError> {
         match self.get(key) {
-            Json::Number(text) if text == want => Ok(()),
-            Json::Number(_) => Err(ReceiptError::new(code, self.at(key), message)),
+            Json::Number(text) if *text == want => Ok(()),
+            Json::Number(text) => {
+                let at = self.at(key);
+                let message = format!("{at} must be {want}, not {text}");
+                Err(ReceiptError::new(code, at, message))
+            }
             _ => Err(self.wrong_type(key, "a number")),
         }
     }
@@ -303,17 +305,14 @@ impl<'a> Object<'a> {
         let Json::Number(text) = self.get(key) else {
             return Err(self.wrong_type(key, "a number"));
         };
-        let at = self.at(key);
-        let invalid = |why: &str| {
-            ReceiptError::new(ErrorCode::InvalidTime, at.clone(), format!("{at} {why}"))
+        // The path is built only for a refusal: a valid receipt allocates no paths.
+        let invalid = || {
+            let at = self.at(key);
+            let message = format!("{at} must be an integer from 0 to 9007199254740991 (2^53-1) written without sign, fraction or exponent, not {text}");
+            ReceiptError::new(ErrorCode::InvalidTime, at, message)
         };
-        if text.starts_with('-') {
-            return Err(invalid("must not be negative (nor -0)"));
-        }
-        if text.contains(['.', 'e', 'E']) {
-            return Err(invalid(
-                "must be an integer written without fraction or exponent",
-            ));
+        if text.starts_with('-') || text.contains(['.', 'e', 'E']) {
+            return Err(invalid());
         }
         // 17 digits or more is certainly above 2^53-1 (16 digits); avoid overflow on huge input.
         let value = if text.len() > 16 {
@@ -323,32 +322,33 @@ impl<'a> Object<'a> {
         };
         match value {
             Some(v) if v <= MAX_TIME_MS => Ok(v),
-            _ => Err(invalid("must be at most 9007199254740991 (2^53-1)")),
+            _ => Err(invalid()),
         }
     }
 
     fn digest(&self, key: &str) -> Result<&'a str, ReceiptError> {
         let text = self.string(key)?;
-        check_digest(text, &self.at(key))?;
+        check_digest(text, || self.at(key))?;
         Ok(text)
     }
 
     fn optional_digest(&self, key: &str) -> Result<Option<&'a str>, ReceiptError> {
         let text = self.optional_string(key)?;
         if let Some(t) = text {
-            check_digest(t, &self.at(key))?;
+            check_digest(t, || self.at(key))?;
         }
         Ok(text)
     }
 }
 
-fn check_digest(text: &str, at: &str) -> Result<(), ReceiptError> {
+fn check_digest(text: &str, at: impl FnOnce() -> String) -> Result<(), ReceiptError> {
     if text.len() == 64 && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
         Ok(())
     } else {
+        let at = at();
         Err(ReceiptError::new(
             ErrorCode::InvalidDigest,
-            at,
+            at.clone(),
             format!("{at} must be exactly 64 lowercase hex characters"),
         ))
     }

@@ -18,6 +18,11 @@ pub struct HeaderObservation {
     pub reset: Option<u64>,
     /// `retry-after` in seconds (an HTTP-date value is converted against `date`).
     pub retry_after_s: Option<u64>,
+    /// `retry-after` given as an HTTP-date in an answer without `date`: the instant itself,
+    /// epoch milliseconds, to be measured against the local clock
+    /// ([`HeaderObservation::retry_after_s_at`]).
+    #[serde(default)]
+    pub retry_after_at_ms: Option<u64>,
     /// `date`, epoch milliseconds (server clock, one-second resolution).
     pub date_ms: Option<u64>,
 }
@@ -33,6 +38,7 @@ impl HeaderObservation {
             ("used", self.used.into()),
             ("reset", self.reset.into()),
             ("retry_after_s", self.retry_after_s.into()),
+            ("retry_after_at_ms", self.retry_after_at_ms.into()),
             ("date_ms", self.date_ms.into()),
         ])
     }
@@ -51,6 +57,20 @@ impl HeaderObservation {
             .clone()
             .unwrap_or_else(|| super::REST_RESOURCE.to_string());
         Some((resource, window))
+    }
+
+    /// Seconds to wait from `local_now_ms`: `retry-after` in seconds, or an HTTP-date without
+    /// `date` compared with the local clock (rounded up; a date in the past is 0).
+    pub fn retry_after_s_at(&self, local_now_ms: u64) -> Option<u64> {
+        self.retry_after_s.or_else(|| {
+            self.retry_after_at_ms
+                .map(|at| at.saturating_sub(local_now_ms).div_ceil(1000))
+        })
+    }
+
+    /// `true` when the answer carries a `retry-after` in either form.
+    pub fn has_retry_after(&self) -> bool {
+        self.retry_after_s.is_some() || self.retry_after_at_ms.is_some()
     }
 
     /// Server clock minus local clock, from `date`: add it to a local time to get server time,
@@ -79,14 +99,18 @@ pub fn parse_headers<K: AsRef<str>, V: AsRef<str>>(headers: &[(K, V)]) -> Header
             .map(|(_, v)| v.as_ref())
     };
     let date_ms = get("date").and_then(parse_http_date);
-    let retry_after_s = get("retry-after").and_then(|v| {
-        // RFC 9110 allows seconds or an HTTP-date; GitHub sends seconds. A date only makes sense
-        // measured against the server's own `date`.
-        integer(v).or_else(|| {
-            let at = parse_http_date(v)?;
-            Some(at.saturating_sub(date_ms?).div_ceil(1000))
-        })
+    // RFC 9110 allows seconds or an HTTP-date; GitHub sends seconds. A date is measured against
+    // the server's own `date` when there is one; without it, the instant is kept for the caller
+    // to compare with its local clock.
+    let retry_after = get("retry-after");
+    let retry_after_date = retry_after
+        .filter(|v| integer(v).is_none())
+        .and_then(parse_http_date);
+    let retry_after_s = retry_after.and_then(integer).or_else(|| {
+        let at = retry_after_date?;
+        Some(at.saturating_sub(date_ms?).div_ceil(1000))
     });
+    let retry_after_at_ms = retry_after_date.filter(|_| date_ms.is_none());
     HeaderObservation {
         resource: get("x-ratelimit-resource")
             .map(|v| v.trim().to_string())
@@ -96,6 +120,7 @@ pub fn parse_headers<K: AsRef<str>, V: AsRef<str>>(headers: &[(K, V)]) -> Header
         used: get("x-ratelimit-used").and_then(integer),
         reset: get("x-ratelimit-reset").and_then(integer),
         retry_after_s,
+        retry_after_at_ms,
         date_ms,
     }
 }

@@ -119,6 +119,12 @@ fn root_certs() -> ureq::tls::RootCerts {
     ureq::tls::RootCerts::new_with_certs(&certs)
 }
 
+/// The proxy the environment names (`ALL_PROXY`, `HTTPS_PROXY`, `HTTP_PROXY`, lower-case too),
+/// with `NO_PROXY`'s exceptions; `None` when none is set. Called by `cli.rs` only.
+pub fn proxy_from_env() -> Option<ureq::Proxy> {
+    ureq::Proxy::try_from_env()
+}
+
 /// Validates an API base URL: `http(s)://host[:port][/path]`, no credentials.
 pub fn parse_api_url(text: &str) -> Result<String, String> {
     let uri: http::Uri = text.parse().map_err(|_| format!("{text:?} is not a URL"))?;
@@ -149,12 +155,24 @@ fn origin(uri: &http::Uri) -> Option<String> {
 }
 
 impl GithubClient {
-    /// A client for `api_url` with `auth`; `timeout` bounds each whole request.
+    /// A client for `api_url` with `auth`, without a proxy; `timeout` bounds each whole request.
     pub fn new(
         api_url: &str,
         auth: Auth,
         timeout: Duration,
         quota: Quota,
+    ) -> Result<GithubClient, String> {
+        GithubClient::with_proxy(api_url, auth, timeout, quota, None)
+    }
+
+    /// A client that reaches GitHub through `proxy` (the command line passes what
+    /// `HTTPS_PROXY`/`HTTP_PROXY`/`ALL_PROXY` and `NO_PROXY` say, see [`proxy_from_env`]).
+    pub fn with_proxy(
+        api_url: &str,
+        auth: Auth,
+        timeout: Duration,
+        quota: Quota,
+        proxy: Option<ureq::Proxy>,
     ) -> Result<GithubClient, String> {
         let api = parse_api_url(api_url)?;
         let tls = ureq::tls::TlsConfig::builder()
@@ -162,7 +180,7 @@ impl GithubClient {
             .build();
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .tls_config(tls)
-            .proxy(ureq::Proxy::try_from_env())
+            .proxy(proxy)
             .max_redirects(0)
             .http_status_as_error(false)
             .timeout_global(Some(timeout))

@@ -4,6 +4,7 @@
 //!   bounded bodies, redirects followed by hand without the token to other hosts.
 //! * [`auth`], [`app`]: a token, or a GitHub App's installation tokens (RS256 JWT).
 //! * [`quota`]: stop calling for the pass when the reserve is reached or a limit holds.
+//! * [`dispatch`]: the `workflow-dispatch:` launch, which returns the run.
 //! * [`api`]: the few REST calls the loop makes, with ETags.
 //! * [`artifact`]: read the one JSON file of a `deferred-receipt` artifact zip, bounded.
 //! * [`follow`]: `tick`'s follow step: dispatched runs to their outcome.
@@ -15,6 +16,7 @@ pub mod app;
 pub mod artifact;
 pub mod auth;
 pub mod client;
+pub mod dispatch;
 pub mod follow;
 pub mod options;
 pub mod quota;

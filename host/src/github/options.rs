@@ -29,6 +29,8 @@ pub struct GithubArgs {
 pub struct GithubEnv {
     pub token: Option<String>,
     pub api_url: Option<String>,
+    /// From `HTTPS_PROXY`/`HTTP_PROXY`/`ALL_PROXY` and `NO_PROXY`.
+    pub proxy: Option<ureq::Proxy>,
 }
 
 impl GithubArgs {
@@ -69,7 +71,7 @@ impl GithubArgs {
             .api_url
             .filter(|u| !u.is_empty())
             .unwrap_or_else(|| DEFAULT_API_URL.to_string());
-        GithubClient::new(&api, auth, timeout, Quota::new(reserve))
+        GithubClient::with_proxy(&api, auth, timeout, Quota::new(reserve), env.proxy)
             .map(Some)
             .map_err(|m| bad(format!("GITHUB_API_URL: {m}")))
     }

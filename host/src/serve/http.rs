@@ -72,6 +72,16 @@ impl Response {
         }
     }
 
+    /// A 200 HTML page (the status page), with a policy that lets it load nothing.
+    pub fn html(body: String) -> Response {
+        Response::json(200, body)
+            .with_header("content-type", "text/html; charset=utf-8")
+            .with_header(
+                "content-security-policy",
+                crate::html::CONTENT_SECURITY_POLICY,
+            )
+    }
+
     /// `{"error":{"code","message"}}` with `status`.
     pub fn error(status: u16, code: &str, message: &str) -> Response {
         let body = serde_json::json!({"error": {"code": code, "message": message}});

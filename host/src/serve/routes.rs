@@ -20,6 +20,8 @@ pub struct Policy {
 
 /// A route known to the server, with the methods it answers.
 enum Route<'a> {
+    /// `/`: the status page (HTML) for people.
+    Page,
     Deferrals,
     Deferral(&'a str),
     /// `/v1/receipts/{digest}`: the deferral that recorded or was issued that receipt.
@@ -28,6 +30,9 @@ enum Route<'a> {
 }
 
 fn route(path: &str) -> Option<Route<'_>> {
+    if path == "/" {
+        return Some(Route::Page);
+    }
     if let Some(digest) = path.strip_prefix("/v1/receipts/") {
         return (!digest.is_empty() && !digest.contains('/')).then_some(Route::Receipt(digest));
     }
@@ -47,7 +52,7 @@ fn route(path: &str) -> Option<Route<'_>> {
 
 fn allowed_method(route: &Route<'_>) -> &'static str {
     match route {
-        Route::Deferral(_) | Route::Receipt(_) => "GET",
+        Route::Page | Route::Deferral(_) | Route::Receipt(_) => "GET",
         Route::Deferrals | Route::Action(..) => "POST",
     }
 }
@@ -140,6 +145,7 @@ impl Body {
 /// Handles one admitted request with its body.
 pub fn handle(store: &dyn Store, policy: &Policy, request: &Request) -> Response {
     let result = match route(&request.path) {
+        Some(Route::Page) => crate::html::store_page(store, now_ms()).map(Response::html),
         Some(Route::Deferrals) => record(store, policy, &request.body),
         Some(Route::Deferral(id)) => coordinator::load(store, id)
             .map(|d| Response::json(200, with_run(store, &d).to_string())),
@@ -287,8 +293,10 @@ mod tests {
         assert!(check_route("POST", "/v1/deferrals/d1/claim").is_none());
         assert_eq!(check_route("GET", "/v1/deferrals").unwrap().status, 405);
         assert_eq!(check_route("POST", "/v1/deferrals/d1").unwrap().status, 405);
+        assert!(check_route("GET", "/").is_none(), "the status page");
+        assert_eq!(check_route("POST", "/").unwrap().status, 405);
         for path in [
-            "/",
+            "/index.html",
             "/v1",
             "/v1/deferrals/",
             "/v1/deferrals/d1/x",

@@ -34,6 +34,8 @@ pub struct Script {
     pub answer_204: bool,
     /// The dispatch is refused with a 422 naming `return_run_details` first.
     pub refuse_run_details: bool,
+    /// The run's title, instead of the `run-name` of docs/examples/resume.yml.
+    pub display_title: Option<String>,
 }
 
 impl Default for Script {
@@ -46,6 +48,7 @@ impl Default for Script {
             artifact_zip: None,
             answer_204: false,
             refuse_run_details: false,
+            display_title: None,
         }
     }
 }
@@ -522,11 +525,13 @@ fn api_answer(state: &mut State, request: &Request, api: &str, blob: &str) -> An
         state.next_id += 1;
         let run_id = state.next_id;
         let inputs = &body["inputs"];
-        let title = format!(
-            "Resume {} #{}",
-            inputs["deferral_id"].as_str().unwrap_or_default(),
-            inputs["attempt"].as_str().unwrap_or_default()
-        );
+        let title = script.display_title.clone().unwrap_or_else(|| {
+            format!(
+                "Resume {} #{}",
+                inputs["deferral_id"].as_str().unwrap_or_default(),
+                inputs["attempt"].as_str().unwrap_or_default()
+            )
+        });
         state.runs.push(Run {
             id: run_id,
             event: "workflow_dispatch",

@@ -7,6 +7,8 @@ script only documents how each was made so a case can be changed in one place.
 cases.json lists every file with the expected verdict of the contract (valid, or the error code
 and JSON path) and the verdict a JSON Schema validator gives ("schema": "valid"/"invalid").
 They differ only for rules a JSON Schema cannot express; "schema_cannot_see" says which.
+The exact "message" of each refusal is recorded by the Rust core, after this script:
+DEFERRAL_WRITE_VECTORS=1 cargo test -p deferral-core --test receipt_vectors write_messages
 """
 import json, os, shutil
 

@@ -1,9 +1,10 @@
 //! The PostgreSQL side of [`LoopStore`]: the GitHub loop's tables (see `store::github`).
 
-use super::super::github::{receipt_digest, ArtifactRef, Link, LoopStore, RunRecord};
+use super::super::github::{
+    receipt_digest, ArtifactRef, Link, LoopStore, RunRecord, SUBMITTED_KIND,
+};
 use super::super::{Deferral, NewDeferral, NewReceipt, StoreError};
 use super::{backend, select_with, to_i64, to_u32, to_u64, PostgresStore};
-use crate::coordinator::KIND_SUBMITTED;
 use postgres::error::SqlState;
 use postgres::{GenericClient, Row, Transaction};
 
@@ -67,7 +68,7 @@ pub(super) fn register_new(tx: &mut Transaction, new: &NewDeferral) -> Result<()
             continue;
         };
         // A submitted receipt must be new; the forms the host issues are indexed as found.
-        let sql = if receipt.kind == KIND_SUBMITTED {
+        let sql = if receipt.kind == SUBMITTED_KIND {
             "INSERT INTO receipt_keys (digest, deferral_id) VALUES ($1, $2)"
         } else {
             "INSERT INTO receipt_keys (digest, deferral_id) VALUES ($1, $2) ON CONFLICT DO NOTHING"

@@ -1,9 +1,10 @@
 //! The SQLite side of [`LoopStore`]: the GitHub loop's tables (see `store::github`).
 
-use super::super::github::{receipt_digest, ArtifactRef, Link, LoopStore, RunRecord};
+use super::super::github::{
+    receipt_digest, ArtifactRef, Link, LoopStore, RunRecord, SUBMITTED_KIND,
+};
 use super::super::{Deferral, NewDeferral, NewReceipt, StoreError};
 use super::{backend, get_u64, select_with, to_i64, SqliteStore};
-use crate::coordinator::KIND_SUBMITTED;
 use rusqlite::{params, Connection, OptionalExtension};
 
 /// The migration that adds the loop's tables (the last entry of `MIGRATIONS`).
@@ -66,7 +67,7 @@ pub(super) fn register_new(conn: &Connection, new: &NewDeferral) -> Result<(), S
             continue;
         };
         // A submitted receipt must be new; the forms the host issues are indexed as found.
-        let sql = if receipt.kind == KIND_SUBMITTED {
+        let sql = if receipt.kind == SUBMITTED_KIND {
             "INSERT INTO receipt_keys (digest, deferral_id) VALUES (?1, ?2)"
         } else {
             "INSERT OR IGNORE INTO receipt_keys (digest, deferral_id) VALUES (?1, ?2)"

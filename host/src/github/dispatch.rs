@@ -4,9 +4,9 @@
 //! GitHub answers 200 with `{"workflow_run_id", "run_url", "html_url"}`; a server without that
 //! feature answers 204 (the run is then found by its `display_title`, see `github::follow`).
 //! A 400/422 whose message names `return_run_details` is sent once more without it.
-//! The token goes only into the `Authorization` header (see `github::client`).
+//! The token goes only into the `Authorization` header (see [`super::client`]).
 
-use crate::github::client::{CallError, GithubClient};
+use super::client::{CallError, GithubClient};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunRef {

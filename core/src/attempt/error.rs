@@ -1,0 +1,165 @@
+//! Why an attempt stopped before (or instead of) a decision: one variant per code, one message
+//! template per variant, one exit class per variant. [`AttemptError::CODES`] lists every code,
+//! for tests that walk them.
+
+use crate::exit::Exit;
+use std::fmt;
+
+/// A coded stop of an attempt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AttemptError {
+    /// A duration input does not parse (`resume-buffer`, `resume-window`, `resume-jitter`).
+    InvalidDuration { input: &'static str },
+    /// A reserve input is neither a count nor a percentage.
+    InvalidReserve { input: &'static str },
+    /// `fresh-approval`, `approval` or `on-deferral` is not one of its words.
+    InvalidChoice {
+        input: &'static str,
+        allowed: &'static str,
+    },
+    /// The plan is not a JSON object.
+    InvalidPlan { detail: String },
+    /// The scope or request has no canonical form.
+    InvalidBinding { input: &'static str, detail: String },
+    /// A file the shell was told to read was not given.
+    MissingFile { input: &'static str },
+    /// The command needs an input that is absent.
+    MissingInput { input: &'static str },
+    /// No token, and no saved rate state.
+    MissingToken,
+    /// `coordinator-url` is not http(s).
+    InvalidCoordinatorUrl,
+    /// `coordinator-url` without `coordinator-token`.
+    MissingCoordinatorToken,
+    /// `coordinator-url` without `coordinator-launch`.
+    MissingCoordinatorLaunch,
+    /// The durable port did not retain the receipt.
+    CoordinatorFailed { detail: String },
+    /// The durable port answered something unusable.
+    InvalidCoordinatorAnswer { detail: &'static str },
+    /// The one request did not get an answer.
+    Transport { detail: String },
+    /// The attempt input itself has the wrong shape (a shell bug).
+    InvalidAttempt { detail: String },
+}
+
+impl AttemptError {
+    /// Every code this type answers.
+    pub const CODES: [&'static str; 18] = [
+        "invalid-duration",
+        "invalid-reserve",
+        "invalid-fresh-approval",
+        "invalid-approval",
+        "invalid-on-deferral",
+        "invalid-plan",
+        "invalid-scope",
+        "invalid-request",
+        "missing-file",
+        "missing-argument",
+        "missing-token",
+        "invalid-coordinator-url",
+        "missing-coordinator-token",
+        "missing-coordinator-launch",
+        "coordinator-failed",
+        "invalid-coordinator-answer",
+        "transport-error",
+        "invalid-attempt",
+    ];
+
+    /// Stable machine code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            AttemptError::InvalidDuration { .. } => "invalid-duration",
+            AttemptError::InvalidReserve { .. } => "invalid-reserve",
+            AttemptError::InvalidChoice { input, .. } => match *input {
+                "fresh-approval" => "invalid-fresh-approval",
+                "approval" => "invalid-approval",
+                _ => "invalid-on-deferral",
+            },
+            AttemptError::InvalidPlan { .. } => "invalid-plan",
+            AttemptError::InvalidBinding { input, .. } => {
+                if *input == "scope" {
+                    "invalid-scope"
+                } else {
+                    "invalid-request"
+                }
+            }
+            AttemptError::MissingFile { .. } => "missing-file",
+            AttemptError::MissingInput { .. } => "missing-argument",
+            AttemptError::MissingToken => "missing-token",
+            AttemptError::InvalidCoordinatorUrl => "invalid-coordinator-url",
+            AttemptError::MissingCoordinatorToken => "missing-coordinator-token",
+            AttemptError::MissingCoordinatorLaunch => "missing-coordinator-launch",
+            AttemptError::CoordinatorFailed { .. } => "coordinator-failed",
+            AttemptError::InvalidCoordinatorAnswer { .. } => "invalid-coordinator-answer",
+            AttemptError::Transport { .. } => "transport-error",
+            AttemptError::InvalidAttempt { .. } => "invalid-attempt",
+        }
+    }
+
+    /// The exit class the attempt ends with.
+    pub fn exit(&self) -> Exit {
+        match self {
+            AttemptError::MissingToken => Exit::Auth,
+            AttemptError::CoordinatorFailed { .. }
+            | AttemptError::InvalidCoordinatorAnswer { .. }
+            | AttemptError::Transport { .. } => Exit::Provider,
+            _ => Exit::Invalid,
+        }
+    }
+}
+
+impl fmt::Display for AttemptError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AttemptError::InvalidDuration { input } => {
+                write!(f, "{input} must be a duration like 60, 90s, 15m or 6h")
+            }
+            AttemptError::InvalidReserve { input } => write!(
+                f,
+                "{input} must be a count like 500 or a percentage of the limit like 10%"
+            ),
+            AttemptError::InvalidChoice { input, allowed } => {
+                write!(f, "{input} must be {allowed}")
+            }
+            AttemptError::InvalidPlan { detail } => write!(f, "the plan is not valid: {detail}"),
+            AttemptError::InvalidBinding { input, detail } => {
+                write!(f, "the {input} is not valid: {detail}")
+            }
+            AttemptError::MissingFile { input } => {
+                write!(f, "the {input} file was not read (a shell bug)")
+            }
+            AttemptError::MissingInput { input } => {
+                write!(f, "give the {input} as a file path, or - for standard input")
+            }
+            AttemptError::MissingToken => f.write_str(
+                "no token: the CLI reads GITHUB_TOKEN or GH_TOKEN (or decides offline with --rate-state FILE); the Action's token input is empty (its default is github.token)",
+            ),
+            AttemptError::InvalidCoordinatorUrl => f.write_str(
+                "coordinator-url must be an http:// or https:// URL of deferral-host serve",
+            ),
+            AttemptError::MissingCoordinatorToken => f.write_str(
+                "coordinator-url needs coordinator-token (the serve bearer token, from a secret)",
+            ),
+            AttemptError::MissingCoordinatorLaunch => f.write_str(
+                "coordinator-url needs coordinator-launch, e.g. workflow-dispatch:OWNER/REPO/WORKFLOW@REF",
+            ),
+            AttemptError::CoordinatorFailed { detail } => write!(
+                f,
+                "the durable port did not retain the receipt ({detail}); the handoff receipt is kept at receipt-path"
+            ),
+            AttemptError::InvalidCoordinatorAnswer { detail } => write!(
+                f,
+                "the durable port answered {detail}; the handoff receipt is kept at receipt-path"
+            ),
+            AttemptError::Transport { detail } => {
+                write!(f, "cannot reach the GitHub API: {detail}")
+            }
+            AttemptError::InvalidAttempt { detail } => {
+                write!(f, "the attempt input is not valid: {detail}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for AttemptError {}
