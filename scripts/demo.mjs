@@ -3,7 +3,8 @@
 // writes with 120 requests left. The gate (the Action, as a runner starts it) stops before the
 // first write and leaves a receipt; deferral-host records it on an embedded SQLite store, wakes
 // when it is due and launches a fresh process; that process runs the resume preflight, then does
-// the 200 writes against a loopback stand-in for GitHub. Each step prints one numbered line;
+// the 200 writes against a loopback stand-in for GitHub. A second act plays the same loop with
+// GitHub Actions as the runner (scripts/demo/act-two.mjs). Each step prints one numbered line;
 // the demo exits non-zero if any step does not behave as it says.
 // Usage: npm run demo [-- --keep]   (--keep leaves the demo's files in place and says where)
 import { spawn, spawnSync } from 'node:child_process';
@@ -13,6 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { runAction } from './demo/runner.mjs';
+import { actTwo } from './demo/act-two.mjs';
 
 const root = join(fileURLToPath(import.meta.url), '..', '..');
 const keep = process.argv.includes('--keep');
@@ -25,6 +27,7 @@ const work = mkdtempSync(join(tmpdir(), 'deferral-demo-'));
 const host = join(process.env.CARGO_TARGET_DIR ?? join(root, 'target'), 'debug', 'deferral-host');
 const store = `sqlite:${join(work, 'host.db')}`;
 let standIn;
+const children = [];
 let stepNo = 0;
 
 const WIDTH = 100;
@@ -213,6 +216,8 @@ exec '${process.execPath}' '${join(root, 'scripts/demo/label-issues.mjs')}' ${WR
   say(`What this saved: sleeping in-process until the reset would have held a billed runner for up to an hour`
     + ` (often past the job timeout); failing half-way would have labelled ${LEFT} issues and left ${WRITES - LEFT} undone.`
     + ` Here nothing was written until the quota was back, then all ${WRITES} in one fresh run.`);
+
+  await actTwo({ root, work, host, say, more, expect, children, scenario: { left: LEFT, writes: WRITES, plan, scope } });
 }
 
 main().then(
@@ -223,6 +228,7 @@ main().then(
   },
 ).finally(() => {
   standIn?.kill('SIGTERM');
+  for (const child of children) child.kill('SIGTERM');
   if (keep) console.log(`(--keep: the demo's files are in ${work})`);
   else rmSync(work, { recursive: true, force: true });
 });

@@ -41,8 +41,14 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 fn bench_record(dir: &Path, count: usize) -> serde_json::Value {
     let path = dir.join("record.db");
     let store = SqliteStore::open(&path, IntegrityCheck::Full).unwrap();
-    let receipts: Vec<String> = (0..count)
-        .map(|_| handoff(now_ms(), 60_000, HOUR).to_json())
+    // Distinct receipts (recording is idempotent by receipt digest): issued a millisecond apart.
+    let now = now_ms();
+    let receipts: Vec<String> = (0..count as u64)
+        .map(|i| {
+            let mut receipt = handoff(now, 60_000, HOUR);
+            receipt.issued_at_ms -= i;
+            receipt.to_json()
+        })
         .collect();
     let start = Instant::now();
     for text in &receipts {
@@ -115,6 +121,8 @@ fn bench_due(dir: &Path, stored: usize) -> serde_json::Value {
         ids: Vec::new(),
         limit: 1000,
         http_timeout: Duration::from_secs(30),
+        github: None,
+        max_chain: 50,
     };
     let mut due_times = Vec::new();
     let mut plan_times = Vec::new();

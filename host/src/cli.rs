@@ -4,10 +4,14 @@
 use crate::clock::{iso8601, now_ms, parse_duration};
 use crate::coordinator::{self, Reported};
 use crate::error::{HostError, EXIT_OK};
+use crate::github::options::{GithubArgs, GithubEnv};
 use crate::human_time::relative;
-use crate::store::{AttemptStatus, Deferral, IntegrityCheck, ListQuery, Store, StoreUrl};
+use crate::store::{
+    AttemptStatus, Deferral, IntegrityCheck, ListQuery, RecordKeys, Store, StoreUrl,
+};
 use crate::tick::{self, TickOptions};
 pub use crate::view::deferral_json;
+use crate::view::deferral_with_run as with_run;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use deferral_core::lifecycle::{State, DEFAULT_MAX_REENTRIES};
 use serde_json::{json, Value};
@@ -81,6 +85,32 @@ enum Command {
     Resolve(ResolveArgs),
     /// Serve the durable port: an HTTP JSON API to record, inspect, cancel, claim and report.
     Serve(ServeArgs),
+    /// Ingest a repository's deferred-receipt artifacts (one pass, for cron), each once.
+    Watch(WatchArgs),
+}
+
+#[derive(Args, Debug)]
+#[command(
+    after_help = "Needs GITHUB_TOKEN (actions: read) or a GitHub App; GITHUB_API_URL for GitHub Enterprise Server.\n\nExample (cron):\n  deferral-host --store sqlite:/var/lib/deferral/host.db watch octo/app \\\n    --launch workflow-dispatch:octo/app/resume.yml@main && deferral-host --store sqlite:/var/lib/deferral/host.db tick"
+)]
+struct WatchArgs {
+    /// The repository whose artifacts to ingest.
+    #[arg(value_name = "OWNER/REPO")]
+    repo: String,
+    /// Launch target of the deferrals it records.
+    #[arg(long, value_name = "TARGET")]
+    launch: String,
+    /// Artifact name the deferring runs upload their receipt under.
+    #[arg(long, default_value = crate::github::DEFAULT_ARTIFACT, value_name = "NAME")]
+    artifact: String,
+    /// Fresh-process launches allowed before a still-deferred deferral is blocked.
+    #[arg(long, default_value_t = DEFAULT_MAX_REENTRIES)]
+    max_reentries: u32,
+    /// Timeout of each GitHub request.
+    #[arg(long, default_value = "30s", value_parser = parse_duration)]
+    http_timeout: std::time::Duration,
+    #[command(flatten)]
+    github: GithubArgs,
 }
 
 #[derive(Args, Debug)]
@@ -95,6 +125,9 @@ struct RecordArgs {
     /// Fresh-process launches allowed before a still-deferred deferral is blocked.
     #[arg(long, default_value_t = DEFAULT_MAX_REENTRIES)]
     max_reentries: u32,
+    /// Artifact name the resume runs upload a new receipt under (followed by `tick`).
+    #[arg(long, value_name = "NAME")]
+    artifact: Option<String>,
     /// The receipt file, or `-` for stdin.
     #[arg(value_name = "RECEIPT_FILE|-")]
     receipt: String,
@@ -149,6 +182,11 @@ struct TickArgs {
     /// At most this many deferrals of each kind of work per tick.
     #[arg(long, default_value_t = 1000)]
     limit: usize,
+    /// Successors a chain of progress may have before it is blocked (`chain-limit`).
+    #[arg(long, default_value_t = coordinator::DEFAULT_MAX_CHAIN)]
+    max_chain: u32,
+    #[command(flatten)]
+    github: GithubArgs,
     /// No progress lines or summary on stderr (the JSON report on stdout stays).
     #[arg(long, short)]
     quiet: bool,
@@ -200,7 +238,10 @@ every request must send `Authorization: Bearer TOKEN`. Bodies are JSON, at most 
 
 Endpoints:
   POST /v1/deferrals                {\"receipt\",\"launch\",\"max_reentries\"?}  201 {\"id\",\"receipt\",\"cancellation_handle\"}
+                                    200 {\"id\",\"already_recorded\":true,\"state\"} when recorded before
+  GET  /                            200 the status page (HTML, as `status --html` writes it)
   GET  /v1/deferrals/ID             200 the deferral as `status --json ID` prints it
+  GET  /v1/receipts/DIGEST          200 the same, found by a receipt's digest (recorded or issued)
   POST /v1/deferrals/ID/cancel      {\"handle\"}                                 200 {\"id\",\"state\",\"cause\"}
   POST /v1/deferrals/ID/claim       {\"wakeup_handle\"}                          200 {\"id\",\"state\",\"attempt\",...,\"receipt\"}
   POST /v1/deferrals/ID/outcome     {\"attempt\",\"outcome\",\"handle\",\"receipt\"?}  200 {\"id\",\"state\",\"cause\"[,\"receipt\"]}
@@ -350,8 +391,28 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
             let text = read_input(&args.receipt)?;
             deferral_core::receipt::validate(&text)?;
             let store = open_store(cli)?;
-            let rec =
-                coordinator::record(&*store, &text, &args.launch, args.max_reentries, now_ms())?;
+            let keys = RecordKeys {
+                artifact_name: args.artifact.clone(),
+                ..RecordKeys::default()
+            };
+            let recording = coordinator::record_with(
+                &*store,
+                &text,
+                &args.launch,
+                args.max_reentries,
+                keys,
+                now_ms(),
+            )?;
+            let rec = match recording {
+                coordinator::Recording::New(rec) => rec,
+                coordinator::Recording::Existing(d) => {
+                    out!(
+                        "{}",
+                        json!({"id": d.id, "already_recorded": true, "state": d.state.as_str()})
+                    );
+                    return Ok(());
+                }
+            };
             // Written by hand so the receipt keeps the contract's field order.
             out!(
                 "{{\"id\":{},\"receipt\":{},\"cancellation_handle\":{}}}",
@@ -389,13 +450,20 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                     json!({"html": path.display().to_string(), "bytes": page.len(), "deferrals": rows.len()})
                 );
             } else if args.json {
-                let list: Vec<Value> = rows.iter().map(deferral_json).collect();
+                let list: Vec<Value> = rows.iter().map(|d| with_run(&*store, d)).collect();
                 match &args.id {
                     Some(_) => out!("{}", list[0]),
                     None => out!("{}", json!({ "deferrals": list })),
                 }
             } else {
-                print!("{}", status_table(&rows, now_ms()));
+                let mut text = status_table(&rows, now_ms());
+                // The workflow run of each current attempt that has one, below the table.
+                for d in &rows {
+                    if let Some(url) = run_url(&*store, d) {
+                        text.push_str(&format!("run of {}: {}\n", d.id, printable(&url)));
+                    }
+                }
+                print!("{text}");
             }
             Ok(())
         }
@@ -422,10 +490,15 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                     .collect();
                 out!(
                     "{}",
-                    json!({"deferral": deferral_json(&d), "receipts": receipts, "events": events})
+                    json!({"deferral": with_run(&*store, &d), "receipts": receipts, "events": events})
                 );
             } else {
-                print!("{}", show_text(&d, &receipts, &events));
+                let mut text = show_text(&d, &receipts, &events, now_ms());
+                if let Some(url) = run_url(&*store, &d) {
+                    let url = printable(&url);
+                    text = text.replacen("\nfence ", &format!("\nrun           {url}\nfence "), 1);
+                }
+                print!("{text}");
             }
             Ok(())
         }
@@ -440,12 +513,15 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
         }
         Command::Tick(args) => {
             let store = open_store(cli)?;
+            let github = args.github.client(github_env(), args.http_timeout)?;
             let options = TickOptions {
                 dry_run: args.dry_run,
                 lease_timeout: args.lease_timeout,
                 ids: args.ids.clone(),
                 limit: args.limit,
                 http_timeout: args.http_timeout,
+                github: if args.dry_run { None } else { github },
+                max_chain: args.max_chain,
             };
             let mut progress =
                 crate::progress::TickProgress::new(std::io::stderr().is_terminal(), args.quiet);
@@ -509,6 +585,29 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                 },
             })
         }
+        Command::Watch(args) => {
+            crate::launch::Target::parse(&args.launch)?;
+            let client = args
+                .github
+                .client(github_env(), args.http_timeout)?
+                .ok_or_else(|| {
+                    HostError::invalid(
+                        "no-github-credentials",
+                        "watch needs GITHUB_TOKEN or --github-app-id with --github-app-key",
+                    )
+                })?;
+            let store = open_store(cli)?;
+            let options = crate::github::watch::WatchOptions {
+                repo: args.repo.clone(),
+                launch: args.launch.clone(),
+                artifact_name: args.artifact.clone(),
+                max_reentries: args.max_reentries,
+            };
+            let answer = crate::github::watch::watch(&*store, &client, &options, &now_ms)
+                .map_err(|e| HostError::provider(e.code(), e.message()))?;
+            out!("{answer}");
+            Ok(())
+        }
         Command::Resolve(args) => {
             let store = open_store(cli)?;
             let d =
@@ -520,6 +619,20 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
             Ok(())
         }
     }
+}
+
+/// The GitHub token, API URL and proxy: the only environment the GitHub client reads.
+fn github_env() -> GithubEnv {
+    GithubEnv {
+        token: std::env::var("GITHUB_TOKEN").ok(),
+        api_url: std::env::var("GITHUB_API_URL").ok(),
+        proxy: crate::github::client::proxy_from_env(),
+    }
+}
+
+/// The page of the current attempt's workflow run, when it has one.
+fn run_url(store: &dyn Store, d: &Deferral) -> Option<String> {
+    store.run_of(&d.id, d.reentries).ok().flatten()?.html_url
 }
 
 /// Text from the store as it may be printed to a terminal: every control character (escape
@@ -608,6 +721,7 @@ fn show_text(
     d: &Deferral,
     receipts: &[crate::store::StoredReceipt],
     events: &[crate::store::EventRecord],
+    now: u64,
 ) -> String {
     let mut out = String::new();
     let field = |out: &mut String, name: &str, value: String| {
@@ -627,6 +741,7 @@ fn show_text(
                 .unwrap_or_default()
         ),
     );
+    field(&mut out, "due", due_text(d, now));
     field(&mut out, "reason", d.reason.clone());
     field(&mut out, "resume-after", iso8601(d.resume_after_ms));
     field(&mut out, "resume-by", iso8601(d.resume_by_ms));

@@ -7,15 +7,16 @@
 use crate::error::HostError;
 use crate::handle::{handle_digest, handle_matches, new_deferral_id, new_handle};
 use crate::launch::Target;
+use crate::store::github::receipt_digest;
 use crate::store::{
-    AttemptStatus, Change, Deferral, Lease, NewDeferral, NewReceipt, Store, StoreError, Update,
-    Window,
+    AttemptStatus, Change, Deferral, Lease, NewDeferral, NewReceipt, RecordKeys, Store, StoreError,
+    Update, Window,
 };
 use deferral_core::lifecycle::{transition, Cause, Event, Position, State};
 use deferral_core::receipt::{validate, validate_str, Receipt};
 
 /// Receipt kinds in the append-only receipts table.
-pub const KIND_SUBMITTED: &str = "submitted";
+pub const KIND_SUBMITTED: &str = crate::store::github::SUBMITTED_KIND;
 pub const KIND_RETAINED: &str = "retained";
 pub const KIND_CLAIMED: &str = "claimed";
 
@@ -82,6 +83,28 @@ fn planned(
     ))
 }
 
+/// Like [`apply`], with the event's cause named by the caller (`chain-limit`, `run-failure`,
+/// `artifact-expired`, ...). The lifecycle still decides whether the change is allowed and
+/// what state it leads to.
+pub fn apply_caused(
+    store: &dyn Store,
+    deferral: &Deferral,
+    event: Event,
+    cause: &str,
+    mut effects: Effects,
+    now_ms: u64,
+) -> Result<Deferral, HostError> {
+    let step = transition(position(deferral), event)?;
+    if step.to.state.is_terminal() {
+        effects.lease = Change::Clear;
+        effects.attempt_status = Change::Clear;
+        effects.wakeup_digest = Change::Clear;
+    }
+    let target = (step.to.state, step.to.reentries);
+    let update = update_of(deferral, target, event.as_str(), cause, effects, now_ms);
+    Ok(store.update(&deferral.id, &update)?)
+}
+
 /// Records something about the current attempt that is not a state change (a dispatch was
 /// accepted, its result is unknown, an operator resolved it). Still a compare-and-set.
 pub fn note(
@@ -142,7 +165,17 @@ pub struct Recorded {
     pub cancellation_handle: String,
 }
 
-/// Validates a handoff receipt and records it as a new deferral owned by this host.
+/// What `record_with` did: recorded a new deferral, or found the receipt (or artifact)
+/// recorded already.
+#[derive(Debug, Clone)]
+pub enum Recording {
+    New(Recorded),
+    Existing(Deferral),
+}
+
+/// Validates a handoff receipt and records it as a new deferral owned by this host; a
+/// receipt or artifact recorded already is an error (`already-recorded`). Entries that answer
+/// the existing deferral instead use [`record_with`].
 pub fn record(
     store: &dyn Store,
     text: &[u8],
@@ -150,18 +183,71 @@ pub fn record(
     max_reentries: u32,
     now_ms: u64,
 ) -> Result<Recorded, HostError> {
+    match record_with(
+        store,
+        text,
+        launch,
+        max_reentries,
+        RecordKeys::default(),
+        now_ms,
+    )? {
+        Recording::New(recorded) => Ok(recorded),
+        Recording::Existing(d) => Err(HostError::refused(
+            "already-recorded",
+            format!("this receipt is recorded already as deferral {}", d.id),
+        )),
+    }
+}
+
+/// The deferral that holds this receipt (by its digest) or this artifact, if any.
+pub fn find_recorded(
+    store: &dyn Store,
+    text: &str,
+    keys: &RecordKeys,
+) -> Result<Option<Deferral>, HostError> {
+    let by_digest = match receipt_digest(text) {
+        Some(digest) => store.find_by_receipt_digest(&digest)?,
+        None => None,
+    };
+    let by_artifact = match (&by_digest, &keys.artifact) {
+        (None, Some(artifact)) => store.find_by_artifact(artifact.artifact_id)?,
+        _ => None,
+    };
+    match by_digest.or(by_artifact) {
+        Some(id) => Ok(store.get(&id)?),
+        None => Ok(None),
+    }
+}
+
+/// Records a handoff receipt once: the same receipt (by its digest) or the same artifact
+/// answers the deferral that has it, whichever entry (`record`, `serve`, `watch`, a followed
+/// run) brings it, even when two entries race.
+pub fn record_with(
+    store: &dyn Store,
+    text: &[u8],
+    launch: &str,
+    max_reentries: u32,
+    keys: RecordKeys,
+    now_ms: u64,
+) -> Result<Recording, HostError> {
     let receipt = validate(text)?;
+    let submitted = String::from_utf8(text.to_vec())
+        .map_err(|_| HostError::invalid("malformed-json", "the receipt is not UTF-8"))?;
     if receipt.is_retained() {
         return Err(HostError::invalid(
             "already-retained",
             "the receipt is already retained by a durable host; record the handoff receipt the gate emitted",
         ));
     }
+    // A closed window is refused even when the receipt was recorded before: nothing to wake.
     if receipt.resume_by_ms < now_ms {
         return Err(HostError::invalid(
             "expired",
             "the receipt's resume_by_ms has passed; nothing to wake",
         ));
+    }
+    if let Some(existing) = find_recorded(store, &submitted, &keys)? {
+        return Ok(Recording::Existing(existing));
     }
     Target::parse(launch)?;
     let step = transition(Position::new(max_reentries), Event::Record)?;
@@ -170,8 +256,6 @@ pub fn record(
     let cancellation_digest = handle_digest(&cancellation_handle);
     let wakeup_digest = handle_digest(&new_handle());
     let retained = receipt.retain(&wakeup_digest, &cancellation_digest)?;
-    let submitted = String::from_utf8(text.to_vec())
-        .map_err(|_| HostError::invalid("malformed-json", "the receipt is not UTF-8"))?;
     let new = NewDeferral {
         id: new_deferral_id(),
         state: step.to.state,
@@ -185,7 +269,7 @@ pub fn record(
         receipts: vec![
             NewReceipt {
                 kind: KIND_SUBMITTED.into(),
-                text: submitted,
+                text: submitted.clone(),
             },
             NewReceipt {
                 kind: KIND_RETAINED.into(),
@@ -193,13 +277,24 @@ pub fn record(
             },
         ],
         at_ms: now_ms,
+        keys: keys.clone(),
     };
-    let deferral = store.insert(&new)?;
-    Ok(Recorded {
+    let deferral = match store.insert(&new) {
+        Ok(deferral) => deferral,
+        // Another entry recorded the same receipt or artifact between our look-up and insert.
+        Err(StoreError::Duplicate(id)) => {
+            return match find_recorded(store, &submitted, &keys)? {
+                Some(existing) => Ok(Recording::Existing(existing)),
+                None => Err(StoreError::Duplicate(id).into()),
+            }
+        }
+        Err(err) => return Err(err.into()),
+    };
+    Ok(Recording::New(Recorded {
         deferral,
         receipt: retained,
         cancellation_handle,
-    })
+    }))
 }
 
 /// Loads a deferral or fails with `not-found` (exit 2).
@@ -398,7 +493,8 @@ pub enum Outcome {
     },
 }
 
-/// Checks a new receipt from a launch against the current one: valid, same bindings.
+/// Checks a new receipt from a launch against the current one: valid, and the same scope
+/// (the same bindings: deferred again; the same scope with another plan or request: progress).
 pub fn check_new_receipt(
     store: &dyn Store,
     deferral: &Deferral,
@@ -406,7 +502,7 @@ pub fn check_new_receipt(
 ) -> Result<Receipt, HostError> {
     let new = validate_str(text)?;
     let current = validate_str(&store.current_receipt(&deferral.id)?.text)?;
-    if new.bindings != current.bindings {
+    if new.bindings.scope_digest != current.bindings.scope_digest {
         let field = if new.bindings.scope_digest != current.bindings.scope_digest {
             "scope_digest"
         } else if new.bindings.request_digest != current.bindings.request_digest {
@@ -426,12 +522,98 @@ pub fn check_new_receipt(
     Ok(new)
 }
 
+/// How many successors a chain may have before the next progress blocks (`chain-limit`).
+pub const DEFAULT_MAX_CHAIN: u32 = 50;
+
 /// Writes the outcome of the launch that claimed `deferral` (as returned by `claim`).
 /// An invalid or mismatched new receipt blocks the deferral instead of deferring it.
 pub fn finish(
     store: &dyn Store,
     deferral: &Deferral,
     outcome: Outcome,
+    now_ms: u64,
+) -> Result<Deferral, HostError> {
+    finish_chained(store, deferral, outcome, DEFAULT_MAX_CHAIN, now_ms)
+}
+
+/// Progress: the run did its part and deferred the next part of the same work (same scope,
+/// another plan or request). The new receipt becomes a successor deferral with a fresh
+/// re-entry count (recorded first, once, by its digest), then this one completes. A chain
+/// longer than `max_chain` blocks instead (`chain-limit`).
+fn progress(
+    store: &dyn Store,
+    deferral: &Deferral,
+    new: &Receipt,
+    max_chain: u32,
+    detail: Option<String>,
+    now_ms: u64,
+) -> Result<Deferral, HostError> {
+    let clear = |detail: String| Effects {
+        detail: Some(detail),
+        lease: Change::Clear,
+        attempt_status: Change::Clear,
+        ..Effects::default()
+    };
+    let chain = store.link(&deferral.id)?.chain;
+    if chain >= max_chain {
+        let why = format!("progress beyond the chain limit of {max_chain} successors");
+        return apply_caused(
+            store,
+            deferral,
+            Event::Block,
+            "chain-limit",
+            clear(why),
+            now_ms,
+        );
+    }
+    let keys = RecordKeys {
+        predecessor: Some(deferral.id.clone()),
+        artifact_name: store.artifact_name(&deferral.id)?,
+        ..RecordKeys::default()
+    };
+    let handoff = new.as_handoff().to_json();
+    let successor = match record_with(
+        store,
+        handoff.as_bytes(),
+        &deferral.launch,
+        deferral.max_reentries,
+        keys,
+        now_ms,
+    ) {
+        Ok(Recording::New(rec)) => rec.deferral.id,
+        Ok(Recording::Existing(d)) => d.id,
+        Err(err) => {
+            let why = format!("successor refused: {}: {}", err.code, err.message);
+            return apply_caused(
+                store,
+                deferral,
+                Event::Block,
+                "successor-refused",
+                clear(why),
+                now_ms,
+            );
+        }
+    };
+    let why = match detail {
+        Some(detail) => format!("progress: successor {successor} ({detail})"),
+        None => format!("progress: successor {successor}"),
+    };
+    apply_caused(
+        store,
+        deferral,
+        Event::Complete,
+        "progress",
+        clear(why),
+        now_ms,
+    )
+}
+
+/// [`finish`] with the chain bound given.
+pub fn finish_chained(
+    store: &dyn Store,
+    deferral: &Deferral,
+    outcome: Outcome,
+    max_chain: u32,
     now_ms: u64,
 ) -> Result<Deferral, HostError> {
     let clear = |detail: Option<String>| Effects {
@@ -470,6 +652,10 @@ pub fn finish(
                     return apply(store, deferral, Event::Block, effects, now_ms);
                 }
             };
+            let current = validate_str(&store.current_receipt(&deferral.id)?.text)?;
+            if new.bindings != current.bindings {
+                return progress(store, deferral, &new, max_chain, detail, now_ms);
+            }
             // Re-retained: a fresh wake-up digest, the deferral's own cancellation digest, so
             // the operator's cancellation handle stays valid for the deferral's whole life.
             let wakeup_digest = handle_digest(&new_handle());

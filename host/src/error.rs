@@ -11,6 +11,8 @@ use std::fmt;
 pub const EXIT_OK: u8 = 0;
 pub const EXIT_FAILURE: u8 = 1;
 pub const EXIT_INVALID: u8 = 2;
+/// A provider (GitHub) or transport failure: `watch` when GitHub does not answer usably.
+pub const EXIT_PROVIDER: u8 = 4;
 pub const EXIT_REFUSED: u8 = 5;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,6 +42,11 @@ impl HostError {
     /// A refused operation: exit 5.
     pub fn refused(code: &str, message: impl Into<String>) -> HostError {
         HostError::new(code, message, EXIT_REFUSED)
+    }
+
+    /// A provider or transport failure: exit 4.
+    pub fn provider(code: &str, message: impl Into<String>) -> HostError {
+        HostError::new(code, message, EXIT_PROVIDER)
     }
 
     /// A store or internal failure: exit 1.

@@ -5,11 +5,13 @@
 //!   the SQLite and PostgreSQL backends, and the conformance suite every backend must pass.
 //! * [`coordinator`]: each change as the core lifecycle's `transition` plus one store write.
 //! * [`tick`]: one ticker pass: expire, recover stale leases, launch what is due.
-//! * [`launch`]: `exec:` and `workflow-dispatch:` launch targets and a small HTTP client.
+//! * [`launch`]: `exec:` and `workflow-dispatch:` launch targets.
+//! * [`github`]: the GitHub client (ureq), following dispatched runs, `watch`.
 //! * [`handle`]: random 256-bit handles, stored only as SHA-256 digests.
 //! * [`progress`], [`human_time`]: what `tick` and `status` tell a person on stderr and in tables.
 //! * [`html`]: the self-contained status page (`status --html`, `GET /` on `serve`).
-//! * [`serve`]: the durable port, an HTTP JSON API over the coordinator.
+//! * [`serve`]: the durable port, an HTTP JSON API over the coordinator (hyper on tokio; records
+//!   from concurrent requests group-committed).
 //! * [`view`]: the JSON views of a deferral that `cli` and `serve` both print.
 //! * [`cli`]: the command line.
 //!
@@ -32,6 +34,7 @@ pub mod cli;
 pub mod clock;
 pub mod coordinator;
 pub mod error;
+pub mod github;
 pub mod handle;
 pub mod html;
 pub mod human_time;

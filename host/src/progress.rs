@@ -142,11 +142,36 @@ impl TickProgress {
         }
     }
 
-    /// The closing line: what the pass did and when the next deferral wakes.
+    /// The closing lines: each workflow run followed to its end, then what the pass did and
+    /// when the next deferral wakes.
     pub fn summary(&self, report: &TickReport, next: Option<&Deferral>, now_ms: u64) {
         if self.mode == Mode::Quiet {
             return;
         }
+        let followed = report.follow.as_ref().map_or(&[][..], |f| &f.followed[..]);
+        for entry in followed {
+            let outcome = entry["state"]
+                .as_str()
+                .or_else(|| entry["skipped"].as_str())
+                .or_else(|| entry["error"]["message"].as_str())
+                .unwrap_or("?");
+            let text = format!(
+                "{}: run {} {}: {outcome}",
+                entry["id"].as_str().unwrap_or("?"),
+                entry["run_id"],
+                entry["conclusion"].as_str().unwrap_or("?"),
+            );
+            match self.mode {
+                Mode::Bar => self.print(&format!("\r\x1b[2K{text}\n")),
+                _ => self.print(&format!("tick: {text}\n")),
+            }
+        }
+        let waiting = report.follow.as_ref().map_or(0, |f| f.waiting.len());
+        let follow = if report.follow.is_some() {
+            format!(", followed {} run(s), {waiting} waiting", followed.len())
+        } else {
+            String::new()
+        };
         let next = next_text(next, now_ms);
         let text = if report.dry_run {
             if report.launched.is_empty()
@@ -165,7 +190,7 @@ impl TickProgress {
         } else {
             let counts = self.counts();
             format!(
-                "{}tick: launched {}{}, expired {}, recovered {}, skipped {} in {}; {next}\n",
+                "{}tick: launched {}{}, expired {}, recovered {}, skipped {}{follow} in {}; {next}\n",
                 if self.mode == Mode::Bar && self.due > 0 {
                     "\r\x1b[2K"
                 } else {
@@ -205,7 +230,7 @@ fn next_text(next: Option<&Deferral>, now_ms: u64) -> String {
             iso8601(d.resume_after_ms),
             relative(d.resume_after_ms, now_ms)
         ),
-        None => "nothing is waiting".to_string(),
+        None => "no wake-up is scheduled".to_string(),
     }
 }
 

@@ -7,13 +7,14 @@
 
 use crate::coordinator::{self, ClaimNextFailure, Outcome};
 use crate::error::HostError;
+use crate::github::client::GithubClient;
+use crate::github::dispatch::{self, DispatchRequest, DispatchResult};
 use crate::handle::lease_owner;
-use crate::launch::dispatch::{self, DispatchRequest, DispatchResult, DEFAULT_API_URL};
 use crate::launch::exec::{self, ExecRequest};
 use crate::launch::exec_outcome;
 use crate::launch::process_group::{self, StaleGroup};
 use crate::launch::Target;
-use crate::store::{AttemptStatus, Change, Deferral, Lease, NextDue, Store};
+use crate::store::{AttemptStatus, Change, Deferral, Lease, NextDue, RunRecord, Store};
 use deferral_core::digest::sha256_hex;
 use deferral_core::lifecycle::State;
 use deferral_core::receipt::validate_str;
@@ -29,6 +30,10 @@ pub struct TickOptions {
     pub limit: usize,
     /// Timeout of one GitHub request.
     pub http_timeout: Duration,
+    /// The GitHub client for dispatching and following runs (`None`: no credentials given).
+    pub github: Option<GithubClient>,
+    /// Successors a chain may have before progress blocks (`chain-limit`).
+    pub max_chain: u32,
 }
 
 /// What a pass did (or, with `--dry-run`, would do).
@@ -39,6 +44,10 @@ pub struct TickReport {
     pub recovered: Vec<Value>,
     pub launched: Vec<Value>,
     pub skipped: Vec<Value>,
+    /// The follow step (see `github::follow`), when a GitHub client is configured.
+    pub follow: Option<crate::github::follow::FollowReport>,
+    /// GitHub calls made: `{requests, not_modified, blob, stopped, errors}`.
+    pub github: Option<Value>,
 }
 
 impl TickReport {
@@ -49,6 +58,9 @@ impl TickReport {
             "recovered": self.recovered,
             "launched": self.launched,
             "skipped": self.skipped,
+            "followed": self.follow.as_ref().map_or(Vec::new(), |f| f.followed.clone()),
+            "waiting": self.follow.as_ref().map_or(Vec::new(), |f| f.waiting.clone()),
+            "github": self.github,
         })
     }
 }
@@ -165,6 +177,18 @@ pub fn tick_observed(
             Err(err) => return Err(err),
         }
     }
+    if let Some(client) = &options.github {
+        // Dispatched runs to their outcomes, before new launches (see `github::follow`).
+        let followed = crate::github::follow::follow(
+            store,
+            client,
+            &options.ids,
+            options.limit,
+            options.max_chain,
+            &now_ms,
+        )?;
+        report.follow = Some(followed);
+    }
     observe(TickStep::Planned {
         expired: report.expired.len(),
         due: due.len(),
@@ -173,6 +197,7 @@ pub fn tick_observed(
     if options.ids.is_empty() {
         // Recovered deferrals are due again: the atomic claim finds them like the others.
         launch_next_due(store, &owner, options, &now_ms, &mut report, observe)?;
+        report.github = github_summary(options, &report);
         return Ok(report);
     }
     for d in &due {
@@ -193,7 +218,23 @@ pub fn tick_observed(
             }
         }
     }
+    report.github = github_summary(options, &report);
     Ok(report)
+}
+
+/// The report's `github` part: calls made, why they stopped, errors met while following.
+fn github_summary(options: &TickOptions, report: &TickReport) -> Option<Value> {
+    let client = options.github.as_ref()?;
+    let calls = client.calls();
+    let stopped = client.quota.borrow().stopped().map(str::to_string);
+    let errors = report
+        .follow
+        .as_ref()
+        .map_or(Vec::new(), |f| f.errors.clone());
+    Some(
+        json!({"requests": calls.requests, "not_modified": calls.not_modified,
+        "blob": calls.blob, "stopped": stopped, "errors": errors}),
+    )
 }
 
 /// A lease that ended without an outcome: an `exec:` launch goes back to `deferred` (a new
@@ -270,8 +311,17 @@ fn end_old_launch(store: &dyn Store, d: &Deferral) -> Result<String, HostError> 
 
 struct Skip(String);
 
-fn github_token() -> Option<String> {
-    std::env::var("GITHUB_TOKEN").ok().filter(|t| !t.is_empty())
+/// Why dispatch targets cannot be claimed in this pass, if they cannot: no credentials, or the
+/// GitHub quota for the pass is spent (they stay due, no re-entry used).
+fn no_dispatch(options: &TickOptions) -> Option<String> {
+    match &options.github {
+        None => Some("GITHUB_TOKEN is not set".into()),
+        Some(client) => client
+            .quota
+            .borrow()
+            .stopped()
+            .map(|why| format!("github quota: {why}")),
+    }
 }
 
 /// Claims due deferrals one at a time with the store's atomic claim (each the earliest one no
@@ -285,7 +335,6 @@ fn launch_next_due(
     report: &mut TickReport,
     observe: &mut dyn FnMut(TickStep),
 ) -> Result<(), HostError> {
-    let token = github_token();
     let lease_ms = u64::try_from(options.lease_timeout.as_millis()).unwrap_or(u64::MAX);
     let attempt_for = |d: &Deferral| match Target::parse(&d.launch) {
         Ok(Target::WorkflowDispatch { .. }) => AttemptStatus::Dispatching,
@@ -296,7 +345,7 @@ fn launch_next_due(
     while launched < options.limit {
         let next = NextDue {
             now_ms: now_ms(),
-            without_dispatch: token.is_none(),
+            without_dispatch: no_dispatch(options).is_some(),
             exclude: &set_aside,
         };
         match coordinator::claim_next(store, &next, owner, lease_ms, &attempt_for, next.now_ms) {
@@ -313,7 +362,7 @@ fn launch_next_due(
                         store,
                         &claimed,
                         target,
-                        token.clone(),
+                        options.github.as_ref(),
                         owner,
                         options,
                         now_ms,
@@ -338,10 +387,10 @@ fn launch_next_due(
             Err(ClaimNextFailure { id: None, error }) => return Err(error),
         }
     }
-    if token.is_none() {
+    if let Some(why) = no_dispatch(options) {
         for d in store.due(now_ms(), options.limit)? {
             if d.launch.starts_with("workflow-dispatch:") {
-                let entry = json!({"id": d.id, "why": "GITHUB_TOKEN is not set"});
+                let entry = json!({"id": d.id, "why": why});
                 observe(TickStep::Skipped(&entry));
                 report.skipped.push(entry);
             }
@@ -404,11 +453,11 @@ fn launch(
         // Stored by an older version (e.g. a shell command line): refused, never run.
         Err(err) => return Ok(refuse_stored_target(store, d, owner, options, now_ms, err)),
     };
-    let token = match &target {
-        // Checked before claiming, so a missing token does not use up a re-entry.
-        Target::WorkflowDispatch { .. } => match github_token() {
-            Some(token) => Some(token),
-            None => return Err(Skip("GITHUB_TOKEN is not set".into())),
+    let github = match &target {
+        // Checked before claiming, so missing credentials or a spent quota use no re-entry.
+        Target::WorkflowDispatch { .. } => match no_dispatch(options) {
+            None => options.github.as_ref(),
+            Some(why) => return Err(Skip(why)),
         },
         Target::Exec { .. } => None,
     };
@@ -432,7 +481,7 @@ fn launch(
         Err(err) => return Err(Skip(format!("{}: {}", err.code, err.message))),
     };
     Ok(Some(run_claimed(
-        store, &claimed, target, token, owner, options, now_ms,
+        store, &claimed, target, github, owner, options, now_ms,
     )))
 }
 
@@ -441,7 +490,7 @@ fn run_claimed(
     store: &dyn Store,
     claimed: &coordinator::Claimed,
     target: Target,
-    token: Option<String>,
+    github: Option<&GithubClient>,
     owner: &str,
     options: &TickOptions,
     now_ms: &dyn Fn() -> u64,
@@ -450,7 +499,7 @@ fn run_claimed(
     let attempt = claimed.deferral.reentries;
     let id = claimed.deferral.id.clone();
     let finish = |deferral: &Deferral, outcome: Outcome| -> Value {
-        match coordinator::finish(store, deferral, outcome, now_ms()) {
+        match coordinator::finish_chained(store, deferral, outcome, options.max_chain, now_ms()) {
             Ok(after) => {
                 json!({"id": id, "attempt": attempt, "state": after.state.as_str(), "cause": after.cause, "detail": after.detail})
             }
@@ -496,27 +545,33 @@ fn run_claimed(
             workflow,
             git_ref,
         } => {
-            let api_url =
-                std::env::var("GITHUB_API_URL").unwrap_or_else(|_| DEFAULT_API_URL.to_string());
+            let Some(client) = github else {
+                return finish(
+                    &claimed.deferral,
+                    Outcome::Returned {
+                        detail: "dispatch not sent: GITHUB_TOKEN is not set".into(),
+                    },
+                );
+            };
             // The dispatched run never sees the wake-up handle (dispatch inputs are readable by
             // anyone who can read the run), so it could not prove a retained claim: it gets the
             // governed-handoff form of the same receipt, and its concurrency group gives the
-            // exclusivity that form relies on. The host keeps the lease and waits for the report.
+            // exclusivity that form relies on. The host keeps the lease and follows the run.
             let handoff_json = validate_str(&claimed.receipt_json)
                 .map(|r| r.as_handoff().to_json())
                 .unwrap_or_else(|_| claimed.receipt_json.clone());
-            let result = dispatch::dispatch(&DispatchRequest {
-                api_url: &api_url,
-                token: token.as_deref().unwrap_or_default(),
-                owner: &gh_owner,
-                repo: &repo,
-                workflow: &workflow,
-                git_ref: &git_ref,
-                deferral_id: &id,
-                attempt,
-                receipt_json: &handoff_json,
-                timeout: options.http_timeout,
-            });
+            let result = dispatch::dispatch(
+                client,
+                &DispatchRequest {
+                    owner: &gh_owner,
+                    repo: &repo,
+                    workflow: &workflow,
+                    git_ref: &git_ref,
+                    deferral_id: &id,
+                    attempt,
+                    receipt_json: &handoff_json,
+                },
+            );
             // Dispatched or unknown: hold the lease until resume_by, so no tick launches it again;
             // the run reports its outcome, or an operator resolves the unknown.
             let hold = |status: AttemptStatus, event: &str, detail: String| -> Value {
@@ -539,11 +594,24 @@ fn run_claimed(
                 }
             };
             match result {
-                DispatchResult::Accepted { status } => hold(
-                    AttemptStatus::Dispatched,
-                    "dispatched",
-                    format!("HTTP {status}"),
-                ),
+                DispatchResult::Accepted { status, run } => {
+                    // The run to follow (or, without its id, to find by its title).
+                    let _ = store.put_run(&RunRecord {
+                        deferral_id: id.clone(),
+                        attempt,
+                        run_id: run.as_ref().map(|r| r.run_id),
+                        html_url: run.as_ref().map(|r| r.html_url.clone()),
+                        workflow: format!("{gh_owner}/{repo}/{workflow}"),
+                        dispatched_ms: now_ms(),
+                    });
+                    let mut entry = hold(
+                        AttemptStatus::Dispatched,
+                        "dispatched",
+                        format!("HTTP {status}"),
+                    );
+                    entry["run_url"] = json!(run.map(|r| r.html_url));
+                    entry
+                }
                 DispatchResult::Unknown { message } => {
                     hold(AttemptStatus::DispatchUnknown, "dispatch-unknown", message)
                 }

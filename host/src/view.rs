@@ -30,3 +30,14 @@ pub fn deferral_json(d: &Deferral) -> Value {
         "updated_ms": d.updated_ms,
     })
 }
+
+/// [`deferral_json`] with the current attempt's workflow run (`run_id`, `run_url`; null when it
+/// has none), as `status --json`, `show --json`, `GET /v1/deferrals/ID` and
+/// `GET /v1/receipts/DIGEST` print it.
+pub fn deferral_with_run(store: &dyn crate::store::Store, d: &Deferral) -> Value {
+    let mut value = deferral_json(d);
+    let run = store.run_of(&d.id, d.reentries).ok().flatten();
+    value["run_id"] = json!(run.as_ref().and_then(|r| r.run_id));
+    value["run_url"] = json!(run.and_then(|r| r.html_url));
+    value
+}

@@ -13,8 +13,9 @@ fn record_prints_id_retained_receipt_and_cancellation_handle() {
     let out = host.expect(0, &["record", "--launch", "exec:/bin/true", "-"], &receipt);
     let keys: Vec<&String> = out.as_object().unwrap().keys().collect();
     assert_eq!(keys, ["cancellation_handle", "id", "receipt"]);
+    let another = deferral_host::store::conformance::handoff(now(), 60_001, HOUR).to_json();
     let line = String::from_utf8(
-        host.run(&["record", "--launch", "exec:/bin/true", "-"], &receipt)
+        host.run(&["record", "--launch", "exec:/bin/true", "-"], &another)
             .stdout,
     )
     .unwrap();
@@ -220,7 +221,9 @@ fn report_checks_handle_attempt_and_receipt() {
         now(),
         now() + HOUR,
         deferral_core::receipt::Bindings {
-            scope_digest: "a".repeat(64),
+            // Another scope: not this work at all (another plan or request of the same scope
+            // would be progress, see report_of_progress_completes_and_records_a_successor).
+            scope_digest: "f".repeat(64),
             request_digest: "e".repeat(64),
             plan_digest: None,
         },
@@ -245,7 +248,7 @@ fn report_checks_handle_attempt_and_receipt() {
     );
     assert_eq!(
         (out["error"]["code"].as_str(), out["error"]["path"].as_str()),
-        (Some("binding-mismatch"), Some("$.bindings.request_digest"))
+        (Some("binding-mismatch"), Some("$.bindings.scope_digest"))
     );
     assert_eq!(
         host.status(&id)["state"],
@@ -366,4 +369,92 @@ fn a_store_that_fails_its_integrity_check_is_refused_with_exit_1() {
     );
     let out = host.expect(1, &["tick"], "");
     assert!(out["error"].is_object(), "tick refuses a corrupt store too");
+}
+
+#[test]
+fn recording_the_same_receipt_twice_answers_the_same_deferral() {
+    let host = Host::new();
+    let receipt = deferral_host::store::conformance::handoff(now(), 0, HOUR).to_json();
+    let first = host.expect(0, &["record", "--launch", "exec:/bin/true", "-"], &receipt);
+    let again = host.expect(0, &["record", "--launch", "exec:/bin/true", "-"], &receipt);
+    assert_eq!(again["id"], first["id"]);
+    assert_eq!(again["already_recorded"], true);
+    assert!(again.get("cancellation_handle").is_none(), "no new handle");
+    // The same receipt with its keys in another order and other spacing: the same digest.
+    let value: serde_json::Value = serde_json::from_str(&receipt).unwrap();
+    let reordered = serde_json::to_string_pretty(&value).unwrap();
+    let third = host.expect(
+        0,
+        &["record", "--launch", "exec:/bin/true", "-"],
+        &reordered,
+    );
+    assert_eq!(third["id"], first["id"]);
+    let listed = host.expect(0, &["status", "--json"], "");
+    assert_eq!(listed["deferrals"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn a_report_of_progress_completes_and_records_a_successor() {
+    let host = Host::new();
+    let (id, _) = host.record("exec:/bin/true", 0, HOUR, &[]);
+    let store = host.open();
+    let d = deferral_host::coordinator::load(&store, &id).unwrap();
+    let t = now();
+    let claimed = deferral_host::coordinator::claim(
+        &store,
+        &d,
+        "test",
+        t + HOUR,
+        deferral_host::store::AttemptStatus::Dispatched,
+        t,
+    )
+    .unwrap();
+    drop(store);
+    let next_part = deferral_core::receipt::Receipt::handoff(
+        deferral_core::receipt::Reason::RestReserve,
+        now(),
+        now(),
+        now() + HOUR,
+        deferral_core::receipt::Bindings {
+            scope_digest: "a".repeat(64),
+            request_digest: "c".repeat(64),
+            plan_digest: None,
+        },
+        true,
+    )
+    .unwrap()
+    .to_json();
+    let out = host.expect(
+        0,
+        &[
+            "report",
+            &id,
+            "--attempt",
+            "1",
+            "--outcome",
+            "deferred",
+            "--handle",
+            &claimed.wakeup_handle,
+            "-",
+        ],
+        &next_part,
+    );
+    assert_eq!(
+        (out["state"].as_str(), out["cause"].as_str()),
+        (Some("complete"), Some("progress"))
+    );
+    let store = host.open();
+    let link = deferral_host::store::LoopStore::link(&store, &id).unwrap();
+    let successor = link.successor.expect("a successor");
+    let s = host.status(&successor);
+    assert_eq!(
+        (s["state"].as_str(), s["reentries"].as_u64()),
+        (Some("deferred"), Some(0))
+    );
+    assert_eq!(
+        deferral_host::store::LoopStore::link(&store, &successor)
+            .unwrap()
+            .chain,
+        1
+    );
 }

@@ -23,13 +23,18 @@ fn stdout_lines(out: &std::process::Output) -> Vec<String> {
 #[test]
 fn status_table_says_when_each_deferral_is_due() {
     let host = Host::new();
-    host.record("exec:/bin/true", 23 * MINUTE + 30_000, HOUR, &[]);
+    let (later, _) = host.record("exec:/bin/true", 23 * MINUTE + 30_000, HOUR, &[]);
     host.record("exec:/bin/true", 0, HOUR, &[]);
     let table = String::from_utf8(host.run(&["status"], "").stdout).unwrap();
     let header = table.lines().next().unwrap();
     assert!(header.contains("DUE"), "{table}");
     assert!(table.contains("in 23 min"), "{table}");
     assert!(table.contains("due now"), "{table}");
+    let show = String::from_utf8(host.run(&["show", &later], "").stdout).unwrap();
+    assert!(
+        show.lines().any(|l| l == "due           in 23 min"),
+        "show says it too: {show}"
+    );
 }
 
 #[test]
@@ -65,7 +70,7 @@ fn dry_run_with_nothing_due_says_when_the_next_one_is() {
     let report: serde_json::Value = serde_json::from_str(&stdout_lines(&out)[0]).unwrap();
     assert!(report["next"].is_null(), "{report}");
     assert!(
-        stderr_of(&out).contains("nothing is waiting"),
+        stderr_of(&out).contains("no wake-up is scheduled"),
         "{}",
         stderr_of(&out)
     );

@@ -126,6 +126,7 @@ fn a_stored_target_that_would_need_a_shell_is_refused_at_launch_never_run() {
                 text: retained.to_json(),
             }],
             at_ms: t,
+            keys: Default::default(),
         })
         .unwrap();
     let report = host.tick(&[]);

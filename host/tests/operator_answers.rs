@@ -102,7 +102,8 @@ fn serve_answers_a_bad_outcome_with_422_or_409_and_changes_nothing() {
         t,
         t + HOUR,
         Bindings {
-            scope_digest: "a".repeat(64),
+            // Another scope: not this work (the same scope with another request is progress).
+            scope_digest: "9".repeat(64),
             request_digest: "9".repeat(64),
             plan_digest: None,
         },

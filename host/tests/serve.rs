@@ -440,3 +440,57 @@ fn racing_cancels_have_one_winner_and_the_others_get_409() {
         "no race lost on the fence: {codes:?}"
     );
 }
+
+#[test]
+fn the_same_receipt_sent_concurrently_is_recorded_once() {
+    the_same_receipt_sent_concurrently_on(Host::new());
+}
+
+#[test]
+fn the_same_receipt_sent_concurrently_is_recorded_once_on_postgres() {
+    let Some(schema) = common::pg::schema_or_skip() else {
+        return;
+    };
+    the_same_receipt_sent_concurrently_on(Host::with_store(&schema.url));
+}
+
+fn the_same_receipt_sent_concurrently_on(host: Host) {
+    let server = std::sync::Arc::new(Server::start_on(host, &["--allow-launch", "exec:"]));
+    let receipt = deferral_host::store::conformance::handoff(now(), 0, HOUR).to_json();
+    let body = format!("{{\"receipt\":{receipt},\"launch\":\"exec:/bin/true\"}}");
+    // Eight requests released together: most land in one group commit, where all but one
+    // item fail on the receipt's digest and are answered with the deferral that has it.
+    let barrier = std::sync::Arc::new(std::sync::Barrier::new(8));
+    let answers: Vec<(u16, Value)> = (0..8)
+        .map(|_| {
+            let (server, barrier, body) = (server.clone(), barrier.clone(), body.clone());
+            std::thread::spawn(move || {
+                barrier.wait();
+                server.call_with("POST", "/v1/deferrals", Some(TOKEN), &body)
+            })
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .map(|t| t.join().unwrap())
+        .collect();
+    let created = answers.iter().filter(|(s, _)| *s == 201).count();
+    assert_eq!(created, 1, "{answers:?}");
+    let ids: std::collections::BTreeSet<&str> = answers
+        .iter()
+        .map(|(status, body)| {
+            assert!(*status == 200 || *status == 201, "{body}");
+            body["id"].as_str().unwrap()
+        })
+        .collect();
+    assert_eq!(
+        ids.len(),
+        1,
+        "every answer names the same deferral: {answers:?}"
+    );
+    let stored = server
+        .host
+        .open_any()
+        .list(&deferral_host::store::ListQuery::default())
+        .unwrap();
+    assert_eq!(stored.len(), 1);
+}

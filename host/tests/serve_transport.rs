@@ -5,6 +5,7 @@ mod common;
 
 use common::server::{error_code, read_answer, request, Server, TOKEN};
 use common::{now, HOUR};
+use deferral_host::store::Store;
 use std::io::Write;
 use std::net::TcpStream;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -317,4 +318,80 @@ fn a_body_sent_too_slowly_gets_408_at_the_deadline() {
         "answered after {took:?}, not at the 1 s deadline"
     );
     trickle.join().unwrap();
+}
+
+#[test]
+fn sigterm_during_records_loses_no_answered_record() {
+    let server = Arc::new(std::sync::Mutex::new(Server::start(&[
+        "--allow-launch",
+        "exec:",
+    ])));
+    let addr = server.lock().unwrap().addr.clone();
+    let clients: Vec<_> = (0..8)
+        .map(|c| {
+            let addr = addr.clone();
+            std::thread::spawn(move || {
+                let mut answered = Vec::new();
+                for i in 0..10_000 {
+                    // A distinct receipt per request (recording is idempotent by receipt).
+                    let issued = now() - (c * 100_000 + i);
+                    let receipt =
+                        deferral_host::store::conformance::handoff(issued, 0, HOUR).to_json();
+                    let body =
+                        format!("{{\"receipt\":{receipt},\"launch\":\"exec:/bin/echo {c} {i}\"}}");
+                    let Ok(mut stream) = TcpStream::connect(&addr) else {
+                        break;
+                    };
+                    let sent =
+                        stream.write_all(request("POST", "/v1/deferrals", &body, false).as_bytes());
+                    let Ok(answer) = sent.and_then(|()| read_answer(&mut stream)) else {
+                        break;
+                    };
+                    match answer.status {
+                        201 => answered.push(answer.body["id"].as_str().unwrap().to_string()),
+                        503 => break,
+                        other => panic!("unexpected {other}: {}", answer.body),
+                    }
+                }
+                answered
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    let code = server
+        .lock()
+        .unwrap()
+        .terminate_within(Duration::from_secs(6));
+    assert_eq!(code, Some(0), "serve stops within 6 s while records arrive");
+    let answered: Vec<String> = clients
+        .into_iter()
+        .flat_map(|c| c.join().unwrap())
+        .collect();
+    assert!(
+        !answered.is_empty(),
+        "some records were answered before the signal"
+    );
+    let store = server.lock().unwrap().host.open();
+    for id in &answered {
+        assert!(
+            store.get(id).unwrap().is_some(),
+            "{id} was answered 201 but is not stored"
+        );
+    }
+}
+
+#[test]
+fn clients_without_the_token_cannot_fill_the_cap() {
+    let server = Server::start(&["--max-connections", "4"]);
+    // Refused (no token) requests whose bodies keep arriving: each is read and dropped.
+    let _refused: Vec<TcpStream> = (0..4)
+        .map(|_| {
+            let mut s = server.connect();
+            s.write_all(b"POST /v1/deferrals HTTP/1.1\r\nContent-Length: 16000\r\n\r\n{")
+                .unwrap();
+            s
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(200));
+    assert_fast(&server, "4 refused uploads at a cap of 4");
 }

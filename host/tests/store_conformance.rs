@@ -26,6 +26,7 @@ impl Backend for Sqlite {
 }
 
 deferral_host::store_conformance_tests!(Sqlite::new());
+deferral_host::store_loop_conformance_tests!(Sqlite::new());
 
 fn recorded(store: &SqliteStore) -> deferral_host::coordinator::Recorded {
     let now = deferral_host::clock::now_ms();
@@ -140,6 +141,42 @@ fn sqlite_open_refuses_a_corrupt_file() {
 }
 
 #[test]
+fn sqlite_migrates_a_store_from_before_the_github_loop_and_indexes_its_receipts() {
+    use deferral_host::store::LoopStore;
+    let backend = Sqlite::new();
+    let store = SqliteStore::open(&backend.path, IntegrityCheck::Full).unwrap();
+    let rec = recorded(&store);
+    // Back to the schema an older host left: without the loop's tables.
+    let before = deferral_host::store::sqlite::SCHEMA_VERSION - 1;
+    store
+        .connection()
+        .execute_batch(&format!(
+            "DROP TABLE receipt_keys; DROP TABLE artifacts; DROP TABLE runs; DROP TABLE links; \
+             DROP TABLE http_cache; DROP TABLE artifact_names; DROP INDEX deferrals_attempt; \
+             PRAGMA user_version = {before};"
+        ))
+        .unwrap();
+    drop(store);
+    let store = SqliteStore::open(&backend.path, IntegrityCheck::Full).unwrap();
+    let digest = deferral_host::store::github::receipt_digest(&rec.receipt.to_json()).unwrap();
+    assert_eq!(
+        store.find_by_receipt_digest(&digest).unwrap().as_deref(),
+        Some(rec.deferral.id.as_str()),
+        "receipts stored before the migration are indexed by it"
+    );
+    let submitted = &store.receipts(&rec.deferral.id).unwrap()[0].text;
+    let err = deferral_host::coordinator::record(
+        &store,
+        submitted.as_bytes(),
+        "exec:/bin/true",
+        2,
+        deferral_host::clock::now_ms(),
+    )
+    .unwrap_err();
+    assert_eq!(err.code, "already-recorded");
+}
+
+#[test]
 fn a_version_1_store_migrates_to_the_launch_process_table_keeping_its_rows() {
     let backend = Sqlite::new();
     let store = SqliteStore::open(&backend.path, IntegrityCheck::Full).unwrap();
@@ -147,7 +184,11 @@ fn a_version_1_store_migrates_to_the_launch_process_table_keeping_its_rows() {
     // What a store written by the first version looks like: no launch_processes table.
     store
         .connection()
-        .execute_batch("DROP TABLE launch_processes; PRAGMA user_version = 1")
+        .execute_batch(
+            "DROP TABLE launch_processes; DROP TABLE receipt_keys; DROP TABLE artifacts; \
+             DROP TABLE runs; DROP TABLE links; DROP TABLE http_cache; DROP TABLE artifact_names; \
+             DROP INDEX deferrals_attempt; PRAGMA user_version = 1",
+        )
         .unwrap();
     drop(store);
     let store = SqliteStore::open(&backend.path, IntegrityCheck::Full).unwrap();
@@ -157,5 +198,5 @@ fn a_version_1_store_migrates_to_the_launch_process_table_keeping_its_rows() {
         .connection()
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(version, 2);
+    assert_eq!(version, deferral_host::store::sqlite::SCHEMA_VERSION);
 }

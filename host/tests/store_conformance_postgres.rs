@@ -23,6 +23,10 @@ deferral_host::store_conformance_tests!(match schema_or_skip() {
     Some(schema) => Postgres(schema),
     None => return,
 });
+deferral_host::store_loop_conformance_tests!(match schema_or_skip() {
+    Some(schema) => Postgres(schema),
+    None => return,
+});
 
 fn recorded(store: &dyn Store) -> deferral_host::coordinator::Recorded {
     let now = deferral_host::clock::now_ms();

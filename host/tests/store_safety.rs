@@ -70,6 +70,7 @@ fn insert_raw(store: &dyn Store, id: &str, launch: &str, cause: &str) {
                 text: retained.to_json(),
             }],
             at_ms: t,
+            keys: Default::default(),
         })
         .unwrap();
 }

@@ -296,9 +296,11 @@ fn tick_with_ids_touches_only_those() {
 fn record_many(host: &Host, launch: &str, count: usize) -> Vec<String> {
     // Through the library for speed: the tickers under test are separate processes.
     let store = host.open_any();
+    let base = now();
     (0..count)
-        .map(|_| {
-            let t = now();
+        .map(|i| {
+            // A distinct receipt each (recording is idempotent by receipt digest).
+            let t = base - i as u64;
             let text = deferral_host::store::conformance::handoff(t, 0, HOUR).to_json();
             deferral_host::coordinator::record(&*store, text.as_bytes(), launch, 2, t)
                 .unwrap()
@@ -324,11 +326,13 @@ fn four_racing_tickers_on_postgres_launch_each_deferral_exactly_once() {
 
 fn four_racing_tickers(host: &Host, count: usize) {
     let marker = host.path("launched");
+    // Each launch takes a little while, so that on a loaded machine one ticker cannot finish
+    // every launch before the other three have started.
     let ids = record_many(
         host,
         &script(
             &host.path("mark.sh"),
-            &format!("echo \"$DEFERRAL_ID\" >> {}", sq(&marker)),
+            &format!("echo \"$DEFERRAL_ID\" >> {}; sleep 0.02", sq(&marker)),
         ),
         count,
     );

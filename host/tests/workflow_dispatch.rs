@@ -9,7 +9,7 @@ use std::net::TcpListener;
 use std::process::Stdio;
 use std::thread::JoinHandle;
 
-const TOKEN: &str = "ghs_loopbackTOKEN0123456789abcdef";
+const TOKEN: &str = "test-token-not-real";
 
 struct Captured {
     request_line: String,
@@ -134,9 +134,10 @@ fn dispatch_sends_only_id_attempt_and_receipt_with_the_token_in_authorization_on
     let retained = deferral_core::receipt::validate_str(&current["receipt"].to_string()).unwrap();
     assert!(retained.is_retained());
     assert_eq!(receipt, retained.as_handoff());
+    assert_eq!(body["return_run_details"], true, "asks for the run's id");
     assert_eq!(
         body.as_object().unwrap().len(),
-        2,
+        3,
         "nothing else in the body"
     );
     assert!(!output.contains(TOKEN), "the token is never printed");
@@ -242,7 +243,7 @@ fn refused_dispatches_block_and_unsent_ones_return() {
     let host = Host::new();
     let (rejected, _) = host.record(TARGET, 0, HOUR, &[]);
     let (api, server) = serve_once(Some(
-        "HTTP/1.1 422 Unprocessable Entity\r\nContent-Type: application/json\r\nContent-Length: 36\r\n\r\n{\"message\":\"Unexpected inputs x y\"}",
+        "HTTP/1.1 422 Unprocessable Entity\r\nContent-Type: application/json\r\nContent-Length: 35\r\n\r\n{\"message\":\"Unexpected inputs x y\"}",
     ));
     tick(&host, &api);
     server.join().unwrap();

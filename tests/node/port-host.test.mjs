@@ -138,3 +138,11 @@ test('the two forms are told apart by shape; half a port is named', () => {
   assert.throws(() => createResumableDeferralHost({ token: 't' }), /needs a url/);
   assert.throws(() => createResumableDeferralHost({ schedule() {}, state() {}, cancel() {} }, 5), /nowMs must be a function/);
 });
+
+test('a clock that does not give whole epoch milliseconds is refused before the port is asked', async () => {
+  for (const clock of [NOW + 0.5, -1, Number.NaN]) {
+    const { host, calls } = fixture(clock);
+    await assert.rejects(host.retain(handoff()), { name: 'TypeError', message: /whole number/ });
+    assert.equal(calls.schedule.length, 0);
+  }
+});

@@ -5,7 +5,7 @@
 // primary or secondary limit answer, it throws DeferredError with a receipt. Never a retry,
 // never a sleep; every other request, answer and error passes through untouched.
 import { createGate } from './gate.js';
-import { isRateLimitRequest, requestPlan } from './request-plan.js';
+import { isRateLimitRequest, requestPath, requestPlan } from './request-plan.js';
 
 export { DeferredError, DeferralBlockedError } from './errors.js';
 
@@ -47,10 +47,10 @@ export function wrapOctokit(octokit, options = {}) {
     if (isRateLimitRequest(options)) {
       try {
         const answer = await request(options);
-        gate.observe(answer.status, answer.headers, answer.data);
+        gate.observe(answer.status, answer.headers, answer.data, requestPath(options));
         return answer;
       } catch (err) {
-        if (err?.response) gate.observe(err.status, err.response.headers, err.response.data);
+        if (err?.response) gate.observe(err.status, err.response.headers, err.response.data, requestPath(options));
         throw err;
       }
     }
@@ -60,10 +60,10 @@ export function wrapOctokit(octokit, options = {}) {
     try {
       answer = await request(options);
     } catch (err) {
-      if (err?.response) gate.observe(err.status, err.response.headers, err.response.data);
+      if (err?.response) gate.observe(err.status, err.response.headers, err.response.data, requestPath(options));
       throw err;
     }
-    gate.observe(answer.status, answer.headers, answer.data);
+    gate.observe(answer.status, answer.headers, answer.data, requestPath(options));
     return answer;
   });
   Object.defineProperty(octokit, WRAPPED, { value: gate });

@@ -3,6 +3,9 @@
 
 const pathOf = (url) => new URL(url, 'http://route.invalid').pathname;
 
+/** The request's path, which tells the core the answer's bucket (search, graphql, ...). */
+export const requestPath = (options) => pathOf(options.url ?? '/');
+
 /** Whether the request reads the rate state itself (free of primary quota, never gated). */
 export function isRateLimitRequest(options) {
   return (options.method ?? 'GET').toUpperCase() === 'GET' && /\/rate_limit$/.test(pathOf(options.url ?? ''));

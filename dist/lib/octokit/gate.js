@@ -106,8 +106,8 @@ export function createGate(options = {}, env = process.env) {
      * After an answer (a response or a RequestError's): records its rate headers, and throws
      * DeferredError when the core classifies it as a primary or secondary limit.
      */
-    observe(status, headers, data) {
-      const seen = call('observe_response', { ledger, status, headers: headerObject(headers), body: bodyText(data), now_ms: now() });
+    observe(status, headers, data, path) {
+      const seen = call('observe_response', { ledger, path, status, headers: headerObject(headers), body: bodyText(data), now_ms: now() });
       if (!seen.ok) return;
       ledger = seen.ledger;
       if (!['primary-rest', 'primary-graphql', 'secondary'].includes(seen.kind)) return;

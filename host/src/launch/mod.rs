@@ -3,16 +3,14 @@
 //! * `exec:PROGRAM [ARG...]`: a local program, by absolute path, run directly with its
 //!   arguments: no shell, no expansion (see [`words`] for the quoting, [`exec`] for the run).
 //! * `workflow-dispatch:OWNER/REPO/WORKFLOW@REF`: a GitHub `workflow_dispatch` (see
-//!   [`dispatch`]), each part checked against GitHub's rules ([`github_names`]).
+//!   [`crate::github::dispatch`]), each part checked against GitHub's rules ([`github_names`]).
 //!
 //! A target is parsed when it is recorded (anything that does not parse is `invalid-launch`)
 //! and parsed again, from the stored text, when it is launched.
 
-pub mod dispatch;
 pub mod exec;
 pub mod exec_outcome;
 pub mod github_names;
-pub mod http;
 pub mod process_group;
 pub mod words;
 

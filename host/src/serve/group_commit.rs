@@ -132,6 +132,7 @@ mod tests {
             cancellation_digest: String::new(),
             receipts: Vec::new(),
             at_ms: 0,
+            keys: Default::default(),
         }
     }
 

@@ -72,6 +72,16 @@ impl Response {
         }
     }
 
+    /// A 200 HTML page (the status page), with a policy that lets it load nothing.
+    pub fn html(body: String) -> Response {
+        Response::json(200, body)
+            .with_header("content-type", "text/html; charset=utf-8")
+            .with_header(
+                "content-security-policy",
+                crate::html::CONTENT_SECURITY_POLICY,
+            )
+    }
+
     /// `{"error":{"code","message"}}` with `status`.
     pub fn error(status: u16, code: &str, message: &str) -> Response {
         let body = serde_json::json!({"error": {"code": code, "message": message}});
@@ -83,7 +93,8 @@ impl Response {
         self
     }
 
-    /// hyper's form: JSON with a final newline (friendly to curl), never cached.
+    /// hyper's form: the body with a final newline (friendly to curl), JSON and never cached
+    /// unless the route set its own `Content-Type` or `Cache-Control`.
     pub fn into_hyper(self) -> hyper::Response<Full<Bytes>> {
         let mut body = self.body.into_bytes();
         body.push(b'\n');
@@ -91,13 +102,17 @@ impl Response {
         *out.status_mut() = hyper::StatusCode::from_u16(self.status)
             .unwrap_or(hyper::StatusCode::INTERNAL_SERVER_ERROR);
         let headers = out.headers_mut();
-        headers.insert("content-type", HeaderValue::from_static("application/json"));
-        headers.insert("cache-control", HeaderValue::from_static("no-store"));
         for (name, value) in self.headers {
             if let Ok(value) = HeaderValue::from_str(&value) {
                 headers.append(name, value);
             }
         }
+        headers
+            .entry("content-type")
+            .or_insert(HeaderValue::from_static("application/json"));
+        headers
+            .entry("cache-control")
+            .or_insert(HeaderValue::from_static("no-store"));
         out
     }
 }
@@ -202,5 +217,22 @@ pub async fn refused_unread(headers: &HeaderMap, mut body: Incoming, answer: Res
         answer.with_header("Connection", "close")
     } else {
         answer
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Response;
+
+    #[test]
+    fn json_by_default_and_a_route_may_set_its_own_type() {
+        let json = Response::json(200, "{}".into()).into_hyper();
+        assert_eq!(json.headers()["content-type"], "application/json");
+        assert_eq!(json.headers()["cache-control"], "no-store");
+        let page = Response::json(200, "<p>".into())
+            .with_header("Content-Type", "text/html; charset=utf-8")
+            .into_hyper();
+        let types: Vec<_> = page.headers().get_all("content-type").iter().collect();
+        assert_eq!(types, ["text/html; charset=utf-8"]);
     }
 }

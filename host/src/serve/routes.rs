@@ -6,7 +6,7 @@ use crate::clock::now_ms;
 use crate::coordinator::{self, Reported};
 use crate::error::{HostError, EXIT_FAILURE, EXIT_INVALID};
 use crate::store::Store;
-use crate::view::deferral_json;
+use crate::view::deferral_with_run as with_run;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -20,12 +20,22 @@ pub struct Policy {
 
 /// A route known to the server, with the methods it answers.
 enum Route<'a> {
+    /// `/`: the status page (HTML) for people.
+    Page,
     Deferrals,
     Deferral(&'a str),
+    /// `/v1/receipts/{digest}`: the deferral that recorded or was issued that receipt.
+    Receipt(&'a str),
     Action(&'a str, &'a str),
 }
 
 fn route(path: &str) -> Option<Route<'_>> {
+    if path == "/" {
+        return Some(Route::Page);
+    }
+    if let Some(digest) = path.strip_prefix("/v1/receipts/") {
+        return (!digest.is_empty() && !digest.contains('/')).then_some(Route::Receipt(digest));
+    }
     let rest = path.strip_prefix("/v1/deferrals")?;
     if rest.is_empty() {
         return Some(Route::Deferrals);
@@ -42,7 +52,7 @@ fn route(path: &str) -> Option<Route<'_>> {
 
 fn allowed_method(route: &Route<'_>) -> &'static str {
     match route {
-        Route::Deferral(_) => "GET",
+        Route::Page | Route::Deferral(_) | Route::Receipt(_) => "GET",
         Route::Deferrals | Route::Action(..) => "POST",
     }
 }
@@ -135,10 +145,11 @@ impl Body {
 /// Handles one admitted request with its body.
 pub fn handle(store: &dyn Store, policy: &Policy, request: &Request) -> Response {
     let result = match route(&request.path) {
+        Some(Route::Page) => crate::html::store_page(store, now_ms()).map(Response::html),
         Some(Route::Deferrals) => record(store, policy, &request.body),
-        Some(Route::Deferral(id)) => {
-            coordinator::load(store, id).map(|d| Response::json(200, deferral_json(&d).to_string()))
-        }
+        Some(Route::Deferral(id)) => coordinator::load(store, id)
+            .map(|d| Response::json(200, with_run(store, &d).to_string())),
+        Some(Route::Receipt(digest)) => by_receipt(store, digest),
         Some(Route::Action(id, "cancel")) => cancel(store, id, &request.body),
         Some(Route::Action(id, "claim")) => claim(store, id, &request.body),
         Some(Route::Action(id, _)) => outcome(store, id, &request.body),
@@ -158,7 +169,22 @@ fn record(store: &dyn Store, policy: &Policy, body: &[u8]) -> Result<Response, H
     let max = body
         .number("max_reentries")?
         .unwrap_or(deferral_core::lifecycle::DEFAULT_MAX_REENTRIES);
-    let rec = coordinator::record(store, receipt.as_bytes(), &launch, max, now_ms())?;
+    let rec = match coordinator::record_with(
+        store,
+        receipt.as_bytes(),
+        &launch,
+        max,
+        crate::store::RecordKeys::default(),
+        now_ms(),
+    )? {
+        coordinator::Recording::New(rec) => rec,
+        // Recorded already: the same deferral, 200 instead of 201, no new handle.
+        coordinator::Recording::Existing(d) => {
+            let out = json!({"id": d.id, "already_recorded": true, "state": d.state.as_str()});
+            return Ok(Response::json(200, out.to_string())
+                .with_header("Location", format!("/v1/deferrals/{}", d.id)));
+        }
+    };
     // Written by hand so the receipt keeps the contract's field order.
     let text = format!(
         "{{\"id\":{},\"receipt\":{},\"cancellation_handle\":{}}}",
@@ -168,6 +194,30 @@ fn record(store: &dyn Store, policy: &Policy, body: &[u8]) -> Result<Response, H
     );
     Ok(Response::json(201, text)
         .with_header("Location", format!("/v1/deferrals/{}", rec.deferral.id)))
+}
+
+/// `GET /v1/receipts/{digest}`: the deferral by the digest of its recorded handoff receipt or
+/// of any receipt the host issued for it (the core's `digest`, lowercase hex), as
+/// `GET /v1/deferrals/{id}` answers it.
+fn by_receipt(store: &dyn Store, digest: &str) -> Result<Response, HostError> {
+    let not_found = || {
+        HostError::invalid(
+            "not-found",
+            format!("no deferral has a receipt with digest {digest}"),
+        )
+    };
+    if digest.len() != 64
+        || !digest
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    {
+        return Err(not_found());
+    }
+    let id = store
+        .find_by_receipt_digest(digest)?
+        .ok_or_else(not_found)?;
+    let d = coordinator::load(store, &id)?;
+    Ok(Response::json(200, with_run(store, &d).to_string()))
 }
 
 fn cancel(store: &dyn Store, id: &str, body: &[u8]) -> Result<Response, HostError> {
@@ -243,8 +293,10 @@ mod tests {
         assert!(check_route("POST", "/v1/deferrals/d1/claim").is_none());
         assert_eq!(check_route("GET", "/v1/deferrals").unwrap().status, 405);
         assert_eq!(check_route("POST", "/v1/deferrals/d1").unwrap().status, 405);
+        assert!(check_route("GET", "/").is_none(), "the status page");
+        assert_eq!(check_route("POST", "/").unwrap().status, 405);
         for path in [
-            "/",
+            "/index.html",
             "/v1",
             "/v1/deferrals/",
             "/v1/deferrals/d1/x",

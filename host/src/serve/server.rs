@@ -153,9 +153,15 @@ async fn answer(
     };
     let (parts, body) = request.into_parts();
     let mut head = Request::from_parts(&parts);
-    let response = if !authorized(&head, &app.token_digest) {
-        http::refused_unread(&parts.headers, body, unauthorized()).await
-    } else if let Some(refused) = routes::check_route(&head.method, &head.path) {
+    let refused = if authorized(&head, &app.token_digest) {
+        routes::check_route(&head.method, &head.path)
+    } else {
+        Some(unauthorized())
+    };
+    let response = if let Some(refused) = refused {
+        // Refused before its body: while that body is read and dropped the connection counts
+        // as idle, so clients without the token can never fill the cap with busy connections.
+        slot.end();
         http::refused_unread(&parts.headers, body, refused).await
     } else {
         let mut stopping = app.stopping.clone();

@@ -135,3 +135,61 @@ impl Store for Session<'_> {
         self.conn.check_integrity()
     }
 }
+
+/// The GitHub loop's part of the store, read and written on the pooled connection.
+impl crate::store::LoopStore for Session<'_> {
+    fn find_by_receipt_digest(&self, digest: &str) -> Result<Option<String>, StoreError> {
+        self.conn.find_by_receipt_digest(digest)
+    }
+
+    fn find_by_artifact(&self, artifact_id: u64) -> Result<Option<String>, StoreError> {
+        self.conn.find_by_artifact(artifact_id)
+    }
+
+    fn add_artifact(
+        &self,
+        deferral_id: &str,
+        artifact: &crate::store::ArtifactRef,
+    ) -> Result<bool, StoreError> {
+        self.conn.add_artifact(deferral_id, artifact)
+    }
+
+    fn put_run(&self, run: &crate::store::RunRecord) -> Result<(), StoreError> {
+        self.conn.put_run(run)
+    }
+
+    fn run_of(
+        &self,
+        deferral_id: &str,
+        attempt: u32,
+    ) -> Result<Option<crate::store::RunRecord>, StoreError> {
+        self.conn.run_of(deferral_id, attempt)
+    }
+
+    fn is_own_run(&self, run_id: u64) -> Result<bool, StoreError> {
+        self.conn.is_own_run(run_id)
+    }
+
+    fn dispatched(
+        &self,
+        limit: usize,
+    ) -> Result<Vec<(Deferral, Option<crate::store::RunRecord>)>, StoreError> {
+        self.conn.dispatched(limit)
+    }
+
+    fn link(&self, deferral_id: &str) -> Result<crate::store::Link, StoreError> {
+        self.conn.link(deferral_id)
+    }
+
+    fn artifact_name(&self, deferral_id: &str) -> Result<Option<String>, StoreError> {
+        self.conn.artifact_name(deferral_id)
+    }
+
+    fn cached(&self, key: &str) -> Result<Option<(String, String)>, StoreError> {
+        self.conn.cached(key)
+    }
+
+    fn put_cached(&self, key: &str, etag: &str, body: &str, at_ms: u64) -> Result<(), StoreError> {
+        self.conn.put_cached(key, etag, body, at_ms)
+    }
+}

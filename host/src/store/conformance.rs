@@ -44,6 +44,8 @@ macro_rules! store_conformance_tests {
             resolve_settles_only_a_dispatch_of_unknown_result,
             claim_next_takes_the_earliest_due_deferral_once,
             concurrent_claim_next_claims_each_due_deferral_exactly_once,
+            a_launch_outcome_that_is_not_terminal_clears_the_attempt_and_the_lease,
+            record_refuses_a_receipt_only_once_its_window_closed,
             list_and_counts,
             next_wakeup_is_the_earliest_waiting_deferral,
             insert_batch_commits_each_item_or_reports_its_error);
@@ -93,9 +95,23 @@ fn record_at(
     by_ms: u64,
     max: u32,
 ) -> coordinator::Recorded {
-    let text = handoff(now, after_ms, by_ms).to_json();
-    coordinator::record(store, text.as_bytes(), "exec:/bin/true", max, now)
-        .expect("record succeeds")
+    // Recording is idempotent by receipt digest: a test that records several deferrals in one
+    // millisecond gets receipts issued a millisecond apart (the window stays as asked).
+    for earlier in 0..1000 {
+        let mut receipt = handoff(now, after_ms, by_ms);
+        receipt.issued_at_ms -= earlier;
+        match coordinator::record(
+            store,
+            receipt.to_json().as_bytes(),
+            "exec:/bin/true",
+            max,
+            now,
+        ) {
+            Err(err) if err.code == "already-recorded" => continue,
+            recorded => return recorded.expect("record succeeds"),
+        }
+    }
+    panic!("1000 receipts recorded in one millisecond")
 }
 
 fn record_due(store: &dyn Store, max: u32) -> Deferral {
@@ -194,6 +210,7 @@ pub fn duplicate_ids_are_refused(backend: &dyn Backend) {
             text: receipt.to_json(),
         }],
         at_ms: t,
+        keys: Default::default(),
     };
     assert_eq!(
         store.insert(&new).unwrap_err(),
@@ -808,6 +825,7 @@ fn new_deferral(id: &str, t: u64) -> super::NewDeferral {
             text: receipt.to_json(),
         }],
         at_ms: t,
+        keys: Default::default(),
     }
 }
 
@@ -954,6 +972,8 @@ pub fn expiry_waits_for_a_live_lease(backend: &dyn Backend) {
         ids,
         limit: 100,
         http_timeout: std::time::Duration::from_secs(1),
+        github: None,
+        max_chain: crate::coordinator::DEFAULT_MAX_CHAIN,
     };
     let [expirable, stale, due] =
         crate::tick::plan(&*store, &options(vec![held.id.clone()]), t + HOUR + 5).unwrap();
@@ -1242,4 +1262,74 @@ pub fn next_wakeup_is_the_earliest_waiting_deferral(backend: &dyn Backend) {
         "strictly ahead of now"
     );
     assert_eq!(next(t + 30 * 60_000), None);
+}
+
+pub fn a_launch_outcome_that_is_not_terminal_clears_the_attempt_and_the_lease(
+    backend: &dyn Backend,
+) {
+    let store = backend.connect();
+    let d = record_due(&*store, 3);
+    let c = claim(&*store, &d);
+    assert!(c.deferral.lease_owner.is_some() && c.deferral.attempt_status.is_some());
+    let again = coordinator::finish(
+        &*store,
+        &c.deferral,
+        Outcome::Deferred {
+            receipt: handoff(now(), 0, HOUR).to_json(),
+            detail: None,
+        },
+        now(),
+    )
+    .unwrap();
+    let cleared = |d: &Deferral| {
+        (
+            d.state,
+            d.lease_owner.clone(),
+            d.lease_until_ms,
+            d.attempt_status,
+        )
+    };
+    assert_eq!(
+        cleared(&again),
+        (State::Deferred, None, None, None),
+        "deferred again: no lease, no attempt"
+    );
+    let c = claim(&*store, &again);
+    let back = coordinator::finish(
+        &*store,
+        &c.deferral,
+        Outcome::Returned {
+            detail: "lease-expired".into(),
+        },
+        now(),
+    )
+    .unwrap();
+    assert_eq!(cleared(&back), (State::Deferred, None, None, None));
+    assert_eq!(reload(&*store, &back), back);
+}
+
+pub fn record_refuses_a_receipt_only_once_its_window_closed(backend: &dyn Backend) {
+    let store = backend.connect();
+    let t = now();
+    let text = handoff(t - HOUR, 0, HOUR).to_json();
+    let at_the_end = coordinator::record(&*store, text.as_bytes(), "exec:/bin/true", 2, t)
+        .expect("resume_by_ms == now is still open");
+    assert_eq!(at_the_end.deferral.resume_by_ms, t);
+    // Another receipt with the same resume_by_ms (the same one would be already recorded).
+    let same_end = handoff(t - HOUR - 1, 1, HOUR + 1).to_json();
+    let err = coordinator::record(&*store, same_end.as_bytes(), "exec:/bin/true", 2, t + 1)
+        .expect_err("one millisecond later it has expired");
+    assert_eq!(err.code, "expired");
+    let cancelled = coordinator::cancel(
+        &*store,
+        &at_the_end.deferral.id,
+        &at_the_end.cancellation_handle,
+        t,
+    )
+    .unwrap();
+    assert_eq!(
+        (cancelled.cause.as_str(), cancelled.detail.as_deref()),
+        ("operator", Some("operator")),
+        "a cancel says who did it"
+    );
 }

@@ -7,6 +7,8 @@
 //! pass the same [`conformance`] suite. [`StoreUrl`] picks one from `--store`.
 
 pub mod conformance;
+pub mod conformance_loop;
+pub mod github;
 pub mod postgres;
 pub mod postgres_tls;
 mod private_file;
@@ -17,6 +19,7 @@ use deferral_core::lifecycle::State;
 use std::fmt;
 use std::path::PathBuf;
 
+pub use self::github::{ArtifactRef, Link, LoopStore, RecordKeys, RunRecord};
 pub use self::postgres::PostgresStore;
 pub use sqlite::{IntegrityCheck, SqliteStore};
 
@@ -194,6 +197,8 @@ pub struct NewDeferral {
     /// Appended in order; the last one becomes the current receipt. Must not be empty.
     pub receipts: Vec<NewReceipt>,
     pub at_ms: u64,
+    /// Unique keys and links written with it (see [`github`]).
+    pub keys: RecordKeys,
 }
 
 /// The process group an `exec:` launch runs in, recorded right after it starts so that a
@@ -361,7 +366,7 @@ pub(crate) fn verify_receipt(receipt: StoredReceipt) -> Result<StoredReceipt, St
 
 /// A durable store of deferrals. Object-safe so callers and the conformance suite can take
 /// `&dyn Store`.
-pub trait Store {
+pub trait Store: LoopStore {
     /// Inserts a new deferral with its receipts and a first event, in one transaction.
     fn insert(&self, new: &NewDeferral) -> Result<Deferral, StoreError>;
 

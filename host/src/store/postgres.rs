@@ -23,6 +23,8 @@
 //! several replicas opening a new database at once do not race. The connection uses TLS as the
 //! URL's `sslmode` asks (see [`super::postgres_tls`]; `verify-full` for a real deployment).
 
+mod github;
+
 use super::sqlite::IntegrityCheck;
 use super::{
     AttemptStatus, ClaimBuilder, Deferral, EventRecord, LaunchProcess, ListQuery, NewDeferral,
@@ -115,6 +117,8 @@ CREATE TABLE launch_processes (
     recorded_ms  BIGINT NOT NULL
 );
 "#,
+    // 3: the GitHub loop's tables (receipt digests, artifacts, runs, successors, ETags).
+    github::MIGRATION,
 ];
 
 /// The schema version this program writes.
@@ -381,6 +385,9 @@ impl PostgresStore {
                 .skip(usize::try_from(version).unwrap_or(0))
             {
                 tx.batch_execute(sql).map_err(backend)?;
+                if *sql == github::MIGRATION {
+                    github::backfill(tx)?;
+                }
                 let next = i64::try_from(index + 1).unwrap_or(i64::MAX);
                 tx.execute("UPDATE deferral_schema_version SET version = $1", &[&next])
                     .map_err(backend)?;
@@ -453,6 +460,7 @@ fn update_in(tx: &mut Transaction, id: &str, update: &Update) -> Result<Deferral
     let receipt_seq = if update.receipts.is_empty() {
         current.receipt_seq
     } else {
+        github::register_receipts(tx, id, &update.receipts)?;
         append_receipts(tx, id, &update.receipts, update.at_ms)?
     };
     let (reason, after, by) = match &update.window {
@@ -539,6 +547,7 @@ fn insert_rows(tx: &mut Transaction, new: &NewDeferral) -> Result<Deferral, Stor
         return Err(StoreError::Duplicate(new.id.clone()));
     }
     let seq = append_receipts(tx, &new.id, &new.receipts, new.at_ms)?;
+    github::register_new(tx, new)?;
     tx.execute(
         "UPDATE deferrals SET receipt_seq = $1 WHERE id = $2",
         &[&to_i64(seq), &new.id],
@@ -671,7 +680,7 @@ impl Store for PostgresStore {
                 tx,
                 "WHERE state = 'deferred' AND resume_after_ms <= $1 AND resume_by_ms >= $1 \
                  AND (NOT $2 OR launch NOT LIKE 'workflow-dispatch:%') AND NOT (id = ANY($3)) \
-                 ORDER BY resume_after_ms, id LIMIT 1 FOR UPDATE SKIP LOCKED",
+                 ORDER BY resume_after_ms LIMIT 1 FOR UPDATE SKIP LOCKED",
                 &[&to_i64(next.now_ms), &next.without_dispatch, &exclude],
             )?
             .pop() else {

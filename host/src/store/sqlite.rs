@@ -4,6 +4,8 @@
 //! events are append-only: triggers refuse any UPDATE or DELETE on them, so not even a bug in
 //! this program can edit evidence. `PRAGMA integrity_check` runs on open (or `quick_check`).
 
+mod github;
+
 use super::{
     AttemptStatus, ClaimBuilder, Deferral, EventRecord, LaunchProcess, ListQuery, NewDeferral,
     NewReceipt, NextDue, Store, StoreError, StoredReceipt, Update,
@@ -87,6 +89,8 @@ CREATE TABLE launch_processes (
     recorded_ms  INTEGER NOT NULL
 );
 "#,
+    // 3: the GitHub loop's tables (receipt digests, artifacts, runs, successors, ETags).
+    github::MIGRATION,
 ];
 
 /// `PRAGMA application_id` of a deferral-host store: "DFRH" in ASCII. A file with another id
@@ -211,6 +215,9 @@ impl SqliteStore {
                 .skip(usize::try_from(version).unwrap_or(0))
             {
                 conn.execute_batch(sql).map_err(backend)?;
+                if *sql == github::MIGRATION {
+                    github::backfill(conn)?;
+                }
                 conn.execute_batch(&format!("PRAGMA user_version = {}", index + 1))
                     .map_err(backend)?;
             }
@@ -473,6 +480,7 @@ fn update_in(conn: &Connection, id: &str, update: &Update) -> Result<Deferral, S
     let receipt_seq = if update.receipts.is_empty() {
         current.receipt_seq
     } else {
+        github::register_receipts(conn, id, &update.receipts)?;
         append_receipts(conn, id, &update.receipts, update.at_ms)?
     };
     let (reason, after, by) = match &update.window {
@@ -575,6 +583,7 @@ impl Store for SqliteStore {
             ])
             .map_err(backend)?;
             let seq = append_receipts(conn, &new.id, &new.receipts, new.at_ms)?;
+            github::register_new(conn, new)?;
             conn.execute("UPDATE deferrals SET receipt_seq = ?1 WHERE id = ?2", params![to_i64(seq), new.id])
                 .map_err(backend)?;
             append_event(
@@ -673,7 +682,7 @@ impl Store for SqliteStore {
                 conn,
                 "WHERE state = 'deferred' AND resume_after_ms <= ?1 AND resume_by_ms >= ?1 \
                  AND (?2 = 0 OR launch NOT LIKE 'workflow-dispatch:%') \
-                 AND id NOT IN (SELECT value FROM json_each(?3)) ORDER BY resume_after_ms, id LIMIT 1",
+                 AND id NOT IN (SELECT value FROM json_each(?3)) ORDER BY resume_after_ms LIMIT 1",
                 &[&to_i64(next.now_ms), &next.without_dispatch, &exclude],
             )?
             .pop() else {

@@ -1,6 +1,7 @@
 //! Helpers for process-level tests: run the built binary against a temporary store.
 #![allow(dead_code)]
 
+pub mod github;
 pub mod pg;
 pub mod serve_client;
 pub mod server;
@@ -46,7 +47,11 @@ impl Host {
     }
 
     pub fn command(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_deferral-host"));
+        // DEFERRAL_HOST_BIN runs the same tests against another build (say, an older one, to
+        // see a new test fail there).
+        let bin = std::env::var("DEFERRAL_HOST_BIN")
+            .unwrap_or_else(|_| env!("CARGO_BIN_EXE_deferral-host").to_string());
+        let mut cmd = Command::new(bin);
         cmd.arg("--store").arg(&self.store).args(args);
         cmd.env_remove("GITHUB_TOKEN")
             .env_remove("DEFERRAL_STORE")
@@ -97,7 +102,18 @@ impl Host {
         by_ms: u64,
         extra: &[&str],
     ) -> (String, String) {
-        let receipt = deferral_host::store::conformance::handoff(now(), after_ms, by_ms).to_json();
+        // Each call records a distinct receipt (recording is idempotent by receipt digest): two
+        // calls within one millisecond would otherwise send the same one.
+        static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let earlier = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        // Issued `earlier` ms before now, with resume-after and resume-by as asked.
+        let t = now();
+        let receipt = deferral_host::store::conformance::handoff(
+            t - earlier,
+            after_ms + earlier,
+            by_ms + earlier,
+        )
+        .to_json();
         let mut args = vec!["record", "--launch", launch];
         args.extend_from_slice(extra);
         args.push("-");

@@ -1,0 +1,42 @@
+//! Credentials for GitHub calls: a token (`GITHUB_TOKEN`), or a GitHub App that exchanges a
+//! signed JWT for an installation token per repository (see [`super::app`]).
+//!
+//! The token is only ever put in the `Authorization` header: never logged, stored, or put in
+//! an error message; `Debug` does not show it.
+
+use super::app::AppAuth;
+use super::client::{CallError, GithubClient};
+use std::fmt;
+
+pub enum Auth {
+    Token(String),
+    App(AppAuth),
+}
+
+impl fmt::Debug for Auth {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Auth::Token(_) => f.write_str("Token(..)"),
+            Auth::App(app) => write!(f, "App({})", app.app_id()),
+        }
+    }
+}
+
+impl Auth {
+    /// The `Authorization` header value for a call about `repo` (`owner/name`).
+    pub fn authorization(
+        &self,
+        client: &GithubClient,
+        repo: Option<&str>,
+    ) -> Result<String, CallError> {
+        match self {
+            Auth::Token(token) => Ok(format!("Bearer {token}")),
+            Auth::App(app) => {
+                let repo = repo.ok_or_else(|| {
+                    CallError::NotSent("a GitHub App call needs the repository".into())
+                })?;
+                Ok(format!("Bearer {}", app.installation_token(client, repo)?))
+            }
+        }
+    }
+}

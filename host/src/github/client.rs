@@ -1,0 +1,432 @@
+//! The host's HTTP client for GitHub's REST API, on `ureq` (synchronous, rustls).
+//!
+//! * TLS trusts the system's certificate store (a GitHub Enterprise Server with a private CA)
+//!   as well as Mozilla's bundled roots.
+//! * `HTTPS_PROXY` / `HTTP_PROXY` / `ALL_PROXY` and `NO_PROXY` are honoured like the Action does.
+//! * Redirects are never followed by `ureq`: [`GithubClient::download`] follows them itself and
+//!   sends `Authorization` only to the API's own origin (an artifact's 302 goes to blob storage
+//!   on another host, which must never see the token).
+//! * Every body read is bounded; every answer's rate headers go through [`Quota`].
+//! * It tells failures before anything was sent (safe to try again) from failures after.
+
+use super::auth::Auth;
+use super::quota::Quota;
+use std::cell::RefCell;
+use std::time::Duration;
+use ureq::http;
+
+/// `X-GitHub-Api-Version` of every request.
+pub const API_VERSION: &str = "2022-11-28";
+pub const DEFAULT_API_URL: &str = "https://api.github.com";
+/// Largest JSON answer read (a page of 100 runs is well under this).
+pub const MAX_JSON_BYTES: u64 = 8 << 20;
+/// Largest artifact zip downloaded (a receipt is a few hundred bytes).
+pub const MAX_ARTIFACT_BYTES: u64 = 1 << 20;
+const MAX_REDIRECTS: usize = 3;
+
+/// One answer: status, headers (names lower-case) and the bounded body.
+#[derive(Debug, Clone)]
+pub struct Reply {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Reply {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    pub fn json(&self) -> Result<serde_json::Value, CallError> {
+        serde_json::from_slice(&self.body).map_err(|e| {
+            CallError::AfterSend(format!("HTTP {}: the answer is not JSON: {e}", self.status))
+        })
+    }
+
+    /// GitHub's `message` field, or the start of the body.
+    pub fn message(&self) -> String {
+        let text = String::from_utf8_lossy(&self.body);
+        serde_json::from_str::<serde_json::Value>(&text)
+            .ok()
+            .and_then(|v| {
+                v.get("message")
+                    .and_then(|m| m.as_str())
+                    .map(str::to_string)
+            })
+            .unwrap_or_else(|| text.chars().take(200).collect())
+    }
+}
+
+/// Why a call did not produce an answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CallError {
+    /// Nothing reached the server (name lookup, connect, TLS handshake, proxy refused).
+    NotSent(String),
+    /// The request was (at least partly) sent, then the exchange failed.
+    AfterSend(String),
+    /// The host stopped calling GitHub for this pass: the reserve is reached or a secondary
+    /// limit is in force. Nothing was sent.
+    QuotaStop(String),
+    /// The answer's body is larger than the bound for its kind; it was not read further.
+    TooLarge(String),
+}
+
+impl CallError {
+    pub fn message(&self) -> &str {
+        match self {
+            CallError::NotSent(m)
+            | CallError::AfterSend(m)
+            | CallError::QuotaStop(m)
+            | CallError::TooLarge(m) => m,
+        }
+    }
+}
+
+/// A GitHub REST client: one agent, the API base, the credentials, the quota seen so far.
+pub struct GithubClient {
+    agent: ureq::Agent,
+    /// The API base without a trailing slash (`https://api.github.com`, `https://ghe/api/v3`).
+    api: String,
+    auth: Auth,
+    pub quota: RefCell<Quota>,
+    calls: RefCell<CallLog>,
+}
+
+/// How many requests were made, by kind (for the report and the benchmarks).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CallLog {
+    /// Requests answered with something other than 304.
+    pub requests: u32,
+    /// Requests answered 304 Not Modified (no primary quota spent).
+    pub not_modified: u32,
+    /// Requests to blob storage (not GitHub's API, no quota).
+    pub blob: u32,
+}
+
+/// The trust roots: the system's certificates, then Mozilla's bundled ones.
+fn root_certs() -> ureq::tls::RootCerts {
+    let mut certs: Vec<ureq::tls::Certificate<'static>> = Vec::new();
+    // Unreadable system certificates are skipped: the bundled roots still apply.
+    for cert in rustls_native_certs::load_native_certs().certs {
+        certs.push(ureq::tls::Certificate::from_der(cert.as_ref()).to_owned());
+    }
+    for cert in webpki_root_certs::TLS_SERVER_ROOT_CERTS {
+        certs.push(ureq::tls::Certificate::from_der(cert.as_ref()).to_owned());
+    }
+    ureq::tls::RootCerts::new_with_certs(&certs)
+}
+
+/// The proxy the environment names (`ALL_PROXY`, `HTTPS_PROXY`, `HTTP_PROXY`, lower-case too),
+/// with `NO_PROXY`'s exceptions; `None` when none is set. Called by `cli.rs` only.
+pub fn proxy_from_env() -> Option<ureq::Proxy> {
+    ureq::Proxy::try_from_env()
+}
+
+/// Validates an API base URL: `http(s)://host[:port][/path]`, no credentials.
+pub fn parse_api_url(text: &str) -> Result<String, String> {
+    let uri: http::Uri = text.parse().map_err(|_| format!("{text:?} is not a URL"))?;
+    match uri.scheme_str() {
+        Some("http" | "https") => {}
+        _ => return Err(format!("{text:?} is not an http:// or https:// URL")),
+    }
+    let authority = uri
+        .authority()
+        .ok_or_else(|| format!("{text:?} has no host"))?;
+    if authority.as_str().contains('@') {
+        return Err(format!("{text:?} must not carry credentials"));
+    }
+    if uri.query().is_some() {
+        return Err(format!("{text:?} must not have a query"));
+    }
+    Ok(text.trim_end_matches('/').to_string())
+}
+
+/// `scheme://authority` of a URL, lower-cased, with the default port made explicit.
+fn origin(uri: &http::Uri) -> Option<String> {
+    let scheme = uri.scheme_str()?.to_ascii_lowercase();
+    let host = uri.host()?.to_ascii_lowercase();
+    let port = uri
+        .port_u16()
+        .unwrap_or(if scheme == "https" { 443 } else { 80 });
+    Some(format!("{scheme}://{host}:{port}"))
+}
+
+impl GithubClient {
+    /// A client for `api_url` with `auth`, without a proxy; `timeout` bounds each whole request.
+    pub fn new(
+        api_url: &str,
+        auth: Auth,
+        timeout: Duration,
+        quota: Quota,
+    ) -> Result<GithubClient, String> {
+        GithubClient::with_proxy(api_url, auth, timeout, quota, None)
+    }
+
+    /// A client that reaches GitHub through `proxy` (the command line passes what
+    /// `HTTPS_PROXY`/`HTTP_PROXY`/`ALL_PROXY` and `NO_PROXY` say, see [`proxy_from_env`]).
+    pub fn with_proxy(
+        api_url: &str,
+        auth: Auth,
+        timeout: Duration,
+        quota: Quota,
+        proxy: Option<ureq::Proxy>,
+    ) -> Result<GithubClient, String> {
+        let api = parse_api_url(api_url)?;
+        let tls = ureq::tls::TlsConfig::builder()
+            .root_certs(root_certs())
+            .build();
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .tls_config(tls)
+            .proxy(proxy)
+            .max_redirects(0)
+            .http_status_as_error(false)
+            .timeout_global(Some(timeout))
+            .user_agent(concat!("deferral-host/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .into();
+        Ok(GithubClient {
+            agent,
+            api,
+            auth,
+            quota: RefCell::new(quota),
+            calls: RefCell::new(CallLog::default()),
+        })
+    }
+
+    pub fn api_url(&self) -> &str {
+        &self.api
+    }
+
+    pub fn calls(&self) -> CallLog {
+        self.calls.borrow().clone()
+    }
+
+    /// One API request to `path` (starting with `/`, may hold a query), with the credentials
+    /// for `repo` (`owner/name`; an App exchanges its token per repository).
+    pub fn call(
+        &self,
+        method: &str,
+        path: &str,
+        repo: Option<&str>,
+        extra_headers: &[(&str, String)],
+        body: Option<&[u8]>,
+    ) -> Result<Reply, CallError> {
+        self.quota.borrow().check()?;
+        let authorization = self.auth.authorization(self, repo)?;
+        let url = format!("{}{path}", self.api);
+        let reply = self.send(
+            method,
+            &url,
+            Some(&authorization),
+            extra_headers,
+            body,
+            MAX_JSON_BYTES,
+        )?;
+        self.observe(&reply);
+        Ok(reply)
+    }
+
+    /// Sends one request without asking for credentials (the App's own JWT calls use this).
+    pub(crate) fn call_with(
+        &self,
+        method: &str,
+        path: &str,
+        authorization: &str,
+        body: Option<&[u8]>,
+    ) -> Result<Reply, CallError> {
+        let url = format!("{}{path}", self.api);
+        let reply = self.send(method, &url, Some(authorization), &[], body, MAX_JSON_BYTES)?;
+        self.observe(&reply);
+        Ok(reply)
+    }
+
+    fn observe(&self, reply: &Reply) {
+        let mut calls = self.calls.borrow_mut();
+        if reply.status == 304 {
+            calls.not_modified += 1;
+        } else {
+            calls.requests += 1;
+        }
+        drop(calls);
+        self.quota
+            .borrow_mut()
+            .observe(reply.status, &reply.headers, &reply.body);
+    }
+
+    /// Downloads `path` (an artifact's `/zip`), following up to three redirects itself: the
+    /// `Authorization` header goes only to the API's origin, never to another host.
+    pub fn download(&self, path: &str, repo: Option<&str>) -> Result<Reply, CallError> {
+        self.quota.borrow().check()?;
+        let authorization = self.auth.authorization(self, repo)?;
+        let api_origin = self.api.parse::<http::Uri>().ok().as_ref().and_then(origin);
+        let mut url = format!("{}{path}", self.api);
+        for hop in 0..=MAX_REDIRECTS {
+            let uri: http::Uri = url
+                .parse()
+                .map_err(|_| CallError::AfterSend(format!("redirect to a bad URL {url:?}")))?;
+            let same_origin = origin(&uri).is_some_and(|o| Some(o) == api_origin);
+            let auth = same_origin.then_some(authorization.as_str());
+            let reply = self.send("GET", &url, auth, &[], None, MAX_ARTIFACT_BYTES)?;
+            if same_origin {
+                self.observe(&reply);
+            } else {
+                self.calls.borrow_mut().blob += 1;
+            }
+            if !matches!(reply.status, 301 | 302 | 303 | 307 | 308) {
+                return Ok(reply);
+            }
+            let location = reply.header("location").ok_or_else(|| {
+                CallError::AfterSend(format!("HTTP {} without a Location", reply.status))
+            })?;
+            if hop == MAX_REDIRECTS {
+                break;
+            }
+            url = location.to_string();
+        }
+        Err(CallError::AfterSend(format!(
+            "more than {MAX_REDIRECTS} redirects"
+        )))
+    }
+
+    fn send(
+        &self,
+        method: &str,
+        url: &str,
+        authorization: Option<&str>,
+        extra_headers: &[(&str, String)],
+        body: Option<&[u8]>,
+        limit: u64,
+    ) -> Result<Reply, CallError> {
+        let mut builder = http::Request::builder()
+            .method(method)
+            .uri(url)
+            .header("Accept", "application/vnd.github+json")
+            .header("X-GitHub-Api-Version", API_VERSION);
+        if let Some(value) = authorization {
+            builder = builder.header("Authorization", value);
+        }
+        if body.is_some() {
+            builder = builder.header("Content-Type", "application/json");
+        }
+        for (name, value) in extra_headers {
+            builder = builder.header(*name, value.as_str());
+        }
+        let request = builder
+            .body(body.unwrap_or_default().to_vec())
+            .map_err(|e| CallError::NotSent(format!("cannot build the request: {e}")))?;
+        let mut response = self.agent.run(request).map_err(classify_error)?;
+        let status = response.status().as_u16();
+        let headers = response
+            .headers()
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.as_str().to_ascii_lowercase(),
+                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                )
+            })
+            .collect();
+        let body = response
+            .body_mut()
+            .with_config()
+            .limit(limit)
+            .read_to_vec()
+            .map_err(|e| match e {
+                ureq::Error::BodyExceedsLimit(_) => CallError::TooLarge(format!(
+                    "HTTP {status}: the answer is larger than {limit} bytes"
+                )),
+                other => CallError::AfterSend(format!("reading the answer failed: {other}")),
+            })?;
+        Ok(Reply {
+            status,
+            headers,
+            body,
+        })
+    }
+}
+
+/// Which ureq failures certainly happened before any request byte was written.
+fn classify_error(err: ureq::Error) -> CallError {
+    use ureq::Error as E;
+    let text = err.to_string();
+    match err {
+        E::HostNotFound
+        | E::ConnectionFailed
+        | E::BadUri(_)
+        | E::Http(_)
+        | E::InvalidProxyUrl
+        | E::ConnectProxyFailed(_)
+        | E::Tls(_)
+        | E::Rustls(_)
+        | E::RequireHttpsOnly(_)
+        | E::TlsRequired => CallError::NotSent(text),
+        E::Timeout(ureq::Timeout::Resolve | ureq::Timeout::Connect) => CallError::NotSent(text),
+        // Kinds only a connect attempt returns (a send on a connected socket would be reset).
+        E::Io(io)
+            if matches!(
+                io.kind(),
+                std::io::ErrorKind::ConnectionRefused
+                    | std::io::ErrorKind::HostUnreachable
+                    | std::io::ErrorKind::NetworkUnreachable
+                    | std::io::ErrorKind::AddrNotAvailable
+            ) =>
+        {
+            CallError::NotSent(text)
+        }
+        E::Io(io) if is_handshake_failure(&io) => {
+            CallError::NotSent(format!("TLS handshake failed: {text}"))
+        }
+        _ => CallError::AfterSend(text),
+    }
+}
+
+/// A TLS error that only the handshake raises: the request, written after the handshake, was
+/// never sent. (Any other I/O failure may come after the request went out.)
+fn is_handshake_failure(io: &std::io::Error) -> bool {
+    use rustls::Error as T;
+    let Some(tls) = io.get_ref().and_then(|e| e.downcast_ref::<T>()) else {
+        return false;
+    };
+    matches!(
+        tls,
+        T::InvalidCertificate(_)
+            | T::InvalidMessage(_)
+            | T::InappropriateHandshakeMessage { .. }
+            | T::InappropriateMessage { .. }
+            | T::PeerIncompatible(_)
+            | T::NoCertificatesPresented
+            | T::UnsupportedNameType
+            | T::HandshakeNotComplete
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn api_urls() {
+        assert_eq!(
+            parse_api_url("https://api.github.com/").unwrap(),
+            "https://api.github.com"
+        );
+        assert_eq!(
+            parse_api_url("http://127.0.0.1:8080/api/v3/").unwrap(),
+            "http://127.0.0.1:8080/api/v3"
+        );
+        assert!(parse_api_url("ftp://x").is_err());
+        assert!(parse_api_url("http://user:pw@x").is_err());
+    }
+
+    #[test]
+    fn origins_make_default_ports_explicit() {
+        let a: http::Uri = "https://API.github.com/x".parse().unwrap();
+        let b: http::Uri = "https://api.github.com:443/y".parse().unwrap();
+        let c: http::Uri = "https://blob.example/y".parse().unwrap();
+        assert_eq!(origin(&a), origin(&b));
+        assert_ne!(origin(&a), origin(&c));
+    }
+}

@@ -1,0 +1,325 @@
+//! `tick`'s follow step: what became of the workflow runs this host dispatched.
+//!
+//! Runs after expiry and recovery, before new launches. For each workflow with dispatched
+//! attempts it makes one list call (with its ETag) of the completed `workflow_dispatch` runs
+//! created since the oldest attempt's day; an attempt whose run id the dispatch did not return
+//! (a server that answered 204) is matched by its run's `display_title`
+//! (`Resume ID #ATTEMPT`, see docs/examples/resume.yml) in a list of all the workflow's runs.
+//! A completed run then costs one call for its artifacts and, when there is one, one download:
+//!
+//! * an artifact: its receipt, validated by the core, is the attempt's `deferred` outcome (same
+//!   bindings: deferred again, re-entry counted; same scope, other plan or request: progress, a
+//!   successor; anything else: blocked);
+//! * no artifact, conclusion `success`: complete;
+//! * no artifact, another conclusion: blocked, cause `run-CONCLUSION`, detail the run's URL.
+//!
+//! Every outcome is the coordinator's compare-and-set: two tickers record it once.
+
+use super::api::{self, ApiError, ArtifactInfo, RunInfo};
+use super::artifact::receipt_text;
+use super::client::{CallError, GithubClient};
+use super::DEFAULT_ARTIFACT;
+use crate::coordinator::{self, Effects, Outcome};
+use crate::error::HostError;
+use crate::store::{ArtifactRef, Change, Deferral, RunRecord, Store};
+use deferral_core::lifecycle::Event;
+use deferral_core::receipt::validate_str;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+
+/// What the follow step did; goes into the tick report.
+#[derive(Debug, Default)]
+pub struct FollowReport {
+    /// Attempts whose run ended, with their new state.
+    pub followed: Vec<Value>,
+    /// Attempts still running, or not yet matched to a run.
+    pub waiting: Vec<Value>,
+    /// Why calls stopped for this pass, if they did.
+    pub stopped: Option<String>,
+    /// GitHub errors met (the attempts stay as they are).
+    pub errors: Vec<Value>,
+}
+
+/// `owner/repo` and the workflow file of a `workflow-dispatch:` run record.
+fn split_workflow(workflow: &str) -> Option<(String, String)> {
+    let (repo, file) = workflow.rsplit_once('/')?;
+    Some((repo.to_string(), file.to_string()))
+}
+
+/// The `created` bound of the list call: five minutes before the oldest dispatch (clocks
+/// differ), floored to the minute, so the URL, and so its ETag, stay the same from one tick to
+/// the next while that attempt is followed.
+fn created_since(oldest_dispatch_ms: u64) -> String {
+    let ms = oldest_dispatch_ms.saturating_sub(5 * 60_000) / 60_000 * 60_000;
+    deferral_core::signals::time::format_iso8601(ms)
+}
+
+struct Pending {
+    deferral: Deferral,
+    run: RunRecord,
+}
+
+/// One follow pass over at most `limit` dispatched attempts (only those of `ids`, unless empty).
+pub fn follow(
+    store: &dyn Store,
+    client: &GithubClient,
+    ids: &[String],
+    limit: usize,
+    max_chain: u32,
+    now_ms: &dyn Fn() -> u64,
+) -> Result<FollowReport, HostError> {
+    let mut report = FollowReport::default();
+    let mut by_workflow: BTreeMap<String, Vec<Pending>> = BTreeMap::new();
+    for (deferral, run) in store.dispatched(limit)? {
+        if !ids.is_empty() && !ids.contains(&deferral.id) {
+            continue;
+        }
+        let Some(run) = run else { continue };
+        by_workflow
+            .entry(run.workflow.clone())
+            .or_default()
+            .push(Pending { deferral, run });
+    }
+    for (workflow, pending) in by_workflow {
+        if report.stopped.is_some() {
+            break;
+        }
+        let Some((repo, file)) = split_workflow(&workflow) else {
+            continue;
+        };
+        if let Err(err) = follow_workflow(
+            store,
+            client,
+            &repo,
+            &file,
+            pending,
+            max_chain,
+            now_ms,
+            &mut report,
+        ) {
+            if err.is_quota_stop() {
+                report.stopped = Some(err.message());
+            } else {
+                report.errors.push(
+                    json!({"workflow": workflow, "code": err.code(), "message": err.message()}),
+                );
+            }
+        }
+    }
+    if report.stopped.is_none() {
+        report.stopped = client.quota.borrow().stopped().map(str::to_string);
+    }
+    Ok(report)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn follow_workflow(
+    store: &dyn Store,
+    client: &GithubClient,
+    repo: &str,
+    file: &str,
+    pending: Vec<Pending>,
+    max_chain: u32,
+    now_ms: &dyn Fn() -> u64,
+    report: &mut FollowReport,
+) -> Result<(), ApiError> {
+    let oldest = pending
+        .iter()
+        .map(|p| p.run.dispatched_ms)
+        .min()
+        .unwrap_or(0);
+    let since = created_since(oldest);
+    let unmatched = pending.iter().any(|p| p.run.run_id.is_none());
+    // Attempts without a run id need every run (in progress too) to be matched by title.
+    let (runs, full) = api::list_runs(client, store, repo, file, !unmatched, &since, now_ms())?;
+    let by_id: BTreeMap<u64, &RunInfo> = runs.iter().map(|r| (r.id, r)).collect();
+    for mut p in pending {
+        if p.run.run_id.is_none() {
+            let title = format!("{} #{}", p.deferral.id, p.deferral.reentries);
+            match runs.iter().find(|r| r.display_title.contains(&title)) {
+                Some(found) => {
+                    p.run.run_id = Some(found.id);
+                    p.run.html_url = Some(found.html_url.clone());
+                    let _ = store.put_run(&p.run);
+                }
+                None => {
+                    report.waiting.push(json!({"id": p.deferral.id, "attempt": p.deferral.reentries, "why": "no run found yet"}));
+                    continue;
+                }
+            }
+        }
+        let run_id = p.run.run_id.unwrap_or_default();
+        let run = match by_id.get(&run_id) {
+            Some(run) => (*run).clone(),
+            // Beyond the first page of completed runs: ask for this one run.
+            None if full => api::get_run(client, repo, run_id)?,
+            None => {
+                report.waiting.push(json!({"id": p.deferral.id, "attempt": p.deferral.reentries, "run_id": run_id, "why": "not completed"}));
+                continue;
+            }
+        };
+        if run.status != "completed" {
+            report.waiting.push(json!({"id": p.deferral.id, "attempt": p.deferral.reentries, "run_id": run_id, "why": run.status}));
+            continue;
+        }
+        let entry = finish_run(store, client, repo, &p.deferral, &run, max_chain, now_ms)?;
+        report.followed.push(entry);
+    }
+    Ok(())
+}
+
+/// Why a completed run's artifact cannot be the attempt's outcome.
+struct Refused {
+    cause: &'static str,
+    detail: String,
+}
+
+/// The receipt in a run's artifact, read and checked: the core validates it and its scope must
+/// be the deferral's (the coordinator tells deferred-again from progress).
+fn artifact_receipt(
+    store: &dyn Store,
+    client: &GithubClient,
+    repo: &str,
+    deferral: &Deferral,
+    artifact: &ArtifactInfo,
+) -> Result<Result<String, Refused>, ApiError> {
+    if artifact.expired {
+        return Ok(Err(Refused {
+            cause: "artifact-expired",
+            detail: format!("artifact {} expired before it was read", artifact.id),
+        }));
+    }
+    let zip = match api::download_artifact(client, repo, artifact.id) {
+        Ok(zip) => zip,
+        Err(ApiError::Call(CallError::TooLarge(why))) => {
+            return Ok(Err(Refused {
+                cause: "artifact-unreadable",
+                detail: format!("artifact {}: {why}", artifact.id),
+            }))
+        }
+        Err(ApiError::Status { status: 410, .. }) => {
+            return Ok(Err(Refused {
+                cause: "artifact-expired",
+                detail: format!("artifact {} is gone (HTTP 410)", artifact.id),
+            }))
+        }
+        Err(err) => return Err(err),
+    };
+    let text = match receipt_text(&zip) {
+        Ok(text) => text,
+        Err(why) => {
+            return Ok(Err(Refused {
+                cause: "artifact-unreadable",
+                detail: format!("artifact {}: {why}", artifact.id),
+            }))
+        }
+    };
+    let new = match validate_str(&text) {
+        Ok(new) => new,
+        Err(err) => {
+            return Ok(Err(Refused {
+                cause: "invalid-receipt",
+                detail: format!(
+                    "artifact {}: {} at {}: {}",
+                    artifact.id,
+                    err.code(),
+                    err.path,
+                    err.message
+                ),
+            }))
+        }
+    };
+    let current = store
+        .current_receipt(&deferral.id)
+        .ok()
+        .and_then(|r| validate_str(&r.text).ok());
+    if current.is_some_and(|c| c.bindings.scope_digest != new.bindings.scope_digest) {
+        return Ok(Err(Refused {
+            cause: "binding-mismatch",
+            detail: format!(
+                "artifact {}: the receipt's scope_digest differs from the deferral's",
+                artifact.id
+            ),
+        }));
+    }
+    Ok(Ok(text))
+}
+
+/// Writes the outcome of one completed run.
+fn finish_run(
+    store: &dyn Store,
+    client: &GithubClient,
+    repo: &str,
+    deferral: &Deferral,
+    run: &RunInfo,
+    max_chain: u32,
+    now_ms: &dyn Fn() -> u64,
+) -> Result<Value, ApiError> {
+    let name = store
+        .artifact_name(&deferral.id)
+        .ok()
+        .flatten()
+        .unwrap_or_else(|| DEFAULT_ARTIFACT.to_string());
+    let artifacts = api::run_artifacts(client, repo, run.id, &name)?;
+    let conclusion = run.conclusion.clone().unwrap_or_else(|| "unknown".into());
+    let blocked = |cause: &str, detail: String| {
+        let effects = Effects {
+            detail: Some(detail),
+            lease: Change::Clear,
+            attempt_status: Change::Clear,
+            ..Effects::default()
+        };
+        coordinator::apply_caused(store, deferral, Event::Block, cause, effects, now_ms())
+    };
+    let written = match artifacts.iter().find(|a| a.name == name) {
+        Some(artifact) => match artifact_receipt(store, client, repo, deferral, artifact)? {
+            Ok(text) => {
+                let _ = store.add_artifact(
+                    &deferral.id,
+                    &ArtifactRef {
+                        artifact_id: artifact.id,
+                        repo: repo.to_string(),
+                        run_id: Some(run.id),
+                    },
+                );
+                coordinator::finish_chained(
+                    store,
+                    deferral,
+                    Outcome::Deferred {
+                        receipt: text,
+                        detail: Some(format!(
+                            "run {} ({conclusion}) deferred again",
+                            run.html_url
+                        )),
+                    },
+                    max_chain,
+                    now_ms(),
+                )
+            }
+            Err(refused) => blocked(
+                refused.cause,
+                format!("{} ({})", refused.detail, run.html_url),
+            ),
+        },
+        None if conclusion == "success" => coordinator::finish(
+            store,
+            deferral,
+            Outcome::Complete {
+                detail: Some(format!("run {} succeeded", run.html_url)),
+            },
+            now_ms(),
+        ),
+        None => blocked(&format!("run-{conclusion}"), run.html_url.clone()),
+    };
+    Ok(match written {
+        Ok(after) => json!({"id": deferral.id, "attempt": deferral.reentries, "run_id": run.id,
+            "conclusion": conclusion, "state": after.state.as_str(), "cause": after.cause, "detail": after.detail}),
+        // Another ticker recorded this run's outcome first: nothing more to do.
+        Err(err) if err.is_conflict() => {
+            json!({"id": deferral.id, "attempt": deferral.reentries, "run_id": run.id, "skipped": "recorded by another ticker"})
+        }
+        Err(err) => {
+            json!({"id": deferral.id, "attempt": deferral.reentries, "run_id": run.id, "error": err.to_json_value()["error"]})
+        }
+    })
+}

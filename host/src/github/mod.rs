@@ -1,0 +1,26 @@
+//! The host's side of GitHub: a REST client on a maintained crate and the loop it closes.
+//!
+//! * [`client`]: `ureq` with rustls (system and bundled roots), proxies from the environment,
+//!   bounded bodies, redirects followed by hand without the token to other hosts.
+//! * [`auth`], [`app`]: a token, or a GitHub App's installation tokens (RS256 JWT).
+//! * [`quota`]: stop calling for the pass when the reserve is reached or a limit holds.
+//! * [`dispatch`]: the `workflow-dispatch:` launch, which returns the run.
+//! * [`api`]: the few REST calls the loop makes, with ETags.
+//! * [`artifact`]: read the one JSON file of a `deferred-receipt` artifact zip, bounded.
+//! * [`follow`]: `tick`'s follow step: dispatched runs to their outcome.
+//! * [`watch`]: `deferral-host watch`: ingest `deferred-receipt` artifacts once each.
+//! * [`options`]: the command-line options that build a client.
+
+pub mod api;
+pub mod app;
+pub mod artifact;
+pub mod auth;
+pub mod client;
+pub mod dispatch;
+pub mod follow;
+pub mod options;
+pub mod quota;
+pub mod watch;
+
+/// The artifact name a deferring run uploads its receipt under, unless told otherwise.
+pub const DEFAULT_ARTIFACT: &str = "deferred-receipt";

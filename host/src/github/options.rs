@@ -1,0 +1,78 @@
+//! The command-line options that build a [`GithubClient`] (`tick`, `watch`). The token and the
+//! API URL come from the environment through `cli.rs`; the App's key from a file.
+
+use super::app::AppAuth;
+use super::auth::Auth;
+use super::client::{GithubClient, DEFAULT_API_URL};
+use super::quota::Quota;
+use crate::error::HostError;
+use clap::Args;
+use deferral_core::decision::Reserve;
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Args, Debug, Clone)]
+pub struct GithubArgs {
+    /// Authenticate as this GitHub App (with --github-app-key) instead of GITHUB_TOKEN.
+    #[arg(long, env = "DEFERRAL_GITHUB_APP_ID", value_name = "ID")]
+    pub github_app_id: Option<String>,
+    /// The GitHub App's private key (PEM), read once; installation tokens stay in memory.
+    #[arg(long, env = "DEFERRAL_GITHUB_APP_KEY_FILE", value_name = "FILE")]
+    pub github_app_key: Option<PathBuf>,
+    /// REST quota left untouched: a count (`500`) or a share of the limit (`10%`); once
+    /// `x-ratelimit-remaining` reaches it, the host makes no more calls in this pass.
+    #[arg(long, default_value = "10%", value_name = "COUNT|PERCENT")]
+    pub github_reserve: String,
+}
+
+/// What `cli.rs` read from the environment.
+pub struct GithubEnv {
+    pub token: Option<String>,
+    pub api_url: Option<String>,
+    /// From `HTTPS_PROXY`/`HTTP_PROXY`/`ALL_PROXY` and `NO_PROXY`.
+    pub proxy: Option<ureq::Proxy>,
+}
+
+impl GithubArgs {
+    /// The client, or `None` when no credentials are given at all.
+    pub fn client(
+        &self,
+        env: GithubEnv,
+        timeout: Duration,
+    ) -> Result<Option<GithubClient>, HostError> {
+        let bad = |message: String| HostError::invalid("invalid-github", message);
+        let reserve = Reserve::parse(&self.github_reserve).ok_or_else(|| {
+            bad(format!(
+                "--github-reserve {:?} is neither a count nor a percentage",
+                self.github_reserve
+            ))
+        })?;
+        let auth = match (&self.github_app_id, &self.github_app_key) {
+            (Some(id), Some(path)) => {
+                let pem = std::fs::read(path).map_err(|e| {
+                    bad(format!(
+                        "cannot read the GitHub App key {}: {e}",
+                        path.display()
+                    ))
+                })?;
+                Auth::App(AppAuth::new(id, &pem, Box::new(crate::clock::now_ms)).map_err(bad)?)
+            }
+            (Some(_), None) | (None, Some(_)) => {
+                return Err(bad(
+                    "--github-app-id and --github-app-key go together".into()
+                ))
+            }
+            (None, None) => match env.token.filter(|t| !t.is_empty()) {
+                Some(token) => Auth::Token(token),
+                None => return Ok(None),
+            },
+        };
+        let api = env
+            .api_url
+            .filter(|u| !u.is_empty())
+            .unwrap_or_else(|| DEFAULT_API_URL.to_string());
+        GithubClient::with_proxy(&api, auth, timeout, Quota::new(reserve), env.proxy)
+            .map(Some)
+            .map_err(|m| bad(format!("GITHUB_API_URL: {m}")))
+    }
+}

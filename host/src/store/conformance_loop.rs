@@ -1,0 +1,270 @@
+//! The GitHub loop's part of the store conformance suite ([`super::LoopStore`] and recording
+//! once), run against every backend like [`super::conformance`]:
+//! `store_loop_conformance_tests!(make_backend())`.
+
+use super::conformance::{handoff, Backend};
+use super::{ArtifactRef, RecordKeys, RunRecord, Store, StoreError};
+use crate::coordinator::{self, Recording};
+use crate::store::AttemptStatus;
+
+/// Runs one check per test function: `store_loop_conformance_tests!(make_backend())`.
+#[macro_export]
+macro_rules! store_loop_conformance_tests {
+    ($backend:expr) => {
+        $crate::store_loop_conformance_tests!(@each $backend;
+            a_receipt_is_recorded_once,
+            racing_records_of_one_receipt_make_one_deferral,
+            an_artifact_is_ingested_once,
+            issued_receipts_find_their_deferral,
+            runs_are_kept_per_attempt,
+            successors_form_a_bounded_chain,
+            list_answers_are_cached_by_key);
+    };
+    (@each $backend:expr; $($name:ident),* $(,)?) => {
+        $(
+            #[test]
+            fn $name() {
+                let backend = $backend;
+                $crate::store::conformance_loop::$name(&backend);
+            }
+        )*
+    };
+}
+
+const HOUR: u64 = 3_600_000;
+
+fn now() -> u64 {
+    crate::clock::now_ms()
+}
+
+fn record(store: &dyn Store, text: &str, keys: RecordKeys) -> Recording {
+    coordinator::record_with(store, text.as_bytes(), "exec:/bin/true", 2, keys, now())
+        .expect("record_with succeeds")
+}
+
+fn count(store: &dyn Store) -> usize {
+    store.list(&super::ListQuery::default()).unwrap().len()
+}
+
+pub fn a_receipt_is_recorded_once(backend: &dyn Backend) {
+    let store = backend.connect();
+    let text = handoff(now(), 0, HOUR).to_json();
+    let Recording::New(first) = record(&*store, &text, RecordKeys::default()) else {
+        panic!("the first record is new");
+    };
+    match record(&*store, &text, RecordKeys::default()) {
+        Recording::Existing(d) => assert_eq!(d.id, first.deferral.id),
+        Recording::New(_) => panic!("the same receipt made a second deferral"),
+    }
+    let err =
+        coordinator::record(&*store, text.as_bytes(), "exec:/bin/true", 2, now()).unwrap_err();
+    assert_eq!(err.code, "already-recorded");
+    assert_eq!(count(&*store), 1);
+}
+
+pub fn racing_records_of_one_receipt_make_one_deferral(backend: &dyn Backend) {
+    let text = handoff(now(), 0, HOUR).to_json();
+    let new = std::sync::atomic::AtomicUsize::new(0);
+    let ids = std::sync::Mutex::new(std::collections::BTreeSet::new());
+    std::thread::scope(|scope| {
+        for _ in 0..6 {
+            scope.spawn(|| {
+                let store = backend.connect();
+                let id = match record(&*store, &text, RecordKeys::default()) {
+                    Recording::New(rec) => {
+                        new.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                        rec.deferral.id
+                    }
+                    Recording::Existing(d) => d.id,
+                };
+                ids.lock().unwrap().insert(id);
+            });
+        }
+    });
+    assert_eq!(new.into_inner(), 1, "exactly one racer records it");
+    assert_eq!(ids.into_inner().unwrap().len(), 1, "all answer the same id");
+    assert_eq!(count(&*backend.connect()), 1);
+}
+
+pub fn an_artifact_is_ingested_once(backend: &dyn Backend) {
+    let store = backend.connect();
+    let artifact = ArtifactRef {
+        artifact_id: 77,
+        repo: "o/r".into(),
+        run_id: Some(5),
+    };
+    let keys = RecordKeys {
+        artifact: Some(artifact.clone()),
+        ..RecordKeys::default()
+    };
+    let Recording::New(first) = record(&*store, &handoff(now(), 0, HOUR).to_json(), keys.clone())
+    else {
+        panic!("new");
+    };
+    assert_eq!(
+        store.find_by_artifact(77).unwrap().as_deref(),
+        Some(first.deferral.id.as_str())
+    );
+    // Another receipt in the same artifact id: still the first deferral.
+    let other = handoff(now() + 1, 5, HOUR).to_json();
+    match record(&*store, &other, keys) {
+        Recording::Existing(d) => assert_eq!(d.id, first.deferral.id),
+        Recording::New(_) => panic!("one artifact made two deferrals"),
+    }
+    assert!(!store.add_artifact(&first.deferral.id, &artifact).unwrap());
+    assert_eq!(count(&*store), 1);
+}
+
+pub fn issued_receipts_find_their_deferral(backend: &dyn Backend) {
+    let store = backend.connect();
+    let text = handoff(now(), 0, HOUR).to_json();
+    let Recording::New(rec) = record(&*store, &text, RecordKeys::default()) else {
+        panic!("new");
+    };
+    let id = rec.deferral.id.clone();
+    let claimed = coordinator::claim(
+        &*store,
+        &rec.deferral,
+        "t",
+        now() + HOUR,
+        AttemptStatus::Launching,
+        now(),
+    )
+    .unwrap();
+    for issued in [text, rec.receipt.to_json(), claimed.receipt_json] {
+        let digest = super::github::receipt_digest(&issued).unwrap();
+        assert_eq!(
+            store.find_by_receipt_digest(&digest).unwrap().as_deref(),
+            Some(id.as_str())
+        );
+    }
+    assert_eq!(store.find_by_receipt_digest(&"0".repeat(64)).unwrap(), None);
+}
+
+pub fn runs_are_kept_per_attempt(backend: &dyn Backend) {
+    let store = backend.connect();
+    let Recording::New(rec) = record(
+        &*store,
+        &handoff(now(), 0, HOUR).to_json(),
+        RecordKeys::default(),
+    ) else {
+        panic!("new");
+    };
+    let claimed = coordinator::claim(
+        &*store,
+        &rec.deferral,
+        "t",
+        now() + HOUR,
+        AttemptStatus::Dispatching,
+        now(),
+    )
+    .unwrap();
+    let mut run = RunRecord {
+        deferral_id: rec.deferral.id.clone(),
+        attempt: 1,
+        run_id: None,
+        html_url: None,
+        workflow: "o/r/w.yml".into(),
+        dispatched_ms: now(),
+    };
+    store.put_run(&run).unwrap();
+    assert!(
+        store.dispatched(10).unwrap().is_empty(),
+        "still dispatching"
+    );
+    let effects = coordinator::Effects {
+        attempt_status: super::Change::Set(AttemptStatus::Dispatched),
+        ..Default::default()
+    };
+    coordinator::note(
+        &*store,
+        &claimed.deferral,
+        "dispatched",
+        "dispatched",
+        effects,
+        now(),
+    )
+    .unwrap();
+    run.run_id = Some(991);
+    run.html_url = Some("https://github.example/o/r/actions/runs/991".into());
+    store.put_run(&run).unwrap();
+    assert_eq!(
+        store.run_of(&rec.deferral.id, 1).unwrap(),
+        Some(run.clone())
+    );
+    assert_eq!(store.run_of(&rec.deferral.id, 2).unwrap(), None);
+    assert!(store.is_own_run(991).unwrap());
+    assert!(!store.is_own_run(992).unwrap());
+    let pending = store.dispatched(10).unwrap();
+    assert_eq!(pending.len(), 1);
+    assert_eq!(pending[0].1, Some(run));
+}
+
+pub fn successors_form_a_bounded_chain(backend: &dyn Backend) {
+    let store = backend.connect();
+    let Recording::New(first) = record(
+        &*store,
+        &handoff(now(), 0, HOUR).to_json(),
+        RecordKeys::default(),
+    ) else {
+        panic!("new");
+    };
+    let keys = |p: &str| RecordKeys {
+        predecessor: Some(p.to_string()),
+        artifact_name: Some("next-receipt".into()),
+        ..RecordKeys::default()
+    };
+    let Recording::New(second) = record(
+        &*store,
+        &handoff(now() + 1, 1, HOUR).to_json(),
+        keys(&first.deferral.id),
+    ) else {
+        panic!("new");
+    };
+    let Recording::New(third) = record(
+        &*store,
+        &handoff(now() + 2, 2, HOUR).to_json(),
+        keys(&second.deferral.id),
+    ) else {
+        panic!("new");
+    };
+    let link = store.link(&second.deferral.id).unwrap();
+    assert_eq!(
+        link.predecessor.as_deref(),
+        Some(first.deferral.id.as_str())
+    );
+    assert_eq!(link.successor.as_deref(), Some(third.deferral.id.as_str()));
+    assert_eq!(link.chain, 1);
+    assert_eq!(store.link(&third.deferral.id).unwrap().chain, 2);
+    assert_eq!(store.link(&first.deferral.id).unwrap().chain, 0);
+    assert_eq!(
+        store.artifact_name(&third.deferral.id).unwrap().as_deref(),
+        Some("next-receipt")
+    );
+    assert_eq!(store.artifact_name(&first.deferral.id).unwrap(), None);
+    // One successor per deferral: a second one is refused and nothing is written.
+    let again = coordinator::record_with(
+        &*store,
+        handoff(now() + 3, 3, HOUR).to_json().as_bytes(),
+        "exec:/bin/true",
+        2,
+        keys(&first.deferral.id),
+        now(),
+    );
+    assert!(
+        matches!(&again, Err(e) if e.code == StoreError::Duplicate(String::new()).code()),
+        "{again:?}"
+    );
+    assert_eq!(count(&*store), 3);
+}
+
+pub fn list_answers_are_cached_by_key(backend: &dyn Backend) {
+    let store = backend.connect();
+    assert_eq!(store.cached("k").unwrap(), None);
+    store.put_cached("k", "\"e1\"", "{\"a\":1}", now()).unwrap();
+    store.put_cached("k", "\"e2\"", "{\"a\":2}", now()).unwrap();
+    assert_eq!(
+        store.cached("k").unwrap(),
+        Some(("\"e2\"".to_string(), "{\"a\":2}".to_string()))
+    );
+}

@@ -1,0 +1,106 @@
+//! What the GitHub loop keeps besides the deferrals themselves (migration "github loop"):
+//!
+//! * `receipt_keys`: the receipt digest (lowercase hex SHA-256 of the JCS form, the core's
+//!   `digest`) of every receipt recorded or issued, unique, so one receipt never becomes two
+//!   deferrals and a deferral can be found by any of its receipts;
+//! * `artifacts`: the ids of ingested `deferred-receipt` artifacts, unique;
+//! * `runs`: the workflow run of each dispatched attempt (id and page URL);
+//! * `artifact_names`: the artifact name a deferral's runs upload under, when not the default;
+//! * `links`: a deferral's successor (the next part of the same work) and the chain length;
+//! * `http_cache`: the ETag and the digest of the last answer of a list call.
+//!
+//! The unique keys are written in the same transaction as the deferral (`insert`), so two
+//! entries racing with one receipt create one deferral: the loser gets `Duplicate`.
+
+use super::{Deferral, StoreError};
+use deferral_core::digest::digest;
+
+/// The receipt kind of a receipt as it was submitted (`coordinator::KIND_SUBMITTED` is this):
+/// the one whose digest must be new when a deferral is inserted.
+pub const SUBMITTED_KIND: &str = "submitted";
+
+/// An ingested artifact.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArtifactRef {
+    pub artifact_id: u64,
+    /// `owner/name`.
+    pub repo: String,
+    /// The run that uploaded it.
+    pub run_id: Option<u64>,
+}
+
+/// What makes a new deferral unique and where it comes from, written with it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RecordKeys {
+    /// The deferral this one continues (progress); its chain length is the predecessor's + 1.
+    pub predecessor: Option<String>,
+    pub artifact: Option<ArtifactRef>,
+    /// The artifact name a followed run uploads its new receipt under (`record --artifact`);
+    /// `deferred-receipt` when `None`.
+    pub artifact_name: Option<String>,
+}
+
+/// The workflow run of one dispatched attempt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunRecord {
+    pub deferral_id: String,
+    pub attempt: u32,
+    /// `None` until the run is found (a server that answered the dispatch 204).
+    pub run_id: Option<u64>,
+    pub html_url: Option<String>,
+    /// `owner/repo/workflow` the attempt was dispatched to.
+    pub workflow: String,
+    pub dispatched_ms: u64,
+}
+
+/// A deferral's place in its chain.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Link {
+    pub predecessor: Option<String>,
+    pub successor: Option<String>,
+    /// 0 for a deferral recorded on its own; the predecessor's + 1 for a successor.
+    pub chain: u32,
+}
+
+/// The digest a receipt text is known by: the core's JCS digest, `None` when it is not JSON.
+pub fn receipt_digest(text: &str) -> Option<String> {
+    let value: serde_json::Value = serde_json::from_str(text).ok()?;
+    digest(&value).ok()
+}
+
+/// The GitHub loop's part of a store. Every backend implements it; the conformance suite
+/// (`conformance_github`) checks it on each.
+pub trait LoopStore {
+    /// The deferral that recorded or was issued a receipt with this digest.
+    fn find_by_receipt_digest(&self, digest: &str) -> Result<Option<String>, StoreError>;
+
+    /// The deferral an artifact was ingested into (or consumed by).
+    fn find_by_artifact(&self, artifact_id: u64) -> Result<Option<String>, StoreError>;
+
+    /// Marks an artifact consumed by `deferral_id` (a followed run's new receipt); `false` when
+    /// it was already known.
+    fn add_artifact(&self, deferral_id: &str, artifact: &ArtifactRef) -> Result<bool, StoreError>;
+
+    /// Records (or replaces) the run of one attempt.
+    fn put_run(&self, run: &RunRecord) -> Result<(), StoreError>;
+
+    /// The run of one attempt.
+    fn run_of(&self, deferral_id: &str, attempt: u32) -> Result<Option<RunRecord>, StoreError>;
+
+    /// Whether this host dispatched the run (its artifacts are followed, not watched).
+    fn is_own_run(&self, run_id: u64) -> Result<bool, StoreError>;
+
+    /// `resumable` deferrals whose current attempt was dispatched, oldest update first, with
+    /// the attempt's run when known.
+    fn dispatched(&self, limit: usize) -> Result<Vec<(Deferral, Option<RunRecord>)>, StoreError>;
+
+    fn link(&self, deferral_id: &str) -> Result<Link, StoreError>;
+
+    /// The artifact name set with `record --artifact`, if any.
+    fn artifact_name(&self, deferral_id: &str) -> Result<Option<String>, StoreError>;
+
+    /// The stored `(etag, body)` of a list call.
+    fn cached(&self, key: &str) -> Result<Option<(String, String)>, StoreError>;
+
+    fn put_cached(&self, key: &str, etag: &str, body: &str, at_ms: u64) -> Result<(), StoreError>;
+}

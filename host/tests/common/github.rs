@@ -1,0 +1,663 @@
+//! A stateful stand-in for GitHub's REST API on loopback, for the loop tests: two listeners,
+//! the API (127.0.0.1) and blob storage (127.0.0.2, another host as far as the client can
+//! tell), both over `http://`. Response shapes follow GitHub's REST docs (workflow runs,
+//! artifacts, dispatches with `return_run_details`, installation tokens).
+//!
+//! Each dispatched run follows the next [`Script`] queued (default: succeeds with no
+//! artifact at once). List calls carry an ETag and answer 304 to a matching `If-None-Match`.
+//! The blob listener records any `Authorization` header it sees; tests assert it saw none.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+pub const TOKEN: &str = "test-token-not-real";
+pub const REPO: &str = "octo-org/app";
+pub const WORKFLOW: &str = "resume.yml";
+pub const TARGET: &str = "workflow-dispatch:octo-org/app/resume.yml@main";
+
+/// What the run of one dispatch does.
+#[derive(Debug, Clone)]
+pub struct Script {
+    /// How many list calls see the run in progress before it completes.
+    pub polls_in_progress: u32,
+    pub conclusion: &'static str,
+    /// A receipt uploaded as `deferred-receipt` (the JSON text), if any.
+    pub artifact: Option<String>,
+    /// The artifact is expired when listed.
+    pub artifact_expired: bool,
+    /// Raw zip bytes instead of a zip of `artifact` (for unreadable artifacts).
+    pub artifact_zip: Option<Vec<u8>>,
+    /// The dispatch is answered 204 without run details (GitHub Enterprise Server before them).
+    pub answer_204: bool,
+    /// The dispatch is refused with a 422 naming `return_run_details` first.
+    pub refuse_run_details: bool,
+    /// The run's title, instead of the `run-name` of docs/examples/resume.yml.
+    pub display_title: Option<String>,
+}
+
+impl Default for Script {
+    fn default() -> Script {
+        Script {
+            polls_in_progress: 0,
+            conclusion: "success",
+            artifact: None,
+            artifact_expired: false,
+            artifact_zip: None,
+            answer_204: false,
+            refuse_run_details: false,
+            display_title: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Run {
+    pub id: u64,
+    pub event: &'static str,
+    pub display_title: String,
+    pub polls_left: u32,
+    pub conclusion: &'static str,
+    pub completed: bool,
+    pub created_at: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Artifact {
+    pub id: u64,
+    pub name: String,
+    pub run_id: u64,
+    pub expired: bool,
+    pub zip: Vec<u8>,
+}
+
+/// One request the API listener answered.
+#[derive(Debug, Clone)]
+pub struct Seen {
+    pub method: String,
+    pub path: String,
+    pub status: u16,
+    pub authorization: Option<String>,
+    pub body: String,
+}
+
+#[derive(Default)]
+pub struct State {
+    pub scripts: VecDeque<Script>,
+    pub runs: Vec<Run>,
+    pub artifacts: Vec<Artifact>,
+    pub seen: Vec<Seen>,
+    pub dispatches: Vec<serde_json::Value>,
+    /// `Authorization` headers the blob host received (must stay empty).
+    pub blob_authorizations: Vec<String>,
+    pub blob_requests: u32,
+    /// `x-ratelimit-remaining` of the next answer (counts down on each non-304 answer).
+    pub remaining: u64,
+    /// The next answer is a 403 secondary rate limit.
+    pub secondary_limit: bool,
+    /// App auth: the App's public key (PEM) and the tokens issued, with their expiry (epoch s).
+    pub app_public_key: Option<Vec<u8>>,
+    pub app_id: String,
+    pub installation_tokens: Vec<(String, u64)>,
+    /// Lifetime of installation tokens, seconds.
+    pub token_lifetime_s: u64,
+    pub jwts_verified: u32,
+    next_id: u64,
+}
+
+pub struct Standin {
+    pub api: String,
+    pub blob: String,
+    pub state: Arc<Mutex<State>>,
+}
+
+fn epoch_s() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}
+
+fn iso(s: u64) -> String {
+    deferral_core::signals::time::format_iso8601(s * 1000)
+}
+
+/// A zip holding one file `receipt.json` with `text` (deflated, as actions/upload-artifact does).
+pub fn zip_of(text: &str) -> Vec<u8> {
+    let mut out = std::io::Cursor::new(Vec::new());
+    let mut zip = zip::ZipWriter::new(&mut out);
+    let options = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
+    zip.start_file("receipt.json", options).unwrap();
+    zip.write_all(text.as_bytes()).unwrap();
+    zip.finish().unwrap();
+    out.into_inner()
+}
+
+struct Request {
+    method: String,
+    path: String,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl Request {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+fn read_request(stream: &mut TcpStream) -> Option<Request> {
+    let mut data = Vec::new();
+    let mut buf = [0u8; 8192];
+    let head_end = loop {
+        if let Some(pos) = data.windows(4).position(|w| w == b"\r\n\r\n") {
+            break pos + 4;
+        }
+        let n = stream.read(&mut buf).ok()?;
+        if n == 0 {
+            return None;
+        }
+        data.extend_from_slice(&buf[..n]);
+    };
+    let head = String::from_utf8_lossy(&data[..head_end]).into_owned();
+    let mut lines = head.split("\r\n");
+    let mut first = lines.next()?.split(' ');
+    let method = first.next()?.to_string();
+    let path = first.next()?.to_string();
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| {
+            l.split_once(':')
+                .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
+        })
+        .collect();
+    let length: usize = headers
+        .iter()
+        .find(|(k, _)| k == "content-length")
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(0);
+    while data.len() < head_end + length {
+        let n = stream.read(&mut buf).ok()?;
+        if n == 0 {
+            break;
+        }
+        data.extend_from_slice(&buf[..n]);
+    }
+    Some(Request {
+        method,
+        path,
+        headers,
+        body: data[head_end..].to_vec(),
+    })
+}
+
+struct Answer {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl Answer {
+    fn json(status: u16, value: serde_json::Value) -> Answer {
+        Answer {
+            status,
+            headers: vec![("Content-Type".into(), "application/json".into())],
+            body: value.to_string().into_bytes(),
+        }
+    }
+}
+
+fn write_answer(stream: &mut TcpStream, answer: &Answer) {
+    let reason = match answer.status {
+        200 => "OK",
+        201 => "Created",
+        204 => "No Content",
+        302 => "Found",
+        304 => "Not Modified",
+        401 => "Unauthorized",
+        403 => "Forbidden",
+        404 => "Not Found",
+        410 => "Gone",
+        _ => "Unprocessable Entity",
+    };
+    let mut head = format!(
+        "HTTP/1.1 {} {reason}\r\nConnection: close\r\nContent-Length: {}\r\n",
+        answer.status,
+        answer.body.len()
+    );
+    for (k, v) in &answer.headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    // One write: head and body in one segment, no wait on the peer's delayed ACK.
+    let mut bytes = head.into_bytes();
+    bytes.extend_from_slice(&answer.body);
+    let _ = stream.set_nodelay(true);
+    let _ = stream.write_all(&bytes);
+    let _ = stream.flush();
+}
+
+fn serve(listener: TcpListener, handle: impl Fn(Request) -> Answer + Send + 'static) {
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+            if let Some(request) = read_request(&mut stream) {
+                let answer = handle(request);
+                write_answer(&mut stream, &answer);
+            }
+        }
+    });
+}
+
+impl Standin {
+    pub fn start() -> Standin {
+        let api_listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let blob_listener = TcpListener::bind("127.0.0.2:0").unwrap();
+        let api = format!("http://{}", api_listener.local_addr().unwrap());
+        let blob = format!("http://{}", blob_listener.local_addr().unwrap());
+        let state = Arc::new(Mutex::new(State {
+            remaining: 4999,
+            token_lifetime_s: 3600,
+            next_id: 1000,
+            ..State::default()
+        }));
+        let api_state = state.clone();
+        let blob_base = blob.clone();
+        let api_base = api.clone();
+        serve(api_listener, move |request| {
+            let mut state = api_state.lock().unwrap();
+            let authorization = request.header("authorization").map(str::to_string);
+            let mut answer = api_answer(&mut state, &request, &api_base, &blob_base);
+            if answer.status != 304 {
+                state.remaining = state.remaining.saturating_sub(1);
+            }
+            for (k, v) in [
+                ("x-ratelimit-limit", state.remaining.max(5000).to_string()),
+                ("x-ratelimit-remaining", state.remaining.to_string()),
+                (
+                    "x-ratelimit-used",
+                    5000u64.saturating_sub(state.remaining).to_string(),
+                ),
+                ("x-ratelimit-reset", (epoch_s() + 3600).to_string()),
+                ("x-ratelimit-resource", "core".to_string()),
+            ] {
+                answer.headers.push((k.into(), v));
+            }
+            state.seen.push(Seen {
+                method: request.method.clone(),
+                path: request.path.clone(),
+                status: answer.status,
+                authorization,
+                body: String::from_utf8_lossy(&request.body).into_owned(),
+            });
+            answer
+        });
+        let blob_state = state.clone();
+        serve(blob_listener, move |request| {
+            let mut state = blob_state.lock().unwrap();
+            state.blob_requests += 1;
+            if let Some(auth) = request.header("authorization") {
+                state.blob_authorizations.push(auth.to_string());
+            }
+            let id: Option<u64> = request
+                .path
+                .strip_prefix("/blob/")
+                .and_then(|rest| rest.split('?').next())
+                .and_then(|id| id.parse().ok());
+            match state.artifacts.iter().find(|a| Some(a.id) == id) {
+                Some(artifact) => Answer {
+                    status: 200,
+                    headers: vec![("Content-Type".into(), "application/zip".into())],
+                    body: artifact.zip.clone(),
+                },
+                None => Answer::json(404, serde_json::json!({"message": "no such blob"})),
+            }
+        });
+        Standin { api, blob, state }
+    }
+
+    pub fn script(&self, script: Script) {
+        self.state.lock().unwrap().scripts.push_back(script);
+    }
+
+    /// A run of another workflow (a schedule) that deferred and uploaded `receipt`.
+    pub fn scheduled_run_with_artifact(&self, receipt: &str, expired: bool) -> (u64, u64) {
+        let mut state = self.state.lock().unwrap();
+        state.next_id += 1;
+        let run_id = state.next_id;
+        state.runs.push(Run {
+            id: run_id,
+            event: "schedule",
+            display_title: "Nightly sync".into(),
+            polls_left: 0,
+            conclusion: "failure",
+            completed: true,
+            created_at: iso(epoch_s()),
+        });
+        state.next_id += 1;
+        let artifact_id = state.next_id;
+        state.artifacts.push(Artifact {
+            id: artifact_id,
+            name: "deferred-receipt".into(),
+            run_id,
+            expired,
+            zip: zip_of(receipt),
+        });
+        (run_id, artifact_id)
+    }
+
+    pub fn seen(&self) -> Vec<Seen> {
+        self.state.lock().unwrap().seen.clone()
+    }
+
+    pub fn dispatch_count(&self) -> usize {
+        self.state.lock().unwrap().dispatches.len()
+    }
+
+    pub fn blob_authorizations(&self) -> Vec<String> {
+        self.state.lock().unwrap().blob_authorizations.clone()
+    }
+}
+
+fn unauthorized() -> Answer {
+    Answer::json(401, serde_json::json!({"message": "Bad credentials"}))
+}
+
+/// The token is the fixed test token or an installation token still valid.
+fn authorized(state: &State, request: &Request) -> bool {
+    let Some(bearer) = request
+        .header("authorization")
+        .and_then(|v| v.strip_prefix("Bearer "))
+    else {
+        return false;
+    };
+    if state.app_public_key.is_some() {
+        let now = epoch_s();
+        return state
+            .installation_tokens
+            .iter()
+            .any(|(t, exp)| t == bearer && *exp > now);
+    }
+    bearer == TOKEN
+}
+
+/// Verifies the App JWT (RS256, the App's public key, `iss` the App id).
+fn verify_jwt(state: &mut State, request: &Request) -> bool {
+    let (Some(key), Some(jwt)) = (
+        state.app_public_key.clone(),
+        request
+            .header("authorization")
+            .and_then(|v| v.strip_prefix("Bearer ")),
+    ) else {
+        return false;
+    };
+    let Ok(key) = jsonwebtoken::DecodingKey::from_rsa_pem(&key) else {
+        return false;
+    };
+    let mut validation = jsonwebtoken::Validation::new(jsonwebtoken::Algorithm::RS256);
+    validation.set_issuer(&[state.app_id.as_str()]);
+    validation.set_required_spec_claims(&["exp", "iat", "iss"]);
+    let ok = jsonwebtoken::decode::<serde_json::Value>(jwt, &key, &validation).is_ok();
+    if ok {
+        state.jwts_verified += 1;
+    }
+    ok
+}
+
+fn etag_of(body: &[u8]) -> String {
+    format!("\"{}\"", &deferral_core::digest::sha256_hex(body)[..16])
+}
+
+/// A list answer with an ETag; 304 when the client already has it.
+fn listed(request: &Request, value: serde_json::Value) -> Answer {
+    let body = value.to_string().into_bytes();
+    let etag = etag_of(&body);
+    if request.header("if-none-match") == Some(etag.as_str()) {
+        return Answer {
+            status: 304,
+            headers: vec![("ETag".into(), etag)],
+            body: Vec::new(),
+        };
+    }
+    Answer {
+        status: 200,
+        headers: vec![
+            ("Content-Type".into(), "application/json".into()),
+            ("ETag".into(), etag),
+        ],
+        body,
+    }
+}
+
+fn run_json(run: &Run, api: &str) -> serde_json::Value {
+    serde_json::json!({
+        "id": run.id,
+        "name": "Resume",
+        "display_title": run.display_title,
+        "event": run.event,
+        "status": if run.completed { "completed" } else { "in_progress" },
+        "conclusion": if run.completed { serde_json::json!(run.conclusion) } else { serde_json::Value::Null },
+        "html_url": format!("https://github.example/{REPO}/actions/runs/{}", run.id),
+        "url": format!("{api}/repos/{REPO}/actions/runs/{}", run.id),
+        "created_at": run.created_at,
+    })
+}
+
+fn artifact_json(a: &Artifact, api: &str) -> serde_json::Value {
+    serde_json::json!({
+        "id": a.id,
+        "name": a.name,
+        "size_in_bytes": a.zip.len(),
+        "expired": a.expired,
+        "archive_download_url": format!("{api}/repos/{REPO}/actions/artifacts/{}/zip", a.id),
+        "workflow_run": {"id": a.run_id},
+    })
+}
+
+fn query(path: &str) -> BTreeMap<String, String> {
+    path.split_once('?')
+        .map(|(_, q)| {
+            q.split('&')
+                .filter_map(|kv| kv.split_once('='))
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn api_answer(state: &mut State, request: &Request, api: &str, blob: &str) -> Answer {
+    let path = request.path.as_str();
+    let route = path.split('?').next().unwrap_or_default();
+    let q = query(path);
+    if request.header("x-github-api-version") != Some("2022-11-28") {
+        return Answer::json(400, serde_json::json!({"message": "missing API version"}));
+    }
+    // App endpoints: authenticated by the JWT.
+    if route == format!("/repos/{REPO}/installation") {
+        if !verify_jwt(state, request) {
+            return unauthorized();
+        }
+        return Answer::json(200, serde_json::json!({"id": 7, "app_id": state.app_id}));
+    }
+    if route == "/app/installations/7/access_tokens" && request.method == "POST" {
+        if !verify_jwt(state, request) {
+            return unauthorized();
+        }
+        let n = state.installation_tokens.len() + 1;
+        let token = format!("test-installation-token-not-real-{n}");
+        let expires = epoch_s() + state.token_lifetime_s;
+        state.installation_tokens.push((token.clone(), expires));
+        return Answer::json(
+            201,
+            serde_json::json!({"token": token, "expires_at": iso(expires)}),
+        );
+    }
+    if !authorized(state, request) {
+        return unauthorized();
+    }
+    if state.secondary_limit {
+        state.secondary_limit = false;
+        let mut answer = Answer::json(
+            403,
+            serde_json::json!({"message": "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."}),
+        );
+        answer.headers.push(("retry-after".into(), "60".into()));
+        return answer;
+    }
+    let runs_prefix = format!("/repos/{REPO}/actions/runs/");
+    let workflow_prefix = format!("/repos/{REPO}/actions/workflows/{WORKFLOW}/");
+    if route == format!("{workflow_prefix}dispatches") && request.method == "POST" {
+        let body: serde_json::Value = serde_json::from_slice(&request.body).unwrap_or_default();
+        let script = state.scripts.front().cloned().unwrap_or_default();
+        if script.refuse_run_details && body.get("return_run_details").is_some() {
+            return Answer::json(
+                422,
+                serde_json::json!({"message": "Invalid request.\n\n\"return_run_details\" is not a permitted key."}),
+            );
+        }
+        state.scripts.pop_front();
+        state.next_id += 1;
+        let run_id = state.next_id;
+        let inputs = &body["inputs"];
+        let title = script.display_title.clone().unwrap_or_else(|| {
+            format!(
+                "Resume {} #{}",
+                inputs["deferral_id"].as_str().unwrap_or_default(),
+                inputs["attempt"].as_str().unwrap_or_default()
+            )
+        });
+        state.runs.push(Run {
+            id: run_id,
+            event: "workflow_dispatch",
+            display_title: title,
+            polls_left: script.polls_in_progress,
+            conclusion: script.conclusion,
+            completed: false,
+            created_at: iso(epoch_s()),
+        });
+        if script.artifact.is_some() || script.artifact_zip.is_some() {
+            state.next_id += 1;
+            let id = state.next_id;
+            let zip = script
+                .artifact_zip
+                .clone()
+                .unwrap_or_else(|| zip_of(script.artifact.as_deref().unwrap_or_default()));
+            state.artifacts.push(Artifact {
+                id,
+                name: "deferred-receipt".into(),
+                run_id,
+                expired: script.artifact_expired,
+                zip,
+            });
+        }
+        state.dispatches.push(body);
+        if script.answer_204 || script.refuse_run_details {
+            return Answer {
+                status: 204,
+                headers: Vec::new(),
+                body: Vec::new(),
+            };
+        }
+        return Answer::json(
+            200,
+            serde_json::json!({
+                "workflow_run_id": run_id,
+                "run_url": format!("{api}/repos/{REPO}/actions/runs/{run_id}"),
+                "html_url": format!("https://github.example/{REPO}/actions/runs/{run_id}"),
+            }),
+        );
+    }
+    if route == format!("{workflow_prefix}runs") {
+        // Each list call is a moment passing: runs in progress move on.
+        for run in state.runs.iter_mut().filter(|r| !r.completed) {
+            if run.polls_left == 0 {
+                run.completed = true;
+            } else {
+                run.polls_left -= 1;
+            }
+        }
+        let completed_only = q.get("status").map(String::as_str) == Some("completed");
+        let per_page: usize = q.get("per_page").and_then(|p| p.parse().ok()).unwrap_or(30);
+        let all: Vec<serde_json::Value> = state
+            .runs
+            .iter()
+            .rev()
+            .filter(|r| r.event == "workflow_dispatch" && (!completed_only || r.completed))
+            .map(|r| run_json(r, api))
+            .collect();
+        // The first page only, newest first, as GitHub pages it.
+        let page: Vec<serde_json::Value> = all.iter().take(per_page.min(100)).cloned().collect();
+        return listed(
+            request,
+            serde_json::json!({"total_count": all.len(), "workflow_runs": page}),
+        );
+    }
+    if let Some(rest) = route.strip_prefix(&runs_prefix) {
+        let (id, tail) = rest.split_once('/').unwrap_or((rest, ""));
+        let id: u64 = id.parse().unwrap_or(0);
+        let Some(run) = state.runs.iter().find(|r| r.id == id) else {
+            return Answer::json(404, serde_json::json!({"message": "Not Found"}));
+        };
+        if tail.is_empty() {
+            return Answer::json(200, run_json(run, api));
+        }
+        if tail == "artifacts" {
+            let name = q.get("name").cloned();
+            let list: Vec<serde_json::Value> = state
+                .artifacts
+                .iter()
+                .filter(|a| a.run_id == id && name.as_ref().is_none_or(|n| &a.name == n))
+                .map(|a| artifact_json(a, api))
+                .collect();
+            return Answer::json(
+                200,
+                serde_json::json!({"total_count": list.len(), "artifacts": list}),
+            );
+        }
+    }
+    if route == format!("/repos/{REPO}/actions/artifacts") {
+        let name = q.get("name").cloned();
+        let list: Vec<serde_json::Value> = state
+            .artifacts
+            .iter()
+            .rev()
+            .filter(|a| name.as_ref().is_none_or(|n| &a.name == n))
+            .map(|a| artifact_json(a, api))
+            .collect();
+        return listed(
+            request,
+            serde_json::json!({"total_count": list.len(), "artifacts": list}),
+        );
+    }
+    if let Some(rest) = route.strip_prefix(&format!("/repos/{REPO}/actions/artifacts/")) {
+        if let Some(id) = rest
+            .strip_suffix("/zip")
+            .and_then(|id| id.parse::<u64>().ok())
+        {
+            return match state.artifacts.iter().find(|a| a.id == id) {
+                Some(a) if a.expired => {
+                    Answer::json(410, serde_json::json!({"message": "Artifact has expired"}))
+                }
+                Some(_) => Answer {
+                    status: 302,
+                    headers: vec![(
+                        "Location".into(),
+                        format!("{blob}/blob/{id}?sig=test-signature-not-real"),
+                    )],
+                    body: Vec::new(),
+                },
+                None => Answer::json(404, serde_json::json!({"message": "Not Found"})),
+            };
+        }
+    }
+    Answer::json(
+        404,
+        serde_json::json!({"message": "Not Found", "path": path}),
+    )
+}
