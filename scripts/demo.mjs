@@ -129,7 +129,8 @@ half-labelled. Deferral stops it before the first write and finishes it later in
   say(`It left a receipt (output receipt-path, ${receiptText.length} bytes; a workflow uploads it as an artifact).`
     + ' It holds reasons, times and SHA-256 digests that bind it to this scope, request and plan: no token,'
     + ' no repository name. deferral explain --text reads it:');
-  more(explain.stdout);
+  // The explanation rides in the one JSON line on stdout (and, with --text, as lines on stderr).
+  more(lastJson(explain.stdout)?.explanation ?? explain.stderr);
 
   // The fresh process the host launches: same scope, plan and policy; token from a private file.
   const tokenFile = join(work, 'token');
