@@ -1,9 +1,9 @@
 //! The store conformance suite run against the SQLite backend, plus checks only SQLite has
 //! (triggers refuse edits of evidence, raw handles absent from the file bytes, migrations).
 
-use deferral_host::store::conformance::Backend;
 use deferral_host::store::sqlite::IntegrityCheck;
 use deferral_host::store::{SqliteStore, Store};
+use deferral_host_conformance::Backend;
 use std::path::PathBuf;
 
 struct Sqlite {
@@ -25,12 +25,12 @@ impl Backend for Sqlite {
     }
 }
 
-deferral_host::store_conformance_tests!(Sqlite::new());
-deferral_host::store_loop_conformance_tests!(Sqlite::new());
+deferral_host_conformance::store_conformance_tests!(Sqlite::new());
+deferral_host_conformance::store_loop_conformance_tests!(Sqlite::new());
 
 fn recorded(store: &SqliteStore) -> deferral_host::coordinator::Recorded {
     let now = deferral_host::clock::now_ms();
-    let text = deferral_host::store::conformance::handoff(now, 0, 3_600_000).to_json();
+    let text = deferral_host_conformance::handoff(now, 0, 3_600_000).to_json();
     deferral_host::coordinator::record(store, text.as_bytes(), "exec:/bin/true", 2, now).unwrap()
 }
 
