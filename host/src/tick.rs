@@ -7,19 +7,17 @@
 
 use crate::coordinator::{self, ClaimNextFailure, Outcome};
 use crate::error::HostError;
-use crate::exec_outcome;
 use crate::github::client::GithubClient;
-use crate::github::dispatch::{self, DispatchRequest, DispatchResult};
 use crate::handle::lease_owner;
-use crate::launch::exec::{self, ExecRequest};
 use crate::launch::process_group::{self, StaleGroup};
 use crate::launch::Target;
-use crate::store::{AttemptStatus, Change, Deferral, Lease, NextDue, RunRecord, Store};
-use deferral_core::digest::sha256_hex;
+use crate::store::{AttemptStatus, Change, Deferral, Lease, NextDue, Store};
 use deferral_core::lifecycle::State;
-use deferral_core::receipt::validate_str;
 use serde_json::{json, Value};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+mod launch_dispatch;
+mod launch_exec;
 
 pub struct TickOptions {
     pub dry_run: bool,
@@ -486,6 +484,7 @@ fn launch(
 }
 
 /// Runs the launch `claimed` is for and records how it ended; the line for the report.
+/// Each launcher has its own file: [`launch_exec`] and [`launch_dispatch`].
 fn run_claimed(
     store: &dyn Store,
     claimed: &coordinator::Claimed,
@@ -495,138 +494,70 @@ fn run_claimed(
     options: &TickOptions,
     now_ms: &dyn Fn() -> u64,
 ) -> Value {
-    let lease_ms = u64::try_from(options.lease_timeout.as_millis()).unwrap_or(u64::MAX);
-    let attempt = claimed.deferral.reentries;
-    let id = claimed.deferral.id.clone();
-    let finish = |deferral: &Deferral, outcome: Outcome| -> Value {
-        match coordinator::finish_chained(store, deferral, outcome, options.max_chain, now_ms()) {
-            Ok(after) => {
-                json!({"id": id, "attempt": attempt, "state": after.state.as_str(), "cause": after.cause, "detail": after.detail})
-            }
-            Err(err) => {
-                json!({"id": id, "attempt": attempt, "error": err.to_json_value()["error"]})
-            }
-        }
+    let run = Run {
+        store,
+        claimed,
+        owner,
+        options,
+        now_ms,
     };
     match target {
-        Target::Exec { program, args } => {
-            // Kill the process before the lease ends, so a recovering ticker never overlaps it.
-            let margin = (lease_ms / 10).min(1000);
-            let deadline = Instant::now() + Duration::from_millis(lease_ms.saturating_sub(margin));
-            let result = exec::run(
-                &ExecRequest {
-                    program: &program,
-                    args: &args,
-                    deferral_id: &id,
-                    attempt,
-                    wakeup_handle: &claimed.wakeup_handle,
-                    receipt_json: &claimed.receipt_json,
-                    receipt_digest: &sha256_hex(claimed.receipt_json.as_bytes()),
-                    deadline,
-                },
-                &mut |pgid| {
-                    // Recorded before anything is waited for, so a ticker that recovers this
-                    // lease after we die can end the group (the leader already dies with us).
-                    let fence = claimed.deferral.fence;
-                    if let Some(process) = process_group::describe(pgid, fence, now_ms()) {
-                        if let Err(err) = store.record_launch_process(&id, &process) {
-                            eprintln!(
-                                "deferral-host tick: could not record the process group of {id}: {err}"
-                            );
-                        }
-                    }
-                },
-            );
-            finish(&claimed.deferral, exec_outcome::outcome(&program, &result))
-        }
+        Target::Exec { program, args } => launch_exec::run(&run, &program, &args),
         Target::WorkflowDispatch {
             owner: gh_owner,
             repo,
             workflow,
             git_ref,
-        } => {
-            let Some(client) = github else {
-                return finish(
-                    &claimed.deferral,
-                    Outcome::Returned {
-                        detail: "dispatch not sent: GITHUB_TOKEN is not set".into(),
-                    },
-                );
-            };
-            // The dispatched run never sees the wake-up handle (dispatch inputs are readable by
-            // anyone who can read the run), so it could not prove a retained claim: it gets the
-            // governed-handoff form of the same receipt, and its concurrency group gives the
-            // exclusivity that form relies on. The host keeps the lease and follows the run.
-            let handoff_json = validate_str(&claimed.receipt_json)
-                .map(|r| r.as_handoff().to_json())
-                .unwrap_or_else(|_| claimed.receipt_json.clone());
-            let result = dispatch::dispatch(
-                client,
-                &DispatchRequest {
-                    owner: &gh_owner,
-                    repo: &repo,
-                    workflow: &workflow,
-                    git_ref: &git_ref,
-                    deferral_id: &id,
-                    attempt,
-                    receipt_json: &handoff_json,
-                },
-            );
-            // Dispatched or unknown: hold the lease until resume_by, so no tick launches it again;
-            // the run reports its outcome, or an operator resolves the unknown.
-            let hold = |status: AttemptStatus, event: &str, detail: String| -> Value {
-                let effects = coordinator::Effects {
-                    detail: Some(detail),
-                    attempt_status: Change::Set(status),
-                    lease: Change::Set(Lease {
-                        owner: owner.to_string(),
-                        until_ms: claimed.deferral.resume_by_ms,
-                    }),
-                    ..Default::default()
-                };
-                match coordinator::note(store, &claimed.deferral, event, event, effects, now_ms()) {
-                    Ok(after) => {
-                        json!({"id": id, "attempt": attempt, "state": after.state.as_str(), "attempt_status": status.as_str(), "detail": after.detail})
-                    }
-                    Err(err) => {
-                        json!({"id": id, "attempt": attempt, "error": err.to_json_value()["error"]})
-                    }
-                }
-            };
-            match result {
-                DispatchResult::Accepted { status, run } => {
-                    // The run to follow (or, without its id, to find by its title).
-                    let _ = store.put_run(&RunRecord {
-                        deferral_id: id.clone(),
-                        attempt,
-                        run_id: run.as_ref().map(|r| r.run_id),
-                        html_url: run.as_ref().map(|r| r.html_url.clone()),
-                        workflow: format!("{gh_owner}/{repo}/{workflow}"),
-                        dispatched_ms: now_ms(),
-                    });
-                    let mut entry = hold(
-                        AttemptStatus::Dispatched,
-                        "dispatched",
-                        format!("HTTP {status}"),
-                    );
-                    entry["run_url"] = json!(run.map(|r| r.html_url));
-                    entry
-                }
-                DispatchResult::Unknown { message } => {
-                    hold(AttemptStatus::DispatchUnknown, "dispatch-unknown", message)
-                }
-                DispatchResult::NotSent { message } => finish(
-                    &claimed.deferral,
-                    Outcome::Returned {
-                        detail: format!("dispatch not sent: {message}"),
-                    },
-                ),
-                DispatchResult::Rejected { status, message } => finish(
-                    &claimed.deferral,
-                    Outcome::Blocked {
-                        detail: Some(format!("dispatch rejected: HTTP {status}: {message}")),
-                    },
-                ),
+        } => launch_dispatch::run(
+            &run,
+            github,
+            &launch_dispatch::Workflow {
+                owner: &gh_owner,
+                repo: &repo,
+                workflow: &workflow,
+                git_ref: &git_ref,
+            },
+        ),
+    }
+}
+
+/// One claimed launch, as both launchers see it.
+struct Run<'a> {
+    store: &'a dyn Store,
+    claimed: &'a coordinator::Claimed,
+    owner: &'a str,
+    options: &'a TickOptions,
+    now_ms: &'a dyn Fn() -> u64,
+}
+
+impl Run<'_> {
+    fn id(&self) -> &str {
+        &self.claimed.deferral.id
+    }
+
+    fn attempt(&self) -> u32 {
+        self.claimed.deferral.reentries
+    }
+
+    fn lease_ms(&self) -> u64 {
+        u64::try_from(self.options.lease_timeout.as_millis()).unwrap_or(u64::MAX)
+    }
+
+    /// Records how the launch ended (through the chain rule); the report line.
+    fn finish(&self, outcome: Outcome) -> Value {
+        let (id, attempt) = (self.id(), self.attempt());
+        match coordinator::finish_chained(
+            self.store,
+            &self.claimed.deferral,
+            outcome,
+            self.options.max_chain,
+            (self.now_ms)(),
+        ) {
+            Ok(after) => {
+                json!({"id": id, "attempt": attempt, "state": after.state.as_str(), "cause": after.cause, "detail": after.detail})
+            }
+            Err(err) => {
+                json!({"id": id, "attempt": attempt, "error": err.to_json_value()["error"]})
             }
         }
     }
