@@ -292,7 +292,11 @@ impl SqliteStore {
 /// Refuses (`foreign-store`) a database this program did not create: another application id,
 /// or no id but tables other than a first-version store's.
 fn check_ownership(conn: &Connection, path: &Path) -> Result<(), StoreError> {
-    let id: i64 = conn
+    // The id and the tables come from one snapshot: another process's first migration commits
+    // both at once, and reading them apart could see its tables without its id (dropped, so
+    // rolled back: it only reads).
+    let snapshot = conn.unchecked_transaction().map_err(backend)?;
+    let id: i64 = snapshot
         .query_row("PRAGMA application_id", [], |r| r.get(0))
         .map_err(backend)?;
     if id == APPLICATION_ID {
@@ -310,7 +314,7 @@ fn check_ownership(conn: &Connection, path: &Path) -> Result<(), StoreError> {
         ));
     }
     // No id: a new empty file, or a store written before the id was set (version 1).
-    let tables: Vec<String> = conn
+    let tables: Vec<String> = snapshot
         .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
         .and_then(|mut stmt| stmt.query_map([], |r| r.get(0))?.collect())
         .map_err(backend)?;
