@@ -5,6 +5,7 @@
 //! this program can edit evidence. `PRAGMA integrity_check` runs on open (or `quick_check`).
 
 mod github;
+mod journal;
 
 use super::{
     AttemptStatus, ClaimBuilder, Deferral, EventRecord, LaunchProcess, ListQuery, NewDeferral,
@@ -93,6 +94,9 @@ CREATE TABLE launch_processes (
     github::MIGRATION,
 ];
 
+/// How long a process waits for another one holding the store's lock.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
+
 /// `PRAGMA application_id` of a deferral-host store: "DFRH" in ASCII. A file with another id
 /// belongs to another application and is refused, never migrated.
 pub const APPLICATION_ID: i64 = 0x4446_5248;
@@ -143,19 +147,11 @@ impl SqliteStore {
     pub fn open(path: &Path, check: IntegrityCheck) -> Result<SqliteStore, StoreError> {
         super::private_file::create(path)?;
         let conn = Connection::open(path).map_err(backend)?;
-        conn.busy_timeout(Duration::from_secs(60))
-            .map_err(backend)?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(backend)?;
         // Before anything writes to it (switching to WAL rewrites the header): never touch a
         // file that belongs to another application.
         check_ownership(&conn, path)?;
-        let mode: String = conn
-            .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
-            .map_err(backend)?;
-        if !mode.eq_ignore_ascii_case("wal") {
-            return Err(StoreError::Backend(format!(
-                "could not switch the journal to WAL (got {mode})"
-            )));
-        }
+        journal::use_wal(&conn, BUSY_TIMEOUT)?;
         conn.execute_batch("PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
             .map_err(backend)?;
         let store = SqliteStore {
