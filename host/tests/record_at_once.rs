@@ -1,5 +1,6 @@
-//! The same receipt recorded by several `record` processes at the same moment, on a store file
-//! none of them has seen before, still becomes one deferral: every process exits 0 and names it.
+//! The same receipt recorded by several `record` processes at the same moment, on a store none
+//! of them has seen before (a new SQLite file, an empty PostgreSQL schema), still becomes one
+//! deferral: every process exits 0 and names it.
 
 mod common;
 
@@ -10,7 +11,19 @@ const PROCESSES: usize = 8;
 
 #[test]
 fn eight_processes_recording_one_receipt_on_a_fresh_store_make_one_deferral() {
-    let host = Arc::new(Host::new());
+    record_at_once(Host::new());
+}
+
+#[test]
+fn eight_processes_recording_one_receipt_on_a_fresh_postgres_schema_make_one_deferral() {
+    let Some(schema) = common::pg::schema_or_skip() else {
+        return;
+    };
+    record_at_once(Host::with_store(&schema.url));
+}
+
+fn record_at_once(host: Host) {
+    let host = Arc::new(host);
     let receipt = deferral_host::store::conformance::handoff(now(), 0, HOUR).to_json();
     let start = Arc::new(Barrier::new(PROCESSES));
     let answers: Vec<serde_json::Value> = (0..PROCESSES)
