@@ -75,7 +75,7 @@ const seconds = (ms) => `${Math.max(0, Math.round(ms / 1000))} s`;
 
 function build() {
   say('Building deferral-host, the durable host (cargo build -p deferral-host). The first build compiles'
-    + ' about 100 crates, 1 to 3 minutes on 2 cores (76 s measured on the 2-core machine this was written on);'
+    + ' about 160 crates: 2 to 3 minutes on an idle 2-core machine (140 CPU-seconds), longer on a busy one;'
     + ' later runs take a second. Cargo shows its progress:');
   const started = Date.now();
   const result = run('cargo', ['build', '-p', 'deferral-host'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
@@ -129,7 +129,8 @@ half-labelled. Deferral stops it before the first write and finishes it later in
   say(`It left a receipt (output receipt-path, ${receiptText.length} bytes; a workflow uploads it as an artifact).`
     + ' It holds reasons, times and SHA-256 digests that bind it to this scope, request and plan: no token,'
     + ' no repository name. deferral explain --text reads it:');
-  more(explain.stdout);
+  // The explanation rides in the one JSON line on stdout (and, with --text, as lines on stderr).
+  more(lastJson(explain.stdout)?.explanation ?? explain.stderr);
 
   // The fresh process the host launches: same scope, plan and policy; token from a private file.
   const tokenFile = join(work, 'token');

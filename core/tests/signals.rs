@@ -386,3 +386,23 @@ fn classify_unlimited_and_not_rate_limited() {
         json!("primary-graphql")
     );
 }
+
+#[test]
+fn graphql_rate_limit_is_known_by_type_code_or_wording_alone() {
+    let alone = [
+        r#"{"errors":[{"type":"RATE_LIMIT","message":"x"}]}"#,
+        r#"{"errors":[{"type":"RATE_LIMITED","message":"x"}]}"#,
+        r#"{"errors":[{"type":"OTHER","code":"graphql_rate_limit","message":"x"}]}"#,
+        r#"{"errors":[{"message":"API rate limit already exceeded for user ID 1."}]}"#,
+        r#"{"errors":[{"message":"API rate limit exceeded for installation ID 2."}]}"#,
+    ];
+    for body in alone {
+        assert_eq!(
+            kind(200, &[], body),
+            Classification::PrimaryGraphql,
+            "{body}"
+        );
+    }
+    let unrelated = r#"{"errors":[{"type":"FORBIDDEN","code":"forbidden","message":"no"}]}"#;
+    assert_eq!(kind(200, &[], unrelated), Classification::NotRateLimited);
+}

@@ -1,5 +1,6 @@
 // The GitHub Actions runner protocol, written by hand (no @actions/core): outputs and the job
-// summary go to the files the runner names, annotations and masks go to stdout as commands.
+// summary go to the files the runner names, masks go to stdout as commands. Annotations and log
+// lines come from the core already escaped (core/src/attempt/view.rs).
 import { builtin } from './builtin.js';
 
 const { appendFileSync } = builtin('node:fs');
@@ -15,19 +16,8 @@ export function mask(secret, write = (line) => process.stdout.write(line)) {
 }
 
 /** Escapes a workflow-command message: `%`, CR and LF would otherwise end or forge a command. */
-export function escapeData(text) {
+function escapeData(text) {
   return String(text).replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
-}
-
-/** Escapes a workflow-command property value, where `:` and `,` are separators too. */
-export function escapeProperty(text) {
-  return escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
-}
-
-/** Prints `::error|warning|notice title=...::message`. */
-export function annotate(level, message, { title } = {}, write = (line) => process.stdout.write(line)) {
-  const props = title ? ` title=${escapeProperty(title)}` : '';
-  write(`::${level}${props}::${escapeData(message)}${EOL}`);
 }
 
 /** A heredoc delimiter that occurs nowhere in the value, so the value cannot end it early. */

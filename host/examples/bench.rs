@@ -10,10 +10,10 @@
 
 use deferral_host::clock::now_ms;
 use deferral_host::coordinator;
-use deferral_host::store::conformance::handoff;
 use deferral_host::store::sqlite::IntegrityCheck;
 use deferral_host::store::{SqliteStore, Store};
 use deferral_host::tick::{plan, TickOptions};
+use deferral_host_conformance::handoff;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -16,8 +16,8 @@
 
 use deferral_host::clock::now_ms;
 use deferral_host::coordinator::{self, Outcome};
-use deferral_host::store::conformance::handoff;
 use deferral_host::store::{AttemptStatus, IntegrityCheck, NextDue, PostgresStore, Store};
+use deferral_host_conformance::handoff;
 use serde_json::json;
 use std::time::Instant;
 

@@ -2,7 +2,8 @@
 //! the receipt's `resume_after_ms`, launches a fresh process, and records how it ended.
 //!
 //! * [`store`]: the [`store::Store`] trait (every change a compare-and-set on state and fence),
-//!   the SQLite and PostgreSQL backends, and the conformance suite every backend must pass.
+//!   the SQLite and PostgreSQL backends (the conformance suite every backend must pass is the
+//!   dev-only crate `deferral-host-conformance`, in `host/conformance/`).
 //! * [`coordinator`]: each change as the core lifecycle's `transition` plus one store write.
 //! * [`tick`]: one ticker pass: expire, recover stale leases, launch what is due.
 //! * [`launch`]: `exec:` and `workflow-dispatch:` launch targets.
@@ -34,6 +35,7 @@ pub mod cli;
 pub mod clock;
 pub mod coordinator;
 pub mod error;
+pub mod exec_outcome;
 pub mod github;
 pub mod handle;
 pub mod html;

@@ -7,11 +7,11 @@
 
 use crate::coordinator::{self, ClaimNextFailure, Outcome};
 use crate::error::HostError;
+use crate::exec_outcome;
 use crate::github::client::GithubClient;
 use crate::github::dispatch::{self, DispatchRequest, DispatchResult};
 use crate::handle::lease_owner;
 use crate::launch::exec::{self, ExecRequest};
-use crate::launch::exec_outcome;
 use crate::launch::process_group::{self, StaleGroup};
 use crate::launch::Target;
 use crate::store::{AttemptStatus, Change, Deferral, Lease, NextDue, RunRecord, Store};

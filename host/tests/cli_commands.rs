@@ -9,11 +9,11 @@ use deferral_host::handle::handle_digest;
 #[test]
 fn record_prints_id_retained_receipt_and_cancellation_handle() {
     let host = Host::new();
-    let receipt = deferral_host::store::conformance::handoff(now(), 60_000, HOUR).to_json();
+    let receipt = deferral_host_conformance::handoff(now(), 60_000, HOUR).to_json();
     let out = host.expect(0, &["record", "--launch", "exec:/bin/true", "-"], &receipt);
     let keys: Vec<&String> = out.as_object().unwrap().keys().collect();
     assert_eq!(keys, ["cancellation_handle", "id", "receipt"]);
-    let another = deferral_host::store::conformance::handoff(now(), 60_001, HOUR).to_json();
+    let another = deferral_host_conformance::handoff(now(), 60_001, HOUR).to_json();
     let line = String::from_utf8(
         host.run(&["record", "--launch", "exec:/bin/true", "-"], &another)
             .stdout,
@@ -68,7 +68,7 @@ fn record_prints_id_retained_receipt_and_cancellation_handle() {
 #[test]
 fn invalid_receipts_are_refused_and_nothing_is_stored() {
     let host = Host::new();
-    let good = deferral_host::store::conformance::handoff(now(), 0, HOUR);
+    let good = deferral_host_conformance::handoff(now(), 0, HOUR);
     let bad_digest = good.to_json().replace(&"a".repeat(64), &"A".repeat(64));
     let out = host.expect(
         2,
@@ -91,7 +91,7 @@ fn invalid_receipts_are_refused_and_nothing_is_stored() {
     let out = host.expect(2, &["record", "--launch", "exec:/bin/true", "-"], &retained);
     assert_eq!(out["error"]["code"], "already-retained");
     let t = now() - 10 * 60_000;
-    let expired = deferral_host::store::conformance::handoff(t, 0, 60_000).to_json();
+    let expired = deferral_host_conformance::handoff(t, 0, 60_000).to_json();
     let out = host.expect(2, &["record", "--launch", "exec:/bin/true", "-"], &expired);
     assert_eq!(out["error"]["code"], "expired");
     let out = host.expect(
@@ -255,7 +255,7 @@ fn report_checks_handle_attempt_and_receipt() {
         "resumable",
         "refused reports change nothing"
     );
-    let next = deferral_host::store::conformance::handoff(now(), 0, HOUR).to_json();
+    let next = deferral_host_conformance::handoff(now(), 0, HOUR).to_json();
     let out = host.expect(
         0,
         &[
@@ -374,7 +374,7 @@ fn a_store_that_fails_its_integrity_check_is_refused_with_exit_1() {
 #[test]
 fn recording_the_same_receipt_twice_answers_the_same_deferral() {
     let host = Host::new();
-    let receipt = deferral_host::store::conformance::handoff(now(), 0, HOUR).to_json();
+    let receipt = deferral_host_conformance::handoff(now(), 0, HOUR).to_json();
     let first = host.expect(0, &["record", "--launch", "exec:/bin/true", "-"], &receipt);
     let again = host.expect(0, &["record", "--launch", "exec:/bin/true", "-"], &receipt);
     assert_eq!(again["id"], first["id"]);

@@ -141,7 +141,7 @@ fn on_a_terminal(host: &Host, args: &[&str], stdin_file: &std::path::Path) -> Op
 #[test]
 fn record_on_a_terminal_says_to_keep_the_handle_on_its_own_line() {
     let host = Host::new();
-    let receipt = deferral_host::store::conformance::handoff(now(), MINUTE, HOUR).to_json();
+    let receipt = deferral_host_conformance::handoff(now(), MINUTE, HOUR).to_json();
     let file = host.path("receipt.json");
     std::fs::write(&file, &receipt).unwrap();
     let Some(screen) = on_a_terminal(&host, &["record", "--launch", "exec:/bin/true", "-"], &file)

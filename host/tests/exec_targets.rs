@@ -49,7 +49,7 @@ fn allow_launch_is_not_a_prefix_a_token_holder_can_extend() {
 #[test]
 fn record_refuses_targets_that_need_a_shell_or_a_path_lookup() {
     let host = Host::new();
-    let receipt = deferral_host::store::conformance::handoff(now(), 0, HOUR).to_json();
+    let receipt = deferral_host_conformance::handoff(now(), 0, HOUR).to_json();
     for launch in [
         "exec:true",
         "exec:./resume.sh",
@@ -101,7 +101,7 @@ fn a_stored_target_that_would_need_a_shell_is_refused_at_launch_never_run() {
     let marker = host.path("ran");
     let store = host.open();
     let t = now();
-    let retained = deferral_host::store::conformance::handoff(t, 0, HOUR)
+    let retained = deferral_host_conformance::handoff(t, 0, HOUR)
         .retain(&"c".repeat(64), &"d".repeat(64))
         .unwrap();
     // As an older version recorded it, before targets were split into words.

@@ -514,7 +514,7 @@ fn completed_runs_beyond_the_first_page_are_read_one_by_one() {
     let store = host.open();
     let now = now();
     for i in 0..101u64 {
-        let mut receipt = deferral_host::store::conformance::handoff(now, 0, HOUR);
+        let mut receipt = deferral_host_conformance::handoff(now, 0, HOUR);
         receipt.issued_at_ms -= i;
         deferral_host::coordinator::record(&store, receipt.to_json().as_bytes(), TARGET, 2, now)
             .unwrap();

@@ -64,7 +64,7 @@ fn serve_refuses_to_start_without_a_token() {
 #[test]
 fn bodies_are_limited_to_16_kib() {
     let server = Server::start(&["--allow-launch", "exec:"]);
-    let receipt = deferral_host::store::conformance::handoff(now(), 0, HOUR).to_json();
+    let receipt = deferral_host_conformance::handoff(now(), 0, HOUR).to_json();
     let mut body = format!("{{\"receipt\":{receipt},\"launch\":\"exec:/bin/true\"}}");
     body.push_str(&" ".repeat(16 * 1024 - body.len()));
     assert_eq!(
@@ -138,7 +138,7 @@ fn record_status_claim_outcome_and_cancel_round_trip() {
 
     // Still limited: a new receipt with the same bindings opens the next window.
     let outcome = format!("/v1/deferrals/{id}/outcome");
-    let again = deferral_host::store::conformance::handoff(now(), 0, HOUR).to_value();
+    let again = deferral_host_conformance::handoff(now(), 0, HOUR).to_value();
     let report = json!({"attempt": 1, "outcome": "deferred", "handle": claimed.wakeup_handle, "receipt": again});
     let (status, body) = server.call("POST", &outcome, report);
     assert_eq!(
@@ -197,7 +197,7 @@ fn record_status_claim_outcome_and_cancel_round_trip() {
 #[test]
 fn an_invalid_receipt_stores_nothing() {
     let server = Server::start(&["--allow-launch", "exec:"]);
-    let good = deferral_host::store::conformance::handoff(now(), 0, HOUR).to_json();
+    let good = deferral_host_conformance::handoff(now(), 0, HOUR).to_json();
     let bad = good.replace(&"a".repeat(64), &"A".repeat(64));
     let (status, body) = server.call_with(
         "POST",
@@ -247,7 +247,7 @@ fn an_invalid_receipt_stores_nothing() {
 #[test]
 fn exec_launches_need_to_be_allowed() {
     let server = Server::start(&[]);
-    let receipt = deferral_host::store::conformance::handoff(now(), 0, HOUR).to_json();
+    let receipt = deferral_host_conformance::handoff(now(), 0, HOUR).to_json();
     let body = format!("{{\"receipt\":{receipt},\"launch\":\"exec:/bin/rm -rf /\"}}");
     let (status, answer) = server.call_with("POST", "/v1/deferrals", Some(TOKEN), &body);
     assert_eq!((status, error_code(&answer)), (403, "launch-not-allowed"));
@@ -456,7 +456,7 @@ fn the_same_receipt_sent_concurrently_is_recorded_once_on_postgres() {
 
 fn the_same_receipt_sent_concurrently_on(host: Host) {
     let server = std::sync::Arc::new(Server::start_on(host, &["--allow-launch", "exec:"]));
-    let receipt = deferral_host::store::conformance::handoff(now(), 0, HOUR).to_json();
+    let receipt = deferral_host_conformance::handoff(now(), 0, HOUR).to_json();
     let body = format!("{{\"receipt\":{receipt},\"launch\":\"exec:/bin/true\"}}");
     // Eight requests released together: most land in one group commit, where all but one
     // item fail on the receipt's digest and are answered with the deferral that has it.

@@ -66,7 +66,7 @@ impl Drop for Server {
 #[test]
 fn the_same_receipt_twice_answers_200_with_the_same_deferral() {
     let server = Server::start();
-    let receipt = deferral_host::store::conformance::handoff(now(), 0, HOUR).to_json();
+    let receipt = deferral_host_conformance::handoff(now(), 0, HOUR).to_json();
     let body = format!(
         "{{\"receipt\":{receipt},\"launch\":{}}}",
         json!("workflow-dispatch:o/r/w.yml@main")
@@ -83,7 +83,7 @@ fn the_same_receipt_twice_answers_200_with_the_same_deferral() {
 #[test]
 fn a_deferral_is_found_by_the_digest_of_any_of_its_receipts() {
     let server = Server::start();
-    let receipt = deferral_host::store::conformance::handoff(now(), 0, HOUR).to_json();
+    let receipt = deferral_host_conformance::handoff(now(), 0, HOUR).to_json();
     let body = format!(
         "{{\"receipt\":{receipt},\"launch\":{}}}",
         json!("workflow-dispatch:o/r/w.yml@main")

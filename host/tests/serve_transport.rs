@@ -166,7 +166,7 @@ fn sigterm_stops_the_server_while_sockets_are_held() {
 #[test]
 fn two_content_lengths_are_refused() {
     let server = Server::start(&["--allow-launch", "exec:"]);
-    let receipt = deferral_host::store::conformance::handoff(now(), 0, HOUR).to_json();
+    let receipt = deferral_host_conformance::handoff(now(), 0, HOUR).to_json();
     let body = format!("{{\"receipt\":{receipt},\"launch\":\"exec:/bin/true\"}}");
     let head = format!(
         "POST /v1/deferrals HTTP/1.1\r\nAuthorization: Bearer {TOKEN}\r\nContent-Length: {}\r\nContent-Length: 2\r\n\r\n{body}",
@@ -327,16 +327,17 @@ fn sigterm_during_records_loses_no_answered_record() {
         "exec:",
     ])));
     let addr = server.lock().unwrap().addr.clone();
+    let start = now();
     let clients: Vec<_> = (0..8)
         .map(|c| {
             let addr = addr.clone();
             std::thread::spawn(move || {
                 let mut answered = Vec::new();
                 for i in 0..10_000 {
-                    // A distinct receipt per request (recording is idempotent by receipt).
-                    let issued = now() - (c * 100_000 + i);
-                    let receipt =
-                        deferral_host::store::conformance::handoff(issued, 0, HOUR).to_json();
+                    // A distinct receipt per request: recording is idempotent by receipt digest,
+                    // so two clients in the same millisecond would otherwise send the same one.
+                    let issued = start - (c * 10_000 + i) as u64;
+                    let receipt = deferral_host_conformance::handoff(issued, 0, HOUR).to_json();
                     let body =
                         format!("{{\"receipt\":{receipt},\"launch\":\"exec:/bin/echo {c} {i}\"}}");
                     let Ok(mut stream) = TcpStream::connect(&addr) else {

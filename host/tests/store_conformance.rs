@@ -1,9 +1,9 @@
 //! The store conformance suite run against the SQLite backend, plus checks only SQLite has
 //! (triggers refuse edits of evidence, raw handles absent from the file bytes, migrations).
 
-use deferral_host::store::conformance::Backend;
 use deferral_host::store::sqlite::IntegrityCheck;
 use deferral_host::store::{SqliteStore, Store};
+use deferral_host_conformance::Backend;
 use std::path::PathBuf;
 
 struct Sqlite {
@@ -25,12 +25,12 @@ impl Backend for Sqlite {
     }
 }
 
-deferral_host::store_conformance_tests!(Sqlite::new());
-deferral_host::store_loop_conformance_tests!(Sqlite::new());
+deferral_host_conformance::store_conformance_tests!(Sqlite::new());
+deferral_host_conformance::store_loop_conformance_tests!(Sqlite::new());
 
 fn recorded(store: &SqliteStore) -> deferral_host::coordinator::Recorded {
     let now = deferral_host::clock::now_ms();
-    let text = deferral_host::store::conformance::handoff(now, 0, 3_600_000).to_json();
+    let text = deferral_host_conformance::handoff(now, 0, 3_600_000).to_json();
     deferral_host::coordinator::record(store, text.as_bytes(), "exec:/bin/true", 2, now).unwrap()
 }
 
@@ -187,7 +187,7 @@ fn a_version_1_store_migrates_to_the_launch_process_table_keeping_its_rows() {
         .execute_batch(
             "DROP TABLE launch_processes; DROP TABLE receipt_keys; DROP TABLE artifacts; \
              DROP TABLE runs; DROP TABLE links; DROP TABLE http_cache; DROP TABLE artifact_names; \
-             DROP INDEX deferrals_attempt; PRAGMA user_version = 1",
+             DROP INDEX deferrals_attempt; PRAGMA user_version = 1; PRAGMA application_id = 0",
         )
         .unwrap();
     drop(store);
@@ -199,4 +199,46 @@ fn a_version_1_store_migrates_to_the_launch_process_table_keeping_its_rows() {
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .unwrap();
     assert_eq!(version, deferral_host::store::sqlite::SCHEMA_VERSION);
+    let id: i64 = store
+        .connection()
+        .query_row("PRAGMA application_id", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(
+        id,
+        deferral_host::store::sqlite::APPLICATION_ID,
+        "a first-version store (no id yet) is known by its tables and gets the id"
+    );
+}
+
+#[test]
+fn sqlite_open_refuses_a_file_whose_index_page_is_damaged() {
+    let backend = Sqlite::new();
+    let store = SqliteStore::open(&backend.path, IntegrityCheck::Full).unwrap();
+    for _ in 0..20 {
+        recorded(&store);
+    }
+    let (page_size, root): (i64, i64) = store
+        .connection()
+        .query_row(
+            "SELECT (SELECT page_size FROM pragma_page_size()), rootpage FROM sqlite_schema WHERE name = 'deferrals_due'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    drop(store); // the last connection checkpoints the WAL into the file
+    let mut bytes = std::fs::read(&backend.path).unwrap();
+    let start = usize::try_from((root - 1) * page_size).unwrap();
+    let end = start + usize::try_from(page_size).unwrap();
+    bytes[start..end].fill(0xA5);
+    std::fs::write(&backend.path, &bytes).unwrap();
+    for check in [IntegrityCheck::Full, IntegrityCheck::Quick] {
+        let err = SqliteStore::open(&backend.path, check)
+            .err()
+            .expect("a damaged file is refused");
+        assert_eq!(err.code(), "store-corrupt", "{check:?}: {err}");
+    }
+    assert!(
+        SqliteStore::open(&backend.path, IntegrityCheck::Off).is_ok(),
+        "--integrity off skips the check (and only that)"
+    );
 }

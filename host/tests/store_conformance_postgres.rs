@@ -7,9 +7,9 @@
 mod common;
 
 use common::pg::{schema_or_skip, TestSchema};
-use deferral_host::store::conformance::Backend;
 use deferral_host::store::postgres::SCHEMA_VERSION;
 use deferral_host::store::{IntegrityCheck, PostgresStore, Store};
+use deferral_host_conformance::Backend;
 
 struct Postgres(TestSchema);
 
@@ -19,18 +19,18 @@ impl Backend for Postgres {
     }
 }
 
-deferral_host::store_conformance_tests!(match schema_or_skip() {
+deferral_host_conformance::store_conformance_tests!(match schema_or_skip() {
     Some(schema) => Postgres(schema),
     None => return,
 });
-deferral_host::store_loop_conformance_tests!(match schema_or_skip() {
+deferral_host_conformance::store_loop_conformance_tests!(match schema_or_skip() {
     Some(schema) => Postgres(schema),
     None => return,
 });
 
 fn recorded(store: &dyn Store) -> deferral_host::coordinator::Recorded {
     let now = deferral_host::clock::now_ms();
-    let text = deferral_host::store::conformance::handoff(now, 0, 3_600_000).to_json();
+    let text = deferral_host_conformance::handoff(now, 0, 3_600_000).to_json();
     deferral_host::coordinator::record(store, text.as_bytes(), "exec:/bin/true", 2, now).unwrap()
 }
 

@@ -15,7 +15,7 @@ fn mode(path: &std::path::Path) -> u32 {
 #[test]
 fn dispatch_targets_follow_githubs_rules() {
     let host = Host::new();
-    let receipt = deferral_host::store::conformance::handoff(now(), 0, HOUR).to_json();
+    let receipt = deferral_host_conformance::handoff(now(), 0, HOUR).to_json();
     for launch in [
         "workflow-dispatch:octo/app/sync.yml@../../../user/keys",
         "workflow-dispatch:octo/app/sync.yml@refs/heads/../x",
@@ -47,7 +47,7 @@ fn dispatch_targets_follow_githubs_rules() {
 /// A deferral written straight into the store, as an older version or a hand edit may leave it.
 fn insert_raw(store: &dyn Store, id: &str, launch: &str, cause: &str) {
     let t = now();
-    let retained = deferral_host::store::conformance::handoff(t, 0, HOUR)
+    let retained = deferral_host_conformance::handoff(t, 0, HOUR)
         .retain(&"c".repeat(64), &"d".repeat(64))
         .unwrap();
     store
@@ -161,6 +161,18 @@ fn another_applications_sqlite_file_is_refused_and_left_as_it_was() {
     let out = other_host.expect(1, &["status"], "");
     assert_eq!(out["error"]["code"], "foreign-store", "{out}");
     assert_eq!(std::fs::read(&other).unwrap(), before);
+    // Tables named like some of the store's, but not the store's set: not ours either.
+    let partial = host.path("partial.db");
+    {
+        let conn = rusqlite::Connection::open(&partial).unwrap();
+        conn.execute_batch("CREATE TABLE deferrals (job TEXT); CREATE TABLE receipts (job TEXT);")
+            .unwrap();
+    }
+    let before = std::fs::read(&partial).unwrap();
+    let partial_host = Host::with_store(&format!("sqlite:{}", partial.display()));
+    let out = partial_host.expect(1, &["status"], "");
+    assert_eq!(out["error"]["code"], "foreign-store", "{out}");
+    assert_eq!(std::fs::read(&partial).unwrap(), before);
 }
 
 #[test]

@@ -261,7 +261,7 @@ fn expired_deferrals_are_cancelled_without_launch() {
     let launch = script(&host.path("x.sh"), &format!("echo x >> {}", sq(&marker)));
     // Opens in 600 ms and closes at the same instant: it expires before any tick sees it due.
     let t = now();
-    let receipt = deferral_host::store::conformance::handoff(t, 600, 600).to_json();
+    let receipt = deferral_host_conformance::handoff(t, 600, 600).to_json();
     let id = host.expect(0, &["record", "--launch", &launch, "-"], &receipt)["id"]
         .as_str()
         .unwrap()
@@ -301,7 +301,7 @@ fn record_many(host: &Host, launch: &str, count: usize) -> Vec<String> {
         .map(|i| {
             // A distinct receipt each (recording is idempotent by receipt digest).
             let t = base - i as u64;
-            let text = deferral_host::store::conformance::handoff(t, 0, HOUR).to_json();
+            let text = deferral_host_conformance::handoff(t, 0, HOUR).to_json();
             deferral_host::coordinator::record(&*store, text.as_bytes(), launch, 2, t)
                 .unwrap()
                 .deferral

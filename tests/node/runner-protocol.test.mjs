@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setOutputs, annotate, mask, escapeProperty, outputRecord } from '../../dist/lib/runner.js';
+import { setOutputs, mask, outputRecord } from '../../dist/lib/runner.js';
 import { parseOutputFile } from '../support/run-action.mjs';
 
 function outputsOf(values) {
@@ -38,13 +38,6 @@ test('the delimiter never occurs in the value', () => {
     assert.ok(!'ghadelimiter_ab\nghadelimiter_'.includes(delim));
   }
   assert.throws(() => outputRecord('a\nb', 'v'));
-});
-
-test('annotations escape %, CR, LF in messages and : , in properties', () => {
-  const lines = [];
-  annotate('warning', '50% done\r\n::error::forged', { title: 'a: b, c' }, (l) => lines.push(l));
-  assert.equal(lines.join(''), '::warning title=a%3A b%2C c::50%25 done%0D%0A::error::forged\n');
-  assert.equal(escapeProperty('x:y,z%'), 'x%3Ay%2Cz%25');
 });
 
 test('masks each line of a multi-line secret', () => {

@@ -546,3 +546,32 @@ pub fn escape_data(text: &str) -> String {
 pub fn escape_property(text: &str) -> String {
     escape_data(text).replace(':', "%3A").replace(',', "%2C")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workflow_commands_are_escaped() {
+        assert_eq!(
+            escape_data("50% done\r\n::error::forged"),
+            "50%25 done%0D%0A::error::forged"
+        );
+        assert_eq!(escape_property("x:y,z%"), "x%3Ay%2Cz%25");
+        assert_eq!(markdown_text("a\n<b>&c"), "a &lt;b&gt;&amp;c");
+    }
+
+    #[test]
+    fn times_read_as_javascript_and_people_write_them() {
+        assert_eq!(iso_ms(1_800_000_000_123), "2027-01-15T08:00:00.123Z");
+        assert_eq!(utc_text(1_800_000_000_123), "2027-01-15 08:00:00 UTC");
+        assert_eq!(
+            local_text(1_800_000_000_000, -300),
+            "2027-01-15 03:00:00 -05:00"
+        );
+        assert_eq!(
+            local_text(1_800_000_000_000, 330),
+            "2027-01-15 13:30:00 +05:30"
+        );
+    }
+}

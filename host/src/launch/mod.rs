@@ -9,7 +9,6 @@
 //! and parsed again, from the stored text, when it is launched.
 
 pub mod exec;
-pub mod exec_outcome;
 pub mod github_names;
 pub mod process_group;
 pub mod words;

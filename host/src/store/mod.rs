@@ -4,10 +4,8 @@
 //! writes only if the row still has the state and fence the caller read, so a late or
 //! duplicate worker can never overwrite newer state. Receipts and events are append-only.
 //! The trait holds no backend detail: the SQLite and the PostgreSQL backends implement it and
-//! pass the same [`conformance`] suite. [`StoreUrl`] picks one from `--store`.
+//! pass the same conformance suite (the dev-only crate `deferral-host-conformance`). [`StoreUrl`] picks one from `--store`.
 
-pub mod conformance;
-pub mod conformance_loop;
 pub mod github;
 pub mod postgres;
 pub mod postgres_tls;

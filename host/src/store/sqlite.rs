@@ -178,15 +178,22 @@ impl SqliteStore {
     }
 
     fn run_check(&self, pragma: &str) -> Result<(), StoreError> {
+        // A page too damaged for the check to read is a failed check too, not an I/O error.
+        let failed = |err: rusqlite::Error| match err.sqlite_error_code() {
+            Some(rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase) => {
+                StoreError::Corrupt(err.to_string())
+            }
+            _ => backend(err),
+        };
         let mut stmt = self
             .conn
             .prepare(&format!("PRAGMA {pragma}"))
-            .map_err(backend)?;
+            .map_err(failed)?;
         let lines: Vec<String> = stmt
             .query_map([], |r| r.get(0))
-            .map_err(backend)?
+            .map_err(failed)?
             .collect::<Result<_, _>>()
-            .map_err(backend)?;
+            .map_err(failed)?;
         if lines.len() == 1 && lines[0] == "ok" {
             Ok(())
         } else {

@@ -108,12 +108,9 @@ impl Host {
         let earlier = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         // Issued `earlier` ms before now, with resume-after and resume-by as asked.
         let t = now();
-        let receipt = deferral_host::store::conformance::handoff(
-            t - earlier,
-            after_ms + earlier,
-            by_ms + earlier,
-        )
-        .to_json();
+        let receipt =
+            deferral_host_conformance::handoff(t - earlier, after_ms + earlier, by_ms + earlier)
+                .to_json();
         let mut args = vec!["record", "--launch", launch];
         args.extend_from_slice(extra);
         args.push("-");

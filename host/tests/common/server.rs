@@ -158,7 +158,7 @@ impl Server {
         // A distinct receipt each call (issued a millisecond apart): recording is idempotent
         // by receipt digest, so the same receipt twice would answer the same deferral.
         static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let mut receipt = deferral_host::store::conformance::handoff(now(), 0, HOUR);
+        let mut receipt = deferral_host_conformance::handoff(now(), 0, HOUR);
         receipt.issued_at_ms -= CALLS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let receipt = receipt.to_json();
         let body = format!("{{\"receipt\":{receipt},\"launch\":{}}}", json!(launch));

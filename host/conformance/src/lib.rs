@@ -5,12 +5,20 @@
 //! `host/tests/store_conformance_postgres.rs`.
 //!
 //! Each check panics (fails the test) with a message saying what the backend got wrong.
+//!
+//! A dev-only crate: `deferral-host` itself never depends on it, so the store does not reach
+//! back into the coordinator that is built on it (as River keeps its driver suite apart).
+//! [`github_loop`] holds the GitHub loop's part of the suite.
 
-use super::{AttemptStatus, Change, Deferral, Lease, ListQuery, Store, StoreError, Update};
-use crate::coordinator::{self, Outcome};
-use crate::handle::{handle_digest, new_handle};
+pub mod github_loop;
+
 use deferral_core::lifecycle::{Event, State};
 use deferral_core::receipt::{Bindings, Reason, Receipt};
+use deferral_host::coordinator::{self, Outcome};
+use deferral_host::handle::{handle_digest, new_handle};
+use deferral_host::store::{
+    AttemptStatus, Change, Deferral, Lease, ListQuery, Store, StoreError, Update,
+};
 
 /// A store under test: every `connect` returns a new connection to the same (initially empty) store.
 pub trait Backend: Sync {
@@ -55,7 +63,7 @@ macro_rules! store_conformance_tests {
             #[test]
             fn $name() {
                 let backend = $backend;
-                $crate::store::conformance::$name(&backend);
+                $crate::$name(&backend);
             }
         )*
     };
@@ -64,7 +72,7 @@ macro_rules! store_conformance_tests {
 const HOUR: u64 = 3_600_000;
 
 fn now() -> u64 {
-    crate::clock::now_ms()
+    deferral_host::clock::now_ms()
 }
 
 fn digest(c: char) -> String {
@@ -191,21 +199,21 @@ pub fn duplicate_ids_are_refused(backend: &dyn Backend) {
     let receipt = handoff(t, 0, HOUR)
         .retain(&digest('c'), &digest('d'))
         .unwrap();
-    let new = super::NewDeferral {
+    let new = deferral_host::store::NewDeferral {
         id: first.id.clone(),
         state: State::Deferred,
         reentries: 0,
         max_reentries: 2,
         cause: "recorded".into(),
         launch: "exec:/bin/true".into(),
-        window: super::Window {
+        window: deferral_host::store::Window {
             reason: "rest-reserve".into(),
             resume_after_ms: t,
             resume_by_ms: t + HOUR,
         },
         wakeup_digest: digest('c'),
         cancellation_digest: digest('d'),
-        receipts: vec![super::NewReceipt {
+        receipts: vec![deferral_host::store::NewReceipt {
             kind: "retained".into(),
             text: receipt.to_json(),
         }],
@@ -512,7 +520,7 @@ pub fn stale_fence_is_a_conflict_and_writes_nothing(backend: &dyn Backend) {
         lease: Change::Clear,
         wakeup_digest: Change::Keep,
         attempt_status: Change::Keep,
-        receipts: vec![super::NewReceipt {
+        receipts: vec![deferral_host::store::NewReceipt {
             kind: "x".into(),
             text: "{}".into(),
         }],
@@ -802,25 +810,25 @@ pub fn list_and_counts(backend: &dyn Backend) {
 }
 
 /// A new deferral with id `id`, built by hand (not through `record`), with one receipt.
-fn new_deferral(id: &str, t: u64) -> super::NewDeferral {
+fn new_deferral(id: &str, t: u64) -> deferral_host::store::NewDeferral {
     let receipt = handoff(t, 0, HOUR)
         .retain(&digest('c'), &digest('d'))
         .unwrap();
-    super::NewDeferral {
+    deferral_host::store::NewDeferral {
         id: id.to_string(),
         state: State::Deferred,
         reentries: 0,
         max_reentries: 2,
         cause: "recorded".into(),
         launch: "exec:true".into(),
-        window: super::Window {
+        window: deferral_host::store::Window {
             reason: "rest-reserve".into(),
             resume_after_ms: t,
             resume_by_ms: t + HOUR,
         },
         wakeup_digest: digest('c'),
         cancellation_digest: digest('d'),
-        receipts: vec![super::NewReceipt {
+        receipts: vec![deferral_host::store::NewReceipt {
             kind: "retained".into(),
             text: receipt.to_json(),
         }],
@@ -885,7 +893,7 @@ pub fn insert_batch_commits_each_item_or_reports_its_error(backend: &dyn Backend
 pub fn launch_process_belongs_to_the_current_attempt(backend: &dyn Backend) {
     let store = backend.connect();
     let d = record_due(&*store, 2);
-    let process = |fence: u64, pgid: i64| super::LaunchProcess {
+    let process = |fence: u64, pgid: i64| deferral_host::store::LaunchProcess {
         fence,
         pgid,
         machine: "m".into(),
@@ -966,23 +974,23 @@ pub fn expiry_waits_for_a_live_lease(backend: &dyn Backend) {
         "past resume_by it is expired, not recovered"
     );
     // `tick ID` plans from the row itself: the same rules.
-    let options = |ids: Vec<String>| crate::tick::TickOptions {
+    let options = |ids: Vec<String>| deferral_host::tick::TickOptions {
         dry_run: true,
         lease_timeout: std::time::Duration::from_secs(60),
         ids,
         limit: 100,
         http_timeout: std::time::Duration::from_secs(1),
         github: None,
-        max_chain: crate::coordinator::DEFAULT_MAX_CHAIN,
+        max_chain: deferral_host::coordinator::DEFAULT_MAX_CHAIN,
     };
     let [expirable, stale, due] =
-        crate::tick::plan(&*store, &options(vec![held.id.clone()]), t + HOUR + 5).unwrap();
+        deferral_host::tick::plan(&*store, &options(vec![held.id.clone()]), t + HOUR + 5).unwrap();
     assert!(
         expirable.is_empty() && stale.is_empty() && due.is_empty(),
         "tick ID leaves a live lease alone"
     );
     let [expirable, _, _] =
-        crate::tick::plan(&*store, &options(vec![held.id.clone()]), t + HOUR + 11).unwrap();
+        deferral_host::tick::plan(&*store, &options(vec![held.id.clone()]), t + HOUR + 11).unwrap();
     assert_eq!(ids(expirable), [held.id.as_str()], "tick ID expires it");
 }
 
@@ -1121,7 +1129,10 @@ pub fn resolve_settles_only_a_dispatch_of_unknown_result(backend: &dyn Backend) 
     );
 }
 
-fn next_due(store: &dyn Store, next: &super::NextDue) -> Option<coordinator::Claimed> {
+fn next_due(
+    store: &dyn Store,
+    next: &deferral_host::store::NextDue,
+) -> Option<coordinator::Claimed> {
     coordinator::claim_next(
         store,
         next,
@@ -1149,7 +1160,7 @@ pub fn claim_next_takes_the_earliest_due_deferral_once(backend: &dyn Backend) {
     )
     .unwrap()
     .deferral;
-    let next = super::NextDue {
+    let next = deferral_host::store::NextDue {
         now_ms: t,
         without_dispatch: true,
         exclude: &[],
@@ -1174,7 +1185,7 @@ pub fn claim_next_takes_the_earliest_due_deferral_once(backend: &dyn Backend) {
     assert!(
         next_due(
             &*store,
-            &super::NextDue {
+            &deferral_host::store::NextDue {
                 exclude: &excluded,
                 ..next.clone()
             }
@@ -1184,7 +1195,7 @@ pub fn claim_next_takes_the_earliest_due_deferral_once(backend: &dyn Backend) {
     );
     assert_eq!(next_due(&*store, &next).unwrap().deferral.id, second.id);
     assert!(next_due(&*store, &next).is_none(), "nothing else is due");
-    let with_dispatch = super::NextDue {
+    let with_dispatch = deferral_host::store::NextDue {
         without_dispatch: false,
         ..next
     };
@@ -1209,7 +1220,7 @@ pub fn concurrent_claim_next_claims_each_due_deferral_exactly_once(backend: &dyn
             .map(|_| {
                 scope.spawn(|| {
                     let store = backend.connect();
-                    let next = super::NextDue {
+                    let next = deferral_host::store::NextDue {
                         now_ms: t,
                         ..Default::default()
                     };
@@ -1315,10 +1326,10 @@ pub fn record_refuses_a_receipt_only_once_its_window_closed(backend: &dyn Backen
     let at_the_end = coordinator::record(&*store, text.as_bytes(), "exec:/bin/true", 2, t)
         .expect("resume_by_ms == now is still open");
     assert_eq!(at_the_end.deferral.resume_by_ms, t);
-    // Another receipt with the same resume_by_ms (the same one would be already recorded).
-    let same_end = handoff(t - HOUR - 1, 1, HOUR + 1).to_json();
-    let err = coordinator::record(&*store, same_end.as_bytes(), "exec:/bin/true", 2, t + 1)
-        .expect_err("one millisecond later it has expired");
+    // Another receipt (recording is idempotent by digest) whose window closed 1 ms ago.
+    let closed = handoff(t - HOUR - 1, 0, HOUR).to_json();
+    let err = coordinator::record(&*store, closed.as_bytes(), "exec:/bin/true", 2, t)
+        .expect_err("one millisecond after resume_by_ms it has expired");
     assert_eq!(err.code, "expired");
     let cancelled = coordinator::cancel(
         &*store,

@@ -1,11 +1,11 @@
-//! The GitHub loop's part of the store conformance suite ([`super::LoopStore`] and recording
-//! once), run against every backend like [`super::conformance`]:
+//! The GitHub loop's part of the store conformance suite ([`deferral_host::store::LoopStore`] and recording
+//! once), run against every backend like the rest of [`crate`]:
 //! `store_loop_conformance_tests!(make_backend())`.
 
-use super::conformance::{handoff, Backend};
-use super::{ArtifactRef, RecordKeys, RunRecord, Store, StoreError};
-use crate::coordinator::{self, Recording};
-use crate::store::AttemptStatus;
+use crate::{handoff, Backend};
+use deferral_host::coordinator::{self, Recording};
+use deferral_host::store::AttemptStatus;
+use deferral_host::store::{ArtifactRef, RecordKeys, RunRecord, Store, StoreError};
 
 /// Runs one check per test function: `store_loop_conformance_tests!(make_backend())`.
 #[macro_export]
@@ -25,7 +25,7 @@ macro_rules! store_loop_conformance_tests {
             #[test]
             fn $name() {
                 let backend = $backend;
-                $crate::store::conformance_loop::$name(&backend);
+                $crate::github_loop::$name(&backend);
             }
         )*
     };
@@ -34,7 +34,7 @@ macro_rules! store_loop_conformance_tests {
 const HOUR: u64 = 3_600_000;
 
 fn now() -> u64 {
-    crate::clock::now_ms()
+    deferral_host::clock::now_ms()
 }
 
 fn record(store: &dyn Store, text: &str, keys: RecordKeys) -> Recording {
@@ -43,7 +43,10 @@ fn record(store: &dyn Store, text: &str, keys: RecordKeys) -> Recording {
 }
 
 fn count(store: &dyn Store) -> usize {
-    store.list(&super::ListQuery::default()).unwrap().len()
+    store
+        .list(&deferral_host::store::ListQuery::default())
+        .unwrap()
+        .len()
 }
 
 pub fn a_receipt_is_recorded_once(backend: &dyn Backend) {
@@ -132,7 +135,7 @@ pub fn issued_receipts_find_their_deferral(backend: &dyn Backend) {
     )
     .unwrap();
     for issued in [text, rec.receipt.to_json(), claimed.receipt_json] {
-        let digest = super::github::receipt_digest(&issued).unwrap();
+        let digest = deferral_host::store::github::receipt_digest(&issued).unwrap();
         assert_eq!(
             store.find_by_receipt_digest(&digest).unwrap().as_deref(),
             Some(id.as_str())
@@ -173,7 +176,7 @@ pub fn runs_are_kept_per_attempt(backend: &dyn Backend) {
         "still dispatching"
     );
     let effects = coordinator::Effects {
-        attempt_status: super::Change::Set(AttemptStatus::Dispatched),
+        attempt_status: deferral_host::store::Change::Set(AttemptStatus::Dispatched),
         ..Default::default()
     };
     coordinator::note(
