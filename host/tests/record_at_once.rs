@@ -24,7 +24,7 @@ fn eight_processes_recording_one_receipt_on_a_fresh_postgres_schema_make_one_def
 
 fn record_at_once(host: Host) {
     let host = Arc::new(host);
-    let receipt = deferral_host::store::conformance::handoff(now(), 0, HOUR).to_json();
+    let receipt = deferral_host_conformance::handoff(now(), 0, HOUR).to_json();
     let start = Arc::new(Barrier::new(PROCESSES));
     let answers: Vec<serde_json::Value> = (0..PROCESSES)
         .map(|_| {

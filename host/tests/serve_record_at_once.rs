@@ -16,7 +16,7 @@ fn eight_clients_posting_one_receipt_at_once_make_one_deferral() {
     let host = Host::new();
     let serve = Arc::new(Serve::start(&host, &[]));
     let receipt: Value =
-        serde_json::from_str(&deferral_host::store::conformance::handoff(now(), 0, HOUR).to_json())
+        serde_json::from_str(&deferral_host_conformance::handoff(now(), 0, HOUR).to_json())
             .unwrap();
     let body =
         json!({"receipt": receipt, "launch": "workflow-dispatch:o/r/w.yml@main"}).to_string();
