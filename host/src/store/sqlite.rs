@@ -5,6 +5,7 @@
 //! this program can edit evidence. `PRAGMA integrity_check` runs on open (or `quick_check`).
 
 mod github;
+mod journal;
 
 use super::{
     AttemptStatus, ClaimBuilder, Deferral, EventRecord, LaunchProcess, ListQuery, NewDeferral,
@@ -93,6 +94,9 @@ CREATE TABLE launch_processes (
     github::MIGRATION,
 ];
 
+/// How long a process waits for another one holding the store's lock.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
+
 /// `PRAGMA application_id` of a deferral-host store: "DFRH" in ASCII. A file with another id
 /// belongs to another application and is refused, never migrated.
 pub const APPLICATION_ID: i64 = 0x4446_5248;
@@ -143,19 +147,11 @@ impl SqliteStore {
     pub fn open(path: &Path, check: IntegrityCheck) -> Result<SqliteStore, StoreError> {
         super::private_file::create(path)?;
         let conn = Connection::open(path).map_err(backend)?;
-        conn.busy_timeout(Duration::from_secs(60))
-            .map_err(backend)?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(backend)?;
         // Before anything writes to it (switching to WAL rewrites the header): never touch a
         // file that belongs to another application.
         check_ownership(&conn, path)?;
-        let mode: String = conn
-            .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
-            .map_err(backend)?;
-        if !mode.eq_ignore_ascii_case("wal") {
-            return Err(StoreError::Backend(format!(
-                "could not switch the journal to WAL (got {mode})"
-            )));
-        }
+        journal::use_wal(&conn, BUSY_TIMEOUT)?;
         conn.execute_batch("PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
             .map_err(backend)?;
         let store = SqliteStore {
@@ -299,7 +295,11 @@ impl SqliteStore {
 /// Refuses (`foreign-store`) a database this program did not create: another application id,
 /// or no id but tables other than a first-version store's.
 fn check_ownership(conn: &Connection, path: &Path) -> Result<(), StoreError> {
-    let id: i64 = conn
+    // The id and the tables come from one snapshot: another process's first migration commits
+    // both at once, and reading them apart could see its tables without its id (dropped, so
+    // rolled back: it only reads).
+    let snapshot = conn.unchecked_transaction().map_err(backend)?;
+    let id: i64 = snapshot
         .query_row("PRAGMA application_id", [], |r| r.get(0))
         .map_err(backend)?;
     if id == APPLICATION_ID {
@@ -317,7 +317,7 @@ fn check_ownership(conn: &Connection, path: &Path) -> Result<(), StoreError> {
         ));
     }
     // No id: a new empty file, or a store written before the id was set (version 1).
-    let tables: Vec<String> = conn
+    let tables: Vec<String> = snapshot
         .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
         .and_then(|mut stmt| stmt.query_map([], |r| r.get(0))?.collect())
         .map_err(backend)?;
