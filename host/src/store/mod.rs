@@ -282,6 +282,92 @@ pub struct Update {
     pub at_ms: u64,
 }
 
+/// The row a compare-and-set writes, worked out once for both backends from the row read
+/// under the lock and the [`Update`] asked for; the backends keep only the SQL around it.
+#[derive(Debug)]
+pub(crate) struct NextRow {
+    pub fence: u64,
+    pub lease: Option<Lease>,
+    pub wakeup_digest: Option<String>,
+    pub attempt_status: Option<AttemptStatus>,
+    pub reason: String,
+    pub resume_after_ms: u64,
+    pub resume_by_ms: u64,
+}
+
+impl Update {
+    /// `Conflict` unless `current` still has the expected state and fence; else the new row
+    /// (the receipt sequence aside: a backend appends receipts itself).
+    pub(crate) fn next_row(&self, id: &str, current: &Deferral) -> Result<NextRow, StoreError> {
+        if current.state != self.expect_state || current.fence != self.expect_fence {
+            return Err(StoreError::Conflict {
+                id: id.to_string(),
+                expected_state: self.expect_state,
+                expected_fence: self.expect_fence,
+            });
+        }
+        let lease = current.lease_owner.clone().map(|owner| Lease {
+            owner,
+            until_ms: current.lease_until_ms.unwrap_or(0),
+        });
+        let (reason, resume_after_ms, resume_by_ms) = match &self.window {
+            Some(w) => (w.reason.clone(), w.resume_after_ms, w.resume_by_ms),
+            None => (
+                current.reason.clone(),
+                current.resume_after_ms,
+                current.resume_by_ms,
+            ),
+        };
+        Ok(NextRow {
+            fence: current.fence + u64::from(self.bump_fence),
+            lease: self.lease.apply(lease),
+            wakeup_digest: self.wakeup_digest.apply(current.wakeup_digest.clone()),
+            attempt_status: self.attempt_status.apply(current.attempt_status),
+            reason,
+            resume_after_ms,
+            resume_by_ms,
+        })
+    }
+}
+
+/// The compare-and-set's `UPDATE`, the same for both backends but for how a placeholder is
+/// written (`?N` on SQLite, `$N` on PostgreSQL). Its `WHERE` repeats the state and fence
+/// check, so the write is safe even without the lock around it. Parameters, in order: state,
+/// fence, reentries, reason, resume_after_ms, resume_by_ms, wakeup_digest, lease_owner,
+/// lease_until_ms, attempt_status, cause, detail, receipt_seq, updated_ms, id, expected
+/// state, expected fence.
+pub(crate) fn compare_and_set_sql(mark: char) -> String {
+    let columns = [
+        "state",
+        "fence",
+        "reentries",
+        "reason",
+        "resume_after_ms",
+        "resume_by_ms",
+        "wakeup_digest",
+        "lease_owner",
+        "lease_until_ms",
+        "attempt_status",
+        "cause",
+        "detail",
+        "receipt_seq",
+        "updated_ms",
+    ];
+    let set: Vec<String> = columns
+        .iter()
+        .enumerate()
+        .map(|(i, c)| format!("{c} = {mark}{}", i + 1))
+        .collect();
+    let n = columns.len();
+    format!(
+        "UPDATE deferrals SET {} WHERE id = {mark}{} AND state = {mark}{} AND fence = {mark}{}",
+        set.join(", "),
+        n + 1,
+        n + 2,
+        n + 3
+    )
+}
+
 /// Which deferrals `list` returns.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ListQuery {

@@ -441,54 +441,28 @@ fn update_in(tx: &mut Transaction, id: &str, update: &Update) -> Result<Deferral
     let current = select_with(tx, "WHERE id = $1 FOR UPDATE", &[&id])?
         .pop()
         .ok_or_else(|| StoreError::NotFound(id.to_string()))?;
-    if current.state != update.expect_state || current.fence != update.expect_fence {
-        return Err(conflict());
-    }
-    let fence = if update.bump_fence {
-        current.fence + 1
-    } else {
-        current.fence
-    };
-    let lease = update
-        .lease
-        .apply(current.lease_owner.clone().map(|owner| super::Lease {
-            owner,
-            until_ms: current.lease_until_ms.unwrap_or(0),
-        }));
-    let wakeup = update.wakeup_digest.apply(current.wakeup_digest.clone());
-    let attempt = update.attempt_status.apply(current.attempt_status);
+    let next = update.next_row(id, &current)?;
     let receipt_seq = if update.receipts.is_empty() {
         current.receipt_seq
     } else {
         github::register_receipts(tx, id, &update.receipts)?;
         append_receipts(tx, id, &update.receipts, update.at_ms)?
     };
-    let (reason, after, by) = match &update.window {
-        Some(w) => (w.reason.clone(), w.resume_after_ms, w.resume_by_ms),
-        None => (
-            current.reason.clone(),
-            current.resume_after_ms,
-            current.resume_by_ms,
-        ),
-    };
     // The compare-and-set itself, repeating the check in its WHERE.
     let changed = tx
         .execute(
-            "UPDATE deferrals SET state = $1, fence = $2, reentries = $3, reason = $4, resume_after_ms = $5, \
-             resume_by_ms = $6, wakeup_digest = $7, lease_owner = $8, lease_until_ms = $9, \
-             attempt_status = $10, cause = $11, detail = $12, receipt_seq = $13, updated_ms = $14 \
-             WHERE id = $15 AND state = $16 AND fence = $17",
+            &super::compare_and_set_sql('$'),
             &[
                 &update.state.as_str(),
-                &to_i64(fence),
+                &to_i64(next.fence),
                 &i64::from(update.reentries),
-                &reason,
-                &to_i64(after),
-                &to_i64(by),
-                &wakeup,
-                &lease.as_ref().map(|l| l.owner.clone()),
-                &lease.as_ref().map(|l| to_i64(l.until_ms)),
-                &attempt.map(AttemptStatus::as_str),
+                &next.reason,
+                &to_i64(next.resume_after_ms),
+                &to_i64(next.resume_by_ms),
+                &next.wakeup_digest,
+                &next.lease.as_ref().map(|l| l.owner.clone()),
+                &next.lease.as_ref().map(|l| to_i64(l.until_ms)),
+                &next.attempt_status.map(AttemptStatus::as_str),
                 &update.cause,
                 &update.detail,
                 &to_i64(receipt_seq),
@@ -510,7 +484,7 @@ fn update_in(tx: &mut Transaction, id: &str, update: &Update) -> Result<Deferral
         Some(current.state),
         update.state,
         &update.cause,
-        fence,
+        next.fence,
         update.reentries,
         update.detail.as_deref(),
     )?;
