@@ -181,14 +181,20 @@ pub fn preflight(input: &PreflightInput) -> Preflight {
         return out.stop(
             Status::Blocked,
             "binding-mismatch",
-            format!("the fresh {field} differs from the receipt's; this is not the deferred work"),
+            format!(
+                "the fresh {field} differs from the receipt's; this is not the deferred work, or \
+                 the resume was not given what the gate was: {field} comes from {}",
+                binding_inputs(field)
+            ),
         );
     }
     if receipt.fresh_approval_required && !input.approval_granted {
         return out.stop(
             Status::Blocked,
             "approval-required",
-            "the receipt requires fresh approval and none was granted",
+            "the receipt requires fresh approval and none was granted: once this run has it, \
+             pass --approval granted (the Action's input approval: granted), or have the gate \
+             emit receipts with --fresh-approval never",
         );
     }
     let decision = decide(&input.fresh);
@@ -197,4 +203,19 @@ pub fn preflight(input: &PreflightInput) -> Preflight {
     out.receipt = decision.receipt.clone();
     out.decision = Some(decision);
     out
+}
+
+/// Which inputs feed a binding, for the `binding-mismatch` message (the CLI flag, and the
+/// Action input of the same name).
+fn binding_inputs(field: &str) -> &'static str {
+    match field {
+        "scope_digest" => {
+            "--scope (default: GITHUB_API_URL, GITHUB_REPOSITORY, GITHUB_WORKFLOW_REF and GITHUB_JOB)"
+        }
+        "request_digest" => {
+            "--request, the scope, and the policy --rest-reserve, --graphql-reserve, \
+             --resume-buffer and --resume-window: give the resume the same values as the gate"
+        }
+        _ => "--plan",
+    }
 }

@@ -184,7 +184,16 @@ fn binding_mismatch_names_the_field() {
             (Status::Blocked, Some("binding-mismatch")),
             "{key}"
         );
-        p.field.unwrap()
+        let field = p.field.unwrap();
+        // The message names the inputs that feed this binding, so the fix is in sight.
+        let message = &p.diagnostics[0].message;
+        let feeds = match field {
+            "scope_digest" => "--scope",
+            "request_digest" => "--rest-reserve",
+            _ => "--plan",
+        };
+        assert!(message.contains(feeds), "{field}: {message}");
+        field
     };
     assert_eq!(
         mismatch(
@@ -226,6 +235,11 @@ fn approval_required_unless_granted_or_not_asked() {
     assert!(receipt.fresh_approval_required);
     let p = run(&receipt, gate(4000, due(&receipt)), None, false);
     assert_eq!(outcome(&p), (Status::Blocked, Some("approval-required")));
+    let message = &p.diagnostics[0].message;
+    assert!(
+        message.contains("--approval granted") && message.contains("approval: granted"),
+        "the message names the flag and the Action input: {message}"
+    );
     let mut no_approval = gate(10, NOW);
     no_approval["fresh_approval_required"] = json!(false);
     let input: DecisionInput = serde_json::from_value(no_approval).unwrap();
