@@ -6,7 +6,7 @@ mod common;
 use common::{now, Host, HOUR};
 use deferral_core::digest::digest;
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Stdio};
 
@@ -21,19 +21,8 @@ struct Server {
 impl Server {
     fn start() -> Server {
         let host = Host::new();
-        let mut child = host
-            .command(&["serve", "--listen", "127.0.0.1:0"])
-            .env("DEFERRAL_SERVE_TOKEN", TOKEN)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let ready: Value = serde_json::from_str(&line).expect("a {\"listening\"} line");
-        let addr = ready["listening"].as_str().unwrap().to_string();
+        let (child, addr) =
+            host.spawn_serve(&["serve", "--listen", "127.0.0.1:0"], TOKEN, Stdio::null());
         Server {
             _host: host,
             child,

@@ -46,6 +46,31 @@ impl Host {
         self.dir.path().join(name)
     }
 
+    /// Starts `serve` with `args` and `token` (through `DEFERRAL_SERVE_TOKEN`), waits for its
+    /// `{"listening"}` line, and answers the child and the address it listens on.
+    pub fn spawn_serve(
+        &self,
+        args: &[&str],
+        token: &str,
+        stderr: Stdio,
+    ) -> (std::process::Child, String) {
+        use std::io::BufRead;
+        let mut child = self
+            .command(args)
+            .env("DEFERRAL_SERVE_TOKEN", token)
+            .stdout(Stdio::piped())
+            .stderr(stderr)
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let ready: Value = serde_json::from_str(&line).expect("a {\"listening\"} line");
+        let addr = ready["listening"].as_str().unwrap().to_string();
+        (child, addr)
+    }
+
     pub fn command(&self, args: &[&str]) -> Command {
         // DEFERRAL_HOST_BIN runs the same tests against another build (say, an older one, to
         // see a new test fail there).

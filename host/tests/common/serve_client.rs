@@ -2,7 +2,7 @@
 
 use super::Host;
 use serde_json::Value;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Stdio};
 
@@ -19,19 +19,7 @@ impl Serve {
         for a in allow {
             args.extend_from_slice(&["--allow-launch", a]);
         }
-        let mut child = host
-            .command(&args)
-            .env("DEFERRAL_SERVE_TOKEN", TOKEN)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let ready: Value = serde_json::from_str(&line).expect("a {\"listening\"} line");
-        let addr = ready["listening"].as_str().unwrap().to_string();
+        let (child, addr) = host.spawn_serve(&args, TOKEN, Stdio::null());
         Serve { child, addr }
     }
 

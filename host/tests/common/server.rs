@@ -4,7 +4,7 @@
 use super::{now, Host, HOUR};
 use deferral_host::store::{ListQuery, Store};
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
@@ -78,19 +78,7 @@ impl Server {
         let mut args = vec!["serve", "--listen", "127.0.0.1:0"];
         args.extend_from_slice(extra);
         let log = std::fs::File::create(host.path("serve.log")).unwrap();
-        let mut child = host
-            .command(&args)
-            .env("DEFERRAL_SERVE_TOKEN", TOKEN)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::from(log))
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let ready: Value = serde_json::from_str(&line).expect("a {\"listening\"} line");
-        let addr = ready["listening"].as_str().unwrap().to_string();
+        let (child, addr) = host.spawn_serve(&args, TOKEN, Stdio::from(log));
         Server { host, child, addr }
     }
 
