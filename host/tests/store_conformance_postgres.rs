@@ -30,7 +30,7 @@ deferral_host_conformance::store_loop_conformance_tests!(match schema_or_skip() 
 
 fn recorded(store: &dyn Store) -> deferral_host::coordinator::Recorded {
     let now = deferral_host::clock::now_ms();
-    let text = deferral_host_conformance::handoff(now, 0, 3_600_000).to_json();
+    let text = deferral_host_conformance::distinct_handoff(now, 0, 3_600_000).to_json();
     deferral_host::coordinator::record(store, text.as_bytes(), "exec:/bin/true", 2, now).unwrap()
 }
 

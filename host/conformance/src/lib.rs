@@ -79,6 +79,16 @@ fn digest(c: char) -> String {
     std::iter::repeat_n(c, 64).collect()
 }
 
+/// A handoff receipt like [`handoff`] that no other call in this process returns: its
+/// `issued_at_ms` is moved back by a counter, resume-after and resume-by stay `now + after_ms`
+/// and `now + by_ms`. Recording is idempotent by receipt, so helpers that record many receipts
+/// within one millisecond need distinct ones.
+pub fn distinct_handoff(now: u64, after_ms: u64, by_ms: u64) -> Receipt {
+    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let earlier = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    handoff(now - earlier, after_ms + earlier, by_ms + earlier)
+}
+
 /// A handoff receipt whose window is `[now + after_ms, now + by_ms]`.
 pub fn handoff(now: u64, after_ms: u64, by_ms: u64) -> Receipt {
     Receipt::handoff(

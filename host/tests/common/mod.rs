@@ -127,15 +127,8 @@ impl Host {
         by_ms: u64,
         extra: &[&str],
     ) -> (String, String) {
-        // Each call records a distinct receipt (recording is idempotent by receipt digest): two
-        // calls within one millisecond would otherwise send the same one.
-        static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let earlier = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        // Issued `earlier` ms before now, with resume-after and resume-by as asked.
-        let t = now();
-        let receipt =
-            deferral_host_conformance::handoff(t - earlier, after_ms + earlier, by_ms + earlier)
-                .to_json();
+        // A distinct receipt each call: recording is idempotent by receipt digest.
+        let receipt = deferral_host_conformance::distinct_handoff(now(), after_ms, by_ms).to_json();
         let mut args = vec!["record", "--launch", launch];
         args.extend_from_slice(extra);
         args.push("-");

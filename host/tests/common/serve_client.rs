@@ -25,7 +25,8 @@ impl Serve {
 
     /// POST /v1/deferrals; answers (status, body).
     pub fn record(&self, launch: &str) -> (u16, Value) {
-        let receipt = deferral_host_conformance::handoff(super::now(), 0, super::HOUR).to_json();
+        let receipt =
+            deferral_host_conformance::distinct_handoff(super::now(), 0, super::HOUR).to_json();
         let body = serde_json::json!({"receipt": serde_json::from_str::<Value>(&receipt).unwrap(), "launch": launch});
         self.post("/v1/deferrals", &body.to_string())
     }
