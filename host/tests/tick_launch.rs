@@ -346,6 +346,7 @@ fn four_racing_tickers(host: &Host, count: usize) {
         })
         .collect();
     let mut per_ticker = Vec::new();
+    let mut reports = Vec::new();
     for ticker in tickers {
         let out = ticker.wait_with_output().unwrap();
         assert!(
@@ -355,6 +356,7 @@ fn four_racing_tickers(host: &Host, count: usize) {
         );
         let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         per_ticker.push(report["launched"].as_array().unwrap().len());
+        reports.push(report);
     }
     let launched = lines(&marker);
     let mut counts: HashMap<&str, usize> = HashMap::new();
@@ -364,7 +366,7 @@ fn four_racing_tickers(host: &Host, count: usize) {
     assert_eq!(
         launched.len(),
         count,
-        "{count} launches in all (per ticker: {per_ticker:?})"
+        "{count} launches in all (per ticker: {per_ticker:?}; reports: {reports:?})"
     );
     assert!(
         ids.iter().all(|id| counts.get(id.as_str()) == Some(&1)),
