@@ -13,7 +13,7 @@ use deferral_host::coordinator;
 use deferral_host::store::sqlite::IntegrityCheck;
 use deferral_host::store::{SqliteStore, Store};
 use deferral_host::tick::{plan, TickOptions};
-use deferral_host_conformance::handoff;
+use deferral_host_conformance::distinct_handoff;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -41,14 +41,10 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 fn bench_record(dir: &Path, count: usize) -> serde_json::Value {
     let path = dir.join("record.db");
     let store = SqliteStore::open(&path, IntegrityCheck::Full).unwrap();
-    // Distinct receipts (recording is idempotent by receipt digest): issued a millisecond apart.
+    // Distinct receipts (recording is idempotent by receipt digest).
     let now = now_ms();
-    let receipts: Vec<String> = (0..count as u64)
-        .map(|i| {
-            let mut receipt = handoff(now, 60_000, HOUR);
-            receipt.issued_at_ms -= i;
-            receipt.to_json()
-        })
+    let receipts: Vec<String> = (0..count)
+        .map(|_| distinct_handoff(now, 60_000, HOUR).to_json())
         .collect();
     let start = Instant::now();
     for text in &receipts {

@@ -20,7 +20,7 @@ use deferral_host::github::quota::Quota;
 use deferral_host::store::sqlite::IntegrityCheck;
 use deferral_host::store::{SqliteStore, Store};
 use deferral_host::tick::{tick, TickOptions, TickReport};
-use deferral_host_conformance::handoff;
+use deferral_host_conformance::distinct_handoff;
 use github::{Script, Standin, TARGET, TOKEN};
 use serde_json::{json, Value};
 use std::path::Path;
@@ -61,9 +61,8 @@ fn run_tick(store: &dyn Store, standin: &Standin) -> (TickReport, Duration) {
 
 fn record(store: &dyn Store, n: usize) {
     let now = now_ms();
-    for i in 0..n {
-        let mut receipt = handoff(now, 0, HOUR);
-        receipt.issued_at_ms -= i as u64;
+    for _ in 0..n {
+        let receipt = distinct_handoff(now, 0, HOUR);
         deferral_host::coordinator::record(store, receipt.to_json().as_bytes(), TARGET, 2, now)
             .unwrap();
     }

@@ -513,9 +513,8 @@ fn completed_runs_beyond_the_first_page_are_read_one_by_one() {
     let host = Host::new();
     let store = host.open();
     let now = now();
-    for i in 0..101u64 {
-        let mut receipt = deferral_host_conformance::handoff(now, 0, HOUR);
-        receipt.issued_at_ms -= i;
+    for _ in 0..101 {
+        let receipt = deferral_host_conformance::distinct_handoff(now, 0, HOUR);
         deferral_host::coordinator::record(&store, receipt.to_json().as_bytes(), TARGET, 2, now)
             .unwrap();
     }

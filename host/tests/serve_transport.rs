@@ -334,10 +334,9 @@ fn sigterm_during_records_loses_no_answered_record() {
             std::thread::spawn(move || {
                 let mut answered = Vec::new();
                 for i in 0..10_000 {
-                    // A distinct receipt per request: recording is idempotent by receipt digest,
-                    // so two clients in the same millisecond would otherwise send the same one.
-                    let issued = start - (c * 10_000 + i) as u64;
-                    let receipt = deferral_host_conformance::handoff(issued, 0, HOUR).to_json();
+                    // A distinct receipt per request: recording is idempotent by receipt digest.
+                    let receipt =
+                        deferral_host_conformance::distinct_handoff(start, 0, HOUR).to_json();
                     let body =
                         format!("{{\"receipt\":{receipt},\"launch\":\"exec:/bin/echo {c} {i}\"}}");
                     let Ok(mut stream) = TcpStream::connect(&addr) else {

@@ -296,12 +296,11 @@ fn tick_with_ids_touches_only_those() {
 fn record_many(host: &Host, launch: &str, count: usize) -> Vec<String> {
     // Through the library for speed: the tickers under test are separate processes.
     let store = host.open_any();
-    let base = now();
     (0..count)
-        .map(|i| {
+        .map(|_| {
             // A distinct receipt each (recording is idempotent by receipt digest).
-            let t = base - i as u64;
-            let text = deferral_host_conformance::handoff(t, 0, HOUR).to_json();
+            let t = now();
+            let text = deferral_host_conformance::distinct_handoff(t, 0, HOUR).to_json();
             deferral_host::coordinator::record(&*store, text.as_bytes(), launch, 2, t)
                 .unwrap()
                 .deferral

@@ -143,12 +143,8 @@ impl Server {
     }
 
     pub fn record(&self, launch: &str) -> (String, String, Value) {
-        // A distinct receipt each call (issued a millisecond apart): recording is idempotent
-        // by receipt digest, so the same receipt twice would answer the same deferral.
-        static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let mut receipt = deferral_host_conformance::handoff(now(), 0, HOUR);
-        receipt.issued_at_ms -= CALLS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        let receipt = receipt.to_json();
+        // A distinct receipt each call: recording is idempotent by receipt digest.
+        let receipt = deferral_host_conformance::distinct_handoff(now(), 0, HOUR).to_json();
         let body = format!("{{\"receipt\":{receipt},\"launch\":{}}}", json!(launch));
         let (status, out) = self.call_with("POST", "/v1/deferrals", Some(TOKEN), &body);
         assert_eq!(status, 201, "{out}");
