@@ -429,6 +429,11 @@ impl PostgresStore {
     }
 }
 
+/// The compare-and-set's `UPDATE` in this backend's placeholders, written once per process
+/// rather than on every update.
+static COMPARE_AND_SET: std::sync::LazyLock<String> =
+    std::sync::LazyLock::new(|| super::compare_and_set_sql('$'));
+
 /// The compare-and-set of [`Store::update`], inside a transaction the caller holds.
 fn update_in(tx: &mut Transaction, id: &str, update: &Update) -> Result<Deferral, StoreError> {
     let conflict = || StoreError::Conflict {
@@ -451,7 +456,7 @@ fn update_in(tx: &mut Transaction, id: &str, update: &Update) -> Result<Deferral
     // The compare-and-set itself, repeating the check in its WHERE.
     let changed = tx
         .execute(
-            &super::compare_and_set_sql('$'),
+            COMPARE_AND_SET.as_str(),
             &[
                 &update.state.as_str(),
                 &to_i64(next.fence),

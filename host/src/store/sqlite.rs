@@ -459,6 +459,11 @@ fn append_event(
     Ok(())
 }
 
+/// The compare-and-set's `UPDATE` in this backend's placeholders, written once per process
+/// rather than on every update.
+static COMPARE_AND_SET: std::sync::LazyLock<String> =
+    std::sync::LazyLock::new(|| super::compare_and_set_sql('?'));
+
 /// The compare-and-set of [`Store::update`], inside a transaction the caller holds.
 fn update_in(conn: &Connection, id: &str, update: &Update) -> Result<Deferral, StoreError> {
     let current = select_with(conn, "WHERE id = ?1", &[&id])?
@@ -474,7 +479,7 @@ fn update_in(conn: &Connection, id: &str, update: &Update) -> Result<Deferral, S
     // The compare-and-set itself: the WHERE repeats the check, so the write is safe even
     // if a backend ran this without the surrounding lock.
     let changed = conn
-        .prepare_cached(&super::compare_and_set_sql('?'))
+        .prepare_cached(COMPARE_AND_SET.as_str())
         .map_err(backend)?
         .execute(params![
             update.state.as_str(),
