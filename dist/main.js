@@ -1,14 +1,5 @@
 // Bundled by scripts/build-dist.sh from action/main.js and what it imports: edit those.
 var __defProp = Object.defineProperty;
-var __getOwnPropNames = Object.getOwnPropertyNames;
-var __esm = (fn, res, err) => function __init() {
-  if (err) throw err[0];
-  try {
-    return fn && (res = (0, fn[__getOwnPropNames(fn)[0]])(fn = 0)), res;
-  } catch (e) {
-    throw err = [e], e;
-  }
-};
 var __export = (target, all) => {
   for (var name in all)
     __defProp(target, name, { get: all[name], enumerable: true });
@@ -16,12 +7,7 @@ var __export = (target, all) => {
 
 // dist/lib/builtin.js
 import { createRequire } from "node:module";
-var builtin;
-var init_builtin = __esm({
-  "dist/lib/builtin.js"() {
-    builtin = process.getBuiltinModule ?? createRequire(import.meta.url);
-  }
-});
+var builtin = process.getBuiltinModule ?? createRequire(import.meta.url);
 
 // dist/wasm/deferral_wasm.js
 var deferral_wasm_exports = {};
@@ -344,6 +330,7 @@ function getStringFromWasm0(ptr, len) {
   ptr = ptr >>> 0;
   return decodeText(getUint8ArrayMemory0().subarray(ptr, ptr + len));
 }
+var cachedUint8ArrayMemory0 = null;
 function getUint8ArrayMemory0() {
   if (cachedUint8ArrayMemory0 === null || cachedUint8ArrayMemory0.byteLength === 0) {
     cachedUint8ArrayMemory0 = new Uint8Array(wasm.memory.buffer);
@@ -386,6 +373,10 @@ function passStringToWasm0(arg, malloc, realloc) {
   WASM_VECTOR_LEN = offset;
   return ptr;
 }
+var cachedTextDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
+cachedTextDecoder.decode();
+var MAX_SAFARI_DECODE_BYTES = 2146435072;
+var numBytesDecoded = 0;
 function decodeText(bytes2) {
   numBytesDecoded += bytes2.length;
   if (numBytesDecoded >= MAX_SAFARI_DECODE_BYTES) {
@@ -395,6 +386,21 @@ function decodeText(bytes2) {
   }
   return cachedTextDecoder.decode(bytes2);
 }
+var cachedTextEncoder = new TextEncoder();
+if (!("encodeInto" in cachedTextEncoder)) {
+  cachedTextEncoder.encodeInto = function(arg, view) {
+    const buf = cachedTextEncoder.encode(arg);
+    view.set(buf);
+    return {
+      read: arg.length,
+      written: buf.length
+    };
+  };
+}
+var WASM_VECTOR_LEN = 0;
+var wasmModule;
+var wasmInstance;
+var wasm;
 function __wbg_finalize_init(instance, module) {
   wasmInstance = instance;
   wasm = instance.exports;
@@ -456,6 +462,7 @@ function initSync(module) {
   const instance = new WebAssembly.Instance(module, imports);
   return __wbg_finalize_init(instance, module);
 }
+var __wbg_init_promise;
 async function __wbg_init(module_or_path) {
   if (wasm !== void 0) return wasm;
   if (__wbg_init_promise === void 0) {
@@ -484,82 +491,25 @@ async function __wbg_init_once(module_or_path) {
   const { instance, module } = await __wbg_load(await module_or_path, imports);
   return __wbg_finalize_init(instance, module);
 }
-var cachedUint8ArrayMemory0, cachedTextDecoder, MAX_SAFARI_DECODE_BYTES, numBytesDecoded, cachedTextEncoder, WASM_VECTOR_LEN, wasmModule, wasmInstance, wasm, __wbg_init_promise;
-var init_deferral_wasm = __esm({
-  "dist/wasm/deferral_wasm.js"() {
-    cachedUint8ArrayMemory0 = null;
-    cachedTextDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
-    cachedTextDecoder.decode();
-    MAX_SAFARI_DECODE_BYTES = 2146435072;
-    numBytesDecoded = 0;
-    cachedTextEncoder = new TextEncoder();
-    if (!("encodeInto" in cachedTextEncoder)) {
-      cachedTextEncoder.encodeInto = function(arg, view) {
-        const buf = cachedTextEncoder.encode(arg);
-        view.set(buf);
-        return {
-          read: arg.length,
-          written: buf.length
-        };
-      };
-    }
-    WASM_VECTOR_LEN = 0;
-  }
-});
 
 // dist/lib/core.js
+var { readFileSync } = builtin("node:fs");
+var { brotliDecompressSync } = builtin("node:zlib");
+var WASM_DIR = false ? "../wasm/" : "./wasm/";
+var bytes = brotliDecompressSync(readFileSync(new URL(`${WASM_DIR}deferral_wasm_bg.wasm.br`, import.meta.url)));
+var { memory } = initSync({ module: bytes });
+var trace = process.env.DEFERRAL_TRACE_CORE === "1";
 function cross(name, ...args) {
   if (trace) process.stderr.write(`deferral-core-call ${name}
 `);
   return JSON.parse(deferral_wasm_exports[name](...args));
 }
-function place(input) {
-  if (typeof input === "string") {
-    const text = input.length > READ_LIMIT ? input.slice(0, READ_LIMIT) : input;
-    const room = text.length * 3;
-    const at2 = input_buffer(room);
-    return encoder.encodeInto(text, new Uint8Array(memory.buffer, at2, room)).written;
-  }
-  const bytes2 = input.length > READ_LIMIT ? input.subarray(0, READ_LIMIT) : input;
-  const at = input_buffer(bytes2.length);
-  new Uint8Array(memory.buffer, at, bytes2.length).set(bytes2);
-  return bytes2.length;
-}
-function validateReceipt(input) {
-  const parsed = input !== null && typeof input === "object" && !ArrayBuffer.isView(input);
-  const text = parsed ? JSON.stringify(input) : input;
-  if (trace) process.stderr.write("deferral-core-call validate_receipt\n");
-  if (validate_input(place(text)) !== 0) return { ok: false, error: JSON.parse(last_error()) };
-  let receipt;
-  return {
-    ok: true,
-    get receipt() {
-      return receipt ??= JSON.parse(typeof text === "string" ? text : Buffer.from(text).toString("utf8"));
-    }
-  };
-}
-function lifecycleTransition(input) {
-  return cross("lifecycle_transition", JSON.stringify(input));
-}
+var encoder = new TextEncoder();
+var READ_LIMIT = 16 * 1024 + 1;
 function call(name, input) {
   if (typeof deferral_wasm_exports[name] !== "function") throw new Error(`the wasm core has no function ${name}`);
   return cross(name, typeof input === "string" ? input : JSON.stringify(input));
 }
-var readFileSync, brotliDecompressSync, WASM_DIR, bytes, memory, trace, encoder, READ_LIMIT;
-var init_core = __esm({
-  "dist/lib/core.js"() {
-    init_builtin();
-    init_deferral_wasm();
-    ({ readFileSync } = builtin("node:fs"));
-    ({ brotliDecompressSync } = builtin("node:zlib"));
-    WASM_DIR = false ? "../wasm/" : "./wasm/";
-    bytes = brotliDecompressSync(readFileSync(new URL(`${WASM_DIR}deferral_wasm_bg.wasm.br`, import.meta.url)));
-    ({ memory } = initSync({ module: bytes }));
-    trace = process.env.DEFERRAL_TRACE_CORE === "1";
-    encoder = new TextEncoder();
-    READ_LIMIT = 16 * 1024 + 1;
-  }
-});
 
 // dist/lib/proxy-env.js
 function env(vars, name) {
@@ -593,18 +543,27 @@ function proxyFor(url, vars = process.env) {
   }
   return proxy;
 }
-var init_proxy_env = __esm({
-  "dist/lib/proxy-env.js"() {
-  }
-});
 
 // dist/lib/http.js
+var http = builtin("node:http");
+var secure;
+var loadTls = () => secure ??= { https: builtin("node:https"), tls: builtin("node:tls") };
+var DEFAULT_TIMEOUT_MS = 15e3;
+var MAX_BODY_BYTES = 1 << 20;
+var TransportError = class extends Error {
+  constructor(code, message) {
+    super(message);
+    this.code = code;
+  }
+};
+var transportError = (err, what) => err instanceof TransportError ? err : new TransportError(err.code ?? "EIO", `${what}: ${err.code ?? err.message}`);
 function proxyAuthorization(proxy) {
   if (!proxy.username && !proxy.password) return {};
   const user = decodeURIComponent(proxy.username);
   const pass = decodeURIComponent(proxy.password);
   return { "proxy-authorization": `Basic ${Buffer.from(`${user}:${pass}`).toString("base64")}` };
 }
+var defaultPort = (url) => Number(url.port || (url.protocol === "https:" ? 443 : 80));
 function tunnel(proxy, target, signal, { https, tls }) {
   return new Promise((resolve, reject) => {
     const authority = `${target.hostname}:${defaultPort(target)}`;
@@ -690,183 +649,6 @@ async function request(href, { method = "GET", headers = {}, body, timeoutMs = D
     clearTimeout(timer);
   }
 }
-var http, secure, loadTls, DEFAULT_TIMEOUT_MS, MAX_BODY_BYTES, TransportError, transportError, defaultPort;
-var init_http = __esm({
-  "dist/lib/http.js"() {
-    init_builtin();
-    init_proxy_env();
-    http = builtin("node:http");
-    loadTls = () => secure ??= { https: builtin("node:https"), tls: builtin("node:tls") };
-    DEFAULT_TIMEOUT_MS = 15e3;
-    MAX_BODY_BYTES = 1 << 20;
-    TransportError = class extends Error {
-      constructor(code, message) {
-        super(message);
-        this.code = code;
-      }
-    };
-    transportError = (err, what) => err instanceof TransportError ? err : new TransportError(err.code ?? "EIO", `${what}: ${err.code ?? err.message}`);
-    defaultPort = (url) => Number(url.port || (url.protocol === "https:" ? 443 : 80));
-  }
-});
-
-// dist/lib/host-port.js
-function createPortClient({ url, token, timeoutMs = PORT_TIMEOUT_MS, env: env2 = process.env } = {}) {
-  if (!url) throw new PortError(0, "invalid-port", "the port needs a url, e.g. http://127.0.0.1:8787");
-  if (!token) throw new PortError(0, "invalid-port", "the port needs its bearer token");
-  const base = new URL(url);
-  if (base.protocol !== "http:" && base.protocol !== "https:") {
-    throw new PortError(0, "invalid-port", `unsupported URL scheme ${base.protocol}`);
-  }
-  const root = base.href.replace(/\/+$/, "");
-  async function call2(method, path, body) {
-    const headers = { authorization: `Bearer ${token}`, accept: "application/json" };
-    if (body !== void 0) {
-      headers["content-type"] = "application/json";
-      headers["content-length"] = String(Buffer.byteLength(body));
-    }
-    let answer;
-    try {
-      answer = await request(`${root}${path}`, { method, headers, body, timeoutMs, env: env2 });
-    } catch (err) {
-      const code = err instanceof TransportError ? err.code : "EIO";
-      throw new PortError(0, "port-unreachable", `cannot reach the durable port at ${base.origin}: ${err.message} (${code})`);
-    }
-    let json = null;
-    try {
-      json = JSON.parse(answer.body);
-    } catch {
-    }
-    if (answer.status >= 200 && answer.status < 300 && json && typeof json === "object") return json;
-    const error = json?.error;
-    if (error?.code) throw new PortError(answer.status, error.code, error.message ?? error.code, error.path);
-    throw new PortError(answer.status, "port-error", `the durable port answered HTTP ${answer.status} without a JSON error`);
-  }
-  const at = (id, action = "") => `/v1/deferrals/${encodeURIComponent(id)}${action}`;
-  return {
-    url: base.origin,
-    record: ({ receipt, launch, maxReentries }) => {
-      const max = maxReentries === void 0 ? "" : `,"max_reentries":${JSON.stringify(maxReentries)}`;
-      return call2("POST", "/v1/deferrals", `{"receipt":${receiptText(receipt)},"launch":${JSON.stringify(launch)}${max}}`);
-    },
-    get: (id) => call2("GET", at(id)),
-    /** The deferral recorded from a receipt, by the receipt's digest (as `get` answers it). */
-    getByReceipt: (digest2) => call2("GET", `/v1/receipts/${encodeURIComponent(digest2)}`),
-    cancel: (id, handle) => call2("POST", at(id, "/cancel"), JSON.stringify({ handle })),
-    claim: (id, wakeupHandle) => call2("POST", at(id, "/claim"), JSON.stringify({ wakeup_handle: wakeupHandle })),
-    outcome: (id, { attempt: attempt2, outcome, handle, receipt }) => {
-      const head = JSON.stringify({ attempt: attempt2, outcome, handle });
-      const body = receipt === void 0 ? head : `${head.slice(0, -1)},"receipt":${receiptText(receipt)}}`;
-      return call2("POST", at(id, "/outcome"), body);
-    }
-  };
-}
-var PORT_TIMEOUT_MS, PortError, receiptText;
-var init_host_port = __esm({
-  "dist/lib/host-port.js"() {
-    init_http();
-    PORT_TIMEOUT_MS = 15e3;
-    PortError = class extends Error {
-      constructor(status, code, message, path) {
-        super(message);
-        this.name = "PortError";
-        this.status = status;
-        this.code = code;
-        if (path) this.path = path;
-      }
-    };
-    receiptText = (receipt) => typeof receipt === "string" ? receipt.trim() : JSON.stringify(receipt);
-  }
-});
-
-// dist/lib/client-host.js
-var client_host_exports = {};
-__export(client_host_exports, {
-  createClientHost: () => createClientHost
-});
-function checkReceipt(receipt) {
-  const checked = validateReceipt(receiptText(receipt));
-  if (!checked.ok) throw refuse(checked.error.code, checked.error.message, checked.error.path);
-  return checked.receipt;
-}
-function checkStep(deferral, event) {
-  const step = lifecycleTransition({
-    state: deferral.state,
-    event,
-    reentries: deferral.reentries,
-    max_reentries: deferral.max_reentries
-  });
-  if (!step.ok) throw refuse(step.error.code, step.error.message, step.error.path);
-  return step;
-}
-function createClientHost(port, options = {}) {
-  const client = typeof port?.record === "function" ? port : createPortClient(port);
-  return {
-    /** Hands a handoff receipt to the host: answers {id, receipt (retained), cancellationHandle}. */
-    async retain(receipt, { launch = options.launch, maxReentries = options.maxReentries } = {}) {
-      const handoff = checkReceipt(receipt);
-      if (handoff.ownership?.disposition === "retained") {
-        throw refuse("already-retained", "the receipt is already retained; hand over the handoff receipt the gate emitted", "$.ownership");
-      }
-      if (typeof launch !== "string" || launch === "") {
-        throw refuse("invalid-launch", "retain needs a launch target: exec:COMMAND or workflow-dispatch:OWNER/REPO/WORKFLOW@REF");
-      }
-      checkStep({ state: "ready", reentries: 0, max_reentries: maxReentries }, "record");
-      const answer = await client.record({ receipt, launch, maxReentries });
-      const retained = checkReceipt(answer.receipt);
-      if (retained.ownership?.disposition !== "retained" || !sameBindings(retained, handoff)) {
-        throw refuse("unexpected-receipt", "the host answered a receipt that is not the retained form of the one sent");
-      }
-      return { id: answer.id, receipt: retained, cancellationHandle: answer.cancellation_handle };
-    },
-    /** The deferral as `deferral-host status --json ID` prints it. */
-    status: (id) => client.get(id),
-    /** Cancels with the cancellation handle; a terminal deferral is refused without a request. */
-    async cancel(id, handle) {
-      checkStep(await client.get(id), "cancel");
-      return client.cancel(id, handle);
-    },
-    /** Proves a launch's claim with its wake-up handle: answers {id, attempt, receipt, ...}. */
-    claim: (id, wakeupHandle) => client.claim(id, wakeupHandle),
-    /**
-     * A fresh process reports how its attempt ended: the lifecycle step and the new receipt
-     * (for `deferred`) are checked locally, the claim is proven with the wake-up handle, then
-     * the outcome is recorded. Answers {id, state, cause[, receipt]}.
-     */
-    async resume(id, { attempt: attempt2, wakeupHandle, outcome, receipt } = {}) {
-      const event = EVENT_OF_OUTCOME[outcome];
-      if (!event) throw refuse("invalid-outcome", `outcome ${JSON.stringify(outcome)} is not complete, blocked or deferred`);
-      if (outcome === "deferred") {
-        if (receipt === void 0) throw refuse("missing-receipt", "a deferred outcome needs the new receipt");
-        checkReceipt(receipt);
-      }
-      checkStep(await client.get(id), event);
-      const claim = await client.claim(id, wakeupHandle);
-      if (attempt2 !== void 0 && claim.attempt !== attempt2) {
-        throw refuse("stale-attempt", `attempt ${attempt2} is not the current attempt ${claim.attempt}`);
-      }
-      return client.outcome(id, { attempt: claim.attempt, outcome, handle: wakeupHandle, receipt });
-    }
-  };
-}
-var EVENT_OF_OUTCOME, refuse, sameBindings;
-var init_client_host = __esm({
-  "dist/lib/client-host.js"() {
-    init_core();
-    init_host_port();
-    EVENT_OF_OUTCOME = { complete: "complete", blocked: "block", deferred: "defer" };
-    refuse = (code, message, path) => new PortError(0, code, message, path);
-    sameBindings = (a, b) => JSON.stringify(a.bindings) === JSON.stringify(b.bindings);
-  }
-});
-
-// dist/run.js
-init_builtin();
-
-// dist/lib/attempt.js
-init_builtin();
-init_core();
-init_http();
 
 // dist/lib/exit-codes.js
 var EXIT = Object.freeze({
@@ -891,7 +673,6 @@ var CommandError = class extends Error {
 };
 
 // dist/lib/read-input.js
-init_builtin();
 var { openSync, readSync, closeSync } = builtin("node:fs");
 var MAX_INPUT_BYTES = 1 << 20;
 var RECEIPT_READ_BYTES = 16 * 1024 + 1;
@@ -933,7 +714,6 @@ function readBounded(path, what, { limit = MAX_INPUT_BYTES, allowOver = false } 
 }
 
 // dist/lib/ledger-file.js
-init_builtin();
 var { closeSync: closeSync2, fsyncSync, openSync: openSync2, readFileSync: readFileSync2, renameSync, statSync, unlinkSync, writeSync, linkSync } = builtin("node:fs");
 var { randomBytes } = builtin("node:crypto");
 var { hostname } = builtin("node:os");
@@ -1064,9 +844,9 @@ async function ask(req, token, env2, input) {
   }
 }
 async function retain(port, secret, env2, input) {
-  const { createClientHost: createClientHost2 } = await Promise.resolve().then(() => (init_client_host(), client_host_exports));
+  const { createResumableDeferralHost } = await import("deferral");
   try {
-    const host = createClientHost2({ url: port.url, token: secret, env: env2 });
+    const host = createResumableDeferralHost({ url: port.url, token: secret, env: env2 });
     const got = await host.retain(JSON.stringify(port.receipt), { launch: port.launch });
     input.retained = { id: got.id, receipt: got.receipt, cancellation_handle: got.cancellationHandle };
   } catch (err) {
@@ -1113,7 +893,6 @@ async function runAttempt({ command: command2, surface, inputs, env: env2, token
 }
 
 // dist/lib/runner.js
-init_builtin();
 var { appendFileSync } = builtin("node:fs");
 var { EOL } = builtin("node:os");
 function mask(secret, write = (line) => process.stdout.write(line)) {

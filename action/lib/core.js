@@ -7,9 +7,9 @@ import * as wasm from '../wasm/deferral_wasm.js';
 
 const { readFileSync } = builtin('node:fs');
 const { brotliDecompressSync } = builtin('node:zlib');
-// The Action's bundle (dist/main.js) sits beside wasm/, not in lib/: its build defines
-// DEFERRAL_BUNDLE (scripts/build-dist.sh).
-const WASM_DIR = typeof DEFERRAL_BUNDLE === 'undefined' ? '../wasm/' : './wasm/';
+// Where wasm/ is from this file once built: each bundle defines DEFERRAL_WASM_DIR (dist/main.js
+// sits beside wasm/; scripts/build-dist.sh).
+const WASM_DIR = typeof DEFERRAL_WASM_DIR === 'undefined' ? '../wasm/' : DEFERRAL_WASM_DIR;
 const bytes = brotliDecompressSync(readFileSync(new URL(`${WASM_DIR}deferral_wasm_bg.wasm.br`, import.meta.url)));
 const { memory } = wasm.initSync({ module: bytes });
 

@@ -31,9 +31,9 @@ async function ask(req, token, env, input) {
 
 async function retain(port, secret, env, input) {
   // Loaded only when a durable port is configured and the gate deferred.
-  const { createClientHost } = await import('./client-host.js');
+  const { createResumableDeferralHost } = await import('deferral');
   try {
-    const host = createClientHost({ url: port.url, token: secret, env });
+    const host = createResumableDeferralHost({ url: port.url, token: secret, env });
     const got = await host.retain(JSON.stringify(port.receipt), { launch: port.launch });
     input.retained = { id: got.id, receipt: got.receipt, cancellation_handle: got.cancellationHandle };
   } catch (err) {

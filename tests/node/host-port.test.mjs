@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createPortClient, createResumableDeferralHost, PortError } from '../../dist/lib/index.js';
+import { createPortClient, createResumableDeferralHost, PortError } from 'deferral';
 import { startServe } from '../support/host-serve.mjs';
 import { dueReceipt, makeReceipt } from '../support/receipts.mjs';
 import { repoRoot } from './helpers.mjs';

@@ -6,8 +6,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Octokit } from '@octokit/core';
 import { throttling } from '@octokit/plugin-throttling';
-import { deferral, wrapOctokit, DeferredError, DeferralBlockedError } from '../../dist/lib/octokit/index.js';
-import { validateReceipt } from '../../dist/lib/index.js';
+import { deferral, wrapOctokit, DeferredError, DeferralBlockedError } from 'deferral/octokit';
+import { validateReceipt } from 'deferral';
 import { startGitHub } from '../support/octokit-github.mjs';
 
 const SCOPE = { repository: 'octo/app', job: 'octokit' };
@@ -50,7 +50,7 @@ test('the receipt binds the work given as scope, request and plan, and a resumed
   const plan = { rest: [{ method: 'GET', route: '/repos/{owner}/{repo}/issues', count: 1 }] };
   const octokit = client(github, { request: { labels: ['bug'] }, plan, restReserve: 10 });
   const err = await deferred(octokit.request('GET /repos/{owner}/{repo}/issues', { owner: 'octo', repo: 'app' }), 'rest-reserve');
-  const { decide } = await import('../../dist/lib/index.js');
+  const { decide } = await import('deferral');
   const fresh = decide({ rate: { unlimited: true }, policy: { rest_reserve: 10 }, scope: SCOPE, request: { labels: ['bug'] }, plan, now_ms: Date.now() });
   assert.deepEqual(err.receipt.bindings, fresh.bindings);
   assert.equal(github.sent('/repos/octo/app/issues'), 0);

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   createResumableDeferralHost, createGovernedHandoffReceipt, INVALID_TRANSITION,
-} from '../../dist/lib/index.js';
+} from 'deferral';
 
 const NOW = 1_800_000_000_000;
 const hex = (c) => c.repeat(64);

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   parseDeferredReceiptV1, createGovernedHandoffReceipt, validateReceipt, receiptDigest, INVALID_RECEIPT,
-} from '../../dist/lib/index.js';
+} from 'deferral';
 import { repoRoot } from './helpers.mjs';
 
 const hex = (c) => c.repeat(64);

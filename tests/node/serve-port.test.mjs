@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   createResumableDeferralHost, createServePort, createFileKeyStore, receiptDigest, PortError,
-} from '../../dist/lib/index.js';
+} from 'deferral';
 import { startServe } from '../support/host-serve.mjs';
 import { dueReceipt } from '../support/receipts.mjs';
 import { repoRoot } from './helpers.mjs';

@@ -3,7 +3,7 @@
 // The retained receipt arrives on stdin; for OUTCOME deferred it is handed back as the new one.
 // OUTCOME probe first tries a wrong handle and a stale attempt, then completes.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createResumableDeferralHost } from '../../dist/lib/index.js';
+import { createResumableDeferralHost } from 'deferral';
 
 const [url, tokenFile, outcome, resultFile] = process.argv.slice(2);
 const receipt = readFileSync(0, 'utf8');

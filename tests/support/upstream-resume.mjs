@@ -2,7 +2,7 @@
 // write one: createResumableDeferralHost over the serve-backed port, resume(receipt, fresh).
 // Usage: node upstream-resume.mjs URL TOKEN_FILE KEY_DIR RESULT_FILE; the receipt comes on stdin.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createResumableDeferralHost, createServePort, createFileKeyStore } from '../../dist/lib/index.js';
+import { createResumableDeferralHost, createServePort, createFileKeyStore } from 'deferral';
 
 const [url, tokenFile, keyDir, resultFile] = process.argv.slice(2);
 const port = createServePort({ url, token: readFileSync(tokenFile, 'utf8').trim(), launch: 'exec:/bin/true', keyStore: createFileKeyStore(keyDir) });

@@ -2,7 +2,7 @@
 // answer's headers, in a deferral-ledger-v1 document kept in memory) and the core's decision
 // before each request. Every rule (reserves, costs, classifying answers, resume times,
 // receipts) is the wasm core's; this file only carries state between calls.
-import { call } from '../core.js';
+import { call } from '../../action/lib/core.js';
 import { parseDeferredReceiptV1 } from '../receipt-api.js';
 import { DeferralBlockedError, DeferredError } from './errors.js';
 

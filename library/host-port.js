@@ -1,7 +1,7 @@
 // A client for `deferral-host serve`, the durable port: one HTTP request per call through
 // lib/http.js (node:http/https, no fetch), never retried. Whether to try again is the caller's
 // call: a repeated `record` would make a second deferral.
-import { request, TransportError } from './http.js';
+import { request, TransportError } from '../action/lib/http.js';
 
 export const PORT_TIMEOUT_MS = 15_000;
 

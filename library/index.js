@@ -8,5 +8,5 @@ export { createFileKeyStore, defaultKeyStoreDir } from './key-store.js';
 export {
   parseDeferredReceiptV1, createGovernedHandoffReceipt, validateReceipt, receiptDigest, INVALID_RECEIPT,
 } from './receipt-api.js';
-export { lifecycleTransition } from './core.js';
+export { lifecycleTransition } from '../action/lib/core.js';
 export { decide } from './decide.js';

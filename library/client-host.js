@@ -1,7 +1,7 @@
 // The options form of createResumableDeferralHost: retained ownership through the port client
 // of `deferral-host serve` (ids, handles and outcomes). The wasm core checks receipts and
 // lifecycle steps here first, so a request the host would refuse is refused locally.
-import { validateReceipt, lifecycleTransition } from './core.js';
+import { validateReceipt, lifecycleTransition } from '../action/lib/core.js';
 import { createPortClient, PortError, receiptText } from './host-port.js';
 
 const EVENT_OF_OUTCOME = { complete: 'complete', blocked: 'block', deferred: 'defer' };

@@ -2,7 +2,7 @@
 // {schedule, state, cancel}. Receipts, the resume window and the lifecycle step are the wasm
 // core's checks; this file only orders the calls. Errors are upstream's two TypeErrors, with
 // the core's code as a property.
-import { lifecycleTransition } from './core.js';
+import { lifecycleTransition } from '../action/lib/core.js';
 import { parseDeferredReceiptV1, receiptWindow } from './receipt-api.js';
 
 export const INVALID_TRANSITION = 'invalid deferral transition';

@@ -1,0 +1,634 @@
+// Bundled by scripts/build-dist.sh from library/: edit those.
+var __defProp = Object.defineProperty;
+var __export = (target, all) => {
+  for (var name in all)
+    __defProp(target, name, { get: all[name], enumerable: true });
+};
+
+// action/lib/builtin.js
+import { createRequire } from "node:module";
+var builtin = process.getBuiltinModule ?? createRequire(import.meta.url);
+
+// dist/wasm/deferral_wasm.js
+var deferral_wasm_exports = {};
+__export(deferral_wasm_exports, {
+  attempt: () => attempt,
+  classify_response: () => classify_response,
+  command: () => command,
+  decide: () => decide,
+  default: () => __wbg_init,
+  digest: () => digest,
+  graphql_cost: () => graphql_cost,
+  initSync: () => initSync,
+  input_buffer: () => input_buffer,
+  last_error: () => last_error,
+  lifecycle_transition: () => lifecycle_transition,
+  merge_ledger: () => merge_ledger,
+  observe_response: () => observe_response,
+  parse_rate_limit: () => parse_rate_limit,
+  plan_cost: () => plan_cost,
+  preflight: () => preflight,
+  read_ledger: () => read_ledger,
+  read_rate_state: () => read_rate_state,
+  validate_input: () => validate_input,
+  validate_receipt: () => validate_receipt,
+  version: () => version
+});
+function attempt(input) {
+  let deferred2_0;
+  let deferred2_1;
+  try {
+    const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const len0 = WASM_VECTOR_LEN;
+    const ret = wasm.attempt(ptr0, len0);
+    deferred2_0 = ret[0];
+    deferred2_1 = ret[1];
+    return getStringFromWasm0(ret[0], ret[1]);
+  } finally {
+    wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+  }
+}
+function classify_response(input) {
+  let deferred2_0;
+  let deferred2_1;
+  try {
+    const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const len0 = WASM_VECTOR_LEN;
+    const ret = wasm.classify_response(ptr0, len0);
+    deferred2_0 = ret[0];
+    deferred2_1 = ret[1];
+    return getStringFromWasm0(ret[0], ret[1]);
+  } finally {
+    wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+  }
+}
+function command(name, bytes2, now_ms, utc_offset_min, kind) {
+  let deferred6_0;
+  let deferred6_1;
+  try {
+    const val4 = +now_ms;
+    const val5 = +utc_offset_min;
+    let ptr0, len0, ptr1, len1, ptr2, len2;
+    try {
+      ptr0 = passStringToWasm0(name, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+      len0 = WASM_VECTOR_LEN;
+      ptr1 = passArray8ToWasm0(bytes2, wasm.__wbindgen_malloc);
+      len1 = WASM_VECTOR_LEN;
+      ptr2 = passStringToWasm0(kind, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+      len2 = WASM_VECTOR_LEN;
+    } catch (e) {
+      if (ptr2) {
+        wasm.__wbindgen_free(ptr2, len2 * 1, 1);
+      }
+      if (ptr1) {
+        wasm.__wbindgen_free(ptr1, len1 * 1, 1);
+      }
+      if (ptr0) {
+        wasm.__wbindgen_free(ptr0, len0 * 1, 1);
+      }
+      throw e;
+    }
+    const ret = wasm.command(ptr0, len0, ptr1, len1, val4, val5, ptr2, len2);
+    deferred6_0 = ret[0];
+    deferred6_1 = ret[1];
+    return getStringFromWasm0(ret[0], ret[1]);
+  } finally {
+    wasm.__wbindgen_free(deferred6_0, deferred6_1, 1);
+  }
+}
+function decide(input) {
+  let deferred2_0;
+  let deferred2_1;
+  try {
+    const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const len0 = WASM_VECTOR_LEN;
+    const ret = wasm.decide(ptr0, len0);
+    deferred2_0 = ret[0];
+    deferred2_1 = ret[1];
+    return getStringFromWasm0(ret[0], ret[1]);
+  } finally {
+    wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+  }
+}
+function digest(kind, text) {
+  let deferred3_0;
+  let deferred3_1;
+  try {
+    let ptr0, len0, ptr1, len1;
+    try {
+      ptr0 = passStringToWasm0(kind, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+      len0 = WASM_VECTOR_LEN;
+      ptr1 = passStringToWasm0(text, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+      len1 = WASM_VECTOR_LEN;
+    } catch (e) {
+      if (ptr1) {
+        wasm.__wbindgen_free(ptr1, len1 * 1, 1);
+      }
+      if (ptr0) {
+        wasm.__wbindgen_free(ptr0, len0 * 1, 1);
+      }
+      throw e;
+    }
+    const ret = wasm.digest(ptr0, len0, ptr1, len1);
+    deferred3_0 = ret[0];
+    deferred3_1 = ret[1];
+    return getStringFromWasm0(ret[0], ret[1]);
+  } finally {
+    wasm.__wbindgen_free(deferred3_0, deferred3_1, 1);
+  }
+}
+function graphql_cost(input) {
+  let deferred2_0;
+  let deferred2_1;
+  try {
+    const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const len0 = WASM_VECTOR_LEN;
+    const ret = wasm.graphql_cost(ptr0, len0);
+    deferred2_0 = ret[0];
+    deferred2_1 = ret[1];
+    return getStringFromWasm0(ret[0], ret[1]);
+  } finally {
+    wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+  }
+}
+function input_buffer(len) {
+  const ret = wasm.input_buffer(len);
+  return ret >>> 0;
+}
+function last_error() {
+  let deferred1_0;
+  let deferred1_1;
+  try {
+    const ret = wasm.last_error();
+    deferred1_0 = ret[0];
+    deferred1_1 = ret[1];
+    return getStringFromWasm0(ret[0], ret[1]);
+  } finally {
+    wasm.__wbindgen_free(deferred1_0, deferred1_1, 1);
+  }
+}
+function lifecycle_transition(input) {
+  let deferred2_0;
+  let deferred2_1;
+  try {
+    const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const len0 = WASM_VECTOR_LEN;
+    const ret = wasm.lifecycle_transition(ptr0, len0);
+    deferred2_0 = ret[0];
+    deferred2_1 = ret[1];
+    return getStringFromWasm0(ret[0], ret[1]);
+  } finally {
+    wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+  }
+}
+function merge_ledger(input) {
+  let deferred2_0;
+  let deferred2_1;
+  try {
+    const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const len0 = WASM_VECTOR_LEN;
+    const ret = wasm.merge_ledger(ptr0, len0);
+    deferred2_0 = ret[0];
+    deferred2_1 = ret[1];
+    return getStringFromWasm0(ret[0], ret[1]);
+  } finally {
+    wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+  }
+}
+function observe_response(input) {
+  let deferred2_0;
+  let deferred2_1;
+  try {
+    const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const len0 = WASM_VECTOR_LEN;
+    const ret = wasm.observe_response(ptr0, len0);
+    deferred2_0 = ret[0];
+    deferred2_1 = ret[1];
+    return getStringFromWasm0(ret[0], ret[1]);
+  } finally {
+    wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+  }
+}
+function parse_rate_limit(input) {
+  let deferred2_0;
+  let deferred2_1;
+  try {
+    const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const len0 = WASM_VECTOR_LEN;
+    const ret = wasm.parse_rate_limit(ptr0, len0);
+    deferred2_0 = ret[0];
+    deferred2_1 = ret[1];
+    return getStringFromWasm0(ret[0], ret[1]);
+  } finally {
+    wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+  }
+}
+function plan_cost(input) {
+  let deferred2_0;
+  let deferred2_1;
+  try {
+    const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const len0 = WASM_VECTOR_LEN;
+    const ret = wasm.plan_cost(ptr0, len0);
+    deferred2_0 = ret[0];
+    deferred2_1 = ret[1];
+    return getStringFromWasm0(ret[0], ret[1]);
+  } finally {
+    wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+  }
+}
+function preflight(input) {
+  let deferred2_0;
+  let deferred2_1;
+  try {
+    const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const len0 = WASM_VECTOR_LEN;
+    const ret = wasm.preflight(ptr0, len0);
+    deferred2_0 = ret[0];
+    deferred2_1 = ret[1];
+    return getStringFromWasm0(ret[0], ret[1]);
+  } finally {
+    wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+  }
+}
+function read_ledger(text) {
+  let deferred2_0;
+  let deferred2_1;
+  try {
+    const ptr0 = passStringToWasm0(text, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const len0 = WASM_VECTOR_LEN;
+    const ret = wasm.read_ledger(ptr0, len0);
+    deferred2_0 = ret[0];
+    deferred2_1 = ret[1];
+    return getStringFromWasm0(ret[0], ret[1]);
+  } finally {
+    wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+  }
+}
+function read_rate_state(input) {
+  let deferred2_0;
+  let deferred2_1;
+  try {
+    const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const len0 = WASM_VECTOR_LEN;
+    const ret = wasm.read_rate_state(ptr0, len0);
+    deferred2_0 = ret[0];
+    deferred2_1 = ret[1];
+    return getStringFromWasm0(ret[0], ret[1]);
+  } finally {
+    wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+  }
+}
+function validate_input(len) {
+  const ret = wasm.validate_input(len);
+  return ret >>> 0;
+}
+function validate_receipt(bytes2) {
+  let deferred2_0;
+  let deferred2_1;
+  try {
+    const ptr0 = passArray8ToWasm0(bytes2, wasm.__wbindgen_malloc);
+    const len0 = WASM_VECTOR_LEN;
+    const ret = wasm.validate_receipt(ptr0, len0);
+    deferred2_0 = ret[0];
+    deferred2_1 = ret[1];
+    return getStringFromWasm0(ret[0], ret[1]);
+  } finally {
+    wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+  }
+}
+function version() {
+  let deferred1_0;
+  let deferred1_1;
+  try {
+    const ret = wasm.version();
+    deferred1_0 = ret[0];
+    deferred1_1 = ret[1];
+    return getStringFromWasm0(ret[0], ret[1]);
+  } finally {
+    wasm.__wbindgen_free(deferred1_0, deferred1_1, 1);
+  }
+}
+function __wbg_get_imports() {
+  const import0 = {
+    __proto__: null,
+    __wbindgen_init_externref_table: function() {
+      const table = wasm.__wbindgen_externrefs;
+      table.set(0, void 0);
+      table.set(1024, void 0);
+      table.set(1025, null);
+      table.set(1026, true);
+      table.set(1027, false);
+    }
+  };
+  return {
+    __proto__: null,
+    "./deferral_wasm_bg.js": import0
+  };
+}
+function getStringFromWasm0(ptr, len) {
+  ptr = ptr >>> 0;
+  return decodeText(getUint8ArrayMemory0().subarray(ptr, ptr + len));
+}
+var cachedUint8ArrayMemory0 = null;
+function getUint8ArrayMemory0() {
+  if (cachedUint8ArrayMemory0 === null || cachedUint8ArrayMemory0.byteLength === 0) {
+    cachedUint8ArrayMemory0 = new Uint8Array(wasm.memory.buffer);
+  }
+  return cachedUint8ArrayMemory0;
+}
+function passArray8ToWasm0(arg, malloc) {
+  const ptr = malloc(arg.length * 1, 1) >>> 0;
+  getUint8ArrayMemory0().set(arg, ptr / 1);
+  WASM_VECTOR_LEN = arg.length;
+  return ptr;
+}
+function passStringToWasm0(arg, malloc, realloc) {
+  if (realloc === void 0) {
+    const buf = cachedTextEncoder.encode(arg);
+    const ptr2 = malloc(buf.length, 1) >>> 0;
+    getUint8ArrayMemory0().subarray(ptr2, ptr2 + buf.length).set(buf);
+    WASM_VECTOR_LEN = buf.length;
+    return ptr2;
+  }
+  let len = arg.length;
+  let ptr = malloc(len, 1) >>> 0;
+  const mem = getUint8ArrayMemory0();
+  let offset = 0;
+  for (; offset < len; offset++) {
+    const code = arg.charCodeAt(offset);
+    if (code > 127) break;
+    mem[ptr + offset] = code;
+  }
+  if (offset !== len) {
+    if (offset !== 0) {
+      arg = arg.slice(offset);
+    }
+    ptr = realloc(ptr, len, len = offset + arg.length * 3, 1) >>> 0;
+    const view = getUint8ArrayMemory0().subarray(ptr + offset, ptr + len);
+    const ret = cachedTextEncoder.encodeInto(arg, view);
+    offset += ret.written;
+    ptr = realloc(ptr, len, offset, 1) >>> 0;
+  }
+  WASM_VECTOR_LEN = offset;
+  return ptr;
+}
+var cachedTextDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
+cachedTextDecoder.decode();
+var MAX_SAFARI_DECODE_BYTES = 2146435072;
+var numBytesDecoded = 0;
+function decodeText(bytes2) {
+  numBytesDecoded += bytes2.length;
+  if (numBytesDecoded >= MAX_SAFARI_DECODE_BYTES) {
+    cachedTextDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
+    cachedTextDecoder.decode();
+    numBytesDecoded = bytes2.length;
+  }
+  return cachedTextDecoder.decode(bytes2);
+}
+var cachedTextEncoder = new TextEncoder();
+if (!("encodeInto" in cachedTextEncoder)) {
+  cachedTextEncoder.encodeInto = function(arg, view) {
+    const buf = cachedTextEncoder.encode(arg);
+    view.set(buf);
+    return {
+      read: arg.length,
+      written: buf.length
+    };
+  };
+}
+var WASM_VECTOR_LEN = 0;
+var wasmModule;
+var wasmInstance;
+var wasm;
+function __wbg_finalize_init(instance, module) {
+  wasmInstance = instance;
+  wasm = instance.exports;
+  wasmModule = module;
+  cachedUint8ArrayMemory0 = null;
+  wasm.__wbindgen_start();
+  return wasm;
+}
+async function __wbg_load(module, imports) {
+  if (typeof Response === "function" && module instanceof Response) {
+    if (!module.ok) {
+      throw new Error(`failed to fetch Wasm: ${module.status} ${module.statusText} fetching '${module.url}'`);
+    }
+    if (typeof WebAssembly.instantiateStreaming === "function") {
+      try {
+        return await WebAssembly.instantiateStreaming(module, imports);
+      } catch (e) {
+        const validResponse = expectedResponseType(module.type);
+        if (validResponse && module.headers.get("Content-Type") !== "application/wasm") {
+          console.warn("`WebAssembly.instantiateStreaming` failed because your server does not serve Wasm with `application/wasm` MIME type. Falling back to `WebAssembly.instantiate` which is slower. Original error:\n", e);
+        } else {
+          throw e;
+        }
+      }
+    }
+    const bytes2 = await module.arrayBuffer();
+    return await WebAssembly.instantiate(bytes2, imports);
+  } else {
+    const instance = await WebAssembly.instantiate(module, imports);
+    if (instance instanceof WebAssembly.Instance) {
+      return { instance, module };
+    } else {
+      return instance;
+    }
+  }
+  function expectedResponseType(type) {
+    switch (type) {
+      case "basic":
+      case "cors":
+      case "default":
+        return true;
+    }
+    return false;
+  }
+}
+function initSync(module) {
+  if (wasm !== void 0) return wasm;
+  if (module !== void 0) {
+    if (Object.getPrototypeOf(module) === Object.prototype) {
+      ({ module } = module);
+    } else {
+      console.warn("using deprecated parameters for `initSync()`; pass a single object instead");
+    }
+  }
+  const imports = __wbg_get_imports();
+  if (!(module instanceof WebAssembly.Module)) {
+    module = new WebAssembly.Module(module);
+  }
+  const instance = new WebAssembly.Instance(module, imports);
+  return __wbg_finalize_init(instance, module);
+}
+var __wbg_init_promise;
+async function __wbg_init(module_or_path) {
+  if (wasm !== void 0) return wasm;
+  if (__wbg_init_promise === void 0) {
+    __wbg_init_promise = __wbg_init_once(module_or_path);
+    __wbg_init_promise.catch(() => {
+      __wbg_init_promise = void 0;
+    });
+  }
+  return __wbg_init_promise;
+}
+async function __wbg_init_once(module_or_path) {
+  if (module_or_path !== void 0) {
+    if (Object.getPrototypeOf(module_or_path) === Object.prototype) {
+      ({ module_or_path } = module_or_path);
+    } else {
+      console.warn("using deprecated parameters for the initialization function; pass a single object instead");
+    }
+  }
+  if (module_or_path === void 0) {
+    module_or_path = new URL("deferral_wasm_bg.wasm", import.meta.url);
+  }
+  const imports = __wbg_get_imports();
+  if (typeof module_or_path === "string" || typeof Request === "function" && module_or_path instanceof Request || typeof URL === "function" && module_or_path instanceof URL) {
+    module_or_path = fetch(module_or_path);
+  }
+  const { instance, module } = await __wbg_load(await module_or_path, imports);
+  return __wbg_finalize_init(instance, module);
+}
+
+// action/lib/core.js
+var { readFileSync } = builtin("node:fs");
+var { brotliDecompressSync } = builtin("node:zlib");
+var WASM_DIR = false ? "../wasm/" : "../wasm/";
+var bytes = brotliDecompressSync(readFileSync(new URL(`${WASM_DIR}deferral_wasm_bg.wasm.br`, import.meta.url)));
+var { memory } = initSync({ module: bytes });
+var trace = process.env.DEFERRAL_TRACE_CORE === "1";
+function cross(name, ...args) {
+  if (trace) process.stderr.write(`deferral-core-call ${name}
+`);
+  return JSON.parse(deferral_wasm_exports[name](...args));
+}
+var encoder = new TextEncoder();
+var READ_LIMIT = 16 * 1024 + 1;
+function place(input) {
+  if (typeof input === "string") {
+    const text = input.length > READ_LIMIT ? input.slice(0, READ_LIMIT) : input;
+    const room = text.length * 3;
+    const at2 = input_buffer(room);
+    return encoder.encodeInto(text, new Uint8Array(memory.buffer, at2, room)).written;
+  }
+  const bytes2 = input.length > READ_LIMIT ? input.subarray(0, READ_LIMIT) : input;
+  const at = input_buffer(bytes2.length);
+  new Uint8Array(memory.buffer, at, bytes2.length).set(bytes2);
+  return bytes2.length;
+}
+function validateReceipt(input) {
+  const parsed = input !== null && typeof input === "object" && !ArrayBuffer.isView(input);
+  const text = parsed ? JSON.stringify(input) : input;
+  if (trace) process.stderr.write("deferral-core-call validate_receipt\n");
+  if (validate_input(place(text)) !== 0) return { ok: false, error: JSON.parse(last_error()) };
+  let receipt;
+  return {
+    ok: true,
+    get receipt() {
+      return receipt ??= JSON.parse(typeof text === "string" ? text : Buffer.from(text).toString("utf8"));
+    }
+  };
+}
+function digest2(kind, text) {
+  return cross("digest", kind, text);
+}
+function lifecycleTransition(input) {
+  return cross("lifecycle_transition", JSON.stringify(input));
+}
+function call(name, input) {
+  if (typeof deferral_wasm_exports[name] !== "function") throw new Error(`the wasm core has no function ${name}`);
+  return cross(name, typeof input === "string" ? input : JSON.stringify(input));
+}
+
+// library/receipt-api.js
+var INVALID_RECEIPT = "invalid deferred receipt";
+function receiptTypeError(error) {
+  const err = new TypeError(INVALID_RECEIPT);
+  err.code = error.code;
+  err.path = error.path;
+  err.detail = error.message;
+  return err;
+}
+function strictReplacer(key, value) {
+  const kind = typeof value;
+  if (kind === "undefined" || kind === "function" || kind === "symbol") {
+    throw Object.assign(new TypeError(INVALID_RECEIPT), {
+      code: key === "" ? "not-an-object" : "wrong-type",
+      path: key === "" ? "$" : `$..${key}`,
+      detail: `${key || "the receipt"} is ${kind}, which JSON cannot hold`
+    });
+  }
+  return value;
+}
+function receiptBytes(value) {
+  if (typeof value === "string") return Buffer.from(value, "utf8");
+  if (value instanceof Uint8Array) return value;
+  let text;
+  try {
+    text = JSON.stringify(value, strictReplacer);
+  } catch (err) {
+    if (err instanceof TypeError && err.message === INVALID_RECEIPT) throw err;
+    throw receiptTypeError({ code: "not-an-object", path: "$", message: `the value has no JSON form: ${err.message}` });
+  }
+  return Buffer.from(text ?? "undefined", "utf8");
+}
+function validateReceipt2(value) {
+  let bytes2;
+  try {
+    bytes2 = receiptBytes(value);
+  } catch (err) {
+    return { ok: false, error: { code: err.code, path: err.path, message: err.detail } };
+  }
+  return validateReceipt(bytes2);
+}
+function parseDeferredReceiptV1(value) {
+  const checked = validateReceipt2(value);
+  if (!checked.ok) throw receiptTypeError(checked.error);
+  return checked.receipt;
+}
+var REASON_OF_RESOURCE = { rest: "rest-reserve", graphql: "graphql-reserve" };
+function createGovernedHandoffReceipt(input) {
+  const i = input ?? {};
+  return parseDeferredReceiptV1({
+    schema: 1,
+    version: "deferred-receipt-v1",
+    status: "deferred",
+    reason: REASON_OF_RESOURCE[i.resource] ?? i.resource,
+    issued_at_ms: i.issuedAtMs,
+    resume_after_ms: i.resumeAfterMs ?? i.issuedAtMs + 6e4,
+    resume_by_ms: i.resumeByMs ?? i.issuedAtMs + 15 * 6e4,
+    bindings: { scope_digest: i.scopeDigest, request_digest: i.requestDigest, plan_digest: i.planDigest },
+    ownership: { disposition: "handoff", mode: "governed-handoff", wakeup_digest: null, cancellation_digest: null },
+    fresh_approval_required: i.freshApprovalRequired
+  });
+}
+function receiptDigest(receipt) {
+  const answer = digest2("value", JSON.stringify(parseDeferredReceiptV1(receipt)));
+  if (!answer.ok) throw receiptTypeError(answer.error);
+  return answer.digest;
+}
+function receiptWindow(receipt, nowMs) {
+  const answer = call("preflight", {
+    receipt: typeof receipt === "string" ? receipt : JSON.stringify(receipt),
+    fresh: { rate: { unlimited: true, resources: {} }, scope: null, now_ms: nowMs }
+  });
+  const code = answer.preflight?.code;
+  if (code === "invalid-receipt") throw receiptTypeError({ code, path: "$", message: answer.preflight.diagnostics[0]?.message });
+  if (code === "invalid-input") throw new TypeError(`the clock must give epoch milliseconds as a whole number, got ${nowMs}`);
+  return code === "not-yet-due" || code === "expired" ? code : "open";
+}
+
+export {
+  builtin,
+  validateReceipt,
+  lifecycleTransition,
+  call,
+  INVALID_RECEIPT,
+  validateReceipt2,
+  parseDeferredReceiptV1,
+  createGovernedHandoffReceipt,
+  receiptDigest,
+  receiptWindow
+};
