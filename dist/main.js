@@ -22,6 +22,7 @@ __export(deferral_wasm_exports, {
   initSync: () => initSync,
   input_buffer: () => input_buffer,
   last_error: () => last_error,
+  library: () => library,
   lifecycle_transition: () => lifecycle_transition,
   merge_ledger: () => merge_ledger,
   observe_response: () => observe_response,
@@ -165,6 +166,20 @@ function last_error() {
     return getStringFromWasm0(ret[0], ret[1]);
   } finally {
     wasm.__wbindgen_free(deferred1_0, deferred1_1, 1);
+  }
+}
+function library(input) {
+  let deferred2_0;
+  let deferred2_1;
+  try {
+    const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const len0 = WASM_VECTOR_LEN;
+    const ret = wasm.library(ptr0, len0);
+    deferred2_0 = ret[0];
+    deferred2_1 = ret[1];
+    return getStringFromWasm0(ret[0], ret[1]);
+  } finally {
+    wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
   }
 }
 function lifecycle_transition(input) {

@@ -1,36 +1,22 @@
 // A client for `deferral-host serve`, the durable port: one HTTP request per call through
-// lib/http.js (node:http/https, no fetch), never retried. Whether to try again is the caller's
-// call: a repeated `record` would make a second deferral.
-import { request, TransportError } from '../action/lib/http.js';
+// the shell's http.js (node:http/https, no fetch), never retried. Whether to try again is the
+// caller's call: a repeated `record` would make a second deferral.
+import { request } from '../action/lib/http.js';
+import { ask, PortError } from './ask.js';
 
-export const PORT_TIMEOUT_MS = 15_000;
-
-/** A refusal from the port (HTTP status and its stable code) or a failure to reach it (status 0). */
-export class PortError extends Error {
-  constructor(status, code, message, path) {
-    super(message);
-    this.name = 'PortError';
-    this.status = status;
-    this.code = code;
-    if (path) this.path = path;
-  }
-}
+export { PortError };
 
 /** Receipt text for a request body: a string is sent as it is, an object as its JSON. */
-export const receiptText = (receipt) => (typeof receipt === 'string' ? receipt.trim() : JSON.stringify(receipt));
+const receiptText = (receipt) => (typeof receipt === 'string' ? receipt.trim() : JSON.stringify(receipt));
 
 /**
  * createPortClient({url, token, timeoutMs?, env?}) answers {record, get, getByReceipt, cancel,
  * claim, outcome}.
  * Each resolves with the port's JSON answer on 2xx and rejects with a PortError otherwise.
  */
-export function createPortClient({ url, token, timeoutMs = PORT_TIMEOUT_MS, env = process.env } = {}) {
-  if (!url) throw new PortError(0, 'invalid-port', 'the port needs a url, e.g. http://127.0.0.1:8787');
-  if (!token) throw new PortError(0, 'invalid-port', 'the port needs its bearer token');
+export function createPortClient({ url, token, timeoutMs, env = process.env } = {}) {
+  const { timeout_ms: wait } = ask('port_client', { url: url ?? null, token: Boolean(token), timeout_ms: timeoutMs ?? null });
   const base = new URL(url);
-  if (base.protocol !== 'http:' && base.protocol !== 'https:') {
-    throw new PortError(0, 'invalid-port', `unsupported URL scheme ${base.protocol}`);
-  }
   const root = base.href.replace(/\/+$/, '');
 
   async function call(method, path, body) {
@@ -41,18 +27,17 @@ export function createPortClient({ url, token, timeoutMs = PORT_TIMEOUT_MS, env 
     }
     let answer;
     try {
-      answer = await request(`${root}${path}`, { method, headers, body, timeoutMs, env });
+      answer = await request(`${root}${path}`, { method, headers, body, timeoutMs: wait, env });
     } catch (err) {
-      const code = err instanceof TransportError ? err.code : 'EIO';
       // The URL is the operator's, not a secret; the token never reaches a message.
-      throw new PortError(0, 'port-unreachable', `cannot reach the durable port at ${base.origin}: ${err.message} (${code})`);
+      ask('port_failure', { status: 0, origin: base.origin, why: err.message, code: err.code ?? null });
     }
     let json = null;
     try { json = JSON.parse(answer.body); } catch { /* not JSON: reported below */ }
     if (answer.status >= 200 && answer.status < 300 && json && typeof json === 'object') return json;
     const error = json?.error;
     if (error?.code) throw new PortError(answer.status, error.code, error.message ?? error.code, error.path);
-    throw new PortError(answer.status, 'port-error', `the durable port answered HTTP ${answer.status} without a JSON error`);
+    return ask('port_failure', { status: answer.status });
   }
 
   const at = (id, action = '') => `/v1/deferrals/${encodeURIComponent(id)}${action}`;

@@ -3,13 +3,12 @@
 // One 0600 JSON file per receipt digest in a 0700 directory: writers of different receipts never
 // touch the same file, and each file is replaced whole (temporary file, then rename).
 import { builtin } from '../action/lib/builtin.js';
+import { ask } from './ask.js';
 
 const { mkdirSync, readFileSync, renameSync, writeFileSync } = builtin('node:fs');
 const { homedir } = builtin('node:os');
 const { join } = builtin('node:path');
 const { randomBytes } = builtin('node:crypto');
-
-const KEY = /^[0-9a-f]{64}$/;
 
 /** The default folder: $XDG_STATE_HOME/deferral/handles, else ~/.local/state/deferral/handles. */
 export function defaultKeyStoreDir(env = process.env) {
@@ -17,8 +16,9 @@ export function defaultKeyStoreDir(env = process.env) {
   return join(state, 'deferral', 'handles');
 }
 
+/** A key is a receipt digest (the core's check), so it names a file in `dir` and nothing else. */
 function checkedKey(key) {
-  if (!KEY.test(key)) throw new TypeError(`a key store key is a receipt digest (64 lowercase hex), got ${JSON.stringify(key)}`);
+  ask('store_key', { key: key ?? null });
   return key;
 }
 

@@ -11,6 +11,7 @@
 //! * [`lifecycle`]: the durable host's state machine.
 //! * [`rate_state`]: what one `GET /rate_limit` answer (live or saved) tells an attempt.
 //! * [`exit`]: the exit classes every command ends with.
+//! * [`library`]: the JS library's checks, codes and defaults.
 //! * [`signals`], [`graphql_cost`], [`plan`], [`ledger`], [`decision`], [`preflight`]: reading
 //!   GitHub's rate state and deciding whether work may proceed.
 //!
@@ -34,6 +35,7 @@ pub mod graphql_cost;
 pub mod jcs;
 pub mod json;
 pub mod ledger;
+pub mod library;
 pub mod lifecycle;
 pub mod observe;
 pub mod plan;

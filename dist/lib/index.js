@@ -1,16 +1,19 @@
 // Bundled by scripts/build-dist.sh from library/: edit those.
 import {
   INVALID_RECEIPT,
+  INVALID_TRANSITION,
+  PortError,
+  ask,
   builtin,
   call,
   createGovernedHandoffReceipt,
+  encode,
   lifecycleTransition,
   parseDeferredReceiptV1,
   receiptDigest,
-  receiptWindow,
-  validateReceipt,
-  validateReceipt2
-} from "./chunk-UVS426GE.js";
+  receiptOf,
+  validateReceipt
+} from "./chunk-RGTCE74L.js";
 
 // action/lib/proxy-env.js
 function env(vars, name) {
@@ -152,24 +155,10 @@ async function request(href, { method = "GET", headers = {}, body, timeoutMs = D
 }
 
 // library/host-port.js
-var PORT_TIMEOUT_MS = 15e3;
-var PortError = class extends Error {
-  constructor(status, code, message, path) {
-    super(message);
-    this.name = "PortError";
-    this.status = status;
-    this.code = code;
-    if (path) this.path = path;
-  }
-};
 var receiptText = (receipt) => typeof receipt === "string" ? receipt.trim() : JSON.stringify(receipt);
-function createPortClient({ url, token, timeoutMs = PORT_TIMEOUT_MS, env: env2 = process.env } = {}) {
-  if (!url) throw new PortError(0, "invalid-port", "the port needs a url, e.g. http://127.0.0.1:8787");
-  if (!token) throw new PortError(0, "invalid-port", "the port needs its bearer token");
+function createPortClient({ url, token, timeoutMs, env: env2 = process.env } = {}) {
+  const { timeout_ms: wait } = ask("port_client", { url: url ?? null, token: Boolean(token), timeout_ms: timeoutMs ?? null });
   const base = new URL(url);
-  if (base.protocol !== "http:" && base.protocol !== "https:") {
-    throw new PortError(0, "invalid-port", `unsupported URL scheme ${base.protocol}`);
-  }
   const root = base.href.replace(/\/+$/, "");
   async function call2(method, path, body) {
     const headers = { authorization: `Bearer ${token}`, accept: "application/json" };
@@ -179,10 +168,9 @@ function createPortClient({ url, token, timeoutMs = PORT_TIMEOUT_MS, env: env2 =
     }
     let answer;
     try {
-      answer = await request(`${root}${path}`, { method, headers, body, timeoutMs, env: env2 });
+      answer = await request(`${root}${path}`, { method, headers, body, timeoutMs: wait, env: env2 });
     } catch (err) {
-      const code = err instanceof TransportError ? err.code : "EIO";
-      throw new PortError(0, "port-unreachable", `cannot reach the durable port at ${base.origin}: ${err.message} (${code})`);
+      ask("port_failure", { status: 0, origin: base.origin, why: err.message, code: err.code ?? null });
     }
     let json = null;
     try {
@@ -192,7 +180,7 @@ function createPortClient({ url, token, timeoutMs = PORT_TIMEOUT_MS, env: env2 =
     if (answer.status >= 200 && answer.status < 300 && json && typeof json === "object") return json;
     const error = json?.error;
     if (error?.code) throw new PortError(answer.status, error.code, error.message ?? error.code, error.path);
-    throw new PortError(answer.status, "port-error", `the durable port answered HTTP ${answer.status} without a JSON error`);
+    return ask("port_failure", { status: answer.status });
   }
   const at = (id, action = "") => `/v1/deferrals/${encodeURIComponent(id)}${action}`;
   return {
@@ -215,49 +203,21 @@ function createPortClient({ url, token, timeoutMs = PORT_TIMEOUT_MS, env: env2 =
 }
 
 // library/client-host.js
-var EVENT_OF_OUTCOME = { complete: "complete", blocked: "block", deferred: "defer" };
-var refuse = (code, message, path) => new PortError(0, code, message, path);
-function checkReceipt(receipt) {
-  const checked = validateReceipt(receiptText(receipt));
-  if (!checked.ok) throw refuse(checked.error.code, checked.error.message, checked.error.path);
-  return checked.receipt;
-}
-function checkStep(deferral, event) {
-  const step = lifecycleTransition({
-    state: deferral.state,
-    event,
-    reentries: deferral.reentries,
-    max_reentries: deferral.max_reentries
-  });
-  if (!step.ok) throw refuse(step.error.code, step.error.message, step.error.path);
-  return step;
-}
-var sameBindings = (a, b) => JSON.stringify(a.bindings) === JSON.stringify(b.bindings);
 function createClientHost(port, options = {}) {
   const client = typeof port?.record === "function" ? port : createPortClient(port);
   return {
     /** Hands a handoff receipt to the host: answers {id, receipt (retained), cancellationHandle}. */
     async retain(receipt, { launch = options.launch, maxReentries = options.maxReentries } = {}) {
-      const handoff = checkReceipt(receipt);
-      if (handoff.ownership?.disposition === "retained") {
-        throw refuse("already-retained", "the receipt is already retained; hand over the handoff receipt the gate emitted", "$.ownership");
-      }
-      if (typeof launch !== "string" || launch === "") {
-        throw refuse("invalid-launch", "retain needs a launch target: exec:COMMAND or workflow-dispatch:OWNER/REPO/WORKFLOW@REF");
-      }
-      checkStep({ state: "ready", reentries: 0, max_reentries: maxReentries }, "record");
+      ask("client_retain", { receipt: encode(receipt), launch: launch ?? null });
       const answer = await client.record({ receipt, launch, maxReentries });
-      const retained2 = checkReceipt(answer.receipt);
-      if (retained2.ownership?.disposition !== "retained" || !sameBindings(retained2, handoff)) {
-        throw refuse("unexpected-receipt", "the host answered a receipt that is not the retained form of the one sent");
-      }
-      return { id: answer.id, receipt: retained2, cancellationHandle: answer.cancellation_handle };
+      const retained = receiptOf(ask("client_retained", { sent: encode(receipt), answer: encode(answer.receipt) }));
+      return { id: answer.id, receipt: retained, cancellationHandle: answer.cancellation_handle };
     },
     /** The deferral as `deferral-host status --json ID` prints it. */
     status: (id) => client.get(id),
     /** Cancels with the cancellation handle; a terminal deferral is refused without a request. */
     async cancel(id, handle) {
-      checkStep(await client.get(id), "cancel");
+      ask("client_cancel", { deferral: await client.get(id) });
       return client.cancel(id, handle);
     },
     /** Proves a launch's claim with its wake-up handle: answers {id, attempt, receipt, ...}. */
@@ -268,88 +228,40 @@ function createClientHost(port, options = {}) {
      * the outcome is recorded. Answers {id, state, cause[, receipt]}.
      */
     async resume(id, { attempt, wakeupHandle, outcome, receipt } = {}) {
-      const event = EVENT_OF_OUTCOME[outcome];
-      if (!event) throw refuse("invalid-outcome", `outcome ${JSON.stringify(outcome)} is not complete, blocked or deferred`);
-      if (outcome === "deferred") {
-        if (receipt === void 0) throw refuse("missing-receipt", "a deferred outcome needs the new receipt");
-        checkReceipt(receipt);
-      }
-      checkStep(await client.get(id), event);
+      const given = receipt === void 0 ? null : encode(receipt);
+      const { event } = ask("client_outcome", { outcome: outcome ?? null, receipt: given });
+      ask("client_step", { deferral: await client.get(id), event });
       const claim = await client.claim(id, wakeupHandle);
-      if (attempt !== void 0 && claim.attempt !== attempt) {
-        throw refuse("stale-attempt", `attempt ${attempt} is not the current attempt ${claim.attempt}`);
-      }
+      ask("client_claim", { attempt: attempt ?? null, current: claim.attempt });
       return client.outcome(id, { attempt: claim.attempt, outcome, handle: wakeupHandle, receipt });
     }
   };
 }
 
 // library/port-host.js
-var INVALID_TRANSITION = "invalid deferral transition";
-function transitionError(code, detail) {
-  return Object.assign(new TypeError(INVALID_TRANSITION), { code, detail });
-}
-var LIFECYCLE_STATE = { deferred: "deferred", resumable: "resumable", cancelled: "cancelled", expired: "cancelled", complete: "complete", blocked: "blocked" };
-var OUTCOMES = /* @__PURE__ */ new Set(["complete", "deferred", "blocked"]);
-function mayRun(portState2) {
-  const state = LIFECYCLE_STATE[portState2];
-  return state !== void 0 && lifecycleTransition({ state, event: "complete" }).ok === true;
-}
-function retained(receipt) {
-  if (receipt.ownership.disposition !== "retained") {
-    throw transitionError("not-retained", "the receipt is a governed handoff; retain it first");
-  }
-  return receipt;
-}
-function checkedResult(result, previous) {
-  if (!OUTCOMES.has(result?.status)) {
-    throw transitionError("invalid-outcome", `the fresh process answered status ${JSON.stringify(result?.status)}, not complete, deferred or blocked`);
-  }
-  if (result.status !== "deferred") return { status: result.status };
-  const next = parseDeferredReceiptV1(result.receipt);
-  if (next.bindings.scope_digest !== previous.bindings.scope_digest) {
-    return { status: "blocked", code: "binding-mismatch", field: "scope_digest" };
-  }
-  return { status: "deferred", receipt: next };
-}
 function createPortHost(port, nowMs = Date.now) {
-  if (typeof nowMs !== "function") throw new TypeError("nowMs must be a function answering epoch milliseconds");
   return {
     /** Schedules a governed-handoff receipt with the port; answers its retained form. */
     async retain(source) {
-      const handoff = parseDeferredReceiptV1(source);
-      if (handoff.ownership.disposition !== "handoff") {
-        throw transitionError("already-retained", "the receipt is already retained");
-      }
-      if (receiptWindow(handoff, nowMs()) === "expired") {
-        throw transitionError("expired", "the receipt's resume window has passed");
-      }
+      const handoff = receiptOf(ask("retain", { receipt: encode(source), now: nowMs() }));
       const handles = await port.schedule(handoff);
-      return parseDeferredReceiptV1({
-        ...handoff,
-        ownership: {
-          disposition: "retained",
-          mode: "durable-host",
-          wakeup_digest: handles?.wakeupDigest,
-          cancellation_digest: handles?.cancellationDigest
-        }
-      });
+      return receiptOf(ask("retained", { receipt: JSON.stringify(handoff), handles: encode(handles) }));
     },
     /** Cancels a retained receipt through the port. */
     async cancel(source) {
-      await port.cancel(retained(parseDeferredReceiptV1(source)));
+      await port.cancel(receiptOf(ask("cancel", { receipt: encode(source) })));
     },
     /**
      * Runs `freshProcess(bindings, freshApprovalRequired)` once when the receipt is due and
      * the port says it is resumable; answers {status: 'blocked'} when the port says otherwise.
      */
     async resume(source, freshProcess) {
-      const receipt = retained(parseDeferredReceiptV1(source));
-      const window = receiptWindow(receipt, nowMs());
-      if (window !== "open") throw transitionError(window, window === "expired" ? "the receipt's resume window has passed" : "the receipt is not due yet");
-      if (typeof freshProcess !== "function") throw new TypeError("resume needs the fresh process as a function");
-      if (!mayRun(await port.state(receipt))) return { status: "blocked" };
-      return checkedResult(await freshProcess(receipt.bindings, receipt.fresh_approval_required), receipt);
+      const receipt = receiptOf(ask("resume", { receipt: encode(source), now: nowMs(), fresh: typeof freshProcess }));
+      const gate = ask("may_run", { state: await port.state(receipt) ?? null });
+      if (!gate.run) return gate.result;
+      const result = await freshProcess(receipt.bindings, receipt.fresh_approval_required);
+      const checked = ask("outcome", { previous: JSON.stringify(receipt), status: result?.status ?? null, next: encode(result?.receipt) });
+      return checked.receipt ? { ...checked.result, receipt: receiptOf(checked) } : checked.result;
     }
   };
 }
@@ -357,13 +269,9 @@ function createPortHost(port, nowMs = Date.now) {
 // library/resumable-host.js
 var PORT_METHODS = ["schedule", "state", "cancel"];
 function createResumableDeferralHost(port, second) {
-  const present = PORT_METHODS.filter((name) => typeof port?.[name] === "function");
-  if (present.length === PORT_METHODS.length) return createPortHost(port, second);
-  if (present.length > 0 || typeof second === "function") {
-    const missing = PORT_METHODS.filter((name) => !present.includes(name));
-    throw new TypeError(`a durable port needs schedule, state and cancel methods; missing: ${missing.join(", ")}`);
-  }
-  return createClientHost(port, second);
+  const methods = Object.fromEntries(PORT_METHODS.map((name) => [name, typeof port?.[name] === "function"]));
+  const { durable } = ask("host_form", { methods, second: typeof second });
+  return durable ? createPortHost(port, second) : createClientHost(port, second);
 }
 
 // library/key-store.js
@@ -371,13 +279,12 @@ var { mkdirSync, readFileSync, renameSync, writeFileSync } = builtin("node:fs");
 var { homedir } = builtin("node:os");
 var { join } = builtin("node:path");
 var { randomBytes } = builtin("node:crypto");
-var KEY = /^[0-9a-f]{64}$/;
 function defaultKeyStoreDir(env2 = process.env) {
   const state = env2.XDG_STATE_HOME || join(homedir(), ".local", "state");
   return join(state, "deferral", "handles");
 }
 function checkedKey(key) {
-  if (!KEY.test(key)) throw new TypeError(`a key store key is a receipt digest (64 lowercase hex), got ${JSON.stringify(key)}`);
+  ask("store_key", { key: key ?? null });
   return key;
 }
 function createFileKeyStore(dir = defaultKeyStoreDir()) {
@@ -406,24 +313,12 @@ function createFileKeyStore(dir = defaultKeyStoreDir()) {
 }
 
 // library/serve-port.js
-var HANDOFF = { disposition: "handoff", mode: "governed-handoff", wakeup_digest: null, cancellation_digest: null };
-function portState(deferral) {
-  if (deferral.state === "cancelled") return deferral.cause === "expired" ? "expired" : "cancelled";
-  if (deferral.state === "ready") return "deferred";
-  return deferral.state;
-}
-function recordedDigest(receipt) {
-  return receiptDigest({ ...parseDeferredReceiptV1(receipt), ownership: HANDOFF });
-}
 function createServePort(options = {}) {
   const { launch, maxReentries, keyStore = createFileKeyStore() } = options;
-  if (typeof launch !== "string" || launch === "") {
-    throw new PortError(0, "invalid-launch", "the port needs a launch target: exec:COMMAND or workflow-dispatch:OWNER/REPO/WORKFLOW@REF");
-  }
-  if (typeof keyStore?.get !== "function" || typeof keyStore?.set !== "function") {
-    throw new PortError(0, "invalid-key-store", "the key store needs get(key) and set(key, value) methods");
-  }
+  const usable = typeof keyStore?.get === "function" && typeof keyStore?.set === "function";
+  ask("serve_port", { launch: launch ?? null, key_store: usable });
   const client = options.client ?? createPortClient(options);
+  const recordedDigest = (receipt) => ask("recorded_digest", { receipt: encode(receipt) }).digest;
   async function deferralOf(receipt) {
     const digest = recordedDigest(receipt);
     const known = await keyStore.get(digest);
@@ -433,47 +328,41 @@ function createServePort(options = {}) {
     url: client.url,
     /** Records a handoff receipt (once per receipt digest); answers the retained digests. */
     async schedule(receipt) {
-      const handoff = parseDeferredReceiptV1(receipt);
-      if (handoff.ownership.disposition !== "handoff") {
-        throw new PortError(0, "already-retained", "schedule takes the governed-handoff receipt the gate emitted");
-      }
-      const digest = receiptDigest(handoff);
+      const { receipt: handoff, digest } = ask("schedule", { receipt: encode(receipt) });
       const known = await keyStore.get(digest);
       if (known?.wakeupDigest) return { wakeupDigest: known.wakeupDigest, cancellationDigest: known.cancellationDigest };
       const answer = await client.record({ receipt: handoff, launch, maxReentries });
-      if (answer.already_recorded && answer.receipt === void 0) {
-        throw new PortError(0, "already-recorded", `deferral ${answer.id} recorded this receipt before, through another port; its retained receipt and cancellation handle are where it was scheduled`);
-      }
-      const retained2 = parseDeferredReceiptV1(answer.receipt);
-      if (retained2.ownership.disposition !== "retained" || recordedDigest(retained2) !== digest) {
-        throw new PortError(0, "unexpected-receipt", "the host answered a receipt that is not the retained form of the one sent");
-      }
-      const handles = { wakeupDigest: retained2.ownership.wakeup_digest, cancellationDigest: retained2.ownership.cancellation_digest };
+      const { handles } = ask("scheduled", {
+        digest,
+        id: answer.id ?? null,
+        already_recorded: answer.already_recorded === true,
+        receipt: answer.receipt === void 0 ? null : encode(answer.receipt)
+      });
       if (answer.cancellation_handle) {
         try {
           await keyStore.set(digest, { id: answer.id, cancellationHandle: answer.cancellation_handle, ...handles });
         } catch (err) {
-          throw new PortError(0, "key-store-failed", `deferral ${answer.id} is recorded, but its cancellation handle could not be kept: ${err.message}`);
+          ask("key_store_failed", { id: answer.id, why: err.message });
         }
       }
       return handles;
     },
     /** deferred | resumable | cancelled | expired (and complete | blocked once it ended). */
     async state(receipt) {
-      return portState(await deferralOf(receipt));
+      const { state, cause } = await deferralOf(receipt);
+      return ask("port_state", { state, cause: cause ?? null }).state;
     },
     /** Cancels with the kept handle; cancelling a cancelled deferral again changes nothing. */
     async cancel(receipt) {
       const digest = recordedDigest(receipt);
       const known = await keyStore.get(digest);
-      if (!known?.cancellationHandle) {
-        throw new PortError(0, "no-cancellation-handle", "this port keeps no cancellation handle for the receipt: cancel where it was scheduled, or with deferral-host cancel and the handle");
-      }
+      ask("cancel_handle", { known: Boolean(known?.cancellationHandle) });
       const id = known.id ?? (await client.getByReceipt(digest)).id;
       try {
         await client.cancel(id, known.cancellationHandle);
       } catch (err) {
-        if (err.code !== "illegal-transition" || (await client.get(id)).state !== "cancelled") throw err;
+        const after = await client.get(id).catch(() => null);
+        if (!ask("cancel_refused", { code: err.code ?? null, state: after?.state ?? null }).ignore) throw err;
       }
     }
   };
@@ -497,5 +386,5 @@ export {
   lifecycleTransition,
   parseDeferredReceiptV1,
   receiptDigest,
-  validateReceipt2 as validateReceipt
+  validateReceipt
 };

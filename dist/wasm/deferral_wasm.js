@@ -181,6 +181,26 @@ export function last_error() {
 }
 
 /**
+ * `{"op", ...}` -> `{"ok":true,...}` or `{"ok":false,"error":{"class","message","props"}}`.
+ * @param {string} input
+ * @returns {string}
+ */
+export function library(input) {
+    let deferred2_0;
+    let deferred2_1;
+    try {
+        const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        const len0 = WASM_VECTOR_LEN;
+        const ret = wasm.library(ptr0, len0);
+        deferred2_0 = ret[0];
+        deferred2_1 = ret[1];
+        return getStringFromWasm0(ret[0], ret[1]);
+    } finally {
+        wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+    }
+}
+
+/**
  * Applies a lifecycle event: input `{"state","event","reentries","max_reentries"}`.
  * @param {string} input
  * @returns {string}

@@ -8,6 +8,8 @@ use deferral_core::{digest, lifecycle, receipt};
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 
+mod library;
+pub use library::*;
 #[cfg(feature = "rate")]
 mod rate;
 #[cfg(feature = "rate")]

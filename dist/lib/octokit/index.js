@@ -2,7 +2,7 @@
 import {
   call,
   parseDeferredReceiptV1
-} from "../chunk-UVS426GE.js";
+} from "../chunk-RGTCE74L.js";
 
 // library/octokit/errors.js
 var DeferredError = class extends Error {

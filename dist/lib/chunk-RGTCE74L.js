@@ -22,6 +22,7 @@ __export(deferral_wasm_exports, {
   initSync: () => initSync,
   input_buffer: () => input_buffer,
   last_error: () => last_error,
+  library: () => library,
   lifecycle_transition: () => lifecycle_transition,
   merge_ledger: () => merge_ledger,
   observe_response: () => observe_response,
@@ -165,6 +166,20 @@ function last_error() {
     return getStringFromWasm0(ret[0], ret[1]);
   } finally {
     wasm.__wbindgen_free(deferred1_0, deferred1_1, 1);
+  }
+}
+function library(input) {
+  let deferred2_0;
+  let deferred2_1;
+  try {
+    const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const len0 = WASM_VECTOR_LEN;
+    const ret = wasm.library(ptr0, len0);
+    deferred2_0 = ret[0];
+    deferred2_1 = ret[1];
+    return getStringFromWasm0(ret[0], ret[1]);
+  } finally {
+    wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
   }
 }
 function lifecycle_transition(input) {
@@ -542,93 +557,81 @@ function call(name, input) {
   return cross(name, typeof input === "string" ? input : JSON.stringify(input));
 }
 
-// library/receipt-api.js
-var INVALID_RECEIPT = "invalid deferred receipt";
-function receiptTypeError(error) {
-  const err = new TypeError(INVALID_RECEIPT);
-  err.code = error.code;
-  err.path = error.path;
-  err.detail = error.message;
-  return err;
-}
-function strictReplacer(key, value) {
-  const kind = typeof value;
-  if (kind === "undefined" || kind === "function" || kind === "symbol") {
-    throw Object.assign(new TypeError(INVALID_RECEIPT), {
-      code: key === "" ? "not-an-object" : "wrong-type",
-      path: key === "" ? "$" : `$..${key}`,
-      detail: `${key || "the receipt"} is ${kind}, which JSON cannot hold`
-    });
+// library/ask.js
+var PortError = class extends Error {
+  constructor(status, code, message, path) {
+    super(message);
+    this.name = "PortError";
+    this.status = status;
+    this.code = code;
+    if (path) this.path = path;
   }
-  return value;
+};
+function failure({ class: name, message, props }) {
+  if (name === PortError.name) return new PortError(props.status, props.code, message, props.path);
+  return Object.assign(new TypeError(message), props);
 }
-function receiptBytes(value) {
-  if (typeof value === "string") return Buffer.from(value, "utf8");
-  if (value instanceof Uint8Array) return value;
-  let text;
+function ask(op, facts = {}) {
+  const answer = call("library", { op, ...facts });
+  if (!answer.ok) throw failure(answer.error);
+  return answer;
+}
+function encode(value) {
+  if (typeof value === "string") return value;
+  if (value instanceof Uint8Array) return Buffer.from(value).toString("utf8");
+  const dropped = [];
+  const note = (key, v) => {
+    const kind = typeof v;
+    if (kind !== "undefined" && kind !== "function" && kind !== "symbol") return v;
+    dropped.push([key, kind]);
+    return void 0;
+  };
   try {
-    text = JSON.stringify(value, strictReplacer);
+    return { text: JSON.stringify(value, note) ?? null, dropped };
   } catch (err) {
-    if (err instanceof TypeError && err.message === INVALID_RECEIPT) throw err;
-    throw receiptTypeError({ code: "not-an-object", path: "$", message: `the value has no JSON form: ${err.message}` });
+    return { text: null, dropped, why: err.message };
   }
-  return Buffer.from(text ?? "undefined", "utf8");
 }
+var receiptOf = (answer) => JSON.parse(answer.receipt);
+
+// library/receipt-api.js
+var titles = ask("titles");
+var INVALID_RECEIPT = titles.invalid_receipt;
+var INVALID_TRANSITION = titles.invalid_transition;
 function validateReceipt2(value) {
-  let bytes2;
+  const input = value instanceof Uint8Array ? value : encode(value);
+  if (typeof input === "string" || input instanceof Uint8Array) return validateReceipt(input);
+  if (input.text !== null && input.dropped.length === 0) return validateReceipt(input.text);
   try {
-    bytes2 = receiptBytes(value);
+    return { ok: true, receipt: receiptOf(ask("parse", { receipt: input })) };
   } catch (err) {
     return { ok: false, error: { code: err.code, path: err.path, message: err.detail } };
   }
-  return validateReceipt(bytes2);
 }
 function parseDeferredReceiptV1(value) {
   const checked = validateReceipt2(value);
-  if (!checked.ok) throw receiptTypeError(checked.error);
-  return checked.receipt;
+  if (checked.ok) return checked.receipt;
+  return receiptOf(ask("parse", { receipt: encode(value) }));
 }
-var REASON_OF_RESOURCE = { rest: "rest-reserve", graphql: "graphql-reserve" };
 function createGovernedHandoffReceipt(input) {
-  const i = input ?? {};
-  return parseDeferredReceiptV1({
-    schema: 1,
-    version: "deferred-receipt-v1",
-    status: "deferred",
-    reason: REASON_OF_RESOURCE[i.resource] ?? i.resource,
-    issued_at_ms: i.issuedAtMs,
-    resume_after_ms: i.resumeAfterMs ?? i.issuedAtMs + 6e4,
-    resume_by_ms: i.resumeByMs ?? i.issuedAtMs + 15 * 6e4,
-    bindings: { scope_digest: i.scopeDigest, request_digest: i.requestDigest, plan_digest: i.planDigest },
-    ownership: { disposition: "handoff", mode: "governed-handoff", wakeup_digest: null, cancellation_digest: null },
-    fresh_approval_required: i.freshApprovalRequired
-  });
+  return receiptOf(ask("handoff", { input: encode(input) }));
 }
 function receiptDigest(receipt) {
-  const answer = digest2("value", JSON.stringify(parseDeferredReceiptV1(receipt)));
-  if (!answer.ok) throw receiptTypeError(answer.error);
-  return answer.digest;
-}
-function receiptWindow(receipt, nowMs) {
-  const answer = call("preflight", {
-    receipt: typeof receipt === "string" ? receipt : JSON.stringify(receipt),
-    fresh: { rate: { unlimited: true, resources: {} }, scope: null, now_ms: nowMs }
-  });
-  const code = answer.preflight?.code;
-  if (code === "invalid-receipt") throw receiptTypeError({ code, path: "$", message: answer.preflight.diagnostics[0]?.message });
-  if (code === "invalid-input") throw new TypeError(`the clock must give epoch milliseconds as a whole number, got ${nowMs}`);
-  return code === "not-yet-due" || code === "expired" ? code : "open";
+  return digest2("value", JSON.stringify(parseDeferredReceiptV1(receipt))).digest;
 }
 
 export {
   builtin,
-  validateReceipt,
   lifecycleTransition,
   call,
+  PortError,
+  ask,
+  encode,
+  receiptOf,
   INVALID_RECEIPT,
-  validateReceipt2,
+  INVALID_TRANSITION,
+  validateReceipt2 as validateReceipt,
   parseDeferredReceiptV1,
   createGovernedHandoffReceipt,
-  receiptDigest,
-  receiptWindow
+  receiptDigest
 };

@@ -1,0 +1,267 @@
+//! The library's side of `deferral-host serve`: the port client's options and failures, the
+//! serve client form of the host (ids, handles, outcomes), the serve-backed durable port with
+//! upstream's methods, and its key store. Every refusal is a `PortError` with status 0 (nothing
+//! was sent), but for the key store's `TypeError`.
+
+use super::error::{Code, Form, Refusal};
+use super::input::receipt;
+use super::{shown, Answer};
+use crate::digest::digest;
+use crate::lifecycle::{self, Event, Position, State, DEFAULT_MAX_REENTRIES};
+use crate::receipt::Receipt;
+use serde_json::{json, Value};
+
+/// How long the port client waits for one answer, unless told.
+pub const PORT_TIMEOUT_MS: u64 = 15_000;
+
+/// The ops of this file, or `None` for another file's op.
+pub fn run(op: &str, v: &Value) -> Option<Answer> {
+    Some(match op {
+        "port_client" => port_client(v),
+        "port_failure" => Err(port_failure(v)),
+        "client_retain" => client_retain(v),
+        "client_retained" => client_retained(v),
+        "client_outcome" => client_outcome(v),
+        "client_cancel" => step(&v["deferral"], Event::Cancel).map(|()| json!({})),
+        "client_step" => client_step(v),
+        "client_claim" => client_claim(v),
+        "serve_port" => serve_port(v),
+        "schedule" => schedule(v),
+        "scheduled" => scheduled(v),
+        "key_store_failed" => Err(port(
+            Code::KeyStoreFailed,
+            &[("id", &shown(&v["id"])), ("why", &shown(&v["why"]))],
+        )),
+        "recorded_digest" => recorded_digest(&v["receipt"]).map(|d| json!({"digest": d})),
+        "port_state" => Ok(json!({"state": port_state(v)})),
+        "cancel_handle" => cancel_handle(v),
+        "cancel_refused" => {
+            Ok(json!({"ignore": v["code"] == "illegal-transition" && v["state"] == "cancelled"}))
+        }
+        "store_key" => store_key(&v["key"]),
+        _ => return None,
+    })
+}
+
+fn port(code: Code, values: &[(&str, &str)]) -> Refusal {
+    Refusal::new(Form::Port, code, values)
+}
+
+/// `createPortClient({url, token, timeoutMs})`: a URL of http or https, a token; the timeout.
+fn port_client(v: &Value) -> Answer {
+    let url = v["url"].as_str().unwrap_or_default();
+    let what = if url.is_empty() {
+        "a url, e.g. http://127.0.0.1:8787".to_string()
+    } else if v["token"] != json!(true) {
+        "its bearer token".to_string()
+    } else {
+        let scheme = url
+            .split(':')
+            .next()
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        if scheme == "http" || scheme == "https" {
+            let timeout = v["timeout_ms"].as_u64().unwrap_or(PORT_TIMEOUT_MS);
+            return Ok(json!({"timeout_ms": timeout}));
+        }
+        format!("an http: or https: URL, not {}", shown(&v["url"]))
+    };
+    Err(port(Code::InvalidPort, &[("what", &what)]))
+}
+
+/// A request that got no usable answer: unreachable (status 0) or no JSON error from the port.
+fn port_failure(v: &Value) -> Refusal {
+    let status = v["status"]
+        .as_u64()
+        .and_then(|s| u16::try_from(s).ok())
+        .unwrap_or(0);
+    if status == 0 {
+        let why = format!(
+            "{} ({})",
+            shown(&v["why"]),
+            v["code"].as_str().unwrap_or("EIO")
+        );
+        return port(
+            Code::PortUnreachable,
+            &[("origin", &shown(&v["origin"])), ("why", &why)],
+        );
+    }
+    let mut refusal = port(Code::PortError, &[("status", &status.to_string())]);
+    refusal.status = status;
+    refusal
+}
+
+fn launch_given(v: &Value) -> Result<(), Refusal> {
+    match v["launch"].as_str() {
+        Some(launch) if !launch.is_empty() => Ok(()),
+        _ => Err(port(Code::InvalidLaunch, &[])),
+    }
+}
+
+/// `retain(receipt, {launch})` of the serve client: a valid handoff receipt and a launch target.
+fn client_retain(v: &Value) -> Answer {
+    let r = receipt(&v["receipt"], Form::Port)?;
+    if r.is_retained() {
+        return Err(port(Code::AlreadyRetained, &[]).at("$.ownership"));
+    }
+    launch_given(v)?;
+    Ok(json!({}))
+}
+
+/// What the host answered must be a valid retained receipt of the same work.
+fn client_retained(v: &Value) -> Answer {
+    let sent = receipt(&v["sent"], Form::Port)?;
+    let got = receipt(&v["answer"], Form::Port)?;
+    if !got.is_retained() || got.bindings != sent.bindings {
+        return Err(port(Code::UnexpectedReceipt, &[]));
+    }
+    Ok(json!({"receipt": got.to_json()}))
+}
+
+/// The lifecycle event of a fresh process's outcome, with the new receipt of `deferred`.
+fn client_outcome(v: &Value) -> Answer {
+    let event = match v["outcome"].as_str() {
+        Some("complete") => Event::Complete,
+        Some("blocked") => Event::Block,
+        Some("deferred") => Event::Defer,
+        _ => {
+            return Err(port(
+                Code::InvalidOutcome,
+                &[("got", &shown(&v["outcome"]))],
+            ))
+        }
+    };
+    if event == Event::Defer {
+        if v["receipt"].is_null() {
+            return Err(port(Code::MissingReceipt, &[]));
+        }
+        receipt(&v["receipt"], Form::Port)?;
+    }
+    Ok(json!({"event": event.as_str()}))
+}
+
+/// The core's verdict on `event` from the deferral's position, as `deferral-host` reports it.
+fn step(deferral: &Value, event: Event) -> Result<(), Refusal> {
+    let number = |name: &str, default: u32| {
+        deferral[name]
+            .as_u64()
+            .and_then(|n| u32::try_from(n).ok())
+            .unwrap_or(default)
+    };
+    let state = deferral["state"]
+        .as_str()
+        .and_then(State::parse)
+        .unwrap_or(State::Ready);
+    let at = Position {
+        state,
+        reentries: number("reentries", 0),
+        max_reentries: number("max_reentries", DEFAULT_MAX_REENTRIES),
+    };
+    lifecycle::transition(at, event)
+        .map(|_| ())
+        .map_err(|e| Refusal {
+            form: Form::Port,
+            status: 0,
+            code: e.code(),
+            path: Some("$.event".to_string()),
+            message: e.to_string(),
+        })
+}
+
+fn client_step(v: &Value) -> Answer {
+    let event = v["event"]
+        .as_str()
+        .and_then(Event::parse)
+        .unwrap_or(Event::Complete);
+    step(&v["deferral"], event).map(|()| json!({}))
+}
+
+/// The claim must be of the attempt the fresh process was launched for.
+fn client_claim(v: &Value) -> Answer {
+    if v["attempt"].is_null() || v["attempt"] == v["current"] {
+        return Ok(json!({}));
+    }
+    Err(port(
+        Code::StaleAttempt,
+        &[
+            ("attempt", &shown(&v["attempt"])),
+            ("current", &shown(&v["current"])),
+        ],
+    ))
+}
+
+/// `createServePort({launch, keyStore})`.
+fn serve_port(v: &Value) -> Answer {
+    launch_given(v)?;
+    if v["key_store"] != json!(true) {
+        return Err(port(Code::InvalidKeyStore, &[]));
+    }
+    Ok(json!({}))
+}
+
+/// The digest under which serve recorded a receipt: that of its handoff form.
+fn handoff_digest(r: &Receipt) -> String {
+    digest(&r.as_handoff().to_value()).unwrap_or_default()
+}
+
+fn recorded_digest(v: &Value) -> Result<String, Refusal> {
+    receipt(v, Form::Receipt).map(|r| handoff_digest(&r))
+}
+
+/// `schedule(receipt)`: only the governed handoff the gate emitted.
+fn schedule(v: &Value) -> Answer {
+    let r = receipt(&v["receipt"], Form::Receipt)?;
+    if r.is_retained() {
+        return Err(port(Code::AlreadyRetained, &[]).at("$.ownership"));
+    }
+    Ok(json!({"receipt": r.to_json(), "digest": handoff_digest(&r)}))
+}
+
+/// serve's answer to a record: the retained receipt of the digest sent, and its handle digests.
+fn scheduled(v: &Value) -> Answer {
+    if v["already_recorded"] == json!(true) && v["receipt"].is_null() {
+        return Err(port(Code::AlreadyRecorded, &[("id", &shown(&v["id"]))]));
+    }
+    let r = receipt(&v["receipt"], Form::Receipt)?;
+    if !r.is_retained() || v["digest"].as_str() != Some(handoff_digest(&r).as_str()) {
+        return Err(port(Code::UnexpectedReceipt, &[]));
+    }
+    let value = r.to_value();
+    Ok(json!({"handles": {
+        "wakeupDigest": value["ownership"]["wakeup_digest"],
+        "cancellationDigest": value["ownership"]["cancellation_digest"],
+    }}))
+}
+
+/// The host's states as upstream's port answers them; `ready` is `deferred`, a cancellation by
+/// expiry is `expired`, and complete and blocked are kept as they are.
+fn port_state(v: &Value) -> String {
+    let state = v["state"].as_str().unwrap_or_default();
+    match (state, v["cause"].as_str()) {
+        ("cancelled", Some("expired")) => "expired".to_string(),
+        ("ready", _) => "deferred".to_string(),
+        _ => state.to_string(),
+    }
+}
+
+fn cancel_handle(v: &Value) -> Answer {
+    if v["known"] == json!(true) {
+        return Ok(json!({}));
+    }
+    Err(port(Code::NoCancellationHandle, &[]))
+}
+
+/// A key store key is a receipt digest.
+fn store_key(key: &Value) -> Answer {
+    let ok = key.as_str().is_some_and(|k| {
+        k.len() == 64 && k.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+    });
+    if ok {
+        return Ok(json!({}));
+    }
+    Err(Refusal::new(
+        Form::Type,
+        Code::InvalidKey,
+        &[("key", &serde_json::to_string(key).unwrap_or_default())],
+    ))
+}
