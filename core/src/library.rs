@@ -8,6 +8,7 @@
 //!   could not hold), and upstream's governed-handoff builder with its default window.
 //! * [`upstream`]: upstream's host `createResumableDeferralHost(port, nowMs)`.
 //! * [`serve`]: the serve client form, the port client, the serve-backed port and key store.
+//! * [`octokit`]: `deferral/octokit`'s gate: its options, defaults and decisions.
 //!
 //! ```
 //! let answer = deferral_core::library::answer(r#"{"op":"port_state","state":"cancelled","cause":"expired"}"#);
@@ -16,11 +17,19 @@
 
 pub mod error;
 pub mod input;
+pub mod octokit;
 pub mod serve;
 pub mod upstream;
 
 use error::Refusal;
-use serde_json::{json, Value};
+use serde_json::{Map, Value};
+
+pub(crate) use crate::json::object as obj;
+
+/// An op's answer with nothing to add to `ok`.
+pub(crate) fn done() -> Value {
+    Value::Object(Map::new())
+}
 
 /// What an op answers: fields to merge into `{"ok":true}`, or the refusal to throw.
 pub type Answer = Result<Value, Refusal>;
@@ -32,6 +41,7 @@ pub fn answer(input: &str) -> String {
     let op = v["op"].as_str().unwrap_or_default();
     let result = upstream::run(op, &v)
         .or_else(|| serve::run(op, &v))
+        .or_else(|| octokit::run(op, &v))
         .unwrap_or_else(|| {
             Err(Refusal::new(
                 error::Form::Type,
@@ -41,11 +51,14 @@ pub fn answer(input: &str) -> String {
         });
     let out = match result {
         Ok(Value::Object(mut fields)) => {
-            fields.insert("ok".into(), json!(true));
+            fields.insert("ok".into(), Value::Bool(true));
             Value::Object(fields)
         }
-        Ok(other) => json!({"ok": true, "value": other}),
-        Err(refusal) => json!({"ok": false, "error": refusal.to_value()}),
+        Ok(other) => obj(vec![("ok", Value::Bool(true)), ("value", other)]),
+        Err(refusal) => obj(vec![
+            ("ok", Value::Bool(false)),
+            ("error", refusal.to_value()),
+        ]),
     };
     serde_json::to_string(&out).unwrap_or_default()
 }

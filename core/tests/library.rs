@@ -215,3 +215,37 @@ fn serve_client_and_port_refusals() {
         "invalid-key"
     );
 }
+
+#[test]
+fn octokit_gate_takes_the_actions_defaults_and_refuses_bad_options() {
+    let out = ask(
+        json!({"op": "octokit_gate", "options": {"restReserve": 50}, "env": {"GITHUB_REPOSITORY": "octo/app"}, "now_ms": NOW}),
+    );
+    assert_eq!(out["base"]["policy"], json!({"rest_reserve": 50}));
+    assert_eq!(out["base"]["scope"]["api"], "https://api.github.com");
+    assert_eq!(out["base"]["scope"]["repository"], "octo/app");
+    assert_eq!(out["base"]["fresh_approval_required"], true);
+    assert!(out["bindings"]["scope_digest"].is_string(), "{out}");
+    let bad = ask(
+        json!({"op": "octokit_gate", "options": {"restReserve": "lots"}, "env": {}, "now_ms": NOW}),
+    );
+    assert_eq!(bad["error"]["props"]["code"], "invalid-input", "{bad}");
+    assert!(bad["error"]["message"]
+        .as_str()
+        .unwrap()
+        .starts_with("invalid deferral options: "));
+    for (kind, limited) in [
+        ("primary-rest", true),
+        ("secondary", true),
+        ("not-rate-limited", false),
+    ] {
+        assert_eq!(
+            ask(json!({"op": "octokit_limited", "kind": kind}))["limited"],
+            limited
+        );
+    }
+    assert_eq!(
+        code(json!({"op": "octokit_wrap", "octokit": true, "wrapped": true})),
+        "already-gated"
+    );
+}

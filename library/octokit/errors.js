@@ -4,10 +4,10 @@
 
 /** The work stopped before crossing the reserve, or on a rate-limit answer. */
 export class DeferredError extends Error {
-  constructor(receipt, message) {
+  constructor(receipt, message, code) {
     super(message);
     this.name = 'DeferredError';
-    this.code = 'deferred';
+    this.code = code;
     this.receipt = receipt;
     this.reason = receipt.reason;
     this.resumeAfterMs = receipt.resume_after_ms;

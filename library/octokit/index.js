@@ -4,6 +4,7 @@
 // that spends quota the core decides on what GitHub said so far; below the reserve, or on a
 // primary or secondary limit answer, it throws DeferredError with a receipt. Never a retry,
 // never a sleep; every other request, answer and error passes through untouched.
+import { ask } from '../ask.js';
 import { createGate } from './gate.js';
 import { isRateLimitRequest, requestPath, requestPlan } from './request-plan.js';
 
@@ -18,10 +19,8 @@ const WRAPPED = Symbol.for('deferral.octokit.gate');
  * freshApprovalRequired (default true), now (a clock, default Date.now). Answers the octokit.
  */
 export function wrapOctokit(octokit, options = {}) {
-  if (typeof octokit?.hook?.wrap !== 'function' || typeof octokit.request !== 'function') {
-    throw new TypeError('wrapOctokit needs an Octokit instance (with hook and request)');
-  }
-  if (octokit[WRAPPED]) throw new TypeError('this Octokit instance is already gated by deferral');
+  const instance = typeof octokit?.hook?.wrap === 'function' && typeof octokit.request === 'function';
+  ask('octokit_wrap', { octokit: instance, wrapped: Boolean(instance && octokit[WRAPPED]) });
   const gate = createGate(options);
 
   // Once per instance, shared by concurrent first requests: GET /rate_limit costs no quota. A

@@ -1,8 +1,9 @@
 //! The library's refusals: a stable code, one message template each, and the JS error it is
 //! thrown as (upstream's two `TypeError`s, a plain `TypeError`, or the port's `PortError`).
 
+use crate::json::object as obj;
 use crate::receipt::ReceiptError;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 /// Every code the JS library throws with, besides the receipt's own and `illegal-transition`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -28,11 +29,14 @@ pub enum Code {
     AlreadyRecorded,
     KeyStoreFailed,
     NoCancellationHandle,
+    InvalidOptions,
+    InvalidOctokit,
+    AlreadyGated,
     UnknownOp,
 }
 
 impl Code {
-    pub const ALL: [Code; 22] = [
+    pub const ALL: [Code; 25] = [
         Code::NotRetained,
         Code::AlreadyRetained,
         Code::NotYetDue,
@@ -54,6 +58,9 @@ impl Code {
         Code::AlreadyRecorded,
         Code::KeyStoreFailed,
         Code::NoCancellationHandle,
+        Code::InvalidOptions,
+        Code::InvalidOctokit,
+        Code::AlreadyGated,
         Code::UnknownOp,
     ];
 
@@ -81,6 +88,9 @@ impl Code {
             Code::AlreadyRecorded => "already-recorded",
             Code::KeyStoreFailed => "key-store-failed",
             Code::NoCancellationHandle => "no-cancellation-handle",
+            Code::InvalidOptions => "invalid-options",
+            Code::InvalidOctokit => "invalid-octokit",
+            Code::AlreadyGated => "already-gated",
             Code::UnknownOp => "unknown-op",
         }
     }
@@ -109,6 +119,9 @@ impl Code {
             Code::AlreadyRecorded => "deferral {id} recorded this receipt before, through another port; its retained receipt and cancellation handle are where it was scheduled",
             Code::KeyStoreFailed => "deferral {id} is recorded, but its cancellation handle could not be kept: {why}",
             Code::NoCancellationHandle => "this port keeps no cancellation handle for the receipt: cancel where it was scheduled, or with deferral-host cancel and the handle",
+            Code::InvalidOptions => "invalid deferral options: {why}",
+            Code::InvalidOctokit => "wrapOctokit needs an Octokit instance (with hook and request)",
+            Code::AlreadyGated => "this Octokit instance is already gated by deferral",
             Code::UnknownOp => "the core has no library op {op}",
         }
     }
@@ -147,7 +160,7 @@ pub struct Refusal {
     pub form: Form,
     /// The HTTP status of a port's answer; 0 when nothing was answered (or sent).
     pub status: u16,
-    pub code: &'static str,
+    pub code: String,
     pub path: Option<String>,
     pub message: String,
 }
@@ -157,7 +170,7 @@ impl Refusal {
         Refusal {
             form,
             status: 0,
-            code: code.as_str(),
+            code: code.as_str().to_string(),
             path: None,
             message: code.message(values),
         }
@@ -173,7 +186,7 @@ impl Refusal {
         Refusal {
             form,
             status: 0,
-            code: error.code(),
+            code: error.code().to_string(),
             path: Some(error.path.clone()),
             message: error.message.clone(),
         }
@@ -181,32 +194,39 @@ impl Refusal {
 
     /// `{"class","message","props"}`: the JS error's class, its message and its properties.
     pub fn to_value(&self) -> Value {
+        let code = Value::from(self.code.as_str());
+        let path = self.path.as_deref().map_or(Value::Null, Value::from);
+        let detail = Value::from(self.message.as_str());
         let (class, message, props) = match self.form {
             Form::Receipt => (
                 "TypeError",
                 INVALID_RECEIPT.to_string(),
-                json!({"code": self.code, "path": self.path, "detail": self.message}),
+                obj(vec![("code", code), ("path", path), ("detail", detail)]),
             ),
             Form::Transition => (
                 "TypeError",
                 INVALID_TRANSITION.to_string(),
-                json!({"code": self.code, "detail": self.message}),
+                obj(vec![("code", code), ("detail", detail)]),
             ),
-            Form::Type => (
-                "TypeError",
-                self.message.clone(),
-                json!({"code": self.code}),
-            ),
+            Form::Type => ("TypeError", self.message.clone(), obj(vec![("code", code)])),
             Form::Port => (
                 "PortError",
                 self.message.clone(),
-                json!({"status": self.status, "code": self.code, "path": self.path}),
+                obj(vec![
+                    ("status", Value::from(self.status)),
+                    ("code", code),
+                    ("path", path),
+                ]),
             ),
         };
         let mut props = props;
         if let Some(map) = props.as_object_mut() {
             map.retain(|_, v| !v.is_null());
         }
-        json!({"class": class, "message": message, "props": props})
+        obj(vec![
+            ("class", Value::from(class)),
+            ("message", Value::from(message)),
+            ("props", props),
+        ])
     }
 }

@@ -7,8 +7,9 @@
 
 use super::error::{Form, Refusal};
 use crate::commands::with_hint;
+use crate::json::object as obj;
 use crate::receipt::{validate, ErrorCode, Receipt, ReceiptError};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 /// One minute after issue: upstream's default `resume_after_ms`.
 pub const HANDOFF_RESUME_AFTER_MS: u64 = 60_000;
@@ -90,7 +91,11 @@ pub fn handoff(v: &Value) -> Result<Receipt, Refusal> {
     }
     let fields: Map<String, Value> = v["text"]
         .as_str()
-        .and_then(|text| serde_json::from_str(text).ok())
+        .and_then(|text| serde_json::from_str::<Value>(text).ok())
+        .and_then(|value| match value {
+            Value::Object(map) => Some(map),
+            _ => None,
+        })
         .unwrap_or_default();
     let dropped: Vec<&str> = v["dropped"]
         .as_array()
@@ -111,34 +116,47 @@ pub fn handoff(v: &Value) -> Result<Receipt, Refusal> {
         }
     }
     let reason = match fields["resource"].as_str() {
-        Some("rest") => json!("rest-reserve"),
-        Some("graphql") => json!("graphql-reserve"),
+        Some("rest") => Value::from("rest-reserve"),
+        Some("graphql") => Value::from("graphql-reserve"),
         _ => fields["resource"].clone(),
     };
     let issued = fields["issuedAtMs"].clone();
     let window = |name: &str, after: u64| match fields.get(name) {
         Some(given) if !given.is_null() => given.clone(),
-        _ => issued
-            .as_u64()
-            .map_or_else(|| issued.clone(), |at| json!(at.saturating_add(after))),
+        _ => issued.as_u64().map_or_else(
+            || issued.clone(),
+            |at| Value::from(at.saturating_add(after)),
+        ),
     };
-    let text = json!({
-        "schema": 1,
-        "version": "deferred-receipt-v1",
-        "status": "deferred",
-        "reason": reason,
-        "issued_at_ms": issued,
-        "resume_after_ms": window("resumeAfterMs", HANDOFF_RESUME_AFTER_MS),
-        "resume_by_ms": window("resumeByMs", HANDOFF_RESUME_BY_MS),
-        "bindings": {
-            "scope_digest": fields["scopeDigest"],
-            "request_digest": fields["requestDigest"],
-            "plan_digest": fields["planDigest"],
-        },
-        "ownership": {"disposition": "handoff", "mode": "governed-handoff",
-            "wakeup_digest": null, "cancellation_digest": null},
-        "fresh_approval_required": fields["freshApprovalRequired"],
-    });
+    let handoff = obj(vec![
+        ("disposition", Value::from("handoff")),
+        ("mode", Value::from("governed-handoff")),
+        ("wakeup_digest", Value::Null),
+        ("cancellation_digest", Value::Null),
+    ]);
+    let bindings = obj(vec![
+        ("scope_digest", fields["scopeDigest"].clone()),
+        ("request_digest", fields["requestDigest"].clone()),
+        ("plan_digest", fields["planDigest"].clone()),
+    ]);
+    let text = obj(vec![
+        ("schema", Value::from(1)),
+        ("version", Value::from("deferred-receipt-v1")),
+        ("status", Value::from("deferred")),
+        ("reason", reason),
+        ("issued_at_ms", issued.clone()),
+        (
+            "resume_after_ms",
+            window("resumeAfterMs", HANDOFF_RESUME_AFTER_MS),
+        ),
+        ("resume_by_ms", window("resumeByMs", HANDOFF_RESUME_BY_MS)),
+        ("bindings", bindings),
+        ("ownership", handoff),
+        (
+            "fresh_approval_required",
+            fields["freshApprovalRequired"].clone(),
+        ),
+    ]);
     let text = serde_json::to_string(&text).unwrap_or_default();
     validate(text.as_bytes()).map_err(refuse)
 }

@@ -5,11 +5,12 @@
 
 use super::error::{Code, Form, Refusal};
 use super::input::receipt;
+use super::{done, obj};
 use super::{shown, Answer};
 use crate::digest::digest;
 use crate::lifecycle::{self, Event, Position, State, DEFAULT_MAX_REENTRIES};
 use crate::receipt::Receipt;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 /// How long the port client waits for one answer, unless told.
 pub const PORT_TIMEOUT_MS: u64 = 15_000;
@@ -22,7 +23,7 @@ pub fn run(op: &str, v: &Value) -> Option<Answer> {
         "client_retain" => client_retain(v),
         "client_retained" => client_retained(v),
         "client_outcome" => client_outcome(v),
-        "client_cancel" => step(&v["deferral"], Event::Cancel).map(|()| json!({})),
+        "client_cancel" => step(&v["deferral"], Event::Cancel).map(|()| done()),
         "client_step" => client_step(v),
         "client_claim" => client_claim(v),
         "serve_port" => serve_port(v),
@@ -32,12 +33,15 @@ pub fn run(op: &str, v: &Value) -> Option<Answer> {
             Code::KeyStoreFailed,
             &[("id", &shown(&v["id"])), ("why", &shown(&v["why"]))],
         )),
-        "recorded_digest" => recorded_digest(&v["receipt"]).map(|d| json!({"digest": d})),
-        "port_state" => Ok(json!({"state": port_state(v)})),
-        "cancel_handle" => cancel_handle(v),
-        "cancel_refused" => {
-            Ok(json!({"ignore": v["code"] == "illegal-transition" && v["state"] == "cancelled"}))
+        "recorded_digest" => {
+            recorded_digest(&v["receipt"]).map(|d| obj(vec![("digest", Value::from(d))]))
         }
+        "port_state" => Ok(obj(vec![("state", Value::from(port_state(v)))])),
+        "cancel_handle" => cancel_handle(v),
+        "cancel_refused" => Ok(obj(vec![(
+            "ignore",
+            Value::Bool(v["code"] == "illegal-transition" && v["state"] == "cancelled"),
+        )])),
         "store_key" => store_key(&v["key"]),
         _ => return None,
     })
@@ -52,7 +56,7 @@ fn port_client(v: &Value) -> Answer {
     let url = v["url"].as_str().unwrap_or_default();
     let what = if url.is_empty() {
         "a url, e.g. http://127.0.0.1:8787".to_string()
-    } else if v["token"] != json!(true) {
+    } else if v["token"].as_bool() != Some(true) {
         "its bearer token".to_string()
     } else {
         let scheme = url
@@ -62,7 +66,7 @@ fn port_client(v: &Value) -> Answer {
             .to_ascii_lowercase();
         if scheme == "http" || scheme == "https" {
             let timeout = v["timeout_ms"].as_u64().unwrap_or(PORT_TIMEOUT_MS);
-            return Ok(json!({"timeout_ms": timeout}));
+            return Ok(obj(vec![("timeout_ms", Value::from(timeout))]));
         }
         format!("an http: or https: URL, not {}", shown(&v["url"]))
     };
@@ -105,7 +109,7 @@ fn client_retain(v: &Value) -> Answer {
         return Err(port(Code::AlreadyRetained, &[]).at("$.ownership"));
     }
     launch_given(v)?;
-    Ok(json!({}))
+    Ok(done())
 }
 
 /// What the host answered must be a valid retained receipt of the same work.
@@ -115,7 +119,7 @@ fn client_retained(v: &Value) -> Answer {
     if !got.is_retained() || got.bindings != sent.bindings {
         return Err(port(Code::UnexpectedReceipt, &[]));
     }
-    Ok(json!({"receipt": got.to_json()}))
+    Ok(obj(vec![("receipt", Value::from(got.to_json()))]))
 }
 
 /// The lifecycle event of a fresh process's outcome, with the new receipt of `deferred`.
@@ -137,7 +141,7 @@ fn client_outcome(v: &Value) -> Answer {
         }
         receipt(&v["receipt"], Form::Port)?;
     }
-    Ok(json!({"event": event.as_str()}))
+    Ok(obj(vec![("event", Value::from(event.as_str()))]))
 }
 
 /// The core's verdict on `event` from the deferral's position, as `deferral-host` reports it.
@@ -162,7 +166,7 @@ fn step(deferral: &Value, event: Event) -> Result<(), Refusal> {
         .map_err(|e| Refusal {
             form: Form::Port,
             status: 0,
-            code: e.code(),
+            code: e.code().to_string(),
             path: Some("$.event".to_string()),
             message: e.to_string(),
         })
@@ -173,13 +177,13 @@ fn client_step(v: &Value) -> Answer {
         .as_str()
         .and_then(Event::parse)
         .unwrap_or(Event::Complete);
-    step(&v["deferral"], event).map(|()| json!({}))
+    step(&v["deferral"], event).map(|()| done())
 }
 
 /// The claim must be of the attempt the fresh process was launched for.
 fn client_claim(v: &Value) -> Answer {
     if v["attempt"].is_null() || v["attempt"] == v["current"] {
-        return Ok(json!({}));
+        return Ok(done());
     }
     Err(port(
         Code::StaleAttempt,
@@ -193,10 +197,10 @@ fn client_claim(v: &Value) -> Answer {
 /// `createServePort({launch, keyStore})`.
 fn serve_port(v: &Value) -> Answer {
     launch_given(v)?;
-    if v["key_store"] != json!(true) {
+    if v["key_store"].as_bool() != Some(true) {
         return Err(port(Code::InvalidKeyStore, &[]));
     }
-    Ok(json!({}))
+    Ok(done())
 }
 
 /// The digest under which serve recorded a receipt: that of its handoff form.
@@ -214,12 +218,15 @@ fn schedule(v: &Value) -> Answer {
     if r.is_retained() {
         return Err(port(Code::AlreadyRetained, &[]).at("$.ownership"));
     }
-    Ok(json!({"receipt": r.to_json(), "digest": handoff_digest(&r)}))
+    Ok(obj(vec![
+        ("receipt", Value::from(r.to_json())),
+        ("digest", Value::from(handoff_digest(&r))),
+    ]))
 }
 
 /// serve's answer to a record: the retained receipt of the digest sent, and its handle digests.
 fn scheduled(v: &Value) -> Answer {
-    if v["already_recorded"] == json!(true) && v["receipt"].is_null() {
+    if v["already_recorded"].as_bool() == Some(true) && v["receipt"].is_null() {
         return Err(port(Code::AlreadyRecorded, &[("id", &shown(&v["id"]))]));
     }
     let r = receipt(&v["receipt"], Form::Receipt)?;
@@ -227,10 +234,14 @@ fn scheduled(v: &Value) -> Answer {
         return Err(port(Code::UnexpectedReceipt, &[]));
     }
     let value = r.to_value();
-    Ok(json!({"handles": {
-        "wakeupDigest": value["ownership"]["wakeup_digest"],
-        "cancellationDigest": value["ownership"]["cancellation_digest"],
-    }}))
+    let handles = obj(vec![
+        ("wakeupDigest", value["ownership"]["wakeup_digest"].clone()),
+        (
+            "cancellationDigest",
+            value["ownership"]["cancellation_digest"].clone(),
+        ),
+    ]);
+    Ok(obj(vec![("handles", handles)]))
 }
 
 /// The host's states as upstream's port answers them; `ready` is `deferred`, a cancellation by
@@ -245,8 +256,8 @@ fn port_state(v: &Value) -> String {
 }
 
 fn cancel_handle(v: &Value) -> Answer {
-    if v["known"] == json!(true) {
-        return Ok(json!({}));
+    if v["known"].as_bool() == Some(true) {
+        return Ok(done());
     }
     Err(port(Code::NoCancellationHandle, &[]))
 }
@@ -257,7 +268,7 @@ fn store_key(key: &Value) -> Answer {
         k.len() == 64 && k.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
     });
     if ok {
-        return Ok(json!({}));
+        return Ok(done());
     }
     Err(Refusal::new(
         Form::Type,

@@ -4,10 +4,11 @@
 
 use super::error::{Code, Form, Refusal, INVALID_RECEIPT, INVALID_TRANSITION};
 use super::input::{handoff, receipt};
+use super::obj;
 use super::{shown, Answer};
 use crate::lifecycle::{self, Event, Position, State};
 use crate::receipt::{ErrorCode, Receipt, ReceiptError};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 /// The ops of this file, or `None` for another file's op.
 pub fn run(op: &str, v: &Value) -> Option<Answer> {
@@ -19,19 +20,28 @@ pub fn run(op: &str, v: &Value) -> Option<Answer> {
         "retained" => retained(v),
         "cancel" => retained_receipt(v).map(|r| text(&r)),
         "resume" => resume(v),
-        "may_run" if may_run(&v["state"]) => Ok(json!({"run": true})),
+        "may_run" if may_run(&v["state"]) => Ok(obj(vec![("run", Value::Bool(true))])),
         // Any state but resumable: the fresh process is not run (upstream's answer).
-        "may_run" => Ok(json!({"run": false, "result": {"status": "blocked"}})),
-        "titles" => Ok(
-            json!({"invalid_receipt": INVALID_RECEIPT, "invalid_transition": INVALID_TRANSITION}),
-        ),
+        "may_run" => Ok(obj(vec![
+            ("run", Value::Bool(false)),
+            ("result", status("blocked")),
+        ])),
+        "titles" => Ok(obj(vec![
+            ("invalid_receipt", Value::from(INVALID_RECEIPT)),
+            ("invalid_transition", Value::from(INVALID_TRANSITION)),
+        ])),
         "outcome" => outcome(v),
         _ => return None,
     })
 }
 
+/// A fresh process's result: `{status}`.
+fn status(status: &str) -> Value {
+    obj(vec![("status", Value::from(status))])
+}
+
 fn text(receipt: &Receipt) -> Value {
-    json!({"receipt": receipt.to_json()})
+    obj(vec![("receipt", Value::from(receipt.to_json()))])
 }
 
 fn type_error(code: Code, got: &Value) -> Refusal {
@@ -44,14 +54,14 @@ fn host_form(v: &Value) -> Answer {
     let methods = v["methods"].as_object().cloned().unwrap_or_default();
     let missing: Vec<&str> = ["schedule", "state", "cancel"]
         .into_iter()
-        .filter(|m| methods.get(*m) != Some(&json!(true)))
+        .filter(|m| methods.get(*m).and_then(Value::as_bool) != Some(true))
         .collect();
     let second = v["second"].as_str().unwrap_or("undefined");
     if missing.is_empty() {
         if second != "function" && second != "undefined" {
             return Err(type_error(Code::InvalidClock, &v["second"]));
         }
-        return Ok(json!({"durable": true}));
+        return Ok(obj(vec![("durable", Value::Bool(true))]));
     }
     // Half a durable port is a mistake to name, not a serve client missing its url.
     if missing.len() < 3 || second == "function" {
@@ -61,7 +71,7 @@ fn host_form(v: &Value) -> Answer {
             &[("missing", &missing.join(", "))],
         ));
     }
-    Ok(json!({"durable": false}))
+    Ok(obj(vec![("durable", Value::Bool(false))]))
 }
 
 fn transition(code: Code, values: &[(&str, &str)]) -> Refusal {
@@ -175,15 +185,22 @@ pub fn may_run(port_state: &Value) -> bool {
 fn outcome(v: &Value) -> Answer {
     let status = v["status"].as_str().unwrap_or_default();
     match status {
-        "complete" | "blocked" => Ok(json!({"result": {"status": status}})),
+        "complete" | "blocked" => Ok(obj(vec![("result", self::status(status))])),
         "deferred" => {
             let previous = receipt(&v["previous"], Form::Receipt)?;
             let next = receipt(&v["next"], Form::Receipt)?;
             if next.bindings.scope_digest != previous.bindings.scope_digest {
-                return Ok(json!({"result": {"status": "blocked",
-                    "code": "binding-mismatch", "field": "scope_digest"}}));
+                let blocked = obj(vec![
+                    ("status", Value::from("blocked")),
+                    ("code", Value::from("binding-mismatch")),
+                    ("field", Value::from("scope_digest")),
+                ]);
+                return Ok(obj(vec![("result", blocked)]));
             }
-            Ok(json!({"result": {"status": "deferred"}, "receipt": next.to_json()}))
+            Ok(obj(vec![
+                ("result", self::status("deferred")),
+                ("receipt", Value::from(next.to_json())),
+            ]))
         }
         _ => Err(transition(
             Code::InvalidOutcome,

@@ -1,15 +1,16 @@
 // Bundled by scripts/build-dist.sh from library/: edit those.
 import {
+  ask,
   call,
   parseDeferredReceiptV1
 } from "../chunk-RGTCE74L.js";
 
 // library/octokit/errors.js
 var DeferredError = class extends Error {
-  constructor(receipt, message) {
+  constructor(receipt, message, code) {
     super(message);
     this.name = "DeferredError";
-    this.code = "deferred";
+    this.code = code;
     this.receipt = receipt;
     this.reason = receipt.reason;
     this.resumeAfterMs = receipt.resume_after_ms;
@@ -30,23 +31,6 @@ var DeferralBlockedError = class extends Error {
 };
 
 // library/octokit/gate.js
-function defaultScope(env) {
-  return {
-    api: (env.GITHUB_API_URL || "https://api.github.com").replace(/\/+$/, ""),
-    repository: env.GITHUB_REPOSITORY || null,
-    workflow: env.GITHUB_WORKFLOW_REF || null,
-    job: env.GITHUB_JOB || null
-  };
-}
-function policyOf(options) {
-  const policy = {};
-  if (options.restReserve !== void 0) policy.rest_reserve = options.restReserve;
-  if (options.graphqlReserve !== void 0) policy.graphql_reserve = options.graphqlReserve;
-  if (options.resumeBufferMs !== void 0) policy.resume_buffer_ms = options.resumeBufferMs;
-  if (options.resumeWindowMs !== void 0) policy.resume_window_ms = options.resumeWindowMs;
-  if (options.jitterMaxMs !== void 0) policy.jitter_max_ms = options.jitterMaxMs;
-  return policy;
-}
 var bodyText = (data) => data === void 0 || data === null ? "" : typeof data === "string" ? data : JSON.stringify(data);
 function headerObject(headers) {
   if (!headers) return {};
@@ -55,47 +39,25 @@ function headerObject(headers) {
 }
 function createGate(options = {}, env = process.env) {
   const now = options.now ?? Date.now;
-  const base = {
-    policy: policyOf(options),
-    scope: options.scope ?? defaultScope(env),
-    request: options.request ?? null,
-    fresh_approval_required: options.freshApprovalRequired ?? true
-  };
-  const plan = options.plan ?? null;
-  const decide = (fields) => call("decide", { ...base, ...fields }).decision;
-  const shape = decide({ rate: { unlimited: true, resources: {} }, plan, now_ms: now() });
-  if (shape.status === "error") {
-    const why = shape.diagnostics.map((d) => d.message).join("; ");
-    throw Object.assign(new TypeError(`invalid deferral options: ${why}`), { code: shape.code });
-  }
-  const { bindings } = shape;
+  const runner = Object.fromEntries(ask("octokit_env").names.map((name) => [name, env[name] ?? null]));
+  const { base, plan, bindings } = ask("octokit_gate", { options, env: runner, now_ms: now() });
   let snapshot = null;
   let ledger = null;
   let planAdmitted = plan === null;
-  function decideNow(requestPlan2) {
-    const at = now();
-    let decision = decide({ rate: snapshot ?? { unlimited: false, resources: {} }, ledger, plan: requestPlan2, now_ms: at });
-    if (decision.status === "error" && decision.code === "invalid-plan" && requestPlan2?.graphql) {
-      decision = decide({ rate: snapshot ?? { unlimited: false, resources: {} }, ledger, plan: { graphql: [{ points: 1 }] }, now_ms: at });
-    }
-    return decision;
-  }
+  const decideNow = (requestPlan2) => ask("octokit_decide", { input: { ...base, rate: snapshot, ledger, plan: requestPlan2, now_ms: now() } }).decision;
   function enforce(decision, cause) {
     if (decision.status === "ready") return;
-    if (decision.status !== "deferred") throw new DeferralBlockedError(decision);
+    if (!decision.receipt) throw new DeferralBlockedError(decision);
     const receipt = parseDeferredReceiptV1({ ...decision.receipt, bindings });
     const why = decision.diagnostics.map((d) => d.message).join("; ");
-    throw new DeferredError(receipt, `deferred (${receipt.reason}): ${cause ?? why}; resume after ${new Date(receipt.resume_after_ms).toISOString()}`);
+    throw new DeferredError(receipt, `${decision.status} (${receipt.reason}): ${cause ?? why}; resume after ${new Date(receipt.resume_after_ms).toISOString()}`, decision.status);
   }
   return {
     hasRateState: () => snapshot !== null,
     /** Records the answer of GET /rate_limit (200, or 404 when the server does not rate-limit). */
     rateLimitAnswer(status, data) {
       const parsed = call("parse_rate_limit", { status, body: bodyText(data) });
-      if (!parsed.ok) {
-        const { code, message } = parsed.error;
-        throw new DeferralBlockedError({ status: "error", code, diagnostics: [{ code, message: `GET /rate_limit answered what the core cannot read: ${message}` }] });
-      }
+      if (!parsed.ok) throw new DeferralBlockedError(ask("octokit_unreadable", { error: parsed.error }).decision);
       snapshot = parsed.snapshot;
     },
     /** Before a request: admits the work's plan once, then this request's own cost. */
@@ -114,10 +76,8 @@ function createGate(options = {}, env = process.env) {
       const seen = call("observe_response", { ledger, path, status, headers: headerObject(headers), body: bodyText(data), now_ms: now() });
       if (!seen.ok) return;
       ledger = seen.ledger;
-      if (!["primary-rest", "primary-graphql", "secondary"].includes(seen.kind)) return;
-      const decision = decideNow(null);
-      if (decision.status === "ready") return;
-      enforce(decision, `GitHub answered ${status}, a ${seen.kind} rate limit`);
+      if (!ask("octokit_limited", { kind: seen.kind }).limited) return;
+      enforce(decideNow(null), `GitHub answered ${status}, a ${seen.kind} rate limit`);
     }
   };
 }
@@ -144,10 +104,8 @@ function requestPlan(options) {
 // library/octokit/index.js
 var WRAPPED = /* @__PURE__ */ Symbol.for("deferral.octokit.gate");
 function wrapOctokit(octokit, options = {}) {
-  if (typeof octokit?.hook?.wrap !== "function" || typeof octokit.request !== "function") {
-    throw new TypeError("wrapOctokit needs an Octokit instance (with hook and request)");
-  }
-  if (octokit[WRAPPED]) throw new TypeError("this Octokit instance is already gated by deferral");
+  const instance = typeof octokit?.hook?.wrap === "function" && typeof octokit.request === "function";
+  ask("octokit_wrap", { octokit: instance, wrapped: Boolean(instance && octokit[WRAPPED]) });
   const gate = createGate(options);
   async function fetchRateState() {
     let answer;
