@@ -28,12 +28,12 @@ export function createGate(options = {}, env = process.env) {
   let ledger = null;
   let planAdmitted = plan === null;
 
-  /** The decision on the rate state seen so far, for `requestPlan` (or the work's plan). */
-  const decideNow = (requestPlan) => ask('octokit_decide', { input: { ...base, rate: snapshot, ledger, plan: requestPlan, now_ms: now() } }).decision;
+  /** The core's answer on the rate state seen so far, for `requestPlan` (or the work's plan). */
+  const decideNow = (requestPlan) => ask('octokit_decide', { input: { ...base, rate: snapshot, ledger, plan: requestPlan, now_ms: now() } });
 
   /** Throws what the decision says, unless it lets the request go. */
-  function enforce(decision, cause) {
-    if (decision.status === 'ready') return;
+  function enforce({ decision, go }, cause) {
+    if (go) return;
     if (!decision.receipt) throw new DeferralBlockedError(decision);
     const receipt = parseDeferredReceiptV1({ ...decision.receipt, bindings });
     const why = decision.diagnostics.map((d) => d.message).join('; ');

@@ -35,7 +35,11 @@ pub fn run(op: &str, v: &Value) -> Option<Answer> {
         "octokit_env" => Ok(obj(vec![("names", Value::from(ENV.to_vec()))])),
         "octokit_wrap" => wrap(v),
         "octokit_gate" => gate(v),
-        "octokit_decide" => Ok(obj(vec![("decision", decide(&v["input"]))])),
+        "octokit_decide" => {
+            let decision = decide(&v["input"]);
+            let go = Value::Bool(decision["status"] == "ready");
+            Ok(obj(vec![("decision", decision), ("go", go)]))
+        }
         "octokit_limited" => Ok(obj(vec![(
             "limited",
             Value::Bool(v["kind"].as_str().is_some_and(|k| LIMITS.contains(&k))),

@@ -44,9 +44,9 @@ function createGate(options = {}, env = process.env) {
   let snapshot = null;
   let ledger = null;
   let planAdmitted = plan === null;
-  const decideNow = (requestPlan2) => ask("octokit_decide", { input: { ...base, rate: snapshot, ledger, plan: requestPlan2, now_ms: now() } }).decision;
-  function enforce(decision, cause) {
-    if (decision.status === "ready") return;
+  const decideNow = (requestPlan2) => ask("octokit_decide", { input: { ...base, rate: snapshot, ledger, plan: requestPlan2, now_ms: now() } });
+  function enforce({ decision, go }, cause) {
+    if (go) return;
     if (!decision.receipt) throw new DeferralBlockedError(decision);
     const receipt = parseDeferredReceiptV1({ ...decision.receipt, bindings });
     const why = decision.diagnostics.map((d) => d.message).join("; ");
