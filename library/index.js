@@ -1,5 +1,7 @@
-// The package entry ("exports": "."): the resumable host in both forms, the durable ports, and
-// the receipt functions, every check made by the wasm core.
+// The package entry ("exports": "."): the resumable host in both forms, the durable ports, the
+// receipt functions and the gate decision, every check made by the wasm core.
+import { call } from '../action/lib/core.js';
+
 export { createPortClient, PortError } from './host-port.js';
 export { createResumableDeferralHost } from './resumable-host.js';
 export { createServePort } from './serve-port.js';
@@ -8,4 +10,6 @@ export {
   parseDeferredReceiptV1, createGovernedHandoffReceipt, validateReceipt, receiptDigest, INVALID_RECEIPT, INVALID_TRANSITION,
 } from './receipt-api.js';
 export { lifecycleTransition } from '../action/lib/core.js';
-export { decide } from './decide.js';
+
+/** The core's pure `decide` (docs/decision.md), as the Action and the CLI call it. */
+export const decide = (input) => call('decide', input).decision;

@@ -368,10 +368,8 @@ function createServePort(options = {}) {
   };
 }
 
-// library/decide.js
-function decide(input) {
-  return call("decide", input).decision;
-}
+// library/index.js
+var decide = (input) => call("decide", input).decision;
 export {
   INVALID_RECEIPT,
   INVALID_TRANSITION,

@@ -42,28 +42,27 @@ export function wrapOctokit(octokit, options = {}) {
     return reading;
   }
 
-  octokit.hook.wrap('request', async (request, options) => {
-    if (isRateLimitRequest(options)) {
-      try {
-        const answer = await request(options);
-        gate.observe(answer.status, answer.headers, answer.data, requestPath(options));
-        return answer;
-      } catch (err) {
-        if (err?.response) gate.observe(err.status, err.response.headers, err.response.data, requestPath(options));
-        throw err;
-      }
-    }
-    if (!gate.hasRateState()) await readRateState();
-    gate.admit(requestPlan(options));
+  // Every answer, or the RequestError's, tells the gate what GitHub said; a limit throws.
+  async function send(request, options) {
+    const path = requestPath(options);
     let answer;
     try {
       answer = await request(options);
     } catch (err) {
-      if (err?.response) gate.observe(err.status, err.response.headers, err.response.data, requestPath(options));
+      if (err?.response) gate.observe(err.status, err.response.headers, err.response.data, path);
       throw err;
     }
-    gate.observe(answer.status, answer.headers, answer.data, requestPath(options));
+    gate.observe(answer.status, answer.headers, answer.data, path);
     return answer;
+  }
+
+  octokit.hook.wrap('request', async (request, options) => {
+    // Reading the rate state spends no quota: it is observed, never gated.
+    if (!isRateLimitRequest(options)) {
+      if (!gate.hasRateState()) await readRateState();
+      gate.admit(requestPlan(options));
+    }
+    return send(request, options);
   });
   Object.defineProperty(octokit, WRAPPED, { value: gate });
   return octokit;

@@ -124,28 +124,24 @@ function wrapOctokit(octokit, options = {}) {
     });
     return reading;
   }
-  octokit.hook.wrap("request", async (request, options2) => {
-    if (isRateLimitRequest(options2)) {
-      try {
-        const answer2 = await request(options2);
-        gate.observe(answer2.status, answer2.headers, answer2.data, requestPath(options2));
-        return answer2;
-      } catch (err) {
-        if (err?.response) gate.observe(err.status, err.response.headers, err.response.data, requestPath(options2));
-        throw err;
-      }
-    }
-    if (!gate.hasRateState()) await readRateState();
-    gate.admit(requestPlan(options2));
+  async function send(request, options2) {
+    const path = requestPath(options2);
     let answer;
     try {
       answer = await request(options2);
     } catch (err) {
-      if (err?.response) gate.observe(err.status, err.response.headers, err.response.data, requestPath(options2));
+      if (err?.response) gate.observe(err.status, err.response.headers, err.response.data, path);
       throw err;
     }
-    gate.observe(answer.status, answer.headers, answer.data, requestPath(options2));
+    gate.observe(answer.status, answer.headers, answer.data, path);
     return answer;
+  }
+  octokit.hook.wrap("request", async (request, options2) => {
+    if (!isRateLimitRequest(options2)) {
+      if (!gate.hasRateState()) await readRateState();
+      gate.admit(requestPlan(options2));
+    }
+    return send(request, options2);
   });
   Object.defineProperty(octokit, WRAPPED, { value: gate });
   return octokit;
