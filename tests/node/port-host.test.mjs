@@ -137,6 +137,18 @@ test('the two forms are told apart by shape; half a port is named', () => {
   assert.equal(typeof client.claim, 'function', 'the options form keeps its serve client API');
   assert.throws(() => createResumableDeferralHost({ token: 't' }), /needs a url/);
   assert.throws(() => createResumableDeferralHost({ schedule() {}, state() {}, cancel() {} }, 5), /nowMs must be a function/);
+  // Each refusal carries the core's code, as every refusal of the library does.
+  assert.throws(() => createResumableDeferralHost({ schedule() {} }), { name: 'TypeError', code: 'invalid-durable-port' });
+  assert.throws(() => createResumableDeferralHost({ schedule() {}, state() {}, cancel() {} }, 5), { name: 'TypeError', code: 'invalid-clock' });
+});
+
+test('a wrong fresh process or clock is refused with the core\'s code and message', async () => {
+  const { host, setState } = fixture();
+  const receipt = await host.retain(handoff());
+  setState('resumable');
+  await assert.rejects(host.resume(receipt, 'not a function'), { name: 'TypeError', code: 'invalid-fresh-process', message: 'resume needs the fresh process as a function, not string' });
+  await assert.rejects(fixture(NOW + 0.5).host.resume(receipt, async () => ({ status: 'complete' })), { name: 'TypeError', code: 'invalid-now' });
+  await assert.rejects(fixture(NOW + 99).host.resume(receipt, async () => ({ status: 'complete' })), { message: INVALID_TRANSITION, code: 'not-yet-due', detail: 'the receipt is not due for another 1 ms' });
 });
 
 test('a clock that does not give whole epoch milliseconds is refused before the port is asked', async () => {
