@@ -660,9 +660,6 @@ function readUpTo(path, limit) {
 var { closeSync: closeSync2, fsyncSync, openSync: openSync2, readFileSync: readFileSync2, renameSync, statSync, unlinkSync, writeSync, linkSync } = builtin("node:fs");
 var { randomBytes } = builtin("node:crypto");
 var { hostname } = builtin("node:os");
-var LOCK_WAIT_MS = 1e4;
-var LEDGER_LIMIT = 1 << 20;
-var STALE_LOCK_MS = 3e4;
 var pause = new Int32Array(new SharedArrayBuffer(4));
 var sleepMs = (ms) => Atomics.wait(pause, 0, 0, ms);
 function readText(path) {
@@ -702,9 +699,9 @@ function breakStaleLock(lockPath, seen) {
   } catch {
   }
 }
-function acquire(lockPath) {
+function acquire(lockPath, { wait_ms: waitMs, stale_ms: staleMs }) {
   const token = `${hostname()} ${process.pid} ${randomBytes(8).toString("hex")}`;
-  const deadline = Date.now() + LOCK_WAIT_MS;
+  const deadline = Date.now() + waitMs;
   for (let attempt = 0; ; attempt++) {
     try {
       const fd = openSync2(lockPath, "wx", 384);
@@ -721,12 +718,12 @@ function acquire(lockPath) {
     } catch {
       continue;
     }
-    if (seen !== null && seen !== "" && (!ownerAlive(seen) || age > STALE_LOCK_MS)) {
+    if (seen !== null && seen !== "" && (!ownerAlive(seen) || age > staleMs)) {
       breakStaleLock(lockPath, seen);
       continue;
     }
     if (Date.now() > deadline) {
-      throw new IoError({ op: "lock-timeout", ms: LOCK_WAIT_MS });
+      throw new IoError({ op: "lock-timeout", ms: waitMs });
     }
     sleepMs(Math.min(50, 2 + attempt));
   }
@@ -750,13 +747,14 @@ function writeAtomically(path, text) {
   }
   renameSync(temp, path);
 }
-function withLock(path, update) {
+function withLock(lock, update) {
+  const { path } = lock;
   const lockPath = `${path}.lock`;
-  const token = acquire(lockPath);
+  const token = acquire(lockPath, lock);
   try {
     let bytes2 = null;
     try {
-      bytes2 = readUpTo(path, LEDGER_LIMIT);
+      bytes2 = readUpTo(path, lock.limit);
     } catch (err) {
       if (err.facts.detail !== "ENOENT") throw new IoError({ op: "ledger", detail: err.facts.detail });
     }
@@ -820,7 +818,7 @@ async function runAttempt(start, env = process.env) {
       if (step.request) await send2(step.request, env, input);
       if (!step.same_clock) input.now_ms = Date.now();
       step = step.lock ? withLock(step.lock, (bytes2) => {
-        files.push(["ledger", bytes2, step.lock]);
+        files.push(["ledger", bytes2, step.lock.path]);
         return cross2();
       }) : cross2();
     } catch (err) {

@@ -268,7 +268,7 @@ impl Attempt<'_> {
 
     fn with_ledger(&self, step: Obj) -> Obj {
         match self.ledger_path() {
-            Some(path) => step.str("lock", Some(path)),
+            Some(path) => step.raw("lock", &crate::run::lock(path)),
             None => step,
         }
     }

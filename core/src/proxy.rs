@@ -125,7 +125,7 @@ pub fn proxy_for(url: &str, env: &Map<String, Value>) -> Result<Option<String>, 
         .unwrap_or_default();
     if scheme != "http" && scheme != "https" {
         return Err(format!(
-            "unsupported proxy scheme {scheme}: (use http:// or https://)"
+            "unsupported proxy scheme {scheme} (use http:// or https://)"
         ));
     }
     Ok(Some(with_scheme))

@@ -24,8 +24,10 @@
 //!
 //! Each answer is a step (see [`crate::attempt`] for gate and resume): `read` (a list of
 //! `{name, path, limit}`: read at most `limit + 1` bytes, `-` is standard input), `request`
-//! (`{url, headers, token_env, proxy}`), `lock` (a ledger path: hold its lock, read it as file
-//! `ledger`, write back the `ledger` text the next answer carries), `retain` (hand a receipt to
+//! (`{url, method, headers, body, token_env, proxy, into, error_into}`: put the answer, or the
+//! transport failure's message, into the input under those names), `lock` (`{path, limit,
+//! wait_ms, stale_ms}`: hold the ledger's lock, read it as file `ledger`, write back the
+//! `ledger` text the next answer carries before letting go), `retain` (hand a receipt to
 //! the durable port), or `done`. Any step may carry `stdout` and `stderr` text to print at once
 //! and `writes` (`{path, text, mode, exclusive, append}`) to make. `done` carries `exit` (the
 //! class), `process_exit` (the code to exit with) and `status`.
@@ -43,6 +45,21 @@ use serde_json::{Map, Value};
 pub const MAX_FILE_BYTES: u64 = 1 << 20;
 /// Receipts: the contract's 16 KiB (the validator names a larger receipt `too-large` itself).
 pub const MAX_RECEIPT_BYTES: u64 = 16 * 1024;
+
+/// How long the shell waits for the ledger's lock before giving up (`ledger-lock-timeout`).
+pub const LOCK_WAIT_MS: u64 = 10_000;
+/// A lock older than this whose owner cannot be shown alive is taken to be left by a crash.
+pub const STALE_LOCK_MS: u64 = 30_000;
+
+/// The `lock` of a step: the ledger to hold under its lock and read (at most `limit` bytes).
+pub fn lock(path: &str) -> String {
+    Obj::default()
+        .str("path", Some(path))
+        .num("limit", Some(MAX_FILE_BYTES))
+        .num("wait_ms", Some(LOCK_WAIT_MS))
+        .num("stale_ms", Some(STALE_LOCK_MS))
+        .end()
+}
 
 /// How much of the file `name` the shell reads (one byte more shows it is too large).
 pub fn limit_of(name: &str) -> u64 {

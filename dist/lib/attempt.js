@@ -60,7 +60,7 @@ export async function runAttempt(start, env = process.env) {
       if (step.request) await send(step.request, env, input);
       if (!step.same_clock) input.now_ms = Date.now();
       step = step.lock
-        ? withLock(step.lock, (bytes) => { files.push(['ledger', bytes, step.lock]); return cross(); })
+        ? withLock(step.lock, (bytes) => { files.push(['ledger', bytes, step.lock.path]); return cross(); })
         : cross();
     } catch (err) {
       input.io_error = err instanceof IoError ? err.facts : { op: 'internal', detail: String(err?.message ?? err) };

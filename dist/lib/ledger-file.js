@@ -10,10 +10,6 @@ const { closeSync, fsyncSync, openSync, readFileSync, renameSync, statSync, unli
 const { randomBytes } = builtin('node:crypto');
 const { hostname } = builtin('node:os');
 
-const LOCK_WAIT_MS = 10_000;
-const LEDGER_LIMIT = 1 << 20; // the core names a larger ledger too-large
-// A lock older than this whose owner cannot be shown alive is taken to be left by a crash.
-const STALE_LOCK_MS = 30_000;
 const pause = new Int32Array(new SharedArrayBuffer(4));
 const sleepMs = (ms) => Atomics.wait(pause, 0, 0, ms);
 
@@ -53,9 +49,9 @@ function breakStaleLock(lockPath, seen) {
   try { unlinkSync(aside); } catch { /* already gone */ }
 }
 
-function acquire(lockPath) {
+function acquire(lockPath, { wait_ms: waitMs, stale_ms: staleMs }) {
   const token = `${hostname()} ${process.pid} ${randomBytes(8).toString('hex')}`;
-  const deadline = Date.now() + LOCK_WAIT_MS;
+  const deadline = Date.now() + waitMs;
   for (let attempt = 0; ; attempt++) {
     try {
       const fd = openSync(lockPath, 'wx', 0o600);
@@ -68,12 +64,12 @@ function acquire(lockPath) {
     const seen = readText(lockPath);
     let age = 0;
     try { age = Date.now() - statSync(lockPath).mtimeMs; } catch { continue; }
-    if (seen !== null && seen !== '' && (!ownerAlive(seen) || age > STALE_LOCK_MS)) {
+    if (seen !== null && seen !== '' && (!ownerAlive(seen) || age > staleMs)) {
       breakStaleLock(lockPath, seen);
       continue;
     }
     if (Date.now() > deadline) {
-      throw new IoError({ op: 'lock-timeout', ms: LOCK_WAIT_MS });
+      throw new IoError({ op: 'lock-timeout', ms: waitMs });
     }
     // Lock holders keep it for a read, a merge and a rename: a few milliseconds.
     sleepMs(Math.min(50, 2 + attempt));
@@ -99,17 +95,19 @@ function writeAtomically(path, text) {
 }
 
 /**
- * Holds the file's lock around `update(bytes | null) -> step`: the ledger as it is (null when it
+ * Holds the lock of `lock.path` (a step's `lock`: {path, limit, wait_ms, stale_ms}) around
+ * `update(bytes | null) -> step`: the ledger as it is (null when it
  * does not exist yet) goes to the core, and the `ledger` text the step carries replaces the
  * file atomically before the lock is released. Answers the step.
  */
-export function withLock(path, update) {
+export function withLock(lock, update) {
+  const { path } = lock;
   const lockPath = `${path}.lock`;
-  const token = acquire(lockPath);
+  const token = acquire(lockPath, lock);
   try {
     let bytes = null;
     try {
-      bytes = readUpTo(path, LEDGER_LIMIT);
+      bytes = readUpTo(path, lock.limit);
     } catch (err) {
       if (err.facts.detail !== 'ENOENT') throw new IoError({ op: 'ledger', detail: err.facts.detail });
     }

@@ -17,7 +17,7 @@ function writer(path, id, count) {
     import { withLock } from ${JSON.stringify(ledgerModule)};
     import { call } from ${JSON.stringify(coreModule)};
     for (let i = 0; i < ${count}; i++) {
-      withLock(${JSON.stringify(path)}, (bytes) => {
+      withLock({ path: ${JSON.stringify(path)}, limit: 1 << 20, wait_ms: 10000, stale_ms: 30000 }, (bytes) => {
         const ledgers = bytes ? [call('read_ledger', bytes.toString('utf8')).ledger] : [];
         const merged = call('merge_ledger', { ledgers, observations: [{ kind: 'window', resource: 'w${id}_' + i,
           window: { limit: 100, remaining: 100 - i, used: i, reset: 2000000000 }, observed_at_ms: Date.now() },

@@ -153,7 +153,7 @@ fn observe(p: &Parsed, files: &Files, now: u64) -> String {
     let Some(ledger) = text_map.get("ledger") else {
         return Obj::default()
             .str("step", Some("lock"))
-            .str("lock", Some(ledger_path))
+            .raw("lock", &super::lock(ledger_path))
             .end();
     };
     input["ledger"] = ledger.clone();
