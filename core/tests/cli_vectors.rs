@@ -32,7 +32,10 @@ fn cli_vectors_answer_natively() {
             assert!(stdout.starts_with(start), "{name}: {stdout}");
             continue;
         }
-        assert!(stdout.ends_with('\n') && stdout.matches('\n').count() == 1, "{name}: one line");
+        assert!(
+            stdout.ends_with('\n') && stdout.matches('\n').count() == 1,
+            "{name}: one line"
+        );
         let line: Value = serde_json::from_str(stdout).unwrap();
         assert!(contains(&line, &case["line"]), "{name}: {line}");
     }
