@@ -54,7 +54,7 @@ pub fn parse(argv: &[String], command: &Command) -> Result<Parsed, AttemptError>
             continue;
         }
         let list = command.lists.contains(&name);
-        if !list && !command.values.contains(&name) {
+        if !list && !command.values.contains(&name) && !command.own_values.contains(&name) {
             return Err(AttemptError::UnknownFlag {
                 flag: name.to_string(),
             });

@@ -7,8 +7,9 @@ pub struct Command {
     pub name: &'static str,
     pub summary: &'static str,
     pub help: &'static str,
-    /// Flags that take a value.
+    /// Flags that take a value (`gate` and `resume` share theirs; resume adds its own).
     pub values: &'static [&'static str],
+    pub own_values: &'static [&'static str],
     /// Flags that stand alone.
     pub booleans: &'static [&'static str],
     /// Flags that take a value and may repeat.
@@ -31,23 +32,6 @@ const GATE_VALUES: &[&str] = &[
     "rate-state",
     "api-url",
 ];
-const RESUME_VALUES: &[&str] = &[
-    "rest-reserve",
-    "graphql-reserve",
-    "plan",
-    "scope",
-    "request",
-    "resume-buffer",
-    "resume-window",
-    "resume-jitter",
-    "fresh-approval",
-    "approval",
-    "ledger-file",
-    "rate-state",
-    "api-url",
-    "receipt",
-    "wakeup-handle",
-];
 const OUTPUT_FLAGS: &[&str] = &["quiet", "verdict"];
 
 /// Every command, in the order the usage lists them.
@@ -57,6 +41,7 @@ pub const COMMANDS: [Command; 6] = [
         summary: "Check the rate state before a batch; ready, or deferred with a receipt.",
         help: GATE_HELP,
         values: GATE_VALUES,
+        own_values: &[],
         booleans: OUTPUT_FLAGS,
         lists: &[],
     },
@@ -64,7 +49,8 @@ pub const COMMANDS: [Command; 6] = [
         name: "resume",
         summary: "Run the fresh resume preflight for a receipt, then the gate.",
         help: RESUME_HELP,
-        values: RESUME_VALUES,
+        values: GATE_VALUES,
+        own_values: &["receipt", "wakeup-handle"],
         booleans: OUTPUT_FLAGS,
         lists: &[],
     },
@@ -73,6 +59,7 @@ pub const COMMANDS: [Command; 6] = [
         summary: "Check a deferred-receipt-v1 strictly.",
         help: VALIDATE_HELP,
         values: &[],
+        own_values: &[],
         booleans: &[],
         lists: &[],
     },
@@ -81,6 +68,7 @@ pub const COMMANDS: [Command; 6] = [
         summary: "SHA-256 of the RFC 8785 canonical JSON of an input.",
         help: DIGEST_HELP,
         values: &["kind", "file"],
+        own_values: &[],
         booleans: &[],
         lists: &[],
     },
@@ -89,6 +77,7 @@ pub const COMMANDS: [Command; 6] = [
         summary: "Describe a receipt for a person.",
         help: EXPLAIN_HELP,
         values: &[],
+        own_values: &[],
         booleans: &["text", "quiet"],
         lists: &[],
     },
@@ -97,6 +86,7 @@ pub const COMMANDS: [Command; 6] = [
         summary: "Record a response's rate-limit headers into the ledger.",
         help: OBSERVE_HELP,
         values: &["ledger-file", "response", "status", "body", "path"],
+        own_values: &[],
         booleans: &[],
         lists: &["header"],
     },
