@@ -62,17 +62,15 @@ cp "$OUT/deferral_wasm.js" dist/wasm/deferral_wasm.js
 (cd action && find . -name '*.js' -print0 | sort -z | xargs -0 -I{} cp --parents {} ../dist/)
 # ...except the Action's entry, which is one ES module bundled from them: a run then loads one
 # file, not twenty (about 5 ms less per run). esbuild is pinned in package.json and deterministic.
-# DEFERRAL_WASM_DIR tells lib/core.js that its wasm sits in ./wasm/ beside the bundle. The
-# library (the package entry "deferral") stays outside: the shell imports it by name, lazily.
+# DEFERRAL_WASM_DIR tells lib/core.js that its wasm sits in ./wasm/ beside the bundle.
 node --input-type=module -e '
 import { buildSync } from "esbuild";
 buildSync({ entryPoints: ["dist/main.js"], outfile: process.argv[1], bundle: true, format: "esm",
   platform: "node", target: "node20", define: { DEFERRAL_WASM_DIR: "\"./wasm/\"" }, logLevel: "warning",
-  external: ["deferral"],
   banner: { js: "// Bundled by scripts/build-dist.sh from action/main.js and what it imports: edit those." } });
 ' "$OUT/main.js"
 mv "$OUT/main.js" dist/main.js
-rm dist/run.js
+rm -f dist/run.js
 # The library's two entries ("deferral", "deferral/octokit") from library/: ES modules sharing
 # one chunk, so both load one wasm instance, found in ../wasm/ from dist/lib/.
 node --input-type=module -e '

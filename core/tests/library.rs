@@ -249,3 +249,21 @@ fn octokit_gate_takes_the_actions_defaults_and_refuses_bad_options() {
         "already-gated"
     );
 }
+
+#[test]
+fn library_codes_mean_one_thing_across_the_core() {
+    use deferral_core::attempt::AttemptError;
+    use deferral_core::receipt::ErrorCode;
+    let library: HashSet<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
+    let receipt: HashSet<&str> = ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
+    assert!(library.is_disjoint(&receipt));
+    // Shared with the attempt only where the refusal is the same one.
+    let shared: HashSet<&str> = AttemptError::CODES
+        .into_iter()
+        .filter(|c| library.contains(c))
+        .collect();
+    assert!(
+        shared.is_subset(&HashSet::from(["not-yet-due", "expired", "invalid-launch"])),
+        "{shared:?}"
+    );
+}

@@ -13,40 +13,7 @@ import {
   receiptDigest,
   receiptOf,
   validateReceipt
-} from "./chunk-RGTCE74L.js";
-
-// action/lib/proxy-env.js
-function env(vars, name) {
-  const value = vars[name.toLowerCase()] ?? vars[name.toUpperCase()];
-  return value && value.trim() !== "" ? value.trim() : void 0;
-}
-function bypassesProxy(url, vars) {
-  const list = env(vars, "no_proxy");
-  if (!list) return false;
-  const host = url.hostname.replace(/^\[|\]$/g, "").toLowerCase();
-  const port = url.port || (url.protocol === "https:" ? "443" : "80");
-  return list.split(/[\s,]+/).filter(Boolean).some((entry) => {
-    if (entry === "*") return true;
-    let [name, entryPort] = [entry.toLowerCase(), void 0];
-    const colon = name.lastIndexOf(":");
-    if (colon > -1 && !name.includes("]") && /^\d+$/.test(name.slice(colon + 1)) && name.indexOf(":") === colon) {
-      [name, entryPort] = [name.slice(0, colon), name.slice(colon + 1)];
-    }
-    name = name.replace(/^\[|\]$/g, "").replace(/^\*?\./, "");
-    if (entryPort && entryPort !== port) return false;
-    return host === name || host.endsWith(`.${name}`);
-  });
-}
-function proxyFor(url, vars = process.env) {
-  if (bypassesProxy(url, vars)) return void 0;
-  const raw = url.protocol === "https:" ? env(vars, "https_proxy") : env(vars, "http_proxy");
-  if (!raw) return void 0;
-  const proxy = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? raw : `http://${raw}`);
-  if (proxy.protocol !== "http:" && proxy.protocol !== "https:") {
-    throw Object.assign(new Error(`unsupported proxy scheme ${proxy.protocol} (use http:// or https://)`), { code: "EPROXYSCHEME" });
-  }
-  return proxy;
-}
+} from "./chunk-PX455KVW.js";
 
 // action/lib/http.js
 var http = builtin("node:http");
@@ -119,7 +86,16 @@ function send(options, client, signal, body) {
     req.end(body);
   });
 }
-async function request(href, { method = "GET", headers = {}, body, timeoutMs = DEFAULT_TIMEOUT_MS, env: env2 = process.env } = {}) {
+function proxyOf(href, chosen, env) {
+  if (chosen === void 0) {
+    const passed = Object.fromEntries(Object.entries(env).filter(([k]) => /^(https?|no)_proxy$/i.test(k)));
+    const answer = call("proxy_for", { url: href, env: passed });
+    if (!answer.ok) throw new TransportError("EPROXYSCHEME", answer.error.message);
+    chosen = answer.proxy;
+  }
+  return chosen ? new URL(chosen) : void 0;
+}
+async function request(href, { method = "GET", headers = {}, body, timeoutMs = DEFAULT_TIMEOUT_MS, env = process.env, proxy: chosen } = {}) {
   const url = new URL(href);
   if (url.protocol !== "https:" && url.protocol !== "http:") {
     throw new TransportError("EURL", `unsupported URL scheme ${url.protocol}`);
@@ -129,7 +105,7 @@ async function request(href, { method = "GET", headers = {}, body, timeoutMs = D
   const path = `${url.pathname}${url.search}`;
   const host = url.hostname.replace(/^\[|\]$/g, "");
   try {
-    const proxy = proxyFor(url, env2);
+    const proxy = proxyOf(href, chosen, env);
     const lib = url.protocol === "https:" || proxy?.protocol === "https:" ? loadTls() : null;
     if (!proxy) {
       return await send({ host, port: defaultPort(url), path, method, headers, agent: false }, lib ? lib.https : http, controller.signal, body);
@@ -156,7 +132,7 @@ async function request(href, { method = "GET", headers = {}, body, timeoutMs = D
 
 // library/host-port.js
 var receiptText = (receipt) => typeof receipt === "string" ? receipt.trim() : JSON.stringify(receipt);
-function createPortClient({ url, token, timeoutMs, env: env2 = process.env } = {}) {
+function createPortClient({ url, token, timeoutMs, env = process.env } = {}) {
   const { timeout_ms: wait } = ask("port_client", { url: url ?? null, token: Boolean(token), timeout_ms: timeoutMs ?? null });
   const base = new URL(url);
   const root = base.href.replace(/\/+$/, "");
@@ -168,7 +144,7 @@ function createPortClient({ url, token, timeoutMs, env: env2 = process.env } = {
     }
     let answer;
     try {
-      answer = await request(`${root}${path}`, { method, headers, body, timeoutMs: wait, env: env2 });
+      answer = await request(`${root}${path}`, { method, headers, body, timeoutMs: wait, env });
     } catch (err) {
       ask("port_failure", { status: 0, origin: base.origin, why: err.message, code: err.code ?? null });
     }
@@ -279,8 +255,8 @@ var { mkdirSync, readFileSync, renameSync, writeFileSync } = builtin("node:fs");
 var { homedir } = builtin("node:os");
 var { join } = builtin("node:path");
 var { randomBytes } = builtin("node:crypto");
-function defaultKeyStoreDir(env2 = process.env) {
-  const state = env2.XDG_STATE_HOME || join(homedir(), ".local", "state");
+function defaultKeyStoreDir(env = process.env) {
+  const state = env.XDG_STATE_HOME || join(homedir(), ".local", "state");
   return join(state, "deferral", "handles");
 }
 function checkedKey(key) {

@@ -3,7 +3,7 @@ import {
   ask,
   call,
   parseDeferredReceiptV1
-} from "../chunk-RGTCE74L.js";
+} from "../chunk-PX455KVW.js";
 
 // library/octokit/errors.js
 var DeferredError = class extends Error {

@@ -12,9 +12,7 @@ var builtin = process.getBuiltinModule ?? createRequire(import.meta.url);
 // dist/wasm/deferral_wasm.js
 var deferral_wasm_exports = {};
 __export(deferral_wasm_exports, {
-  attempt: () => attempt,
   classify_response: () => classify_response,
-  command: () => command,
   decide: () => decide,
   default: () => __wbg_init,
   digest: () => digest,
@@ -29,26 +27,14 @@ __export(deferral_wasm_exports, {
   parse_rate_limit: () => parse_rate_limit,
   plan_cost: () => plan_cost,
   preflight: () => preflight,
+  proxy_for: () => proxy_for,
   read_ledger: () => read_ledger,
   read_rate_state: () => read_rate_state,
+  run: () => run,
   validate_input: () => validate_input,
   validate_receipt: () => validate_receipt,
   version: () => version
 });
-function attempt(input) {
-  let deferred2_0;
-  let deferred2_1;
-  try {
-    const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-    const len0 = WASM_VECTOR_LEN;
-    const ret = wasm.attempt(ptr0, len0);
-    deferred2_0 = ret[0];
-    deferred2_1 = ret[1];
-    return getStringFromWasm0(ret[0], ret[1]);
-  } finally {
-    wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
-  }
-}
 function classify_response(input) {
   let deferred2_0;
   let deferred2_1;
@@ -61,40 +47,6 @@ function classify_response(input) {
     return getStringFromWasm0(ret[0], ret[1]);
   } finally {
     wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
-  }
-}
-function command(name, bytes2, now_ms, utc_offset_min, kind) {
-  let deferred6_0;
-  let deferred6_1;
-  try {
-    const val4 = +now_ms;
-    const val5 = +utc_offset_min;
-    let ptr0, len0, ptr1, len1, ptr2, len2;
-    try {
-      ptr0 = passStringToWasm0(name, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-      len0 = WASM_VECTOR_LEN;
-      ptr1 = passArray8ToWasm0(bytes2, wasm.__wbindgen_malloc);
-      len1 = WASM_VECTOR_LEN;
-      ptr2 = passStringToWasm0(kind, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-      len2 = WASM_VECTOR_LEN;
-    } catch (e) {
-      if (ptr2) {
-        wasm.__wbindgen_free(ptr2, len2 * 1, 1);
-      }
-      if (ptr1) {
-        wasm.__wbindgen_free(ptr1, len1 * 1, 1);
-      }
-      if (ptr0) {
-        wasm.__wbindgen_free(ptr0, len0 * 1, 1);
-      }
-      throw e;
-    }
-    const ret = wasm.command(ptr0, len0, ptr1, len1, val4, val5, ptr2, len2);
-    deferred6_0 = ret[0];
-    deferred6_1 = ret[1];
-    return getStringFromWasm0(ret[0], ret[1]);
-  } finally {
-    wasm.__wbindgen_free(deferred6_0, deferred6_1, 1);
   }
 }
 function decide(input) {
@@ -266,6 +218,20 @@ function preflight(input) {
     wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
   }
 }
+function proxy_for(input) {
+  let deferred2_0;
+  let deferred2_1;
+  try {
+    const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const len0 = WASM_VECTOR_LEN;
+    const ret = wasm.proxy_for(ptr0, len0);
+    deferred2_0 = ret[0];
+    deferred2_1 = ret[1];
+    return getStringFromWasm0(ret[0], ret[1]);
+  } finally {
+    wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+  }
+}
 function read_ledger(text) {
   let deferred2_0;
   let deferred2_1;
@@ -292,6 +258,33 @@ function read_rate_state(input) {
     return getStringFromWasm0(ret[0], ret[1]);
   } finally {
     wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+  }
+}
+function run(input, files) {
+  let deferred3_0;
+  let deferred3_1;
+  try {
+    let ptr0, len0, ptr1, len1;
+    try {
+      ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+      len0 = WASM_VECTOR_LEN;
+      ptr1 = passArray8ToWasm0(files, wasm.__wbindgen_malloc);
+      len1 = WASM_VECTOR_LEN;
+    } catch (e) {
+      if (ptr1) {
+        wasm.__wbindgen_free(ptr1, len1 * 1, 1);
+      }
+      if (ptr0) {
+        wasm.__wbindgen_free(ptr0, len0 * 1, 1);
+      }
+      throw e;
+    }
+    const ret = wasm.run(ptr0, len0, ptr1, len1);
+    deferred3_0 = ret[0];
+    deferred3_1 = ret[1];
+    return getStringFromWasm0(ret[0], ret[1]);
+  } finally {
+    wasm.__wbindgen_free(deferred3_0, deferred3_1, 1);
   }
 }
 function validate_input(len) {
