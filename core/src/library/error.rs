@@ -29,6 +29,7 @@ pub enum Code {
     AlreadyRecorded,
     KeyStoreFailed,
     NoCancellationHandle,
+    /// Thrown with the decision's own code (`invalid-input`, ...), which says what is wrong.
     InvalidOptions,
     InvalidOctokit,
     AlreadyGated,
