@@ -178,6 +178,19 @@ export interface FreshResumeResult {
 
 export type FreshProcess = (bindings: ReceiptBindings, freshApprovalRequired: boolean) => Promise<FreshResumeResult>;
 
+/**
+ * Every code the library itself throws with (besides a receipt's own codes and
+ * `illegal-transition`): the core's list (`core/src/library/error.rs`), which the tests check
+ * this union against.
+ */
+export type LibraryErrorCode =
+  | 'not-retained' | 'already-retained' | 'not-yet-due' | 'expired' | 'invalid-outcome'
+  | 'invalid-clock' | 'invalid-now' | 'invalid-fresh-process' | 'invalid-durable-port'
+  | 'invalid-launch' | 'missing-receipt' | 'stale-attempt' | 'unexpected-receipt' | 'invalid-port'
+  | 'port-unreachable' | 'port-error' | 'invalid-key-store' | 'invalid-key' | 'already-recorded'
+  | 'key-store-failed' | 'no-cancellation-handle' | 'invalid-options' | 'invalid-octokit'
+  | 'already-gated' | 'unknown-op';
+
 /** The TypeError of a call not allowed now: upstream's message, with a code. */
 export interface InvalidTransitionError extends TypeError {
   message: 'invalid deferral transition';

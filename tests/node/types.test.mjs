@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { call } from '../../dist/lib/core.js';
 import { repoRoot } from './helpers.mjs';
 
 const tsc = join(repoRoot, 'node_modules/typescript/bin/tsc');
@@ -39,6 +40,9 @@ function vectorsSource() {
     lines.push(`export const input_${name}: DecisionInput = ${JSON.stringify(input)};`);
     lines.push(`export const decision_${name}: Decision = ${JSON.stringify(expected)};`);
   }
+  // Every code the core's library list holds is one the declarations name.
+  lines.push("import type { LibraryErrorCode } from 'deferral';");
+  for (const code of call('library', { op: 'codes' }).codes) lines.push(`export const code_${code.replace(/-/g, '_')}: LibraryErrorCode = '${code}';`);
   return { source: `${lines.join('\n')}\n`, refusedByType };
 }
 

@@ -31,6 +31,10 @@ pub fn run(op: &str, v: &Value) -> Option<Answer> {
             ("invalid_transition", Value::from(INVALID_TRANSITION)),
         ])),
         "outcome" => outcome(v),
+        "codes" => Ok(obj(vec![(
+            "codes",
+            Value::Array(Code::ALL.iter().map(|c| Value::from(c.as_str())).collect()),
+        )])),
         _ => return None,
     })
 }
