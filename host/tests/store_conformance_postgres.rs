@@ -1,6 +1,7 @@
 //! The store conformance suite run against the PostgreSQL backend, each test in its own fresh
 //! schema, plus checks only PostgreSQL has (append-only triggers, the schema version table,
-//! replicas migrating at once, `SKIP LOCKED` work queries, raw handles absent from every table).
+//! replicas migrating at once, `SKIP LOCKED` claims beside listings that lock nothing, raw
+//! handles absent from every table).
 //! Needs a server: `source scripts/postgres-test-server.sh start` exports its URL; without one
 //! every test here is skipped, or fails under `DEFERRAL_REQUIRE_POSTGRES=1`.
 
@@ -160,8 +161,10 @@ fn postgres_replicas_opening_a_new_schema_at_once_all_succeed() {
     assert_eq!(version, SCHEMA_VERSION, "migrated exactly once");
 }
 
+/// `due` is a listing and locks nothing, so a row another transaction holds (a ticker claiming
+/// it) is listed at once, without waiting; the claim itself decides who launches it.
 #[test]
-fn postgres_due_skips_a_row_another_transaction_holds() {
+fn postgres_due_lists_a_row_another_transaction_holds_without_waiting() {
     let Some(schema) = schema_or_skip() else {
         return;
     };
@@ -175,17 +178,73 @@ fn postgres_due_skips_a_row_another_transaction_holds() {
         &[&held.id],
     )
     .unwrap();
-    // Answers at once (no waiting for the lock) and lists only the row nobody holds.
     let now = deferral_host::clock::now_ms();
-    let due: Vec<String> = store
+    let mut due: Vec<String> = store
         .due(now, 10)
         .unwrap()
         .into_iter()
         .map(|d| d.id)
         .collect();
-    assert_eq!(due, [free.id]);
+    due.sort();
+    let mut both = [held.id, free.id];
+    both.sort();
+    assert_eq!(due, both);
     tx.rollback().unwrap();
-    assert_eq!(store.due(now, 10).unwrap().len(), 2, "both once released");
+}
+
+/// One ticker lists due work (`due`: its plan, its report) while another claims: the listing
+/// must not hide the due rows from the claim. When the listing locked what it listed
+/// (`FOR UPDATE SKIP LOCKED`), a claim made meanwhile skipped every due row and found nothing,
+/// so racing tickers now and then launched nothing in a pass.
+#[test]
+fn postgres_a_claim_is_not_hidden_by_another_ticker_listing_due_work() {
+    use deferral_host::coordinator::claim_next;
+    use deferral_host::store::{AttemptStatus, NextDue};
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    let Some(schema) = schema_or_skip() else {
+        return;
+    };
+    let store = PostgresStore::open(&schema.url, IntegrityCheck::Full).unwrap();
+    let count = 40;
+    for _ in 0..count {
+        recorded(&store);
+    }
+    let now = deferral_host::clock::now_ms();
+    let (stop, listings) = (AtomicBool::new(false), AtomicU64::new(0));
+    let (mut claimed, mut found_nothing) = (0, 0);
+    std::thread::scope(|scope| {
+        let lister = scope.spawn(|| {
+            let other = PostgresStore::open(&schema.url, IntegrityCheck::Off).unwrap();
+            while !stop.load(Ordering::Relaxed) {
+                other.due(now, 1000).unwrap();
+                listings.fetch_add(1, Ordering::Relaxed);
+            }
+        });
+        while listings.load(Ordering::Relaxed) == 0 {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        let next = NextDue {
+            now_ms: now,
+            without_dispatch: false,
+            exclude: &[],
+        };
+        for _ in 0..count {
+            let launching = |_: &deferral_host::store::Deferral| AttemptStatus::Launching;
+            match claim_next(&store, &next, "t", 60_000, &launching, now) {
+                Ok(Some(_)) => claimed += 1,
+                Ok(None) => found_nothing += 1,
+                Err(failure) => panic!("{failure:?}"),
+            }
+        }
+        stop.store(true, Ordering::Relaxed);
+        lister.join().unwrap();
+    });
+    assert_eq!(
+        (claimed, found_nothing),
+        (count, 0),
+        "every claim finds a due row while {} listings ran alongside",
+        listings.load(Ordering::Relaxed)
+    );
 }
 
 #[test]
