@@ -192,61 +192,6 @@ fn postgres_due_lists_a_row_another_transaction_holds_without_waiting() {
     tx.rollback().unwrap();
 }
 
-/// One ticker lists due work (`due`: its plan, its report) while another claims: the listing
-/// must not hide the due rows from the claim. When the listing locked what it listed
-/// (`FOR UPDATE SKIP LOCKED`), a claim made meanwhile skipped every due row and found nothing,
-/// so racing tickers now and then launched nothing in a pass.
-#[test]
-fn postgres_a_claim_is_not_hidden_by_another_ticker_listing_due_work() {
-    use deferral_host::coordinator::claim_next;
-    use deferral_host::store::{AttemptStatus, NextDue};
-    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-    let Some(schema) = schema_or_skip() else {
-        return;
-    };
-    let store = PostgresStore::open(&schema.url, IntegrityCheck::Full).unwrap();
-    let count = 40;
-    for _ in 0..count {
-        recorded(&store);
-    }
-    let now = deferral_host::clock::now_ms();
-    let (stop, listings) = (AtomicBool::new(false), AtomicU64::new(0));
-    let (mut claimed, mut found_nothing) = (0, 0);
-    std::thread::scope(|scope| {
-        let lister = scope.spawn(|| {
-            let other = PostgresStore::open(&schema.url, IntegrityCheck::Off).unwrap();
-            while !stop.load(Ordering::Relaxed) {
-                other.due(now, 1000).unwrap();
-                listings.fetch_add(1, Ordering::Relaxed);
-            }
-        });
-        while listings.load(Ordering::Relaxed) == 0 {
-            std::thread::sleep(std::time::Duration::from_millis(1));
-        }
-        let next = NextDue {
-            now_ms: now,
-            without_dispatch: false,
-            exclude: &[],
-        };
-        for _ in 0..count {
-            let launching = |_: &deferral_host::store::Deferral| AttemptStatus::Launching;
-            match claim_next(&store, &next, "t", 60_000, &launching, now) {
-                Ok(Some(_)) => claimed += 1,
-                Ok(None) => found_nothing += 1,
-                Err(failure) => panic!("{failure:?}"),
-            }
-        }
-        stop.store(true, Ordering::Relaxed);
-        lister.join().unwrap();
-    });
-    assert_eq!(
-        (claimed, found_nothing),
-        (count, 0),
-        "every claim finds a due row while {} listings ran alongside",
-        listings.load(Ordering::Relaxed)
-    );
-}
-
 #[test]
 fn postgres_store_urls_select_the_backend() {
     use deferral_host::store::StoreUrl;
