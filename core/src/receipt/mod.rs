@@ -9,7 +9,7 @@ mod error;
 mod validate;
 
 pub use error::{ErrorCode, ReceiptError};
-pub use validate::{validate, validate_str, MAX_BYTES};
+pub use validate::{check, validate, validate_str, MAX_BYTES};
 
 use crate::json::write_json_string;
 
