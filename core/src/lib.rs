@@ -39,5 +39,5 @@ pub mod observe;
 pub mod plan;
 pub mod preflight;
 pub mod rate_state;
-pub mod receipt;
+pub use deferral_receipt as receipt;
 pub mod signals;

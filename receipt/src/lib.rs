@@ -6,6 +6,7 @@
 //! one and cannot build an invalid one; [`Receipt::to_json`] writes the canonical field order.
 
 mod error;
+pub mod json;
 mod validate;
 
 pub use error::{ErrorCode, ReceiptError};

@@ -4,10 +4,10 @@
 //! duplicate keys), shape (unknown before missing fields), then each field in contract order,
 //! then the window rules. The first failure is reported.
 
-use super::{
+use crate::json::{self, child_path, Json, ParseError};
+use crate::{
     Bindings, ErrorCode, Ownership, Reason, Receipt, ReceiptError, MAX_TIME_MS, MAX_WINDOW_MS,
 };
-use crate::json::{self, child_path, Json, ParseError};
 use std::borrow::Cow;
 
 /// Largest accepted input: 16 KiB.
@@ -115,7 +115,7 @@ fn check_with<R>(bytes: &[u8], build: impl FnOnce(Fields<'_>) -> R) -> Result<R,
     let top = Object::new(&doc, "$", &TOP_FIELDS)?;
 
     top.number_exact("schema", "1", ErrorCode::UnsupportedVersion)?;
-    top.string_exact("version", super::VERSION, ErrorCode::UnsupportedVersion)?;
+    top.string_exact("version", crate::VERSION, ErrorCode::UnsupportedVersion)?;
     top.string_exact("status", "deferred", ErrorCode::InvalidStatus)?;
     let reason_text = top.string("reason")?;
     let reason = Reason::parse(reason_text).ok_or_else(|| {
@@ -293,6 +293,7 @@ impl<'a> Object<'a> {
         })
     }
 
+    #[inline(always)]
     fn get(&self, key: &str) -> &'a Json<'a> {
         let field = self
             .fields
@@ -316,6 +317,7 @@ impl<'a> Object<'a> {
         )
     }
 
+    #[inline(always)]
     fn string(&self, key: &str) -> Result<&'a str, ReceiptError> {
         match self.get(key) {
             Json::String(s) => Ok(s),
@@ -323,6 +325,7 @@ impl<'a> Object<'a> {
         }
     }
 
+    #[inline(always)]
     fn optional_string(&self, key: &str) -> Result<Option<&'a str>, ReceiptError> {
         match self.get(key) {
             Json::String(s) => Ok(Some(s)),
@@ -364,6 +367,7 @@ impl<'a> Object<'a> {
     }
 
     /// A time: a non-negative integer written plainly (no sign, fraction or exponent), <= 2^53-1.
+    #[inline(always)]
     fn time(&self, key: &str) -> Result<u64, ReceiptError> {
         let Json::Number(text) = self.get(key) else {
             return Err(self.wrong_type(key, "a number"));
@@ -404,6 +408,7 @@ impl<'a> Object<'a> {
     }
 }
 
+#[inline(always)]
 fn check_digest(text: &str, at: impl FnOnce() -> String) -> Result<(), ReceiptError> {
     if text.len() == 64 && text.as_bytes().chunks_exact(8).all(lowercase_hex) {
         Ok(())
@@ -420,6 +425,7 @@ fn check_digest(text: &str, at: impl FnOnce() -> String) -> Result<(), ReceiptEr
 /// `true` when all eight bytes are `0`-`9` or `a`-`f`, tested at once: for ASCII bytes, adding
 /// `0x80 - n` sets a byte's high bit exactly when it is at least `n`, without carrying into the
 /// next byte.
+#[inline(always)]
 fn lowercase_hex(chunk: &[u8]) -> bool {
     const ONES: u64 = u64::from_le_bytes([1; 8]);
     const HIGH: u64 = ONES << 7;
