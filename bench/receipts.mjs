@@ -4,7 +4,7 @@
 import { readFileSync, statSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { execFileSync } from 'node:child_process';
-import { brotliDecompressSync } from 'node:zlib';
+import { inflateRawSync } from 'node:zlib';
 import { join } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { validateReceipt } from '../dist/lib/core.js';
@@ -66,9 +66,9 @@ function receiptOnlyWasmBytes() {
 
 console.log(JSON.stringify({
   receipts: buffers.length,
-  wasm_bytes_brotli: statSync(join(repoRoot, 'dist/wasm/deferral_wasm_bg.wasm.br')).size,
+  wasm_bytes_deflate: statSync(join(repoRoot, 'dist/wasm/deferral_wasm_bg.wasm.deflate')).size,
   wasm_receipt_only_bytes: receiptOnlyWasmBytes(),
-  wasm_bytes_raw: brotliDecompressSync(readFileSync(join(repoRoot, 'dist/wasm/deferral_wasm_bg.wasm.br'))).length,
+  wasm_bytes_raw: inflateRawSync(readFileSync(join(repoRoot, 'dist/wasm/deferral_wasm_bg.wasm.deflate'))).length,
   dist_bytes: dirBytes(join(repoRoot, 'dist')),
   native_per_second: nativePerSecond,
   wasm_per_second: wasmPerSecond,

@@ -1,18 +1,18 @@
 // Loads the WebAssembly core once and exposes its functions as plain JS calls on JSON.
 // The module is instantiated synchronously from bytes next to this file: no fetch, no async
-// start-up cost beyond decompressing (brotli, about 1.5 ms) and compiling it.
+// start-up cost beyond inflating (raw deflate, about 1 ms) and compiling it.
 // DEFERRAL_TRACE_CORE=1 prints each call into the core on stderr (how the tests count them).
 import { builtin } from './builtin.js';
 import * as wasm from '../wasm/deferral_wasm.js';
 
 const { readFileSync } = builtin('node:fs');
-const { brotliDecompressSync } = builtin('node:zlib');
+const { inflateRawSync } = builtin('node:zlib');
 // The Action's bundle (dist/main.js) sits beside wasm/, not in lib/: its build defines
 // DEFERRAL_BUNDLE (scripts/build-dist.sh).
 const WASM_DIR = typeof DEFERRAL_BUNDLE === 'undefined' ? '../wasm/' : './wasm/';
 // One output chunk larger than the module: zlib's default of 16 KiB takes some 30 rounds and a
 // concatenation (about 0.5 ms more per process).
-const bytes = brotliDecompressSync(readFileSync(new URL(`${WASM_DIR}deferral_wasm_bg.wasm.br`, import.meta.url)), { chunkSize: 1 << 20 });
+const bytes = inflateRawSync(readFileSync(new URL(`${WASM_DIR}deferral_wasm_bg.wasm.deflate`, import.meta.url)), { chunkSize: 1 << 20 });
 const { memory } = wasm.initSync({ module: bytes });
 
 const trace = process.env.DEFERRAL_TRACE_CORE === '1';
