@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startFakeGitHub, TEST_TOKEN } from '../../tests/support/fake-github.mjs';
 import { median, dirBytes } from '../util.mjs';
+import { FLOOR } from './floor.mjs';
 
 const root = join(fileURLToPath(import.meta.url), '..', '..', '..');
 const runsFlag = process.argv.indexOf('--runs');
@@ -42,18 +43,6 @@ const reserve = Math.ceil(data.resources.core.limit * 0.1);
 const ready = data.resources.core.remaining >= reserve && data.resources.graphql.remaining >= Math.ceil(data.resources.graphql.limit * 0.1);
 core.setOutput('status', ready ? 'ready' : 'deferred');
 core.setOutput('rest-remaining', String(data.resources.core.remaining));
-`;
-
-// The floor: the least a gate can do with Node alone. Built-ins as run.js loads them (no static
-// import, see action/lib/builtin.js), one GET /rate_limit, JSON.parse, one output appended.
-const FLOOR = `const { get } = process.getBuiltinModule('node:http'), { appendFileSync } = process.getBuiltinModule('node:fs');
-get(new URL('/rate_limit', process.env.GITHUB_API_URL), { headers: { authorization: \`Bearer \${process.env.INPUT_TOKEN}\`, 'user-agent': 'floor' } }, (res) => {
-  let body = '';
-  res.setEncoding('utf8').on('data', (chunk) => { body += chunk; }).on('end', () => {
-    const core = JSON.parse(body).resources.core;
-    appendFileSync(process.env.GITHUB_OUTPUT, \`status=\${core.remaining >= core.limit * 0.1 ? 'ready' : 'deferred'}\\n\`);
-  });
-});
 `;
 
 function installConventional() {
