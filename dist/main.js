@@ -1,14 +1,5 @@
 // Bundled by scripts/build-dist.sh from action/main.js and what it imports: edit those.
 var __defProp = Object.defineProperty;
-var __getOwnPropNames = Object.getOwnPropertyNames;
-var __esm = (fn, res, err) => function __init() {
-  if (err) throw err[0];
-  try {
-    return fn && (res = (0, fn[__getOwnPropNames(fn)[0]])(fn = 0)), res;
-  } catch (e) {
-    throw err = [e], e;
-  }
-};
 var __export = (target, all) => {
   for (var name in all)
     __defProp(target, name, { get: all[name], enumerable: true });
@@ -16,19 +7,12 @@ var __export = (target, all) => {
 
 // dist/lib/builtin.js
 import { createRequire } from "node:module";
-var builtin;
-var init_builtin = __esm({
-  "dist/lib/builtin.js"() {
-    builtin = process.getBuiltinModule ?? createRequire(import.meta.url);
-  }
-});
+var builtin = process.getBuiltinModule ?? createRequire(import.meta.url);
 
 // dist/wasm/deferral_wasm.js
 var deferral_wasm_exports = {};
 __export(deferral_wasm_exports, {
-  attempt: () => attempt,
   classify_response: () => classify_response,
-  command: () => command,
   decide: () => decide,
   default: () => __wbg_init,
   digest: () => digest,
@@ -42,26 +26,14 @@ __export(deferral_wasm_exports, {
   parse_rate_limit: () => parse_rate_limit,
   plan_cost: () => plan_cost,
   preflight: () => preflight,
+  proxy_for: () => proxy_for,
   read_ledger: () => read_ledger,
   read_rate_state: () => read_rate_state,
+  run: () => run,
   validate_input: () => validate_input,
   validate_receipt: () => validate_receipt,
   version: () => version
 });
-function attempt(input) {
-  let deferred2_0;
-  let deferred2_1;
-  try {
-    const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-    const len0 = WASM_VECTOR_LEN;
-    const ret = wasm.attempt(ptr0, len0);
-    deferred2_0 = ret[0];
-    deferred2_1 = ret[1];
-    return getStringFromWasm0(ret[0], ret[1]);
-  } finally {
-    wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
-  }
-}
 function classify_response(input) {
   let deferred2_0;
   let deferred2_1;
@@ -74,40 +46,6 @@ function classify_response(input) {
     return getStringFromWasm0(ret[0], ret[1]);
   } finally {
     wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
-  }
-}
-function command(name, bytes2, now_ms, utc_offset_min, kind) {
-  let deferred6_0;
-  let deferred6_1;
-  try {
-    const val4 = +now_ms;
-    const val5 = +utc_offset_min;
-    let ptr0, len0, ptr1, len1, ptr2, len2;
-    try {
-      ptr0 = passStringToWasm0(name, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-      len0 = WASM_VECTOR_LEN;
-      ptr1 = passArray8ToWasm0(bytes2, wasm.__wbindgen_malloc);
-      len1 = WASM_VECTOR_LEN;
-      ptr2 = passStringToWasm0(kind, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-      len2 = WASM_VECTOR_LEN;
-    } catch (e) {
-      if (ptr2) {
-        wasm.__wbindgen_free(ptr2, len2 * 1, 1);
-      }
-      if (ptr1) {
-        wasm.__wbindgen_free(ptr1, len1 * 1, 1);
-      }
-      if (ptr0) {
-        wasm.__wbindgen_free(ptr0, len0 * 1, 1);
-      }
-      throw e;
-    }
-    const ret = wasm.command(ptr0, len0, ptr1, len1, val4, val5, ptr2, len2);
-    deferred6_0 = ret[0];
-    deferred6_1 = ret[1];
-    return getStringFromWasm0(ret[0], ret[1]);
-  } finally {
-    wasm.__wbindgen_free(deferred6_0, deferred6_1, 1);
   }
 }
 function decide(input) {
@@ -265,6 +203,20 @@ function preflight(input) {
     wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
   }
 }
+function proxy_for(input) {
+  let deferred2_0;
+  let deferred2_1;
+  try {
+    const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const len0 = WASM_VECTOR_LEN;
+    const ret = wasm.proxy_for(ptr0, len0);
+    deferred2_0 = ret[0];
+    deferred2_1 = ret[1];
+    return getStringFromWasm0(ret[0], ret[1]);
+  } finally {
+    wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+  }
+}
 function read_ledger(text) {
   let deferred2_0;
   let deferred2_1;
@@ -291,6 +243,33 @@ function read_rate_state(input) {
     return getStringFromWasm0(ret[0], ret[1]);
   } finally {
     wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+  }
+}
+function run(input, files) {
+  let deferred3_0;
+  let deferred3_1;
+  try {
+    let ptr0, len0, ptr1, len1;
+    try {
+      ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+      len0 = WASM_VECTOR_LEN;
+      ptr1 = passArray8ToWasm0(files, wasm.__wbindgen_malloc);
+      len1 = WASM_VECTOR_LEN;
+    } catch (e) {
+      if (ptr1) {
+        wasm.__wbindgen_free(ptr1, len1 * 1, 1);
+      }
+      if (ptr0) {
+        wasm.__wbindgen_free(ptr0, len0 * 1, 1);
+      }
+      throw e;
+    }
+    const ret = wasm.run(ptr0, len0, ptr1, len1);
+    deferred3_0 = ret[0];
+    deferred3_1 = ret[1];
+    return getStringFromWasm0(ret[0], ret[1]);
+  } finally {
+    wasm.__wbindgen_free(deferred3_0, deferred3_1, 1);
   }
 }
 function validate_input(len) {
@@ -344,6 +323,7 @@ function getStringFromWasm0(ptr, len) {
   ptr = ptr >>> 0;
   return decodeText(getUint8ArrayMemory0().subarray(ptr, ptr + len));
 }
+var cachedUint8ArrayMemory0 = null;
 function getUint8ArrayMemory0() {
   if (cachedUint8ArrayMemory0 === null || cachedUint8ArrayMemory0.byteLength === 0) {
     cachedUint8ArrayMemory0 = new Uint8Array(wasm.memory.buffer);
@@ -386,6 +366,10 @@ function passStringToWasm0(arg, malloc, realloc) {
   WASM_VECTOR_LEN = offset;
   return ptr;
 }
+var cachedTextDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
+cachedTextDecoder.decode();
+var MAX_SAFARI_DECODE_BYTES = 2146435072;
+var numBytesDecoded = 0;
 function decodeText(bytes2) {
   numBytesDecoded += bytes2.length;
   if (numBytesDecoded >= MAX_SAFARI_DECODE_BYTES) {
@@ -395,6 +379,21 @@ function decodeText(bytes2) {
   }
   return cachedTextDecoder.decode(bytes2);
 }
+var cachedTextEncoder = new TextEncoder();
+if (!("encodeInto" in cachedTextEncoder)) {
+  cachedTextEncoder.encodeInto = function(arg, view) {
+    const buf = cachedTextEncoder.encode(arg);
+    view.set(buf);
+    return {
+      read: arg.length,
+      written: buf.length
+    };
+  };
+}
+var WASM_VECTOR_LEN = 0;
+var wasmModule;
+var wasmInstance;
+var wasm;
 function __wbg_finalize_init(instance, module) {
   wasmInstance = instance;
   wasm = instance.exports;
@@ -456,6 +455,7 @@ function initSync(module) {
   const instance = new WebAssembly.Instance(module, imports);
   return __wbg_finalize_init(instance, module);
 }
+var __wbg_init_promise;
 async function __wbg_init(module_or_path) {
   if (wasm !== void 0) return wasm;
   if (__wbg_init_promise === void 0) {
@@ -484,127 +484,49 @@ async function __wbg_init_once(module_or_path) {
   const { instance, module } = await __wbg_load(await module_or_path, imports);
   return __wbg_finalize_init(instance, module);
 }
-var cachedUint8ArrayMemory0, cachedTextDecoder, MAX_SAFARI_DECODE_BYTES, numBytesDecoded, cachedTextEncoder, WASM_VECTOR_LEN, wasmModule, wasmInstance, wasm, __wbg_init_promise;
-var init_deferral_wasm = __esm({
-  "dist/wasm/deferral_wasm.js"() {
-    cachedUint8ArrayMemory0 = null;
-    cachedTextDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
-    cachedTextDecoder.decode();
-    MAX_SAFARI_DECODE_BYTES = 2146435072;
-    numBytesDecoded = 0;
-    cachedTextEncoder = new TextEncoder();
-    if (!("encodeInto" in cachedTextEncoder)) {
-      cachedTextEncoder.encodeInto = function(arg, view) {
-        const buf = cachedTextEncoder.encode(arg);
-        view.set(buf);
-        return {
-          read: arg.length,
-          written: buf.length
-        };
-      };
-    }
-    WASM_VECTOR_LEN = 0;
-  }
-});
 
 // dist/lib/core.js
+var { readFileSync } = builtin("node:fs");
+var { brotliDecompressSync } = builtin("node:zlib");
+var WASM_DIR = false ? "../wasm/" : "./wasm/";
+var bytes = brotliDecompressSync(readFileSync(new URL(`${WASM_DIR}deferral_wasm_bg.wasm.br`, import.meta.url)));
+var { memory } = initSync({ module: bytes });
+var trace = process.env.DEFERRAL_TRACE_CORE === "1";
 function cross(name, ...args) {
   if (trace) process.stderr.write(`deferral-core-call ${name}
 `);
   return JSON.parse(deferral_wasm_exports[name](...args));
 }
-function place(input) {
-  if (typeof input === "string") {
-    const text = input.length > READ_LIMIT ? input.slice(0, READ_LIMIT) : input;
-    const room = text.length * 3;
-    const at2 = input_buffer(room);
-    return encoder.encodeInto(text, new Uint8Array(memory.buffer, at2, room)).written;
-  }
-  const bytes2 = input.length > READ_LIMIT ? input.subarray(0, READ_LIMIT) : input;
-  const at = input_buffer(bytes2.length);
-  new Uint8Array(memory.buffer, at, bytes2.length).set(bytes2);
-  return bytes2.length;
-}
-function validateReceipt(input) {
-  const parsed = input !== null && typeof input === "object" && !ArrayBuffer.isView(input);
-  const text = parsed ? JSON.stringify(input) : input;
-  if (trace) process.stderr.write("deferral-core-call validate_receipt\n");
-  if (validate_input(place(text)) !== 0) return { ok: false, error: JSON.parse(last_error()) };
-  let receipt;
-  return {
-    ok: true,
-    get receipt() {
-      return receipt ??= JSON.parse(typeof text === "string" ? text : Buffer.from(text).toString("utf8"));
-    }
-  };
-}
-function lifecycleTransition(input) {
-  return cross("lifecycle_transition", JSON.stringify(input));
-}
+var encoder = new TextEncoder();
+var READ_LIMIT = 16 * 1024 + 1;
 function call(name, input) {
   if (typeof deferral_wasm_exports[name] !== "function") throw new Error(`the wasm core has no function ${name}`);
   return cross(name, typeof input === "string" ? input : JSON.stringify(input));
 }
-var readFileSync, brotliDecompressSync, WASM_DIR, bytes, memory, trace, encoder, READ_LIMIT;
-var init_core = __esm({
-  "dist/lib/core.js"() {
-    init_builtin();
-    init_deferral_wasm();
-    ({ readFileSync } = builtin("node:fs"));
-    ({ brotliDecompressSync } = builtin("node:zlib"));
-    WASM_DIR = false ? "../wasm/" : "./wasm/";
-    bytes = brotliDecompressSync(readFileSync(new URL(`${WASM_DIR}deferral_wasm_bg.wasm.br`, import.meta.url)));
-    ({ memory } = initSync({ module: bytes }));
-    trace = process.env.DEFERRAL_TRACE_CORE === "1";
-    encoder = new TextEncoder();
-    READ_LIMIT = 16 * 1024 + 1;
-  }
-});
-
-// dist/lib/proxy-env.js
-function env(vars, name) {
-  const value = vars[name.toLowerCase()] ?? vars[name.toUpperCase()];
-  return value && value.trim() !== "" ? value.trim() : void 0;
+function run2(input, files) {
+  return cross("run", input, files);
 }
-function bypassesProxy(url, vars) {
-  const list = env(vars, "no_proxy");
-  if (!list) return false;
-  const host = url.hostname.replace(/^\[|\]$/g, "").toLowerCase();
-  const port = url.port || (url.protocol === "https:" ? "443" : "80");
-  return list.split(/[\s,]+/).filter(Boolean).some((entry) => {
-    if (entry === "*") return true;
-    let [name, entryPort] = [entry.toLowerCase(), void 0];
-    const colon = name.lastIndexOf(":");
-    if (colon > -1 && !name.includes("]") && /^\d+$/.test(name.slice(colon + 1)) && name.indexOf(":") === colon) {
-      [name, entryPort] = [name.slice(0, colon), name.slice(colon + 1)];
-    }
-    name = name.replace(/^\[|\]$/g, "").replace(/^\*?\./, "");
-    if (entryPort && entryPort !== port) return false;
-    return host === name || host.endsWith(`.${name}`);
-  });
-}
-function proxyFor(url, vars = process.env) {
-  if (bypassesProxy(url, vars)) return void 0;
-  const raw = url.protocol === "https:" ? env(vars, "https_proxy") : env(vars, "http_proxy");
-  if (!raw) return void 0;
-  const proxy = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? raw : `http://${raw}`);
-  if (proxy.protocol !== "http:" && proxy.protocol !== "https:") {
-    throw Object.assign(new Error(`unsupported proxy scheme ${proxy.protocol} (use http:// or https://)`), { code: "EPROXYSCHEME" });
-  }
-  return proxy;
-}
-var init_proxy_env = __esm({
-  "dist/lib/proxy-env.js"() {
-  }
-});
 
 // dist/lib/http.js
+var http = builtin("node:http");
+var secure;
+var loadTls = () => secure ??= { https: builtin("node:https"), tls: builtin("node:tls") };
+var DEFAULT_TIMEOUT_MS = 15e3;
+var MAX_BODY_BYTES = 1 << 20;
+var TransportError = class extends Error {
+  constructor(code, message) {
+    super(message);
+    this.code = code;
+  }
+};
+var transportError = (err, what) => err instanceof TransportError ? err : new TransportError(err.code ?? "EIO", `${what}: ${err.code ?? err.message}`);
 function proxyAuthorization(proxy) {
   if (!proxy.username && !proxy.password) return {};
   const user = decodeURIComponent(proxy.username);
   const pass = decodeURIComponent(proxy.password);
   return { "proxy-authorization": `Basic ${Buffer.from(`${user}:${pass}`).toString("base64")}` };
 }
+var defaultPort = (url) => Number(url.port || (url.protocol === "https:" ? 443 : 80));
 function tunnel(proxy, target, signal, { https, tls }) {
   return new Promise((resolve, reject) => {
     const authority = `${target.hostname}:${defaultPort(target)}`;
@@ -656,7 +578,16 @@ function send(options, client, signal, body) {
     req.end(body);
   });
 }
-async function request(href, { method = "GET", headers = {}, body, timeoutMs = DEFAULT_TIMEOUT_MS, env: env2 = process.env } = {}) {
+function proxyOf(href, chosen, env) {
+  if (chosen === void 0) {
+    const passed = Object.fromEntries(Object.entries(env).filter(([k]) => /^(https?|no)_proxy$/i.test(k)));
+    const answer = call("proxy_for", { url: href, env: passed });
+    if (!answer.ok) throw new TransportError("EPROXYSCHEME", answer.error.message);
+    chosen = answer.proxy;
+  }
+  return chosen ? new URL(chosen) : void 0;
+}
+async function request(href, { method = "GET", headers = {}, body, timeoutMs = DEFAULT_TIMEOUT_MS, env = process.env, proxy: chosen } = {}) {
   const url = new URL(href);
   if (url.protocol !== "https:" && url.protocol !== "http:") {
     throw new TransportError("EURL", `unsupported URL scheme ${url.protocol}`);
@@ -666,7 +597,7 @@ async function request(href, { method = "GET", headers = {}, body, timeoutMs = D
   const path = `${url.pathname}${url.search}`;
   const host = url.hostname.replace(/^\[|\]$/g, "");
   try {
-    const proxy = proxyFor(url, env2);
+    const proxy = proxyOf(href, chosen, env);
     const lib = url.protocol === "https:" || proxy?.protocol === "https:" ? loadTls() : null;
     if (!proxy) {
       return await send({ host, port: defaultPort(url), path, method, headers, agent: false }, lib ? lib.https : http, controller.signal, body);
@@ -690,217 +621,21 @@ async function request(href, { method = "GET", headers = {}, body, timeoutMs = D
     clearTimeout(timer);
   }
 }
-var http, secure, loadTls, DEFAULT_TIMEOUT_MS, MAX_BODY_BYTES, TransportError, transportError, defaultPort;
-var init_http = __esm({
-  "dist/lib/http.js"() {
-    init_builtin();
-    init_proxy_env();
-    http = builtin("node:http");
-    loadTls = () => secure ??= { https: builtin("node:https"), tls: builtin("node:tls") };
-    DEFAULT_TIMEOUT_MS = 15e3;
-    MAX_BODY_BYTES = 1 << 20;
-    TransportError = class extends Error {
-      constructor(code, message) {
-        super(message);
-        this.code = code;
-      }
-    };
-    transportError = (err, what) => err instanceof TransportError ? err : new TransportError(err.code ?? "EIO", `${what}: ${err.code ?? err.message}`);
-    defaultPort = (url) => Number(url.port || (url.protocol === "https:" ? 443 : 80));
-  }
-});
-
-// dist/lib/host-port.js
-function createPortClient({ url, token, timeoutMs = PORT_TIMEOUT_MS, env: env2 = process.env } = {}) {
-  if (!url) throw new PortError(0, "invalid-port", "the port needs a url, e.g. http://127.0.0.1:8787");
-  if (!token) throw new PortError(0, "invalid-port", "the port needs its bearer token");
-  const base = new URL(url);
-  if (base.protocol !== "http:" && base.protocol !== "https:") {
-    throw new PortError(0, "invalid-port", `unsupported URL scheme ${base.protocol}`);
-  }
-  const root = base.href.replace(/\/+$/, "");
-  async function call2(method, path, body) {
-    const headers = { authorization: `Bearer ${token}`, accept: "application/json" };
-    if (body !== void 0) {
-      headers["content-type"] = "application/json";
-      headers["content-length"] = String(Buffer.byteLength(body));
-    }
-    let answer;
-    try {
-      answer = await request(`${root}${path}`, { method, headers, body, timeoutMs, env: env2 });
-    } catch (err) {
-      const code = err instanceof TransportError ? err.code : "EIO";
-      throw new PortError(0, "port-unreachable", `cannot reach the durable port at ${base.origin}: ${err.message} (${code})`);
-    }
-    let json = null;
-    try {
-      json = JSON.parse(answer.body);
-    } catch {
-    }
-    if (answer.status >= 200 && answer.status < 300 && json && typeof json === "object") return json;
-    const error = json?.error;
-    if (error?.code) throw new PortError(answer.status, error.code, error.message ?? error.code, error.path);
-    throw new PortError(answer.status, "port-error", `the durable port answered HTTP ${answer.status} without a JSON error`);
-  }
-  const at = (id, action = "") => `/v1/deferrals/${encodeURIComponent(id)}${action}`;
-  return {
-    url: base.origin,
-    record: ({ receipt, launch, maxReentries }) => {
-      const max = maxReentries === void 0 ? "" : `,"max_reentries":${JSON.stringify(maxReentries)}`;
-      return call2("POST", "/v1/deferrals", `{"receipt":${receiptText(receipt)},"launch":${JSON.stringify(launch)}${max}}`);
-    },
-    get: (id) => call2("GET", at(id)),
-    /** The deferral recorded from a receipt, by the receipt's digest (as `get` answers it). */
-    getByReceipt: (digest2) => call2("GET", `/v1/receipts/${encodeURIComponent(digest2)}`),
-    cancel: (id, handle) => call2("POST", at(id, "/cancel"), JSON.stringify({ handle })),
-    claim: (id, wakeupHandle) => call2("POST", at(id, "/claim"), JSON.stringify({ wakeup_handle: wakeupHandle })),
-    outcome: (id, { attempt: attempt2, outcome, handle, receipt }) => {
-      const head = JSON.stringify({ attempt: attempt2, outcome, handle });
-      const body = receipt === void 0 ? head : `${head.slice(0, -1)},"receipt":${receiptText(receipt)}}`;
-      return call2("POST", at(id, "/outcome"), body);
-    }
-  };
-}
-var PORT_TIMEOUT_MS, PortError, receiptText;
-var init_host_port = __esm({
-  "dist/lib/host-port.js"() {
-    init_http();
-    PORT_TIMEOUT_MS = 15e3;
-    PortError = class extends Error {
-      constructor(status, code, message, path) {
-        super(message);
-        this.name = "PortError";
-        this.status = status;
-        this.code = code;
-        if (path) this.path = path;
-      }
-    };
-    receiptText = (receipt) => typeof receipt === "string" ? receipt.trim() : JSON.stringify(receipt);
-  }
-});
-
-// dist/lib/client-host.js
-var client_host_exports = {};
-__export(client_host_exports, {
-  createClientHost: () => createClientHost
-});
-function checkReceipt(receipt) {
-  const checked = validateReceipt(receiptText(receipt));
-  if (!checked.ok) throw refuse(checked.error.code, checked.error.message, checked.error.path);
-  return checked.receipt;
-}
-function checkStep(deferral, event) {
-  const step = lifecycleTransition({
-    state: deferral.state,
-    event,
-    reentries: deferral.reentries,
-    max_reentries: deferral.max_reentries
-  });
-  if (!step.ok) throw refuse(step.error.code, step.error.message, step.error.path);
-  return step;
-}
-function createClientHost(port, options = {}) {
-  const client = typeof port?.record === "function" ? port : createPortClient(port);
-  return {
-    /** Hands a handoff receipt to the host: answers {id, receipt (retained), cancellationHandle}. */
-    async retain(receipt, { launch = options.launch, maxReentries = options.maxReentries } = {}) {
-      const handoff = checkReceipt(receipt);
-      if (handoff.ownership?.disposition === "retained") {
-        throw refuse("already-retained", "the receipt is already retained; hand over the handoff receipt the gate emitted", "$.ownership");
-      }
-      if (typeof launch !== "string" || launch === "") {
-        throw refuse("invalid-launch", "retain needs a launch target: exec:COMMAND or workflow-dispatch:OWNER/REPO/WORKFLOW@REF");
-      }
-      checkStep({ state: "ready", reentries: 0, max_reentries: maxReentries }, "record");
-      const answer = await client.record({ receipt, launch, maxReentries });
-      const retained = checkReceipt(answer.receipt);
-      if (retained.ownership?.disposition !== "retained" || !sameBindings(retained, handoff)) {
-        throw refuse("unexpected-receipt", "the host answered a receipt that is not the retained form of the one sent");
-      }
-      return { id: answer.id, receipt: retained, cancellationHandle: answer.cancellation_handle };
-    },
-    /** The deferral as `deferral-host status --json ID` prints it. */
-    status: (id) => client.get(id),
-    /** Cancels with the cancellation handle; a terminal deferral is refused without a request. */
-    async cancel(id, handle) {
-      checkStep(await client.get(id), "cancel");
-      return client.cancel(id, handle);
-    },
-    /** Proves a launch's claim with its wake-up handle: answers {id, attempt, receipt, ...}. */
-    claim: (id, wakeupHandle) => client.claim(id, wakeupHandle),
-    /**
-     * A fresh process reports how its attempt ended: the lifecycle step and the new receipt
-     * (for `deferred`) are checked locally, the claim is proven with the wake-up handle, then
-     * the outcome is recorded. Answers {id, state, cause[, receipt]}.
-     */
-    async resume(id, { attempt: attempt2, wakeupHandle, outcome, receipt } = {}) {
-      const event = EVENT_OF_OUTCOME[outcome];
-      if (!event) throw refuse("invalid-outcome", `outcome ${JSON.stringify(outcome)} is not complete, blocked or deferred`);
-      if (outcome === "deferred") {
-        if (receipt === void 0) throw refuse("missing-receipt", "a deferred outcome needs the new receipt");
-        checkReceipt(receipt);
-      }
-      checkStep(await client.get(id), event);
-      const claim = await client.claim(id, wakeupHandle);
-      if (attempt2 !== void 0 && claim.attempt !== attempt2) {
-        throw refuse("stale-attempt", `attempt ${attempt2} is not the current attempt ${claim.attempt}`);
-      }
-      return client.outcome(id, { attempt: claim.attempt, outcome, handle: wakeupHandle, receipt });
-    }
-  };
-}
-var EVENT_OF_OUTCOME, refuse, sameBindings;
-var init_client_host = __esm({
-  "dist/lib/client-host.js"() {
-    init_core();
-    init_host_port();
-    EVENT_OF_OUTCOME = { complete: "complete", blocked: "block", deferred: "defer" };
-    refuse = (code, message, path) => new PortError(0, code, message, path);
-    sameBindings = (a, b) => JSON.stringify(a.bindings) === JSON.stringify(b.bindings);
-  }
-});
-
-// dist/run.js
-init_builtin();
-
-// dist/lib/attempt.js
-init_builtin();
-init_core();
-init_http();
-
-// dist/lib/exit-codes.js
-var EXIT = Object.freeze({
-  ok: 0,
-  // ready or complete
-  invalid: 2,
-  // invalid input, including an invalid receipt
-  auth: 3,
-  // authentication or authorization
-  provider: 4,
-  // provider or transport failure
-  blocked: 5,
-  deferred: 6
-});
-var CommandError = class extends Error {
-  constructor(exit, code, message, path) {
-    super(message);
-    this.exit = exit;
-    this.code = code;
-    this.path = path;
-  }
-};
 
 // dist/lib/read-input.js
-init_builtin();
 var { openSync, readSync, closeSync } = builtin("node:fs");
-var MAX_INPUT_BYTES = 1 << 20;
-var RECEIPT_READ_BYTES = 16 * 1024 + 1;
-var where = (path) => path === "-" ? "standard input" : path;
+var IoError = class extends Error {
+  constructor(facts) {
+    super(facts.detail ?? facts.op);
+    this.facts = facts;
+  }
+};
 function readUpTo(path, limit) {
-  const fd = path === "-" ? 0 : openSync(path, "r");
   const buffer = Buffer.allocUnsafe(limit + 1);
   let size = 0;
+  let fd = 0;
   try {
+    if (path !== "-") fd = openSync(path, "r");
     while (size < buffer.length) {
       let n;
       try {
@@ -913,32 +648,18 @@ function readUpTo(path, limit) {
       if (n === 0) break;
       size += n;
     }
+  } catch (err) {
+    throw new IoError({ op: "read", path, detail: err.code ?? err.message });
   } finally {
     if (fd !== 0) closeSync(fd);
   }
   return buffer.subarray(0, size);
 }
-function readBounded(path, what, { limit = MAX_INPUT_BYTES, allowOver = false } = {}) {
-  if (!path) throw new CommandError(EXIT.invalid, "missing-argument", `give the ${what} as a file path, or - for standard input`);
-  let bytes2;
-  try {
-    bytes2 = readUpTo(path, limit);
-  } catch (err) {
-    throw new CommandError(EXIT.invalid, "unreadable-file", `cannot read ${where(path)}: ${err.code ?? err.message}`);
-  }
-  if (bytes2.length > limit && !allowOver) {
-    throw new CommandError(EXIT.invalid, "too-large", `the ${what} in ${where(path)} is larger than ${limit} bytes`);
-  }
-  return bytes2;
-}
 
 // dist/lib/ledger-file.js
-init_builtin();
 var { closeSync: closeSync2, fsyncSync, openSync: openSync2, readFileSync: readFileSync2, renameSync, statSync, unlinkSync, writeSync, linkSync } = builtin("node:fs");
 var { randomBytes } = builtin("node:crypto");
 var { hostname } = builtin("node:os");
-var LOCK_WAIT_MS = 1e4;
-var STALE_LOCK_MS = 3e4;
 var pause = new Int32Array(new SharedArrayBuffer(4));
 var sleepMs = (ms) => Atomics.wait(pause, 0, 0, ms);
 function readText(path) {
@@ -946,7 +667,7 @@ function readText(path) {
     return readFileSync2(path, "utf8");
   } catch (err) {
     if (err.code === "ENOENT") return null;
-    throw new CommandError(EXIT.invalid, "unreadable-ledger", `cannot read the ledger file: ${err.code ?? err.message}`);
+    throw new IoError({ op: "ledger", detail: err.code ?? err.message });
   }
 }
 function ownerAlive(content) {
@@ -978,17 +699,17 @@ function breakStaleLock(lockPath, seen) {
   } catch {
   }
 }
-function acquire(lockPath) {
+function acquire(lockPath, { wait_ms: waitMs, stale_ms: staleMs }) {
   const token = `${hostname()} ${process.pid} ${randomBytes(8).toString("hex")}`;
-  const deadline = Date.now() + LOCK_WAIT_MS;
-  for (let attempt2 = 0; ; attempt2++) {
+  const deadline = Date.now() + waitMs;
+  for (let attempt = 0; ; attempt++) {
     try {
       const fd = openSync2(lockPath, "wx", 384);
       writeSync(fd, token);
       closeSync2(fd);
       return token;
     } catch (err) {
-      if (err.code !== "EEXIST") throw new CommandError(EXIT.invalid, "ledger-lock-failed", `cannot create the ledger lock: ${err.code}`);
+      if (err.code !== "EEXIST") throw new IoError({ op: "lock", detail: err.code });
     }
     const seen = readText(lockPath);
     let age = 0;
@@ -997,14 +718,14 @@ function acquire(lockPath) {
     } catch {
       continue;
     }
-    if (seen !== null && seen !== "" && (!ownerAlive(seen) || age > STALE_LOCK_MS)) {
+    if (seen !== null && seen !== "" && (!ownerAlive(seen) || age > staleMs)) {
       breakStaleLock(lockPath, seen);
       continue;
     }
     if (Date.now() > deadline) {
-      throw new CommandError(EXIT.provider, "ledger-lock-timeout", `the ledger lock stayed held for ${LOCK_WAIT_MS} ms`);
+      throw new IoError({ op: "lock-timeout", ms: waitMs });
     }
-    sleepMs(Math.min(50, 2 + attempt2));
+    sleepMs(Math.min(50, 2 + attempt));
   }
 }
 function release(lockPath, token) {
@@ -1026,170 +747,89 @@ function writeAtomically(path, text) {
   }
   renameSync(temp, path);
 }
-function withLedgerLock(path, update) {
+function withLock(lock, update) {
+  const { path } = lock;
   const lockPath = `${path}.lock`;
-  const token = acquire(lockPath);
+  const token = acquire(lockPath, lock);
   try {
-    let size = 0;
+    let bytes2 = null;
     try {
-      size = statSync(path).size;
-    } catch {
+      bytes2 = readUpTo(path, lock.limit);
+    } catch (err) {
+      if (err.facts.detail !== "ENOENT") throw new IoError({ op: "ledger", detail: err.facts.detail });
     }
-    if (size > MAX_INPUT_BYTES) throw new CommandError(EXIT.invalid, "too-large", `the ledger file is larger than ${MAX_INPUT_BYTES} bytes`);
-    const [result, text] = update(readText(path));
-    if (text !== null) writeAtomically(path, text);
-    return result;
+    const step = update(bytes2);
+    if (typeof step.ledger === "string") writeAtomically(path, step.ledger);
+    return step;
   } finally {
     release(lockPath, token);
   }
 }
 
 // dist/lib/attempt.js
-var { mkdirSync, writeFileSync } = builtin("node:fs");
+var { appendFileSync, mkdirSync, writeFileSync } = builtin("node:fs");
 var { dirname } = builtin("node:path");
-var ENV = ["GITHUB_API_URL", "GITHUB_REPOSITORY", "GITHUB_WORKFLOW_REF", "GITHUB_JOB", "DEFERRAL_WAKEUP_HANDLE"];
-function writeAll(writes = []) {
-  for (const w of writes) {
+var { tmpdir } = builtin("node:os");
+var PASSED = /^(INPUT_|GITHUB_|RUNNER_|DEFERRAL_)|^(HTTPS?_PROXY|NO_PROXY|GH_TOKEN)$/i;
+function perform(step) {
+  if (step.stdout) process.stdout.write(step.stdout);
+  if (step.stderr) process.stderr.write(step.stderr);
+  for (const w of step.writes ?? []) {
+    if (w.append) {
+      appendFileSync(w.path, w.text, "utf8");
+      continue;
+    }
     mkdirSync(dirname(w.path), { recursive: true });
     writeFileSync(w.path, w.text, { mode: w.mode, flag: w.exclusive ? "wx" : "w" });
   }
 }
-async function ask(req, token, env2, input) {
+async function send2(req, env, input) {
   const headers = Object.fromEntries(req.headers);
+  const token = env[req.token_env]?.trim();
   if (token) headers.authorization = `Bearer ${token}`;
   try {
-    input.answer = await request(req.url, { headers, env: env2 });
+    input[req.into ?? "answer"] = await request(req.url, { method: req.method, headers, body: req.body, proxy: req.proxy ?? null });
   } catch (err) {
-    input.transport_error = err.message;
+    input[req.error_into ?? "transport_error"] = err.message;
   }
 }
-async function retain(port, secret, env2, input) {
-  const { createClientHost: createClientHost2 } = await Promise.resolve().then(() => (init_client_host(), client_host_exports));
-  try {
-    const host = createClientHost2({ url: port.url, token: secret, env: env2 });
-    const got = await host.retain(JSON.stringify(port.receipt), { launch: port.launch });
-    input.retained = { id: got.id, receipt: got.receipt, cancellation_handle: got.cancellationHandle };
-  } catch (err) {
-    input.coordinator_error = `${err.status ? `HTTP ${err.status} ` : ""}${err.code ?? "error"}: ${err.message}`;
-  }
-}
-async function runAttempt({ command: command2, surface, inputs, env: env2, token, tempDir = "" }) {
+async function runAttempt(start, env = process.env) {
   const input = {
-    command: command2,
-    surface,
-    inputs,
-    token: Boolean(token),
-    files: {},
-    temp_dir: tempDir,
-    env: Object.fromEntries(ENV.filter((k) => env2[k]).map((k) => [k, env2[k]])),
+    ...start,
+    crossing: 0,
+    tmpdir: tmpdir(),
+    stderr_tty: Boolean(process.stderr.isTTY),
+    env: Object.fromEntries(Object.entries(env).filter(([k]) => PASSED.test(k))),
     now_ms: Date.now(),
     utc_offset_min: -(/* @__PURE__ */ new Date()).getTimezoneOffset()
   };
-  let step = call("attempt", input);
-  try {
-    while (step.step !== "done") {
-      for (const [name, path] of Object.entries(step.read ?? {})) {
-        const limits = name === "receipt" ? { limit: RECEIPT_READ_BYTES - 1, allowOver: true } : {};
-        input.files[name] = readBounded(path, name, limits).toString("utf8");
-      }
-      if (step.request) await ask(step.request, token, env2, input);
-      writeAll(step.writes);
-      if (step.step === "retain") await retain(step.retain, inputs["coordinator-token"], env2, input);
-      else input.now_ms = Date.now();
-      const cross2 = (ledger) => {
-        if (ledger !== void 0) input.files.ledger = ledger;
-        const next = call("attempt", input);
-        return [next, next.ledger ?? null];
-      };
-      step = step.lock ? withLedgerLock(step.lock, cross2) : cross2(void 0)[0];
+  const files = [];
+  const cross2 = () => {
+    input.file_sizes = files.map(([name, bytes2, path]) => [name, bytes2?.length ?? null, path]);
+    const step2 = run2(JSON.stringify(input), Buffer.concat(files.filter((f) => f[1]).map((f) => f[1])));
+    input.crossing++;
+    return step2;
+  };
+  let step = cross2();
+  while (step.step !== "done") {
+    try {
+      perform(step);
+      for (const r of step.read ?? []) files.push([r.name, readUpTo(r.path, r.limit), r.path]);
+      if (step.request) await send2(step.request, env, input);
+      if (!step.same_clock) input.now_ms = Date.now();
+      step = step.lock ? withLock(step.lock, (bytes2) => {
+        files.push(["ledger", bytes2, step.lock.path]);
+        return cross2();
+      }) : cross2();
+    } catch (err) {
+      input.io_error = err instanceof IoError ? err.facts : { op: "internal", detail: String(err?.message ?? err) };
+      step = cross2();
     }
-  } catch (err) {
-    if (!(err instanceof CommandError)) throw err;
-    input.shell_error = { code: err.code, message: err.message, exit: err.exit, path: err.path };
-    step = call("attempt", input);
   }
-  writeAll(step.writes);
+  perform(step);
   return step;
 }
 
-// dist/lib/runner.js
-init_builtin();
-var { appendFileSync } = builtin("node:fs");
-var { EOL } = builtin("node:os");
-function mask(secret, write = (line) => process.stdout.write(line)) {
-  if (!secret) return;
-  for (const part of String(secret).split(/\r?\n/)) {
-    if (part.trim() !== "") write(`::add-mask::${escapeData(part)}${EOL}`);
-  }
-}
-function escapeData(text) {
-  return String(text).replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
-}
-function delimiterFor(value) {
-  for (; ; ) {
-    let hex = "";
-    while (hex.length < 32) hex += Math.floor(Math.random() * 4294967296).toString(16).padStart(8, "0");
-    const delimiter = `ghadelimiter_${hex}`;
-    if (!value.includes(delimiter)) return delimiter;
-  }
-}
-function outputRecord(name, value) {
-  if (/[\r\n]|<</.test(name)) throw new Error(`invalid output name ${JSON.stringify(name)}`);
-  const text = value === void 0 || value === null ? "" : String(value);
-  const delimiter = delimiterFor(text);
-  return `${name}<<${delimiter}${EOL}${text}${EOL}${delimiter}${EOL}`;
-}
-function setOutputs(outputs, env2 = process.env) {
-  const file = env2.GITHUB_OUTPUT;
-  const text = Object.entries(outputs).map(([name, value]) => outputRecord(name, value)).join("");
-  if (file) {
-    appendFileSync(file, text, { encoding: "utf8" });
-  } else {
-    for (const [name, value] of Object.entries(outputs)) process.stdout.write(`${name}=${escapeData(value ?? "")}${EOL}`);
-  }
-}
-function appendSummary(markdown, env2 = process.env) {
-  if (env2.GITHUB_STEP_SUMMARY) appendFileSync(env2.GITHUB_STEP_SUMMARY, `${markdown}${EOL}`, { encoding: "utf8" });
-}
-
-// dist/run.js
-var { tmpdir } = builtin("node:os");
-var { EOL: EOL2 } = builtin("node:os");
-var INPUTS = [
-  "token",
-  "rest-reserve",
-  "graphql-reserve",
-  "plan",
-  "scope",
-  "request",
-  "receipt",
-  "resume-buffer",
-  "resume-window",
-  "resume-jitter",
-  "fresh-approval",
-  "approval",
-  "on-deferral",
-  "ledger-file",
-  "coordinator-url",
-  "coordinator-token",
-  "coordinator-launch"
-];
-async function run(env2 = process.env) {
-  const inputs = Object.fromEntries(INPUTS.map((name) => [name, env2[`INPUT_${name.toUpperCase()}`]?.trim() ?? ""]));
-  for (const secret of [inputs.token, inputs["coordinator-token"], env2.DEFERRAL_WAKEUP_HANDLE]) mask(secret);
-  const done = await runAttempt({
-    command: inputs.receipt ? "resume" : "gate",
-    surface: "action",
-    inputs,
-    env: env2,
-    token: inputs.token,
-    tempDir: env2.RUNNER_TEMP || tmpdir()
-  });
-  setOutputs(done.outputs, env2);
-  appendSummary(done.summary, env2);
-  for (const line of done.commands) process.stdout.write(`${line}${EOL2}`);
-  process.exitCode = done.failed ? 1 : 0;
-}
-
 // dist/main.js
-await run();
+var done = await runAttempt({ surface: "action" });
+process.exitCode = done.process_exit;

@@ -69,7 +69,7 @@ buildSync({ entryPoints: ["dist/main.js"], outfile: process.argv[1], bundle: tru
   banner: { js: "// Bundled by scripts/build-dist.sh from action/main.js and what it imports: edit those." } });
 ' "$OUT/main.js"
 mv "$OUT/main.js" dist/main.js
-rm dist/run.js
+rm -f dist/run.js
 chmod +x dist/cli.js 2>/dev/null || true
 node scripts/dist-manifest.mjs write
 say "done: $(du -sk dist | cut -f1) KiB in dist/"

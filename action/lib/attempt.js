@@ -1,80 +1,72 @@
-// One gate or resume attempt, driven by the core (core/src/attempt.rs): the core says what to
-// read, what to ask GitHub and the durable port, and finally what to print, set and write. This
-// file only does that I/O. It never sleeps, polls, retries or replays.
+// Runs the CLI or the Action as the core directs (core/src/run.rs): each crossing answers the
+// next step, and this file does only that step's I/O: read files, hold the ledger lock, make a
+// request, print and write. It never decides, sleeps, polls, retries or replays.
 import { builtin } from './builtin.js';
-import { call } from './core.js';
+import { run } from './core.js';
 import { request } from './http.js';
-import { CommandError } from './exit-codes.js';
-import { readBounded, RECEIPT_READ_BYTES } from './read-input.js';
-import { withLedgerLock } from './ledger-file.js';
+import { IoError, readUpTo } from './read-input.js';
+import { withLock } from './ledger-file.js';
 
-const { mkdirSync, writeFileSync } = builtin('node:fs');
+const { appendFileSync, mkdirSync, writeFileSync } = builtin('node:fs');
 const { dirname } = builtin('node:path');
-const ENV = ['GITHUB_API_URL', 'GITHUB_REPOSITORY', 'GITHUB_WORKFLOW_REF', 'GITHUB_JOB', 'DEFERRAL_WAKEUP_HANDLE'];
+const { tmpdir } = builtin('node:os');
 
-function writeAll(writes = []) {
-  for (const w of writes) {
+// The variables the core may read: inputs, the runner's and ours, proxies, the CLI's tokens.
+const PASSED = /^(INPUT_|GITHUB_|RUNNER_|DEFERRAL_)|^(HTTPS?_PROXY|NO_PROXY|GH_TOKEN)$/i;
+
+function perform(step) {
+  if (step.stdout) process.stdout.write(step.stdout);
+  if (step.stderr) process.stderr.write(step.stderr);
+  for (const w of step.writes ?? []) {
+    if (w.append) {
+      appendFileSync(w.path, w.text, 'utf8');
+      continue;
+    }
     mkdirSync(dirname(w.path), { recursive: true });
     writeFileSync(w.path, w.text, { mode: w.mode, flag: w.exclusive ? 'wx' : 'w' });
   }
 }
 
-async function ask(req, token, env, input) {
+async function send(req, env, input) {
   const headers = Object.fromEntries(req.headers);
+  const token = env[req.token_env]?.trim();
   if (token) headers.authorization = `Bearer ${token}`;
   try {
-    input.answer = await request(req.url, { headers, env });
+    input[req.into ?? 'answer'] = await request(req.url, { method: req.method, headers, body: req.body, proxy: req.proxy ?? null });
   } catch (err) {
-    input.transport_error = err.message;
+    input[req.error_into ?? 'transport_error'] = err.message;
   }
 }
 
-async function retain(port, secret, env, input) {
-  // Loaded only when a durable port is configured and the gate deferred.
-  const { createClientHost } = await import('./client-host.js');
-  try {
-    const host = createClientHost({ url: port.url, token: secret, env });
-    const got = await host.retain(JSON.stringify(port.receipt), { launch: port.launch });
-    input.retained = { id: got.id, receipt: got.receipt, cancellation_handle: got.cancellationHandle };
-  } catch (err) {
-    input.coordinator_error = `${err.status ? `HTTP ${err.status} ` : ''}${err.code ?? 'error'}: ${err.message}`;
-  }
-}
-
-/**
- * Runs an attempt: `inputs` by name as given (Action inputs or CLI flags), `token` for the one
- * request. Resolves with the core's last step: {exit, status, line, verdict} for the CLI,
- * {exit, status, failed, outputs, summary, commands} for the Action.
- */
-export async function runAttempt({ command, surface, inputs, env, token, tempDir = '' }) {
+/** Runs to the last step: `start` is {surface: 'cli', argv} or {surface: 'action'}. */
+export async function runAttempt(start, env = process.env) {
   const input = {
-    command, surface, inputs, token: Boolean(token), files: {}, temp_dir: tempDir,
-    env: Object.fromEntries(ENV.filter((k) => env[k]).map((k) => [k, env[k]])),
+    ...start, crossing: 0, tmpdir: tmpdir(), stderr_tty: Boolean(process.stderr.isTTY),
+    env: Object.fromEntries(Object.entries(env).filter(([k]) => PASSED.test(k))),
     now_ms: Date.now(), utc_offset_min: -new Date().getTimezoneOffset(),
   };
-  let step = call('attempt', input);
-  try {
-    while (step.step !== 'done') {
-      for (const [name, path] of Object.entries(step.read ?? {})) {
-        const limits = name === 'receipt' ? { limit: RECEIPT_READ_BYTES - 1, allowOver: true } : {};
-        input.files[name] = readBounded(path, name, limits).toString('utf8');
-      }
-      if (step.request) await ask(step.request, token, env, input);
-      writeAll(step.writes);
-      if (step.step === 'retain') await retain(step.retain, inputs['coordinator-token'], env, input);
-      else input.now_ms = Date.now(); // a retained answer repeats the decision at the same time
-      const cross = (ledger) => {
-        if (ledger !== undefined) input.files.ledger = ledger;
-        const next = call('attempt', input);
-        return [next, next.ledger ?? null];
-      };
-      step = step.lock ? withLedgerLock(step.lock, cross) : cross(undefined)[0];
+  const files = []; // [name, bytes | null, path], in the order the core sees them
+  const cross = () => {
+    input.file_sizes = files.map(([name, bytes, path]) => [name, bytes?.length ?? null, path]);
+    const step = run(JSON.stringify(input), Buffer.concat(files.filter((f) => f[1]).map((f) => f[1])));
+    input.crossing++;
+    return step;
+  };
+  let step = cross();
+  while (step.step !== 'done') {
+    try {
+      perform(step);
+      for (const r of step.read ?? []) files.push([r.name, readUpTo(r.path, r.limit), r.path]);
+      if (step.request) await send(step.request, env, input);
+      if (!step.same_clock) input.now_ms = Date.now();
+      step = step.lock
+        ? withLock(step.lock, (bytes) => { files.push(['ledger', bytes, step.lock.path]); return cross(); })
+        : cross();
+    } catch (err) {
+      input.io_error = err instanceof IoError ? err.facts : { op: 'internal', detail: String(err?.message ?? err) };
+      step = cross();
     }
-  } catch (err) {
-    if (!(err instanceof CommandError)) throw err;
-    input.shell_error = { code: err.code, message: err.message, exit: err.exit, path: err.path };
-    step = call('attempt', input);
   }
-  writeAll(step.writes);
+  perform(step);
   return step;
 }

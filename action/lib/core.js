@@ -102,7 +102,7 @@ export function call(name, input) {
   return cross(name, typeof input === 'string' ? input : JSON.stringify(input));
 }
 
-/** validate, explain or digest, whole: answers {exit, line, text}. */
-export function runCommand(name, bytes, kind = '') {
-  return cross('command', name, bytes, Date.now(), -new Date().getTimezoneOffset(), kind);
+/** One crossing of a CLI or Action run (core/src/run.rs): the input as JSON text, the files' bytes. */
+export function run(input, files) {
+  return cross('run', input, files);
 }

@@ -1,8 +1,9 @@
 // One HTTP request with node:http/node:https directly (the built-in fetch costs a short-lived
-// process about 100 ms of start-up), through a proxy when the environment names one. It never
-// retries: the caller decides what a failure means, and Deferral's rule is one request per run.
+// process about 100 ms of start-up), through the proxy the core chose from the environment
+// (core/src/proxy.rs). It never retries: the caller decides what a failure means, and
+// Deferral's rule is one request per run.
 import { builtin } from './builtin.js';
-import { proxyFor } from './proxy-env.js';
+import { call } from './core.js';
 
 const http = builtin('node:http');
 // node:https and node:tls cost a few milliseconds to load: only HTTPS requests pay for them.
@@ -86,12 +87,23 @@ function send(options, client, signal, body) {
   });
 }
 
+function proxyOf(href, chosen, env) {
+  if (chosen === undefined) {
+    const passed = Object.fromEntries(Object.entries(env).filter(([k]) => /^(https?|no)_proxy$/i.test(k)));
+    const answer = call('proxy_for', { url: href, env: passed });
+    if (!answer.ok) throw new TransportError('EPROXYSCHEME', answer.error.message);
+    chosen = answer.proxy;
+  }
+  return chosen ? new URL(chosen) : undefined;
+}
+
 /**
  * Sends one request and resolves with {status, headers: [[name, value], ...], body}, or rejects
  * with a TransportError (refused, reset, DNS, TLS, proxy, timeout). Non-2xx statuses resolve.
- * `body` (a string or Buffer) is sent as it is; the caller sets its headers.
+ * `body` (a string or Buffer) is sent as it is; the caller sets its headers. `proxy`: the proxy
+ * URL, null for none, or undefined to have the core choose it from `env`.
  */
-export async function request(href, { method = 'GET', headers = {}, body, timeoutMs = DEFAULT_TIMEOUT_MS, env = process.env } = {}) {
+export async function request(href, { method = 'GET', headers = {}, body, timeoutMs = DEFAULT_TIMEOUT_MS, env = process.env, proxy: chosen } = {}) {
   const url = new URL(href);
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new TransportError('EURL', `unsupported URL scheme ${url.protocol}`);
@@ -101,7 +113,7 @@ export async function request(href, { method = 'GET', headers = {}, body, timeou
   const path = `${url.pathname}${url.search}`;
   const host = url.hostname.replace(/^\[|\]$/g, '');
   try {
-    const proxy = proxyFor(url, env);
+    const proxy = proxyOf(href, chosen, env);
     const lib = url.protocol === 'https:' || proxy?.protocol === 'https:' ? loadTls() : null;
     if (!proxy) {
       return await send({ host, port: defaultPort(url), path, method, headers, agent: false }, lib ? lib.https : http, controller.signal, body);

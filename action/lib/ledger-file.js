@@ -1,20 +1,16 @@
 // The shared ledger file (deferral-ledger-v1): several steps or processes record what they saw
-// of the rate state into one file. Updates hold an O_EXCL lock file and replace the data file
+// of the rate state into one file. The core merges; this file only locks, reads and replaces. Updates hold an O_EXCL lock file and replace the data file
 // atomically (write a temporary file, fsync, rename), so readers never see half a file and
 // concurrent writers lose no observation: each merges into what is on disk under the lock, and
 // the merge itself (in the core) is a join that cannot forget or regress.
 import { builtin } from './builtin.js';
-import { CommandError, EXIT } from './exit-codes.js';
-import { MAX_INPUT_BYTES } from './read-input.js';
+import { IoError, readUpTo } from './read-input.js';
 
 const { closeSync, fsyncSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync, linkSync } = builtin('node:fs');
 // node:crypto only when a ledger is written: loading it costs every gate run 2-4 ms otherwise.
 const randomBytes = (size) => builtin('node:crypto').randomBytes(size);
 const { hostname } = builtin('node:os');
 
-const LOCK_WAIT_MS = 10_000;
-// A lock older than this whose owner cannot be shown alive is taken to be left by a crash.
-const STALE_LOCK_MS = 30_000;
 const pause = new Int32Array(new SharedArrayBuffer(4));
 const sleepMs = (ms) => Atomics.wait(pause, 0, 0, ms);
 
@@ -23,7 +19,7 @@ function readText(path) {
     return readFileSync(path, 'utf8');
   } catch (err) {
     if (err.code === 'ENOENT') return null;
-    throw new CommandError(EXIT.invalid, 'unreadable-ledger', `cannot read the ledger file: ${err.code ?? err.message}`);
+    throw new IoError({ op: 'ledger', detail: err.code ?? err.message });
   }
 }
 
@@ -54,9 +50,9 @@ function breakStaleLock(lockPath, seen) {
   try { unlinkSync(aside); } catch { /* already gone */ }
 }
 
-function acquire(lockPath) {
+function acquire(lockPath, { wait_ms: waitMs, stale_ms: staleMs }) {
   const token = `${hostname()} ${process.pid} ${randomBytes(8).toString('hex')}`;
-  const deadline = Date.now() + LOCK_WAIT_MS;
+  const deadline = Date.now() + waitMs;
   for (let attempt = 0; ; attempt++) {
     try {
       const fd = openSync(lockPath, 'wx', 0o600);
@@ -64,17 +60,17 @@ function acquire(lockPath) {
       closeSync(fd);
       return token;
     } catch (err) {
-      if (err.code !== 'EEXIST') throw new CommandError(EXIT.invalid, 'ledger-lock-failed', `cannot create the ledger lock: ${err.code}`);
+      if (err.code !== 'EEXIST') throw new IoError({ op: 'lock', detail: err.code });
     }
     const seen = readText(lockPath);
     let age = 0;
     try { age = Date.now() - statSync(lockPath).mtimeMs; } catch { continue; }
-    if (seen !== null && seen !== '' && (!ownerAlive(seen) || age > STALE_LOCK_MS)) {
+    if (seen !== null && seen !== '' && (!ownerAlive(seen) || age > staleMs)) {
       breakStaleLock(lockPath, seen);
       continue;
     }
     if (Date.now() > deadline) {
-      throw new CommandError(EXIT.provider, 'ledger-lock-timeout', `the ledger lock stayed held for ${LOCK_WAIT_MS} ms`);
+      throw new IoError({ op: 'lock-timeout', ms: waitMs });
     }
     // Lock holders keep it for a read, a merge and a rename: a few milliseconds.
     sleepMs(Math.min(50, 2 + attempt));
@@ -100,20 +96,25 @@ function writeAtomically(path, text) {
 }
 
 /**
- * Holds the file's lock around `update(text | null) -> [result, newText | null]`: the current
- * text (null when the file does not exist yet, bounded to 1 MiB) goes to the core, and the text
- * it answers replaces the file atomically. Answers `result`.
+ * Holds the lock of `lock.path` (a step's `lock`: {path, limit, wait_ms, stale_ms}) around
+ * `update(bytes | null) -> step`: the ledger as it is (null when it
+ * does not exist yet) goes to the core, and the `ledger` text the step carries replaces the
+ * file atomically before the lock is released. Answers the step.
  */
-export function withLedgerLock(path, update) {
+export function withLock(lock, update) {
+  const { path } = lock;
   const lockPath = `${path}.lock`;
-  const token = acquire(lockPath);
+  const token = acquire(lockPath, lock);
   try {
-    let size = 0;
-    try { size = statSync(path).size; } catch { /* missing: a new ledger */ }
-    if (size > MAX_INPUT_BYTES) throw new CommandError(EXIT.invalid, 'too-large', `the ledger file is larger than ${MAX_INPUT_BYTES} bytes`);
-    const [result, text] = update(readText(path));
-    if (text !== null) writeAtomically(path, text);
-    return result;
+    let bytes = null;
+    try {
+      bytes = readUpTo(path, lock.limit);
+    } catch (err) {
+      if (err.facts.detail !== 'ENOENT') throw new IoError({ op: 'ledger', detail: err.facts.detail });
+    }
+    const step = update(bytes);
+    if (typeof step.ledger === 'string') writeAtomically(path, step.ledger);
+    return step;
   } finally {
     release(lockPath, token);
   }

@@ -40,10 +40,11 @@ use crate::observe::{answer_of, error_value};
 use crate::preflight::{preflight, PreflightInput};
 use crate::rate_state::{read_file, read_response, RateRead, Source};
 use crate::receipt::{validate, Receipt};
+use crate::run::runner;
 use crate::signals::RateSnapshot;
 use inputs::Options;
 use serde_json::{Map, Value};
-use view::{quote, Finished, Obj};
+use view::{Finished, Obj};
 
 /// The API version header GitHub documents for the REST API.
 pub const API_VERSION: &str = "2022-11-28";
@@ -76,6 +77,7 @@ struct Attempt<'a> {
     env: Map<String, Value>,
     files: Map<String, Value>,
     now: u64,
+    shell_error: Option<AttemptError>,
 }
 
 /// Runs one crossing of an attempt (see the module docs) over JSON text.
@@ -93,6 +95,12 @@ pub fn attempt_json(input: &str) -> String {
 
 /// Runs one crossing of an attempt given as a JSON value.
 pub fn attempt(v: &Value) -> String {
+    run_attempt(v, None)
+}
+
+/// Runs one crossing of an attempt; `shell_error` is a failure of the shell's own I/O (a file
+/// unreadable or too large, the ledger lock), rendered like any other stop.
+pub fn run_attempt(v: &Value, shell_error: Option<AttemptError>) -> String {
     let object = |name: &str| v.get(name).and_then(Value::as_object).cloned();
     let a = Attempt {
         v,
@@ -102,6 +110,7 @@ pub fn attempt(v: &Value) -> String {
         env: object("env").unwrap_or_default(),
         files: object("files").unwrap_or_default(),
         now: v["now_ms"].as_u64().unwrap_or(0),
+        shell_error,
     };
     a.step()
 }
@@ -152,20 +161,27 @@ impl Attempt<'_> {
         }
     }
 
-    fn request(&self) -> String {
+    /// The one `GET /rate_limit`: the shell adds the token from `token_env` and goes through
+    /// `proxy` when there is one.
+    fn request(&self) -> Result<String, AttemptError> {
         let base = self
             .input("api-url")
             .or_else(|| self.env.get("GITHUB_API_URL").and_then(Value::as_str))
             .filter(|b| !b.is_empty())
             .unwrap_or("https://api.github.com")
             .trim_end_matches('/');
-        Obj::default()
-            .str("url", Some(&format!("{base}/rate_limit")))
+        let url = format!("{base}/rate_limit");
+        let proxy = crate::proxy::proxy_for(&url, &self.env)
+            .map_err(|detail| AttemptError::InvalidProxy { detail })?;
+        Ok(Obj::default()
+            .str("url", Some(&url))
             .raw(
                 "headers",
                 &format!("[[\"accept\",\"application/vnd.github+json\"],[\"user-agent\",\"deferral\"],[\"x-github-api-version\",\"{API_VERSION}\"]]"),
             )
-            .end()
+            .str("token_env", self.v["token_env"].as_str())
+            .str("proxy", proxy.as_deref())
+            .end())
     }
 
     fn ledger_path(&self) -> Option<&str> {
@@ -173,18 +189,9 @@ impl Attempt<'_> {
     }
 
     fn step(&self) -> String {
-        // A failure of the shell's own I/O (a file too large or unreadable): rendered here, so
-        // every surface shows it the same way.
-        if let Some(e) = self.v.get("shell_error") {
-            let exit = match e["exit"].as_u64() {
-                Some(3) => Exit::Auth,
-                Some(4) => Exit::Provider,
-                _ => Exit::Invalid,
-            };
-            let code = e["code"].as_str().unwrap_or("internal-error");
-            let message = e["message"].as_str().unwrap_or_default().to_string();
-            let path = e["path"].as_str().unwrap_or("$").to_string();
-            return self.done(&self.stopped(code, message, path, exit), None);
+        // A failure of the shell's own I/O: rendered here, so every surface shows it alike.
+        if let Some(e) = &self.shell_error {
+            return self.stop(e);
         }
         // Inputs are checked before anything is read or requested; a pending plan file is
         // stood in for by an empty plan until it is read.
@@ -207,24 +214,27 @@ impl Attempt<'_> {
         }
         if self.resume && self.input("receipt").is_none() {
             return self.stop(&AttemptError::MissingInput {
-                input: "receipt (--receipt FILE or --receipt -)",
+                input: "receipt as a file path (--receipt FILE), or - for standard input",
             });
         }
         let read = self.to_read();
         let live = self.input("rate-state").is_none();
         if !read.is_empty() {
-            let mut step = Obj::default().str("step", Some("read")).raw(
-                "read",
-                &read
-                    .iter()
-                    .fold(Obj::default(), |o, (name, path)| o.str(name, Some(path)))
-                    .end(),
-            );
+            let entries: Vec<String> = read
+                .iter()
+                .map(|(name, path)| crate::run::read_entry(name, path))
+                .collect();
+            let mut step = Obj::default()
+                .str("step", Some("read"))
+                .raw("read", &format!("[{}]", entries.join(",")));
             if !self.resume && live {
                 if !self.token() {
                     return self.stop(&AttemptError::MissingToken);
                 }
-                step = step.raw("request", &self.request());
+                match self.request() {
+                    Ok(r) => step = step.raw("request", &r),
+                    Err(e) => return self.stop(&e),
+                }
             }
             if !self.resume || !live {
                 step = self.with_ledger(step);
@@ -240,9 +250,13 @@ impl Attempt<'_> {
             if !self.token() {
                 return self.stop(&AttemptError::MissingToken);
             }
+            let request = match self.request() {
+                Ok(r) => r,
+                Err(e) => return self.stop(&e),
+            };
             let step = Obj::default()
                 .str("step", Some("fetch"))
-                .raw("request", &self.request());
+                .raw("request", &request);
             return self.with_ledger(step).end();
         }
         self.finish(&options)
@@ -254,7 +268,7 @@ impl Attempt<'_> {
 
     fn with_ledger(&self, step: Obj) -> Obj {
         match self.ledger_path() {
-            Some(path) => step.str("lock", Some(path)),
+            Some(path) => step.raw("lock", &crate::run::lock(path)),
             None => step,
         }
     }
@@ -550,7 +564,12 @@ impl Attempt<'_> {
     }
 
     fn temp(&self) -> String {
-        let dir = self.v["temp_dir"].as_str().unwrap_or("/tmp");
+        let dir = [self.env.get("RUNNER_TEMP"), self.v.get("tmpdir")]
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .find(|d| !d.is_empty())
+            .unwrap_or("/tmp");
         format!("{}/deferral", dir.trim_end_matches(['/', '\\']))
     }
 
@@ -588,7 +607,7 @@ impl Attempt<'_> {
         &self,
         f: &Finished,
         ledger: Option<&str>,
-        writes: Vec<String>,
+        mut writes: Vec<String>,
         receipt_path: &str,
         handle_path: &str,
     ) -> String {
@@ -596,35 +615,69 @@ impl Attempt<'_> {
             .str("step", Some("done"))
             .num("exit", Some(u64::from(f.exit.code())))
             .str("status", Some(f.status));
-        if self.action {
+        let (stdout, stderr, process_exit) = if self.action {
             let succeed = self
                 .input("on-deferral")
                 .is_some_and(|v| v.eq_ignore_ascii_case("succeed"));
             let failed = f.status != "ready" && !(f.status == "deferred" && succeed);
-            let outputs = f
-                .outputs(receipt_path, handle_path)
+            let outputs = f.outputs(receipt_path, handle_path);
+            let var = |name: &str| {
+                self.env
+                    .get(name)
+                    .and_then(Value::as_str)
+                    .filter(|p| !p.is_empty())
+            };
+            let mut stdout = String::new();
+            match var("GITHUB_OUTPUT") {
+                Some(path) => {
+                    writes.push(Self::append(path, &runner::outputs_text(&outputs, true)))
+                }
+                // Outside a runner: what would have been set, for a person to read.
+                None => stdout.push_str(&runner::outputs_text(&outputs, false)),
+            }
+            if let Some(path) = var("GITHUB_STEP_SUMMARY") {
+                writes.push(Self::append(path, &format!("{}\n", f.summary())));
+            }
+            for command in f.commands(failed) {
+                stdout.push_str(&command);
+                stdout.push('\n');
+            }
+            let outputs = outputs
                 .into_iter()
                 .fold(Obj::default(), |o, (k, v)| o.str(k, Some(&v)))
                 .end();
-            let commands: Vec<String> = f.commands(failed).iter().map(|c| quote(c)).collect();
-            out = out
-                .bool("failed", Some(failed))
-                .raw("outputs", &outputs)
-                .str("summary", Some(&f.summary()))
-                .raw("commands", &format!("[{}]", commands.join(",")));
+            out = out.bool("failed", Some(failed)).raw("outputs", &outputs);
+            (stdout, String::new(), u8::from(failed))
         } else {
             let offset = self.v["utc_offset_min"].as_i64().unwrap_or(0);
-            out = out
-                .str("line", Some(&f.line()))
-                .str("verdict", Some(&f.verdict(offset)));
-        }
-        out.str("ledger", ledger)
+            let show = self.input("quiet").is_none()
+                && (self.input("verdict").is_some() || self.v["stderr_tty"] == true);
+            let verdict = if show {
+                f.verdict(offset)
+            } else {
+                String::new()
+            };
+            (f.line() + "\n", verdict, f.exit.code())
+        };
+        out.num("process_exit", Some(u64::from(process_exit)))
+            .str("stdout", Some(&stdout))
+            .str("stderr", Some(stderr.as_str()).filter(|s| !s.is_empty()))
+            .str("ledger", ledger)
             .raw("writes", &format!("[{}]", writes.join(",")))
             .end()
     }
 
+    /// A text appended to a file the runner names.
+    fn append(path: &str, text: &str) -> String {
+        Obj::default()
+            .str("path", Some(path))
+            .str("text", Some(text))
+            .bool("append", Some(true))
+            .end()
+    }
+
     /// Deferred in the Action's gate mode with a durable port: keep the handoff receipt on
-    /// disk, then hand it to the port.
+    /// disk, then hand it to the port (`POST /v1/deferrals` of `deferral-host serve`).
     fn retain_step(&self, f: &Finished, url: &str, launch: &str, ledger: Option<&str>) -> String {
         let r = f.receipt.as_ref().map(Receipt::to_json).unwrap_or_default();
         let writes: Vec<String> = f
@@ -635,30 +688,69 @@ impl Attempt<'_> {
                 Self::write(&path, &text, 0o644, false)
             })
             .collect();
+        let url = format!("{}/v1/deferrals", url.trim_end_matches('/'));
+        let proxy = crate::proxy::proxy_for(&url, &self.env).ok().flatten();
+        let body = Obj::default()
+            .raw("receipt", &r)
+            .str("launch", Some(launch))
+            .end();
+        let request = Obj::default()
+            .str("url", Some(&url))
+            .str("method", Some("POST"))
+            .raw(
+                "headers",
+                "[[\"content-type\",\"application/json\"],[\"accept\",\"application/json\"]]",
+            )
+            .str("body", Some(&body))
+            .str("token_env", Some("INPUT_COORDINATOR-TOKEN"))
+            .str("proxy", proxy.as_deref())
+            .str("into", Some("port_answer"))
+            .str("error_into", Some("coordinator_error"))
+            .end();
         Obj::default()
             .str("step", Some("retain"))
-            .raw(
-                "retain",
-                &Obj::default()
-                    .str("url", Some(url))
-                    .str("launch", Some(launch))
-                    .raw("receipt", &r)
-                    .end(),
-            )
+            .raw("request", &request)
+            // The port's answer is read against the clock of the decision it follows.
+            .bool("same_clock", Some(true))
             // The ledger was read for this crossing: write it now (the next repeats the decision).
             .str("ledger", ledger)
             .raw("writes", &format!("[{}]", writes.join(",")))
             .end()
     }
 
-    /// The port's answer, checked: `None` when there is none to check.
-    fn retained(&self, f: &Finished) -> Option<Result<(String, Receipt, String), AttemptError>> {
+    /// The port's answer: its JSON body on a 2xx, else why it refused, as `coordinator-failed`.
+    fn port_answer(&self) -> Option<Result<Value, AttemptError>> {
         if let Some(message) = self.v["coordinator_error"].as_str() {
             return Some(Err(AttemptError::CoordinatorFailed {
-                detail: message.to_string(),
+                detail: format!("port-unreachable: {message}"),
             }));
         }
-        let answer = self.v.get("retained")?.as_object()?;
+        let answer = self.v.get("port_answer")?;
+        let status = answer["status"].as_u64().unwrap_or(0);
+        let body: Value = answer["body"]
+            .as_str()
+            .and_then(|b| serde_json::from_str(b).ok())
+            .unwrap_or(Value::Null);
+        if (200..300).contains(&status) && body.is_object() {
+            return Some(Ok(body));
+        }
+        let error = &body["error"];
+        let detail = match (error["code"].as_str(), error["message"].as_str()) {
+            (Some(code), message) => {
+                format!("HTTP {status} {code}: {}", message.unwrap_or(code))
+            }
+            _ => format!("HTTP {status} without a JSON error"),
+        };
+        Some(Err(AttemptError::CoordinatorFailed { detail }))
+    }
+
+    /// The port's answer, checked: `None` when there is none to check.
+    fn retained(&self, f: &Finished) -> Option<Result<(String, Receipt, String), AttemptError>> {
+        let answer = match self.port_answer()? {
+            Ok(a) => a,
+            Err(e) => return Some(Err(e)),
+        };
+        let answer = answer.as_object()?;
         let handoff = f.receipt.as_ref()?;
         let bad =
             |detail: &'static str| Some(Err(AttemptError::InvalidCoordinatorAnswer { detail }));

@@ -38,6 +38,8 @@ pub mod lifecycle;
 pub mod observe;
 pub mod plan;
 pub mod preflight;
+pub mod proxy;
 pub mod rate_state;
 pub use deferral_receipt as receipt;
+pub mod run;
 pub mod signals;

@@ -1,24 +1,4 @@
 /**
- * One crossing of a gate or resume attempt: see `deferral_core::attempt`.
- * @param {string} input
- * @returns {string}
- */
-export function attempt(input) {
-    let deferred2_0;
-    let deferred2_1;
-    try {
-        const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-        const len0 = WASM_VECTOR_LEN;
-        const ret = wasm.attempt(ptr0, len0);
-        deferred2_0 = ret[0];
-        deferred2_1 = ret[1];
-        return getStringFromWasm0(ret[0], ret[1]);
-    } finally {
-        wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
-    }
-}
-
-/**
  * `{status, headers, body}` -> `{"ok":true,"kind":"primary-rest"|"primary-graphql"|"secondary"|
  * "unlimited"|"not-rate-limited","headers":{resource,limit,remaining,used,reset,retry_after_s,date_ms}}`.
  * @param {string} input
@@ -36,44 +16,6 @@ export function classify_response(input) {
         return getStringFromWasm0(ret[0], ret[1]);
     } finally {
         wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
-    }
-}
-
-/**
- * `deferral validate`, `explain` and `digest`, whole: `{"exit","line","text"}`.
- * @param {string} name
- * @param {Uint8Array | number[]} bytes
- * @param {number} now_ms
- * @param {number} utc_offset_min
- * @param {string} kind
- * @returns {string}
- */
-export function command(name, bytes, now_ms, utc_offset_min, kind) {
-    let deferred6_0;
-    let deferred6_1;
-    try {
-        const val4 = +now_ms;
-        const val5 = +utc_offset_min;
-        let ptr0, len0, ptr1, len1, ptr2, len2;
-        try {
-            ptr0 = passStringToWasm0(name, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-            len0 = WASM_VECTOR_LEN;
-            ptr1 = passArray8ToWasm0(bytes, wasm.__wbindgen_malloc);
-            len1 = WASM_VECTOR_LEN;
-            ptr2 = passStringToWasm0(kind, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-            len2 = WASM_VECTOR_LEN;
-        } catch (e) {
-            if (ptr2) { wasm.__wbindgen_free(ptr2, len2 * 1, 1); }
-            if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
-            if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
-            throw e;
-        }
-        const ret = wasm.command(ptr0, len0, ptr1, len1, val4, val5, ptr2, len2);
-        deferred6_0 = ret[0];
-        deferred6_1 = ret[1];
-        return getStringFromWasm0(ret[0], ret[1]);
-    } finally {
-        wasm.__wbindgen_free(deferred6_0, deferred6_1, 1);
     }
 }
 
@@ -313,6 +255,27 @@ export function preflight(input) {
 }
 
 /**
+ * The proxy for a request: input `{"url", "env": {HTTPS_PROXY, NO_PROXY, ...}}`, answer
+ * `{"ok":true,"proxy":URL|null}` or an `invalid-proxy` error. See `deferral_core::proxy`.
+ * @param {string} input
+ * @returns {string}
+ */
+export function proxy_for(input) {
+    let deferred2_0;
+    let deferred2_1;
+    try {
+        const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+        const len0 = WASM_VECTOR_LEN;
+        const ret = wasm.proxy_for(ptr0, len0);
+        deferred2_0 = ret[0];
+        deferred2_1 = ret[1];
+        return getStringFromWasm0(ret[0], ret[1]);
+    } finally {
+        wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+    }
+}
+
+/**
  * Ledger file text -> `{"ok":true,"ledger":{...}}`, or `invalid-ledger` with the reason (not
  * JSON, nested too deep, another version, unknown fields).
  * @param {string} text
@@ -353,6 +316,37 @@ export function read_rate_state(input) {
         return getStringFromWasm0(ret[0], ret[1]);
     } finally {
         wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
+    }
+}
+
+/**
+ * One crossing of a run of the CLI or the Action: see `deferral_core::run`. `files` holds the
+ * bytes of every file read so far, in the order the input's `file_sizes` names them.
+ * @param {string} input
+ * @param {Uint8Array | number[]} files
+ * @returns {string}
+ */
+export function run(input, files) {
+    let deferred3_0;
+    let deferred3_1;
+    try {
+        let ptr0, len0, ptr1, len1;
+        try {
+            ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+            len0 = WASM_VECTOR_LEN;
+            ptr1 = passArray8ToWasm0(files, wasm.__wbindgen_malloc);
+            len1 = WASM_VECTOR_LEN;
+        } catch (e) {
+            if (ptr1) { wasm.__wbindgen_free(ptr1, len1 * 1, 1); }
+            if (ptr0) { wasm.__wbindgen_free(ptr0, len0 * 1, 1); }
+            throw e;
+        }
+        const ret = wasm.run(ptr0, len0, ptr1, len1);
+        deferred3_0 = ret[0];
+        deferred3_1 = ret[1];
+        return getStringFromWasm0(ret[0], ret[1]);
+    } finally {
+        wasm.__wbindgen_free(deferred3_0, deferred3_1, 1);
     }
 }
 

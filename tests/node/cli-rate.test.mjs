@@ -229,7 +229,7 @@ test('deferral gate crosses into the wasm core at most twice', async () => {
   const run = await runCli(['gate', '--rate-state', LOW, '--scope', SCOPE], { env: { DEFERRAL_TRACE_CORE: '1' } });
   assert.equal(run.status, 6);
   const calls = run.stderr.split('\n').filter((l) => l.startsWith('deferral-core-call '));
-  assert.deepEqual(calls, ['deferral-core-call attempt', 'deferral-core-call attempt']);
+  assert.deepEqual(calls, ['deferral-core-call run', 'deferral-core-call run']);
 });
 
 test('a whole gate result given as a receipt is refused with a pointer to its deferredReceipt', async () => {

@@ -14,15 +14,15 @@ const coreModule = join(repoRoot, 'dist/lib/core.js');
 function writer(path, id, count) {
   // Each update records a window of its own resource, so a lost update is a missing resource.
   const script = `
-    import { withLedgerLock } from ${JSON.stringify(ledgerModule)};
+    import { withLock } from ${JSON.stringify(ledgerModule)};
     import { call } from ${JSON.stringify(coreModule)};
     for (let i = 0; i < ${count}; i++) {
-      withLedgerLock(${JSON.stringify(path)}, (text) => {
-        const ledgers = text ? [call('read_ledger', text).ledger] : [];
+      withLock({ path: ${JSON.stringify(path)}, limit: 1 << 20, wait_ms: 10000, stale_ms: 30000 }, (bytes) => {
+        const ledgers = bytes ? [call('read_ledger', bytes.toString('utf8')).ledger] : [];
         const merged = call('merge_ledger', { ledgers, observations: [{ kind: 'window', resource: 'w${id}_' + i,
           window: { limit: 100, remaining: 100 - i, used: i, reset: 2000000000 }, observed_at_ms: Date.now() },
           { kind: 'window', resource: 'core', window: { limit: 5000, remaining: 5000 - ${id} * 100 - i, reset: 2000000000 }, observed_at_ms: Date.now() }] });
-        return [null, JSON.stringify(merged.ledger)];
+        return { ledger: JSON.stringify(merged.ledger) };
       });
     }`;
   return new Promise((resolve, reject) => {

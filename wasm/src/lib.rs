@@ -32,20 +32,6 @@ pub fn validate_receipt(bytes: &[u8]) -> String {
     }
 }
 
-/// `deferral validate`, `explain` and `digest`, whole: `{"exit","line","text"}`.
-#[wasm_bindgen]
-pub fn command(name: &str, bytes: &[u8], now_ms: f64, utc_offset_min: i32, kind: &str) -> String {
-    use deferral_core::commands;
-    match name {
-        "validate" => commands::validate_command(bytes),
-        // A clock before 1970 or past 2^53 ms is not one a receipt can be explained against.
-        "explain" => {
-            commands::explain_command(bytes, now_ms.max(0.0) as u64, i64::from(utc_offset_min))
-        }
-        _ => commands::digest_command(kind, &String::from_utf8_lossy(bytes)),
-    }
-}
-
 /// The SHA-256 of the canonical JSON of an input.
 ///
 /// `kind` is `value` (the text must be JSON), `scope` or `request` (JSON when it parses, else

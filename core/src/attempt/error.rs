@@ -41,11 +41,41 @@ pub enum AttemptError {
     Transport { detail: String },
     /// The attempt input itself has the wrong shape (a shell bug).
     InvalidAttempt { detail: String },
+    /// `deferral` without a command.
+    MissingCommand,
+    /// A command this CLI does not have.
+    UnknownCommand { name: String },
+    /// A flag the command does not take.
+    UnknownFlag { flag: String },
+    /// A flag that takes a value was last, with none.
+    MissingValue { flag: String },
+    /// An `observe --header` that is not `name: value`.
+    InvalidHeader,
+    /// `observe --status` that is not an HTTP status.
+    InvalidStatus,
+    /// A file (or standard input) the shell could not read.
+    UnreadableFile { path: String, detail: String },
+    /// A file past its size limit.
+    TooLarge {
+        what: String,
+        path: String,
+        limit: u64,
+    },
+    /// The ledger file exists but cannot be read.
+    UnreadableLedger { detail: String },
+    /// The ledger's lock file cannot be created.
+    LedgerLockFailed { detail: String },
+    /// The ledger's lock stayed held past the wait.
+    LedgerLockTimeout { ms: u64 },
+    /// A proxy variable names a scheme other than http or https.
+    InvalidProxy { detail: String },
+    /// The shell failed in a way it could not describe otherwise (a bug).
+    Internal { detail: String },
 }
 
 impl AttemptError {
     /// Every code this type answers.
-    pub const CODES: [&'static str; 18] = [
+    pub const CODES: [&'static str; 31] = [
         "invalid-duration",
         "invalid-reserve",
         "invalid-fresh-approval",
@@ -64,6 +94,19 @@ impl AttemptError {
         "invalid-coordinator-answer",
         "transport-error",
         "invalid-attempt",
+        "missing-command",
+        "unknown-command",
+        "unknown-flag",
+        "missing-value",
+        "invalid-header",
+        "invalid-http-status",
+        "unreadable-file",
+        "too-large",
+        "unreadable-ledger",
+        "ledger-lock-failed",
+        "ledger-lock-timeout",
+        "invalid-proxy",
+        "internal-error",
     ];
 
     /// Stable machine code.
@@ -94,6 +137,19 @@ impl AttemptError {
             AttemptError::InvalidCoordinatorAnswer { .. } => "invalid-coordinator-answer",
             AttemptError::Transport { .. } => "transport-error",
             AttemptError::InvalidAttempt { .. } => "invalid-attempt",
+            AttemptError::MissingCommand => "missing-command",
+            AttemptError::UnknownCommand { .. } => "unknown-command",
+            AttemptError::UnknownFlag { .. } => "unknown-flag",
+            AttemptError::MissingValue { .. } => "missing-value",
+            AttemptError::InvalidHeader => "invalid-header",
+            AttemptError::InvalidStatus => "invalid-http-status",
+            AttemptError::UnreadableFile { .. } => "unreadable-file",
+            AttemptError::TooLarge { .. } => "too-large",
+            AttemptError::UnreadableLedger { .. } => "unreadable-ledger",
+            AttemptError::LedgerLockFailed { .. } => "ledger-lock-failed",
+            AttemptError::LedgerLockTimeout { .. } => "ledger-lock-timeout",
+            AttemptError::InvalidProxy { .. } => "invalid-proxy",
+            AttemptError::Internal { .. } => "internal-error",
         }
     }
 
@@ -103,7 +159,10 @@ impl AttemptError {
             AttemptError::MissingToken => Exit::Auth,
             AttemptError::CoordinatorFailed { .. }
             | AttemptError::InvalidCoordinatorAnswer { .. }
-            | AttemptError::Transport { .. } => Exit::Provider,
+            | AttemptError::Transport { .. }
+            | AttemptError::LedgerLockTimeout { .. }
+            | AttemptError::InvalidProxy { .. }
+            | AttemptError::Internal { .. } => Exit::Provider,
             _ => Exit::Invalid,
         }
     }
@@ -129,9 +188,7 @@ impl fmt::Display for AttemptError {
             AttemptError::MissingFile { input } => {
                 write!(f, "the {input} file was not read (a shell bug)")
             }
-            AttemptError::MissingInput { input } => {
-                write!(f, "give the {input} as a file path, or - for standard input")
-            }
+            AttemptError::MissingInput { input } => write!(f, "give the {input}"),
             AttemptError::MissingToken => f.write_str(
                 "no token: the CLI reads GITHUB_TOKEN or GH_TOKEN (or decides offline with --rate-state FILE); the Action's token input is empty (its default is github.token)",
             ),
@@ -157,6 +214,43 @@ impl fmt::Display for AttemptError {
             }
             AttemptError::InvalidAttempt { detail } => {
                 write!(f, "the attempt input is not valid: {detail}")
+            }
+            AttemptError::MissingCommand => f.write_str("give a command; run deferral --help"),
+            AttemptError::UnknownCommand { name } => write!(
+                f,
+                "unknown command {}; run deferral --help",
+                super::view::quote(name)
+            ),
+            AttemptError::UnknownFlag { flag } => {
+                write!(f, "unknown flag --{flag} (see --help)")
+            }
+            AttemptError::MissingValue { flag } => write!(f, "--{flag} needs a value"),
+            AttemptError::InvalidHeader => {
+                f.write_str("a --header must look like \"name: value\"")
+            }
+            AttemptError::InvalidStatus => f.write_str(
+                "--status must be an HTTP status from 100 to 599",
+            ),
+            AttemptError::UnreadableFile { path, detail } => {
+                write!(f, "cannot read {path}: {detail}")
+            }
+            AttemptError::TooLarge { what, path, limit } => {
+                write!(f, "the {what} in {path} is larger than {limit} bytes")
+            }
+            AttemptError::UnreadableLedger { detail } => {
+                write!(f, "cannot read the ledger file: {detail}")
+            }
+            AttemptError::LedgerLockFailed { detail } => {
+                write!(f, "cannot create the ledger lock: {detail}")
+            }
+            AttemptError::LedgerLockTimeout { ms } => {
+                write!(f, "the ledger lock stayed held for {ms} ms")
+            }
+            AttemptError::InvalidProxy { detail } => {
+                write!(f, "cannot use the proxy: {detail}")
+            }
+            AttemptError::Internal { detail } => {
+                write!(f, "deferral failed unexpectedly: {detail}")
             }
         }
     }

@@ -1,0 +1,83 @@
+//! The GitHub Actions runner protocol, in text the shell writes as it is told: masks (printed
+//! before anything else), outputs as `name<<DELIMITER` records appended to `GITHUB_OUTPUT`, the
+//! step summary appended to `GITHUB_STEP_SUMMARY`. Log lines and annotations are escaped where
+//! they are made (`crate::attempt::view`).
+
+use crate::attempt::view::escape_data;
+use crate::digest::sha256_hex;
+
+/// `::add-mask::` lines for each secret, one per line of it (the runner matches single lines).
+pub fn masks<'a>(secrets: impl IntoIterator<Item = &'a str>) -> String {
+    let mut out = String::new();
+    for secret in secrets {
+        for part in secret.split('\n').map(|p| p.trim_end_matches('\r')) {
+            if !part.trim().is_empty() {
+                out.push_str(&format!("::add-mask::{}\n", escape_data(part)));
+            }
+        }
+    }
+    out
+}
+
+/// A heredoc delimiter that occurs nowhere in `value`, so the value cannot end its record
+/// early. It is derived from the value (no randomness in the core) and checked.
+pub fn delimiter_for(name: &str, value: &str) -> String {
+    (0u32..)
+        .map(|n| {
+            let seed = format!("{n}\0{name}\0{value}");
+            format!("ghadelimiter_{}", &sha256_hex(seed.as_bytes())[..32])
+        })
+        .find(|d| !value.contains(d.as_str()))
+        .unwrap_or_default()
+}
+
+/// One `name<<DELIMITER` / value / `DELIMITER` record: safe for any value.
+pub fn output_record(name: &str, value: &str) -> String {
+    let delimiter = delimiter_for(name, value);
+    format!("{name}<<{delimiter}\n{value}\n{delimiter}\n")
+}
+
+/// What setting `outputs` takes: the records to append to `GITHUB_OUTPUT` when the runner
+/// names it, else `name=value` lines to print for a person.
+pub fn outputs_text(outputs: &[(&str, String)], file: bool) -> String {
+    outputs
+        .iter()
+        .map(|(name, value)| {
+            if file {
+                output_record(name, value)
+            } else {
+                format!("{name}={}\n", escape_data(value))
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_value_cannot_end_its_record_or_forge_another() {
+        let value = "x\nghadelimiter_0\nstatus<<EOF\nready\nEOF";
+        let record = output_record("reason", value);
+        let delimiter = record
+            .lines()
+            .next()
+            .unwrap()
+            .strip_prefix("reason<<")
+            .unwrap();
+        assert!(!value.contains(delimiter));
+        assert_eq!(
+            record,
+            format!("reason<<{delimiter}\n{value}\n{delimiter}\n")
+        );
+    }
+
+    #[test]
+    fn masks_cover_each_line_and_escape() {
+        assert_eq!(
+            masks(["ab\r\ncd", "", "50%"]),
+            "::add-mask::ab\n::add-mask::cd\n::add-mask::50%25\n"
+        );
+    }
+}
