@@ -48,3 +48,17 @@ test('text longer than the contract allows is refused by its size, as bytes are'
   // The text is cut at 16 KiB + 1 code units before encoding, as before this loader kept one buffer.
   assert.equal(fromText.error.message, `the receipt is ${Buffer.byteLength(long.slice(0, 16 * 1024 + 1))} bytes; at most 16384 are accepted`);
 });
+
+test('a gate or resume result is refused with the hint to take its deferredReceipt, however the key is written', () => {
+  const receipt = JSON.parse(valid.toString('utf8'));
+  const hint = ': this is a gate or resume result, not a receipt; its deferredReceipt is the receipt (jq -c .deferredReceipt)';
+  const plain = JSON.stringify({ status: 'deferred', deferredReceipt: receipt });
+  const escaped = plain.replace('"deferredReceipt"', '"deferred\\u0052eceipt"');
+  for (const text of [plain, escaped, Buffer.from(escaped)]) {
+    const got = validateReceipt(text);
+    assert.equal(got.error.code, 'unknown-field');
+    assert.ok(got.error.message.endsWith(hint), got.error.message);
+  }
+  // Another unknown field gets no hint.
+  assert.equal(validateReceipt(JSON.stringify({ ...receipt, note: 'x' })).error.message, '$.note is not a field of the contract');
+});
