@@ -406,3 +406,17 @@ fn graphql_rate_limit_is_known_by_type_code_or_wording_alone() {
     let unrelated = r#"{"errors":[{"type":"FORBIDDEN","code":"forbidden","message":"no"}]}"#;
     assert_eq!(kind(200, &[], unrelated), Classification::NotRateLimited);
 }
+
+#[test]
+fn header_numbers_are_plain_digits_only() {
+    // Rust's integer parser would take "+12"; a rate header with a sign is not GitHub's and is
+    // ignored, like any other malformed number (a cargo-mutants finding).
+    for value in ["+12", "-1", "1e3", "0x10", ""] {
+        let h = parse_headers(&[("x-ratelimit-remaining", value)]);
+        assert_eq!(h.remaining, None, "{value:?}");
+    }
+    assert_eq!(
+        parse_headers(&[("x-ratelimit-remaining", " 12 ")]).remaining,
+        Some(12)
+    );
+}

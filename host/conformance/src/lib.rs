@@ -11,6 +11,9 @@
 //! [`github_loop`] holds the GitHub loop's part of the suite.
 
 pub mod github_loop;
+mod listing_race;
+
+pub use listing_race::a_claim_is_not_hidden_by_a_concurrent_due_listing;
 
 use deferral_core::lifecycle::{Event, State};
 use deferral_core::receipt::{Bindings, Reason, Receipt};
@@ -52,6 +55,7 @@ macro_rules! store_conformance_tests {
             resolve_settles_only_a_dispatch_of_unknown_result,
             claim_next_takes_the_earliest_due_deferral_once,
             concurrent_claim_next_claims_each_due_deferral_exactly_once,
+            a_claim_is_not_hidden_by_a_concurrent_due_listing,
             a_launch_outcome_that_is_not_terminal_clears_the_attempt_and_the_lease,
             record_refuses_a_receipt_only_once_its_window_closed,
             list_and_counts,

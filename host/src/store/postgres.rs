@@ -13,10 +13,11 @@
 //!
 //! `tick` claims with [`Store::claim_next_due`]: the next due row `FOR UPDATE SKIP LOCKED`,
 //! updated in the same transaction, so tickers never wait on each other nor lose a claim.
-//! The work queries of `tick` (`due`, `expirable`, `stale_leases`) read with
-//! `FOR UPDATE SKIP LOCKED`: a ticker never waits for, nor lists, a row another ticker or
-//! replica is changing at that moment; the compare-and-set decides which claim wins when two see
-//! the same row, so each deferral is launched once.
+//! The work queries `expirable` and `stale_leases` read with `FOR UPDATE SKIP LOCKED`: a ticker
+//! never waits for, nor lists, a row another ticker or replica is changing at that moment; the
+//! compare-and-set decides which change wins when two see the same row. `due` is a plain read
+//! that locks nothing: it only lists (the claim picks its own row), and a lock held while listing
+//! would hide every due row from the other tickers' claims.
 //!
 //! Schema changes are numbered migrations tracked in the one-row table
 //! `deferral_schema_version`, applied on open in one transaction under an advisory lock, so
@@ -707,7 +708,10 @@ impl Store for PostgresStore {
     fn due(&self, now_ms: u64, limit: usize) -> Result<Vec<Deferral>, StoreError> {
         let now = to_i64(now_ms);
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        self.select_work(
+        // A plain read, no row locks: this is a listing (a tick's plan and report), never the
+        // claim. Locked, every due row would be skipped by other tickers' claims
+        // (`claim_next_due`) for as long as this listing ran, and they would launch nothing.
+        self.select(
             "WHERE state = 'deferred' AND resume_after_ms <= $1 AND resume_by_ms >= $1 \
              ORDER BY resume_after_ms, id LIMIT $2",
             &[&now, &limit],
