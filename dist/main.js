@@ -19,7 +19,6 @@ __export(deferral_wasm_exports, {
   graphql_cost: () => graphql_cost,
   initSync: () => initSync,
   input_buffer: () => input_buffer,
-  last_error: () => last_error,
   library: () => library,
   lifecycle_transition: () => lifecycle_transition,
   merge_ledger: () => merge_ledger,
@@ -35,11 +34,11 @@ __export(deferral_wasm_exports, {
   validate_receipt: () => validate_receipt,
   version: () => version
 });
-function classify_response(input) {
+function classify_response(input2) {
   let deferred2_0;
   let deferred2_1;
   try {
-    const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const ptr0 = passStringToWasm0(input2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
     const len0 = WASM_VECTOR_LEN;
     const ret = wasm.classify_response(ptr0, len0);
     deferred2_0 = ret[0];
@@ -49,11 +48,11 @@ function classify_response(input) {
     wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
   }
 }
-function decide(input) {
+function decide(input2) {
   let deferred2_0;
   let deferred2_1;
   try {
-    const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const ptr0 = passStringToWasm0(input2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
     const len0 = WASM_VECTOR_LEN;
     const ret = wasm.decide(ptr0, len0);
     deferred2_0 = ret[0];
@@ -90,11 +89,11 @@ function digest(kind, text) {
     wasm.__wbindgen_free(deferred3_0, deferred3_1, 1);
   }
 }
-function graphql_cost(input) {
+function graphql_cost(input2) {
   let deferred2_0;
   let deferred2_1;
   try {
-    const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const ptr0 = passStringToWasm0(input2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
     const len0 = WASM_VECTOR_LEN;
     const ret = wasm.graphql_cost(ptr0, len0);
     deferred2_0 = ret[0];
@@ -108,23 +107,11 @@ function input_buffer(len) {
   const ret = wasm.input_buffer(len);
   return ret >>> 0;
 }
-function last_error() {
-  let deferred1_0;
-  let deferred1_1;
-  try {
-    const ret = wasm.last_error();
-    deferred1_0 = ret[0];
-    deferred1_1 = ret[1];
-    return getStringFromWasm0(ret[0], ret[1]);
-  } finally {
-    wasm.__wbindgen_free(deferred1_0, deferred1_1, 1);
-  }
-}
-function library(input) {
+function library(input2) {
   let deferred2_0;
   let deferred2_1;
   try {
-    const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const ptr0 = passStringToWasm0(input2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
     const len0 = WASM_VECTOR_LEN;
     const ret = wasm.library(ptr0, len0);
     deferred2_0 = ret[0];
@@ -134,11 +121,11 @@ function library(input) {
     wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
   }
 }
-function lifecycle_transition(input) {
+function lifecycle_transition(input2) {
   let deferred2_0;
   let deferred2_1;
   try {
-    const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const ptr0 = passStringToWasm0(input2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
     const len0 = WASM_VECTOR_LEN;
     const ret = wasm.lifecycle_transition(ptr0, len0);
     deferred2_0 = ret[0];
@@ -148,11 +135,11 @@ function lifecycle_transition(input) {
     wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
   }
 }
-function merge_ledger(input) {
+function merge_ledger(input2) {
   let deferred2_0;
   let deferred2_1;
   try {
-    const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const ptr0 = passStringToWasm0(input2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
     const len0 = WASM_VECTOR_LEN;
     const ret = wasm.merge_ledger(ptr0, len0);
     deferred2_0 = ret[0];
@@ -162,11 +149,11 @@ function merge_ledger(input) {
     wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
   }
 }
-function observe_response(input) {
+function observe_response(input2) {
   let deferred2_0;
   let deferred2_1;
   try {
-    const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const ptr0 = passStringToWasm0(input2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
     const len0 = WASM_VECTOR_LEN;
     const ret = wasm.observe_response(ptr0, len0);
     deferred2_0 = ret[0];
@@ -176,11 +163,11 @@ function observe_response(input) {
     wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
   }
 }
-function parse_rate_limit(input) {
+function parse_rate_limit(input2) {
   let deferred2_0;
   let deferred2_1;
   try {
-    const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const ptr0 = passStringToWasm0(input2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
     const len0 = WASM_VECTOR_LEN;
     const ret = wasm.parse_rate_limit(ptr0, len0);
     deferred2_0 = ret[0];
@@ -190,11 +177,11 @@ function parse_rate_limit(input) {
     wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
   }
 }
-function plan_cost(input) {
+function plan_cost(input2) {
   let deferred2_0;
   let deferred2_1;
   try {
-    const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const ptr0 = passStringToWasm0(input2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
     const len0 = WASM_VECTOR_LEN;
     const ret = wasm.plan_cost(ptr0, len0);
     deferred2_0 = ret[0];
@@ -204,11 +191,11 @@ function plan_cost(input) {
     wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
   }
 }
-function preflight(input) {
+function preflight(input2) {
   let deferred2_0;
   let deferred2_1;
   try {
-    const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const ptr0 = passStringToWasm0(input2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
     const len0 = WASM_VECTOR_LEN;
     const ret = wasm.preflight(ptr0, len0);
     deferred2_0 = ret[0];
@@ -218,11 +205,11 @@ function preflight(input) {
     wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
   }
 }
-function proxy_for(input) {
+function proxy_for(input2) {
   let deferred2_0;
   let deferred2_1;
   try {
-    const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const ptr0 = passStringToWasm0(input2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
     const len0 = WASM_VECTOR_LEN;
     const ret = wasm.proxy_for(ptr0, len0);
     deferred2_0 = ret[0];
@@ -246,11 +233,11 @@ function read_ledger(text) {
     wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
   }
 }
-function read_rate_state(input) {
+function read_rate_state(input2) {
   let deferred2_0;
   let deferred2_1;
   try {
-    const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const ptr0 = passStringToWasm0(input2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
     const len0 = WASM_VECTOR_LEN;
     const ret = wasm.read_rate_state(ptr0, len0);
     deferred2_0 = ret[0];
@@ -260,13 +247,13 @@ function read_rate_state(input) {
     wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
   }
 }
-function run(input, files) {
+function run(input2, files) {
   let deferred3_0;
   let deferred3_1;
   try {
     let ptr0, len0, ptr1, len1;
     try {
-      ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+      ptr0 = passStringToWasm0(input2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
       len0 = WASM_VECTOR_LEN;
       ptr1 = passArray8ToWasm0(files, wasm.__wbindgen_malloc);
       len1 = WASM_VECTOR_LEN;
@@ -502,9 +489,9 @@ async function __wbg_init_once(module_or_path) {
 
 // dist/lib/core.js
 var { readFileSync } = builtin("node:fs");
-var { brotliDecompressSync } = builtin("node:zlib");
+var { inflateRawSync } = builtin("node:zlib");
 var WASM_DIR = false ? "../wasm/" : "./wasm/";
-var bytes = brotliDecompressSync(readFileSync(new URL(`${WASM_DIR}deferral_wasm_bg.wasm.br`, import.meta.url)));
+var bytes = inflateRawSync(readFileSync(new URL(`${WASM_DIR}deferral_wasm_bg.wasm.deflate`, import.meta.url)), { chunkSize: 1 << 20 });
 var { memory } = initSync({ module: bytes });
 var trace = process.env.DEFERRAL_TRACE_CORE === "1";
 function cross(name, ...args) {
@@ -514,12 +501,15 @@ function cross(name, ...args) {
 }
 var encoder = new TextEncoder();
 var READ_LIMIT = 16 * 1024 + 1;
-function call(name, input) {
+var INPUT_ROOM = READ_LIMIT * 3;
+var input = new Uint8Array(0);
+var words = new Uint32Array(0);
+function call(name, input2) {
   if (typeof deferral_wasm_exports[name] !== "function") throw new Error(`the wasm core has no function ${name}`);
-  return cross(name, typeof input === "string" ? input : JSON.stringify(input));
+  return cross(name, typeof input2 === "string" ? input2 : JSON.stringify(input2));
 }
-function run2(input, files) {
-  return cross("run", input, files);
+function run2(input2, files) {
+  return cross("run", input2, files);
 }
 
 // dist/lib/http.js
@@ -673,7 +663,7 @@ function readUpTo(path, limit) {
 
 // dist/lib/ledger-file.js
 var { closeSync: closeSync2, fsyncSync, openSync: openSync2, readFileSync: readFileSync2, renameSync, statSync, unlinkSync, writeSync, linkSync } = builtin("node:fs");
-var { randomBytes } = builtin("node:crypto");
+var randomBytes = (size) => builtin("node:crypto").randomBytes(size);
 var { hostname } = builtin("node:os");
 var pause = new Int32Array(new SharedArrayBuffer(4));
 var sleepMs = (ms) => Atomics.wait(pause, 0, 0, ms);
@@ -798,18 +788,18 @@ function perform(step) {
     writeFileSync(w.path, w.text, { mode: w.mode, flag: w.exclusive ? "wx" : "w" });
   }
 }
-async function send2(req, env, input) {
+async function send2(req, env, input2) {
   const headers = Object.fromEntries(req.headers);
   const token = env[req.token_env]?.trim();
   if (token) headers.authorization = `Bearer ${token}`;
   try {
-    input[req.into ?? "answer"] = await request(req.url, { method: req.method, headers, body: req.body, proxy: req.proxy ?? null });
+    input2[req.into ?? "answer"] = await request(req.url, { method: req.method, headers, body: req.body, proxy: req.proxy ?? null });
   } catch (err) {
-    input[req.error_into ?? "transport_error"] = err.message;
+    input2[req.error_into ?? "transport_error"] = err.message;
   }
 }
 async function runAttempt(start, env = process.env) {
-  const input = {
+  const input2 = {
     ...start,
     crossing: 0,
     tmpdir: tmpdir(),
@@ -820,9 +810,9 @@ async function runAttempt(start, env = process.env) {
   };
   const files = [];
   const cross2 = () => {
-    input.file_sizes = files.map(([name, bytes2, path]) => [name, bytes2?.length ?? null, path]);
-    const step2 = run2(JSON.stringify(input), Buffer.concat(files.filter((f) => f[1]).map((f) => f[1])));
-    input.crossing++;
+    input2.file_sizes = files.map(([name, bytes2, path]) => [name, bytes2?.length ?? null, path]);
+    const step2 = run2(JSON.stringify(input2), Buffer.concat(files.filter((f) => f[1]).map((f) => f[1])));
+    input2.crossing++;
     return step2;
   };
   let step = cross2();
@@ -830,14 +820,14 @@ async function runAttempt(start, env = process.env) {
     try {
       perform(step);
       for (const r of step.read ?? []) files.push([r.name, readUpTo(r.path, r.limit), r.path]);
-      if (step.request) await send2(step.request, env, input);
-      if (!step.same_clock) input.now_ms = Date.now();
+      if (step.request) await send2(step.request, env, input2);
+      if (!step.same_clock) input2.now_ms = Date.now();
       step = step.lock ? withLock(step.lock, (bytes2) => {
         files.push(["ledger", bytes2, step.lock.path]);
         return cross2();
       }) : cross2();
     } catch (err) {
-      input.io_error = err instanceof IoError ? err.facts : { op: "internal", detail: String(err?.message ?? err) };
+      input2.io_error = err instanceof IoError ? err.facts : { op: "internal", detail: String(err?.message ?? err) };
       step = cross2();
     }
   }

@@ -24,7 +24,7 @@ cargo fmt --all -- --check
 
 step "cargo clippy (native and wasm32), warnings denied"
 cargo clippy --quiet --workspace --all-targets -- -D warnings
-cargo clippy --quiet -p deferral-core -p deferral-wasm --target wasm32-unknown-unknown -- -D warnings
+cargo clippy --quiet -p deferral-receipt -p deferral-core -p deferral-wasm --target wasm32-unknown-unknown -- -D warnings
 
 step "host/src modules import each other without a cycle"
 python3 scripts/host-module-cycles.py | tail -1

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Benchmarks the Action: a gate run (process start to exit, loopback API) against a bare
-// `node -e 0` in the same run; the same check built conventionally on @actions/core and
+// `node -e 0` and against the floor (the same request and output written by hand in six lines,
+// no Deferral code: what Node itself costs for one HTTP request) in the same run; the same check built conventionally on @actions/core and
 // @octokit/rest (installed by this script into a directory under os.tmpdir(), never into the
 // project); the size of dist/; and the decision latency through wasm from Node.
 // Usage: node bench/action/run.mjs [--runs N]    Prints one JSON object.
@@ -11,6 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startFakeGitHub, TEST_TOKEN } from '../../tests/support/fake-github.mjs';
 import { median, dirBytes } from '../util.mjs';
+import { FLOOR } from './floor.mjs';
 
 const root = join(fileURLToPath(import.meta.url), '..', '..', '..');
 const runsFlag = process.argv.indexOf('--runs');
@@ -82,6 +84,8 @@ const env = {
   GITHUB_OUTPUT: outFile, GITHUB_STEP_SUMMARY: join(work, 'summary'), RUNNER_TEMP: work, INPUT_TOKEN: TEST_TOKEN,
 };
 writeFileSync(outFile, '');
+const floorEntry = join(work, 'floor.mjs');
+writeFileSync(floorEntry, FLOOR);
 writeFileSync(env.GITHUB_STEP_SUMMARY, '');
 
 let conventional = null;
@@ -91,11 +95,12 @@ try {
   conventional = { error: `npm install failed: ${err.message.split('\n')[0]}` };
 }
 
-// Interleave the three so that drift in machine load hits them alike.
-const times = { bare: [], gate: [], conventional: [] };
+// Interleave the four so that drift in machine load hits them alike.
+const times = { bare: [], floor: [], gate: [], conventional: [] };
 for (let i = 0; i < 3; i++) await timeProcess(['-e', '0'], env); // warm the file cache
 for (let i = 0; i < RUNS; i++) {
   times.bare.push(await timeProcess(['-e', '0'], env));
+  times.floor.push(await timeProcess([floorEntry], env));
   times.gate.push(await timeProcess([join(root, 'dist/main.js')], env));
   if (conventional?.entry) times.conventional.push(await timeProcess([conventional.entry], env));
 }
@@ -104,6 +109,7 @@ await gh.close();
 
 const distBytes = dirBytes(join(root, 'dist'));
 const bare = median(times.bare);
+const floor = median(times.floor);
 const gate = median(times.gate);
 const result = {
   command: 'node bench/action/run.mjs',
@@ -113,7 +119,10 @@ const result = {
   gate_ms: round(gate),
   gate_over_bare: round(gate / bare, 2),
   gate_goal_met: gate / bare <= 1.5,
-  requests_per_gate_run: requests / (RUNS * (conventional?.entry ? 2 : 1)),
+  floor_ms: round(floor),
+  floor_over_bare: round(floor / bare, 2),
+  gate_over_floor: round(gate / floor, 2),
+  requests_per_gate_run: (requests - RUNS) / (RUNS * (conventional?.entry ? 2 : 1)),
   conventional_ms: conventional?.entry ? round(median(times.conventional)) : null,
   conventional_over_bare: conventional?.entry ? round(median(times.conventional) / bare, 2) : null,
   conventional_node_modules_bytes: conventional?.bytes ?? null,

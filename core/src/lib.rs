@@ -42,6 +42,6 @@ pub mod plan;
 pub mod preflight;
 pub mod proxy;
 pub mod rate_state;
-pub mod receipt;
+pub use deferral_receipt as receipt;
 pub mod run;
 pub mod signals;

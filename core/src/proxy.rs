@@ -63,14 +63,12 @@ pub fn bypasses(t: &Target, env: &Map<String, Value>) -> bool {
             let entry = entry.to_ascii_lowercase();
             // host:port, but not a bare IPv6 address (more than one colon) or [v6] without a port.
             let (name, port) = match entry.rsplit_once(':') {
+                // host:port, or [v6]:port; an empty port (`host:`) restricts nothing. A bare IPv6
+                // address (more than one colon, no brackets) has no port.
                 Some((n, p))
-                    if !n.contains(':')
-                        && !p.is_empty()
+                    if (!n.contains(':') || n.ends_with(']'))
                         && p.bytes().all(|b| b.is_ascii_digit()) =>
                 {
-                    (n.to_string(), Some(p.to_string()))
-                }
-                Some((n, p)) if n.ends_with(']') && p.bytes().all(|b| b.is_ascii_digit()) => {
                     (n.to_string(), Some(p.to_string()).filter(|p| !p.is_empty()))
                 }
                 _ => (entry.clone(), None),
@@ -181,5 +179,49 @@ mod tests {
             .unwrap_err()
             .contains("socks5"));
         assert_eq!(proxy_for("http://api.github.com", &e), Ok(None));
+    }
+
+    #[test]
+    fn no_proxy_ports_and_ipv6_entries() {
+        let e = env(
+            json!({"HTTP_PROXY": "http://p:1", "HTTPS_PROXY": "http://p:1",
+            "NO_PROXY": "[::1]:8080, ::2, example.com:443, *.corp"}),
+        );
+        let direct = |url: &str| proxy_for(url, &e).unwrap().is_none();
+        assert!(direct("http://[::1]:8080/x"));
+        assert!(
+            !direct("http://[::1]:9090/x"),
+            "[v6]:port matches that port only"
+        );
+        assert!(direct("http://[::2]:7/x"), "a bare v6 address has no port");
+        assert!(direct("https://example.com/x"));
+        assert!(
+            !direct("http://example.com/x"),
+            "example.com:443 is not port 80"
+        );
+        assert!(direct("http://a.b.corp/x"));
+        assert!(!direct("http://corpx/x"));
+        let e = env(json!({"HTTP_PROXY": "http://p:1", "NO_PROXY": "host:, [::3]:"}));
+        // An empty port restricts nothing: any port of the host goes direct.
+        assert_eq!(proxy_for("http://host:81/x", &e), Ok(None));
+        assert_eq!(proxy_for("http://[::3]:82/x", &e), Ok(None));
+    }
+
+    #[test]
+    fn proxy_schemes_are_read_as_curl_reads_them() {
+        let of = |raw: &str| {
+            let e = env(json!({ "HTTPS_PROXY": raw }));
+            proxy_for("https://api.github.com/rate_limit", &e)
+        };
+        assert_eq!(of("HTTP://p:1"), Ok(Some("HTTP://p:1".into())));
+        assert_eq!(
+            of("user:pw@p:8080"),
+            Ok(Some("http://user:pw@p:8080".into()))
+        );
+        assert_eq!(of("https://p:443"), Ok(Some("https://p:443".into())));
+        // Not a scheme (empty, or characters a scheme cannot have): a host, as curl reads it.
+        assert_eq!(of("://p"), Ok(Some("http://://p".into())));
+        assert_eq!(of("my_proxy://p"), Ok(Some("http://my_proxy://p".into())));
+        assert!(of("socks5h://p:1080").is_err());
     }
 }

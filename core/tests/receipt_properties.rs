@@ -1,6 +1,6 @@
 //! Property tests: arbitrary bytes never panic the validator; valid receipts round-trip exactly.
 
-use deferral_core::receipt::{validate, Bindings, Reason, Receipt};
+use deferral_core::receipt::{check, validate, Bindings, Reason, Receipt};
 use proptest::prelude::*;
 
 fn hex64() -> impl Strategy<Value = String> {
@@ -41,7 +41,7 @@ proptest! {
 
     #[test]
     fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
-        let _ = validate(&bytes);
+        prop_assert_eq!(check(&bytes), validate(&bytes).map(|_| ()));
     }
 
     #[test]
@@ -49,6 +49,8 @@ proptest! {
         let mut bytes = r.to_json().into_bytes();
         let i = at % bytes.len();
         bytes[i] = byte;
+        // check is validate without building the receipt: the same verdict, the same error.
+        prop_assert_eq!(check(&bytes), validate(&bytes).map(|_| ()));
         if let Ok(parsed) = validate(&bytes) {
             // Whatever still validates must write back to something that validates the same.
             prop_assert_eq!(validate(parsed.to_json().as_bytes()).unwrap(), parsed);

@@ -1,6 +1,6 @@
 //! Runs every shared receipt vector (tests/vectors/receipts) through the native validator.
 
-use deferral_core::receipt::{validate, ErrorCode};
+use deferral_core::receipt::{check, validate, ErrorCode};
 use serde_json::Value;
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -26,6 +26,11 @@ fn every_vector_gets_its_verdict_code_and_path() {
         let file = case["file"].as_str().unwrap();
         let bytes = std::fs::read(vectors_dir().join(file)).unwrap();
         let got = validate(&bytes);
+        assert_eq!(
+            check(&bytes),
+            got.clone().map(|_| ()),
+            "{file}: check and validate agree"
+        );
         if case["valid"].as_bool().unwrap() {
             let receipt = got.unwrap_or_else(|e| panic!("{file}: expected valid, got {e}"));
             // A valid receipt written back validates to the same receipt.

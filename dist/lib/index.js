@@ -13,7 +13,7 @@ import {
   receiptDigest,
   receiptOf,
   validateReceipt
-} from "./chunk-PX455KVW.js";
+} from "./chunk-3DET3WRD.js";
 
 // action/lib/http.js
 var http = builtin("node:http");

@@ -95,31 +95,14 @@ export function graphql_cost(input) {
 }
 
 /**
- * A buffer of at least `len` bytes in wasm memory for the next [`validate_input`]: JS writes
- * the receipt straight into it (no copy through wasm-bindgen, no allocation per call).
+ * A buffer of at least `len` bytes in wasm memory for [`validate_input`]. It moves only when
+ * a larger one is asked for, so JS can ask once for the largest input it passes.
  * @param {number} len
  * @returns {number}
  */
 export function input_buffer(len) {
     const ret = wasm.input_buffer(len);
     return ret >>> 0;
-}
-
-/**
- * `{"code","path","message"}` of the last refusal of [`validate_input`].
- * @returns {string}
- */
-export function last_error() {
-    let deferred1_0;
-    let deferred1_1;
-    try {
-        const ret = wasm.last_error();
-        deferred1_0 = ret[0];
-        deferred1_1 = ret[1];
-        return getStringFromWasm0(ret[0], ret[1]);
-    } finally {
-        wasm.__wbindgen_free(deferred1_0, deferred1_1, 1);
-    }
 }
 
 /**
@@ -371,8 +354,10 @@ export function run(input, files) {
 }
 
 /**
- * Validates the first `len` bytes of the input buffer: 0 when valid (nothing is serialised
- * back: the caller already holds the text), 1 when refused ([`last_error`] says why).
+ * Validates the first `len` bytes of the input buffer. Answers 0 when the receipt is valid;
+ * when it is refused, the address of four `u32`: the address of the refusal's text, then the
+ * byte lengths of its code, path and message, which follow one another in that text. Both stay
+ * valid until the next call.
  * @param {number} len
  * @returns {number}
  */

@@ -10,7 +10,7 @@ const PROBE = `
 import fs from 'node:fs';
 let reads = 0;
 const read = fs.readFileSync;
-fs.readFileSync = (path, ...rest) => { if (String(path).endsWith('.wasm.br')) reads += 1; return read(path, ...rest); };
+fs.readFileSync = (path, ...rest) => { if (String(path).includes('deferral_wasm_bg.wasm')) reads += 1; return read(path, ...rest); };
 const lib = await import('deferral');
 const octokit = await import('deferral/octokit');
 lib.decide({});

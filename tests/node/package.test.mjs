@@ -38,7 +38,7 @@ after(() => { rmSync(join(dir, '..'), { recursive: true, force: true }); });
 
 test('the tarball holds dist/, the declarations and a package.json without the test tools', () => {
   const list = run('tar', ['tzf', tarball]).stdout.split('\n');
-  for (const file of ['package/dist/cli.js', 'package/dist/lib/index.js', 'package/dist/wasm/deferral_wasm_bg.wasm.br', 'package/types/index.d.ts', 'package/types/octokit.d.ts', 'package/dist/lib/octokit/index.js', 'package/package.json']) {
+  for (const file of ['package/dist/cli.js', 'package/dist/lib/index.js', 'package/dist/wasm/deferral_wasm_bg.wasm.deflate', 'package/types/index.d.ts', 'package/types/octokit.d.ts', 'package/dist/lib/octokit/index.js', 'package/package.json']) {
     assert.ok(list.includes(file), `${file} is packed`);
   }
   assert.ok(!list.some((f) => f.startsWith('package/action/') || f.startsWith('package/tests/')), 'sources and tests stay out');

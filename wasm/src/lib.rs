@@ -12,8 +12,10 @@ mod library;
 pub use library::*;
 #[cfg(feature = "rate")]
 mod rate;
+mod validate_input;
 #[cfg(feature = "rate")]
 pub use rate::*;
+pub use validate_input::{input_buffer, validate_input};
 
 /// The crate version, so `dist/` can say what it was built from.
 #[wasm_bindgen]
@@ -30,55 +32,6 @@ pub fn validate_receipt(bytes: &[u8]) -> String {
             &json!({"ok": false, "error": deferral_core::commands::with_hint(bytes, e).to_json_value()}),
         ),
     }
-}
-
-thread_local! {
-    /// Where JS writes the bytes to validate (see [`input_buffer`]); reused across calls.
-    static INPUT: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-    /// The last refusal of [`validate_input`], for [`last_error`].
-    static LAST_ERROR: std::cell::RefCell<Option<receipt::ReceiptError>> = const { std::cell::RefCell::new(None) };
-}
-
-/// A buffer of at least `len` bytes in wasm memory for the next [`validate_input`]: JS writes
-/// the receipt straight into it (no copy through wasm-bindgen, no allocation per call).
-#[wasm_bindgen]
-pub fn input_buffer(len: usize) -> *mut u8 {
-    INPUT.with(|b| {
-        let mut b = b.borrow_mut();
-        if b.len() < len {
-            b.resize(len, 0);
-        }
-        b.as_mut_ptr()
-    })
-}
-
-/// Validates the first `len` bytes of the input buffer: 0 when valid (nothing is serialised
-/// back: the caller already holds the text), 1 when refused ([`last_error`] says why).
-#[wasm_bindgen]
-pub fn validate_input(len: usize) -> u32 {
-    INPUT.with(|b| {
-        let b = b.borrow();
-        let bytes = &b[..len.min(b.len())];
-        match receipt::validate(bytes) {
-            Ok(_) => 0,
-            Err(e) => {
-                let e = deferral_core::commands::with_hint(bytes, e);
-                LAST_ERROR.with(|last| *last.borrow_mut() = Some(e));
-                1
-            }
-        }
-    })
-}
-
-/// `{"code","path","message"}` of the last refusal of [`validate_input`].
-#[wasm_bindgen]
-pub fn last_error() -> String {
-    LAST_ERROR.with(|last| {
-        last.borrow()
-            .as_ref()
-            .map(|e| compact(&e.to_json_value()))
-            .unwrap_or_default()
-    })
 }
 
 /// The SHA-256 of the canonical JSON of an input.

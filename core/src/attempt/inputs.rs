@@ -227,3 +227,86 @@ pub fn parse(
         approval_granted: approval == "granted",
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn raw(v: Value) -> RawInputs {
+        RawInputs::new(v.as_object())
+    }
+
+    #[test]
+    fn durations_take_a_number_and_a_unit() {
+        for (text, ms) in [
+            ("90", Some(90_000)),
+            ("90s", Some(90_000)),
+            ("15m", Some(900_000)),
+            ("15 M", Some(900_000)),
+            ("6h", Some(21_600_000)),
+            ("500ms", Some(500)),
+            ("123456789", Some(123_456_789_000)),
+            ("1234567890", None),
+            ("", None),
+            ("s", None),
+            ("1d", None),
+            ("-5s", None),
+        ] {
+            assert_eq!(parse_duration(text), ms, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn words_and_their_defaults() {
+        let env = Map::new();
+        let o = parse(&raw(json!({})), &env, None).unwrap();
+        assert!(o.fresh_approval_required && !o.approval_granted);
+        let o = parse(
+            &raw(json!({"fresh-approval": "NEVER", "approval": "Granted"})),
+            &env,
+            None,
+        )
+        .unwrap();
+        assert!(!o.fresh_approval_required && o.approval_granted);
+        for (input, code) in [
+            ("fresh-approval", "invalid-fresh-approval"),
+            ("approval", "invalid-approval"),
+            ("on-deferral", "invalid-on-deferral"),
+        ] {
+            let e = parse(&raw(json!({ input: "maybe" })), &env, None).unwrap_err();
+            assert_eq!(e.code(), code);
+        }
+        let o = parse(&raw(json!({"resume-buffer": "2m"})), &env, None).unwrap();
+        assert_eq!(o.policy.resume_buffer_ms, 120_000);
+    }
+
+    #[test]
+    fn a_plan_is_a_path_unless_it_is_inline_json() {
+        assert_eq!(
+            raw(json!({"plan": " plan.json "})).plan_path(),
+            Some("plan.json")
+        );
+        assert_eq!(raw(json!({"plan": "{\"rest\":[]}"})).plan_path(), None);
+        assert_eq!(raw(json!({"plan": "  "})).plan_path(), None);
+        let env = Map::new();
+        let o = parse(&raw(json!({"plan": "p.json"})), &env, Some("{\"rest\":[]}")).unwrap();
+        assert_eq!(o.plan, Some(json!({"rest": []})));
+        let e = parse(&raw(json!({"plan": "p.json"})), &env, None).unwrap_err();
+        assert_eq!(e.code(), "missing-file");
+    }
+
+    #[test]
+    fn the_default_scope_names_api_repository_workflow_and_job() {
+        let env = json!({"GITHUB_API_URL": "https://ghe.example/api/v3/", "GITHUB_REPOSITORY": "o/r",
+            "GITHUB_WORKFLOW_REF": "", "GITHUB_JOB": "sync"});
+        let scope = default_scope(env.as_object().unwrap());
+        assert_eq!(
+            scope,
+            json!({"api": "https://ghe.example/api/v3", "repository": "o/r", "workflow": null, "job": "sync"})
+        );
+        let scope = default_scope(&Map::new());
+        assert_eq!(scope["api"], "https://api.github.com");
+        assert_eq!(scope["repository"], Value::Null);
+    }
+}

@@ -174,3 +174,50 @@ impl Policy {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reserves_are_plain_counts_or_percentages() {
+        let pct = |bp| Some(Reserve::Percent { basis_points: bp });
+        for (text, want) in [
+            (" 500 ", Some(Reserve::Absolute(500))),
+            ("10%", pct(1000)),
+            ("12.5%", pct(1250)),
+            ("0.05%", pct(5)),
+            ("100%", pct(10_000)),
+            ("100.01%", None),
+            ("0100%", None),
+            ("5.%", None),
+            (".5%", None),
+            ("5.125%", None),
+            ("+5%", None),
+            ("+500", None),
+            ("-1", None),
+            ("", None),
+            ("%", None),
+        ] {
+            assert_eq!(Reserve::parse(text), want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn policy_times_may_reach_24_hours_but_not_pass_it() {
+        let at = |buffer, window, jitter| Policy {
+            resume_buffer_ms: buffer,
+            resume_window_ms: window,
+            jitter_max_ms: jitter,
+            ..Policy::default()
+        };
+        assert_eq!(
+            at(MAX_POLICY_MS, MAX_POLICY_MS, MAX_POLICY_MS).check(),
+            Ok(())
+        );
+        assert_eq!(at(MAX_POLICY_MS + 1, 1, 0).check(), Err("resume_buffer_ms"));
+        assert_eq!(at(0, 0, 0).check(), Err("resume_window_ms"));
+        assert_eq!(at(0, MAX_POLICY_MS + 1, 0).check(), Err("resume_window_ms"));
+        assert_eq!(at(0, 1, MAX_POLICY_MS + 1).check(), Err("jitter_max_ms"));
+    }
+}

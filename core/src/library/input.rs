@@ -16,8 +16,17 @@ pub const HANDOFF_RESUME_AFTER_MS: u64 = 60_000;
 /// Fifteen minutes after issue: upstream's default `resume_by_ms`.
 pub const HANDOFF_RESUME_BY_MS: u64 = 15 * 60_000;
 
+/// A refusal in the receipt's own terms (the receipt crate keeps its constructor to itself).
+pub(super) fn refused(code: ErrorCode, path: &str, message: String) -> ReceiptError {
+    ReceiptError {
+        code,
+        path: path.to_string(),
+        message,
+    }
+}
+
 fn not_an_object(got: &str) -> ReceiptError {
-    ReceiptError::new(
+    refused(
         ErrorCode::NotAnObject,
         "$",
         format!("$ must be an object, not {got}"),
@@ -25,7 +34,7 @@ fn not_an_object(got: &str) -> ReceiptError {
 }
 
 fn no_json_value(path: &str, kind: &str) -> ReceiptError {
-    ReceiptError::new(
+    refused(
         ErrorCode::WrongType,
         path,
         format!("{path} must be a JSON value, not {kind}"),

@@ -3,11 +3,11 @@
 //! read through the lifecycle.
 
 use super::error::{Code, Form, Refusal, INVALID_RECEIPT, INVALID_TRANSITION};
-use super::input::{handoff, receipt};
+use super::input::{handoff, receipt, refused};
 use super::obj;
 use super::{shown, Answer};
 use crate::lifecycle::{self, Event, Position, State};
-use crate::receipt::{ErrorCode, Receipt, ReceiptError};
+use crate::receipt::{ErrorCode, Receipt};
 use serde_json::Value;
 
 /// The ops of this file, or `None` for another file's op.
@@ -123,7 +123,7 @@ fn retained(v: &Value) -> Answer {
     let digest = |name: &str, field: &str| {
         handles[name].as_str().map(str::to_string).ok_or_else(|| {
             let path = format!("$.ownership.{field}");
-            let e = ReceiptError::new(
+            let e = refused(
                 ErrorCode::WrongType,
                 &path,
                 format!("{path} must be a string, not {}", shown(&handles[name])),

@@ -114,7 +114,7 @@ mod tests {
         assert_eq!(p.positionals, ["-", "--x"]);
         let gate = command("gate").unwrap();
         let p = parse(&args(&["--quiet", "-h"]), gate).unwrap();
-        assert!(p.is_set("quiet") && p.help);
+        assert!(p.is_set("quiet") && p.help && !p.is_set("verdict"));
     }
 
     #[test]

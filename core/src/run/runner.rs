@@ -67,6 +67,8 @@ mod tests {
             .strip_prefix("reason<<")
             .unwrap();
         assert!(!value.contains(delimiter));
+        assert!(delimiter.starts_with("ghadelimiter_") && delimiter.len() == 45);
+        assert_ne!(delimiter, delimiter_for("reason", "another value"));
         assert_eq!(
             record,
             format!("reason<<{delimiter}\n{value}\n{delimiter}\n")

@@ -3,7 +3,7 @@ import {
   ask,
   call,
   parseDeferredReceiptV1
-} from "../chunk-PX455KVW.js";
+} from "../chunk-3DET3WRD.js";
 
 // library/octokit/errors.js
 var DeferredError = class extends Error {

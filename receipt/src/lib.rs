@@ -4,12 +4,19 @@
 //! bindings to the work, and who owns the wake-up. It never holds a token, a name, a URL or a
 //! request. [`validate`] reads one strictly; [`Receipt::handoff`] and [`Receipt::retain`] build
 //! one and cannot build an invalid one; [`Receipt::to_json`] writes the canonical field order.
+//! [`check`] gives the same verdict as [`validate`] without building the receipt. [`json`] is the
+//! strict reader both use.
+//!
+//! A crate of its own so that the wasm build can optimise it for speed (JS callers validate in
+//! hot loops) while the rest of `deferral-core`, which re-exports it as `deferral_core::receipt`,
+//! is optimised for size.
 
 mod error;
+pub mod json;
 mod validate;
 
 pub use error::{ErrorCode, ReceiptError};
-pub use validate::{validate, validate_str, MAX_BYTES};
+pub use validate::{check, validate, validate_str, MAX_BYTES};
 
 use crate::json::write_json_string;
 

@@ -19,7 +19,6 @@ __export(deferral_wasm_exports, {
   graphql_cost: () => graphql_cost,
   initSync: () => initSync,
   input_buffer: () => input_buffer,
-  last_error: () => last_error,
   library: () => library,
   lifecycle_transition: () => lifecycle_transition,
   merge_ledger: () => merge_ledger,
@@ -35,11 +34,11 @@ __export(deferral_wasm_exports, {
   validate_receipt: () => validate_receipt,
   version: () => version
 });
-function classify_response(input) {
+function classify_response(input2) {
   let deferred2_0;
   let deferred2_1;
   try {
-    const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const ptr0 = passStringToWasm0(input2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
     const len0 = WASM_VECTOR_LEN;
     const ret = wasm.classify_response(ptr0, len0);
     deferred2_0 = ret[0];
@@ -49,11 +48,11 @@ function classify_response(input) {
     wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
   }
 }
-function decide(input) {
+function decide(input2) {
   let deferred2_0;
   let deferred2_1;
   try {
-    const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const ptr0 = passStringToWasm0(input2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
     const len0 = WASM_VECTOR_LEN;
     const ret = wasm.decide(ptr0, len0);
     deferred2_0 = ret[0];
@@ -90,11 +89,11 @@ function digest(kind, text) {
     wasm.__wbindgen_free(deferred3_0, deferred3_1, 1);
   }
 }
-function graphql_cost(input) {
+function graphql_cost(input2) {
   let deferred2_0;
   let deferred2_1;
   try {
-    const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const ptr0 = passStringToWasm0(input2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
     const len0 = WASM_VECTOR_LEN;
     const ret = wasm.graphql_cost(ptr0, len0);
     deferred2_0 = ret[0];
@@ -108,23 +107,11 @@ function input_buffer(len) {
   const ret = wasm.input_buffer(len);
   return ret >>> 0;
 }
-function last_error() {
-  let deferred1_0;
-  let deferred1_1;
-  try {
-    const ret = wasm.last_error();
-    deferred1_0 = ret[0];
-    deferred1_1 = ret[1];
-    return getStringFromWasm0(ret[0], ret[1]);
-  } finally {
-    wasm.__wbindgen_free(deferred1_0, deferred1_1, 1);
-  }
-}
-function library(input) {
+function library(input2) {
   let deferred2_0;
   let deferred2_1;
   try {
-    const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const ptr0 = passStringToWasm0(input2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
     const len0 = WASM_VECTOR_LEN;
     const ret = wasm.library(ptr0, len0);
     deferred2_0 = ret[0];
@@ -134,11 +121,11 @@ function library(input) {
     wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
   }
 }
-function lifecycle_transition(input) {
+function lifecycle_transition(input2) {
   let deferred2_0;
   let deferred2_1;
   try {
-    const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const ptr0 = passStringToWasm0(input2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
     const len0 = WASM_VECTOR_LEN;
     const ret = wasm.lifecycle_transition(ptr0, len0);
     deferred2_0 = ret[0];
@@ -148,11 +135,11 @@ function lifecycle_transition(input) {
     wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
   }
 }
-function merge_ledger(input) {
+function merge_ledger(input2) {
   let deferred2_0;
   let deferred2_1;
   try {
-    const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const ptr0 = passStringToWasm0(input2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
     const len0 = WASM_VECTOR_LEN;
     const ret = wasm.merge_ledger(ptr0, len0);
     deferred2_0 = ret[0];
@@ -162,11 +149,11 @@ function merge_ledger(input) {
     wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
   }
 }
-function observe_response(input) {
+function observe_response(input2) {
   let deferred2_0;
   let deferred2_1;
   try {
-    const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const ptr0 = passStringToWasm0(input2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
     const len0 = WASM_VECTOR_LEN;
     const ret = wasm.observe_response(ptr0, len0);
     deferred2_0 = ret[0];
@@ -176,11 +163,11 @@ function observe_response(input) {
     wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
   }
 }
-function parse_rate_limit(input) {
+function parse_rate_limit(input2) {
   let deferred2_0;
   let deferred2_1;
   try {
-    const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const ptr0 = passStringToWasm0(input2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
     const len0 = WASM_VECTOR_LEN;
     const ret = wasm.parse_rate_limit(ptr0, len0);
     deferred2_0 = ret[0];
@@ -190,11 +177,11 @@ function parse_rate_limit(input) {
     wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
   }
 }
-function plan_cost(input) {
+function plan_cost(input2) {
   let deferred2_0;
   let deferred2_1;
   try {
-    const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const ptr0 = passStringToWasm0(input2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
     const len0 = WASM_VECTOR_LEN;
     const ret = wasm.plan_cost(ptr0, len0);
     deferred2_0 = ret[0];
@@ -204,11 +191,11 @@ function plan_cost(input) {
     wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
   }
 }
-function preflight(input) {
+function preflight(input2) {
   let deferred2_0;
   let deferred2_1;
   try {
-    const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const ptr0 = passStringToWasm0(input2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
     const len0 = WASM_VECTOR_LEN;
     const ret = wasm.preflight(ptr0, len0);
     deferred2_0 = ret[0];
@@ -218,11 +205,11 @@ function preflight(input) {
     wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
   }
 }
-function proxy_for(input) {
+function proxy_for(input2) {
   let deferred2_0;
   let deferred2_1;
   try {
-    const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const ptr0 = passStringToWasm0(input2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
     const len0 = WASM_VECTOR_LEN;
     const ret = wasm.proxy_for(ptr0, len0);
     deferred2_0 = ret[0];
@@ -246,11 +233,11 @@ function read_ledger(text) {
     wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
   }
 }
-function read_rate_state(input) {
+function read_rate_state(input2) {
   let deferred2_0;
   let deferred2_1;
   try {
-    const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+    const ptr0 = passStringToWasm0(input2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
     const len0 = WASM_VECTOR_LEN;
     const ret = wasm.read_rate_state(ptr0, len0);
     deferred2_0 = ret[0];
@@ -260,13 +247,13 @@ function read_rate_state(input) {
     wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
   }
 }
-function run(input, files) {
+function run(input2, files) {
   let deferred3_0;
   let deferred3_1;
   try {
     let ptr0, len0, ptr1, len1;
     try {
-      ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
+      ptr0 = passStringToWasm0(input2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
       len0 = WASM_VECTOR_LEN;
       ptr1 = passArray8ToWasm0(files, wasm.__wbindgen_malloc);
       len1 = WASM_VECTOR_LEN;
@@ -502,9 +489,9 @@ async function __wbg_init_once(module_or_path) {
 
 // action/lib/core.js
 var { readFileSync } = builtin("node:fs");
-var { brotliDecompressSync } = builtin("node:zlib");
+var { inflateRawSync } = builtin("node:zlib");
 var WASM_DIR = false ? "../wasm/" : "../wasm/";
-var bytes = brotliDecompressSync(readFileSync(new URL(`${WASM_DIR}deferral_wasm_bg.wasm.br`, import.meta.url)));
+var bytes = inflateRawSync(readFileSync(new URL(`${WASM_DIR}deferral_wasm_bg.wasm.deflate`, import.meta.url)), { chunkSize: 1 << 20 });
 var { memory } = initSync({ module: bytes });
 var trace = process.env.DEFERRAL_TRACE_CORE === "1";
 function cross(name, ...args) {
@@ -514,40 +501,59 @@ function cross(name, ...args) {
 }
 var encoder = new TextEncoder();
 var READ_LIMIT = 16 * 1024 + 1;
-function place(input) {
-  if (typeof input === "string") {
-    const text = input.length > READ_LIMIT ? input.slice(0, READ_LIMIT) : input;
-    const room = text.length * 3;
-    const at2 = input_buffer(room);
-    return encoder.encodeInto(text, new Uint8Array(memory.buffer, at2, room)).written;
+var INPUT_ROOM = READ_LIMIT * 3;
+var inputAt = -1;
+var input = new Uint8Array(0);
+var heap = input;
+var words = new Uint32Array(0);
+function refreshViews() {
+  if (inputAt < 0) inputAt = input_buffer(INPUT_ROOM);
+  input = new Uint8Array(memory.buffer, inputAt, INPUT_ROOM);
+  heap = Buffer.from(memory.buffer);
+  words = new Uint32Array(memory.buffer);
+}
+function place(receipt) {
+  if (input.length === 0) refreshViews();
+  if (typeof receipt === "string") {
+    const text = receipt.length > READ_LIMIT ? receipt.slice(0, READ_LIMIT) : receipt;
+    return encoder.encodeInto(text, input).written;
   }
-  const bytes2 = input.length > READ_LIMIT ? input.subarray(0, READ_LIMIT) : input;
-  const at = input_buffer(bytes2.length);
-  new Uint8Array(memory.buffer, at, bytes2.length).set(bytes2);
+  const bytes2 = receipt.length > READ_LIMIT ? receipt.subarray(0, READ_LIMIT) : receipt;
+  input.set(bytes2);
   return bytes2.length;
 }
-function validateReceipt(input) {
-  const parsed = input !== null && typeof input === "object" && !ArrayBuffer.isView(input);
-  const text = parsed ? JSON.stringify(input) : input;
+function refusal(at) {
+  if (heap.length === 0) refreshViews();
+  const word = at >>> 2;
+  const code = words[word];
+  const path = code + words[word + 1];
+  const message = path + words[word + 2];
+  const end = message + words[word + 3];
+  return { code: heap.toString("utf8", code, path), path: heap.toString("utf8", path, message), message: heap.toString("utf8", message, end) };
+}
+function validateReceipt(receipt) {
+  const parsed = receipt !== null && typeof receipt === "object" && !ArrayBuffer.isView(receipt);
+  const text = parsed ? JSON.stringify(receipt) : receipt;
   if (trace) process.stderr.write("deferral-core-call validate_receipt\n");
-  if (validate_input(place(text)) !== 0) return { ok: false, error: JSON.parse(last_error()) };
-  let receipt;
+  const refused = validate_input(place(text));
+  if (refused !== 0) return { ok: false, error: refusal(refused) };
+  let value;
   return {
     ok: true,
     get receipt() {
-      return receipt ??= JSON.parse(typeof text === "string" ? text : Buffer.from(text).toString("utf8"));
+      return value ??= JSON.parse(typeof text === "string" ? text : Buffer.from(text).toString("utf8"));
     }
   };
 }
 function digest2(kind, text) {
   return cross("digest", kind, text);
 }
-function lifecycleTransition(input) {
-  return cross("lifecycle_transition", JSON.stringify(input));
+function lifecycleTransition(input2) {
+  return cross("lifecycle_transition", JSON.stringify(input2));
 }
-function call(name, input) {
+function call(name, input2) {
   if (typeof deferral_wasm_exports[name] !== "function") throw new Error(`the wasm core has no function ${name}`);
-  return cross(name, typeof input === "string" ? input : JSON.stringify(input));
+  return cross(name, typeof input2 === "string" ? input2 : JSON.stringify(input2));
 }
 
 // library/ask.js
@@ -592,11 +598,11 @@ var titles = ask("titles");
 var INVALID_RECEIPT = titles.invalid_receipt;
 var INVALID_TRANSITION = titles.invalid_transition;
 function validateReceipt2(value) {
-  const input = value instanceof Uint8Array ? value : encode(value);
-  if (typeof input === "string" || input instanceof Uint8Array) return validateReceipt(input);
-  if (input.text !== null && input.dropped.length === 0) return validateReceipt(input.text);
+  const input2 = value instanceof Uint8Array ? value : encode(value);
+  if (typeof input2 === "string" || input2 instanceof Uint8Array) return validateReceipt(input2);
+  if (input2.text !== null && input2.dropped.length === 0) return validateReceipt(input2.text);
   try {
-    return { ok: true, receipt: receiptOf(ask("parse", { receipt: input })) };
+    return { ok: true, receipt: receiptOf(ask("parse", { receipt: input2 })) };
   } catch (err) {
     return { ok: false, error: { code: err.code, path: err.path, message: err.detail } };
   }
@@ -606,8 +612,8 @@ function parseDeferredReceiptV1(value) {
   if (checked.ok) return checked.receipt;
   return receiptOf(ask("parse", { receipt: encode(value) }));
 }
-function createGovernedHandoffReceipt(input) {
-  return receiptOf(ask("handoff", { input: encode(input) }));
+function createGovernedHandoffReceipt(input2) {
+  return receiptOf(ask("handoff", { input: encode(input2) }));
 }
 function receiptDigest(receipt) {
   return digest2("value", JSON.stringify(parseDeferredReceiptV1(receipt))).digest;

@@ -4,10 +4,10 @@
 //! duplicate keys), shape (unknown before missing fields), then each field in contract order,
 //! then the window rules. The first failure is reported.
 
-use super::{
+use crate::json::{self, child_path, Json, ParseError};
+use crate::{
     Bindings, ErrorCode, Ownership, Reason, Receipt, ReceiptError, MAX_TIME_MS, MAX_WINDOW_MS,
 };
-use crate::json::{self, child_path, Json, ParseError};
 use std::borrow::Cow;
 
 /// Largest accepted input: 16 KiB.
@@ -40,6 +40,56 @@ pub fn validate_str(text: &str) -> Result<Receipt, ReceiptError> {
 
 /// Validates a receipt given as raw bytes (UTF-8 without a byte-order mark).
 pub fn validate(bytes: &[u8]) -> Result<Receipt, ReceiptError> {
+    check_with(bytes, |fields| fields.into_receipt())
+}
+
+/// Checks a receipt given as raw bytes without building it: the same verdict and error as
+/// [`validate`], for callers that keep the text (the wasm entry answers a valid receipt with a
+/// number, so copying its digests into a [`Receipt`] would be wasted).
+pub fn check(bytes: &[u8]) -> Result<(), ReceiptError> {
+    check_with(bytes, |_| ())
+}
+
+/// The fields of a valid receipt, borrowed from the parsed document.
+struct Fields<'a> {
+    reason: Reason,
+    issued_at_ms: u64,
+    resume_after_ms: u64,
+    resume_by_ms: u64,
+    scope_digest: &'a str,
+    request_digest: &'a str,
+    plan_digest: Option<&'a str>,
+    /// The wake-up and cancellation digests when a durable host owns the wake-up.
+    retained: Option<(&'a str, &'a str)>,
+    fresh_approval_required: bool,
+}
+
+impl Fields<'_> {
+    fn into_receipt(self) -> Receipt {
+        Receipt {
+            reason: self.reason,
+            issued_at_ms: self.issued_at_ms,
+            resume_after_ms: self.resume_after_ms,
+            resume_by_ms: self.resume_by_ms,
+            bindings: Bindings {
+                scope_digest: self.scope_digest.to_string(),
+                request_digest: self.request_digest.to_string(),
+                plan_digest: self.plan_digest.map(str::to_string),
+            },
+            ownership: match self.retained {
+                Some((wakeup, cancellation)) => Ownership::Retained {
+                    wakeup_digest: wakeup.to_string(),
+                    cancellation_digest: cancellation.to_string(),
+                },
+                None => Ownership::Handoff,
+            },
+            fresh_approval_required: self.fresh_approval_required,
+        }
+    }
+}
+
+/// Runs every check in the contract's order; `build` sees the fields of a valid receipt.
+fn check_with<R>(bytes: &[u8], build: impl FnOnce(Fields<'_>) -> R) -> Result<R, ReceiptError> {
     if bytes.len() > MAX_BYTES {
         return Err(ReceiptError::new(
             ErrorCode::TooLarge,
@@ -65,7 +115,7 @@ pub fn validate(bytes: &[u8]) -> Result<Receipt, ReceiptError> {
     let top = Object::new(&doc, "$", &TOP_FIELDS)?;
 
     top.number_exact("schema", "1", ErrorCode::UnsupportedVersion)?;
-    top.string_exact("version", super::VERSION, ErrorCode::UnsupportedVersion)?;
+    top.string_exact("version", crate::VERSION, ErrorCode::UnsupportedVersion)?;
     top.string_exact("status", "deferred", ErrorCode::InvalidStatus)?;
     let reason_text = top.string("reason")?;
     let reason = Reason::parse(reason_text).ok_or_else(|| {
@@ -100,33 +150,32 @@ pub fn validate(bytes: &[u8]) -> Result<Receipt, ReceiptError> {
         ));
     }
 
-    let bindings_obj = Object::new(top.get("bindings"), "$.bindings", &BINDING_FIELDS)?;
-    let bindings = Bindings {
-        scope_digest: bindings_obj.digest("scope_digest")?.to_string(),
-        request_digest: bindings_obj.digest("request_digest")?.to_string(),
-        plan_digest: bindings_obj
-            .optional_digest("plan_digest")?
-            .map(str::to_string),
-    };
-    let ownership = ownership(&Object::new(
+    let bindings = Object::new(top.get("bindings"), "$.bindings", &BINDING_FIELDS)?;
+    let scope_digest = bindings.digest("scope_digest")?;
+    let request_digest = bindings.digest("request_digest")?;
+    let plan_digest = bindings.optional_digest("plan_digest")?;
+    let retained = ownership(&Object::new(
         top.get("ownership"),
         "$.ownership",
         &OWNERSHIP_FIELDS,
     )?)?;
     let fresh_approval_required = top.boolean("fresh_approval_required")?;
 
-    Ok(Receipt {
+    Ok(build(Fields {
         reason,
         issued_at_ms,
         resume_after_ms,
         resume_by_ms,
-        bindings,
-        ownership,
+        scope_digest,
+        request_digest,
+        plan_digest,
+        retained,
         fresh_approval_required,
-    })
+    }))
 }
 
-fn ownership(obj: &Object) -> Result<Ownership, ReceiptError> {
+/// The ownership object: `Some((wakeup, cancellation))` when retained, `None` for a handoff.
+fn ownership<'a>(obj: &Object<'a>) -> Result<Option<(&'a str, &'a str)>, ReceiptError> {
     let disposition = obj.string("disposition")?;
     let mode = obj.string("mode")?;
     let mixed =
@@ -157,11 +206,11 @@ fn ownership(obj: &Object) -> Result<Ownership, ReceiptError> {
     let wakeup = obj.optional_string("wakeup_digest")?;
     let cancellation = obj.optional_string("cancellation_digest")?;
     match (retained, wakeup, cancellation) {
-        (true, Some(_), Some(_)) => Ok(Ownership::Retained {
-            wakeup_digest: obj.digest("wakeup_digest")?.to_string(),
-            cancellation_digest: obj.digest("cancellation_digest")?.to_string(),
-        }),
-        (false, None, None) => Ok(Ownership::Handoff),
+        (true, Some(_), Some(_)) => Ok(Some((
+            obj.digest("wakeup_digest")?,
+            obj.digest("cancellation_digest")?,
+        ))),
+        (false, None, None) => Ok(None),
         (true, w, _) => {
             let field = if w.is_none() {
                 "wakeup_digest"
@@ -193,13 +242,19 @@ fn ownership(obj: &Object) -> Result<Ownership, ReceiptError> {
 struct Object<'a> {
     members: &'a [(Cow<'a, str>, Json<'a>)],
     path: &'a str,
+    fields: &'static [&'static str],
+    /// For each contract field (by its index in `fields`), the index of its member.
+    slot: [u8; MAX_FIELDS],
 }
+
+/// The most fields any object of the contract has (the receipt itself).
+const MAX_FIELDS: usize = TOP_FIELDS.len();
 
 impl<'a> Object<'a> {
     fn new(
         value: &'a Json<'a>,
         path: &'a str,
-        fields: &[&str],
+        fields: &'static [&'static str],
     ) -> Result<Object<'a>, ReceiptError> {
         let Json::Object(members) = value else {
             return Err(ReceiptError::new(
@@ -208,35 +263,44 @@ impl<'a> Object<'a> {
                 format!("{path} must be an object, not {}", value.type_name()),
             ));
         };
-        if let Some((key, _)) = members.iter().find(|(k, _)| !fields.contains(&k.as_ref())) {
-            let at = child_path(path, key);
-            return Err(ReceiptError::new(
-                ErrorCode::UnknownField,
-                at.clone(),
-                format!("{at} is not a field of the contract"),
-            ));
+        // Keys are unique (the reader refuses duplicates), so every member is a distinct field
+        // and an object with more members than fields has an unknown one, found by this loop.
+        let mut slot = [u8::MAX; MAX_FIELDS];
+        for (index, (key, _)) in members.iter().enumerate() {
+            let Some(field) = fields.iter().position(|f| *f == key.as_ref()) else {
+                let at = child_path(path, key);
+                return Err(ReceiptError::new(
+                    ErrorCode::UnknownField,
+                    at.clone(),
+                    format!("{at} is not a field of the contract"),
+                ));
+            };
+            slot[field] = u8::try_from(index).unwrap_or_else(|_| unreachable!("at most 10"));
         }
-        if let Some(missing) = fields
-            .iter()
-            .find(|f| !members.iter().any(|(k, _)| k.as_ref() == **f))
-        {
-            let at = child_path(path, missing);
+        if let Some(missing) = fields.iter().zip(slot).find(|(_, s)| *s == u8::MAX) {
+            let at = child_path(path, missing.0);
             return Err(ReceiptError::new(
                 ErrorCode::MissingField,
                 at.clone(),
                 format!("{at} is required"),
             ));
         }
-        Ok(Object { members, path })
+        Ok(Object {
+            members,
+            path,
+            fields,
+            slot,
+        })
     }
 
+    #[inline(always)]
     fn get(&self, key: &str) -> &'a Json<'a> {
-        &self
-            .members
+        let field = self
+            .fields
             .iter()
-            .find(|(k, _)| k.as_ref() == key)
-            .expect("presence checked")
-            .1
+            .position(|f| *f == key)
+            .expect("a field of the contract");
+        &self.members[usize::from(self.slot[field])].1
     }
 
     fn at(&self, key: &str) -> String {
@@ -253,6 +317,7 @@ impl<'a> Object<'a> {
         )
     }
 
+    #[inline(always)]
     fn string(&self, key: &str) -> Result<&'a str, ReceiptError> {
         match self.get(key) {
             Json::String(s) => Ok(s),
@@ -260,6 +325,7 @@ impl<'a> Object<'a> {
         }
     }
 
+    #[inline(always)]
     fn optional_string(&self, key: &str) -> Result<Option<&'a str>, ReceiptError> {
         match self.get(key) {
             Json::String(s) => Ok(Some(s)),
@@ -301,6 +367,7 @@ impl<'a> Object<'a> {
     }
 
     /// A time: a non-negative integer written plainly (no sign, fraction or exponent), <= 2^53-1.
+    #[inline(always)]
     fn time(&self, key: &str) -> Result<u64, ReceiptError> {
         let Json::Number(text) = self.get(key) else {
             return Err(self.wrong_type(key, "a number"));
@@ -341,8 +408,9 @@ impl<'a> Object<'a> {
     }
 }
 
+#[inline(always)]
 fn check_digest(text: &str, at: impl FnOnce() -> String) -> Result<(), ReceiptError> {
-    if text.len() == 64 && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+    if text.len() == 64 && text.as_bytes().chunks_exact(8).all(lowercase_hex) {
         Ok(())
     } else {
         let at = at();
@@ -351,5 +419,41 @@ fn check_digest(text: &str, at: impl FnOnce() -> String) -> Result<(), ReceiptEr
             at.clone(),
             format!("{at} must be exactly 64 lowercase hex characters"),
         ))
+    }
+}
+
+/// `true` when all eight bytes are `0`-`9` or `a`-`f`, tested at once: for ASCII bytes, adding
+/// `0x80 - n` sets a byte's high bit exactly when it is at least `n`, without carrying into the
+/// next byte.
+#[inline(always)]
+fn lowercase_hex(chunk: &[u8]) -> bool {
+    const ONES: u64 = u64::from_le_bytes([1; 8]);
+    const HIGH: u64 = ONES << 7;
+    let w = u64::from_le_bytes(chunk.try_into().unwrap_or_else(|_| unreachable!("8 bytes")));
+    let at_least = |n: u8| w.wrapping_add(ONES * u64::from(0x80 - n)) & HIGH;
+    let digit = at_least(b'0') & !at_least(b'9' + 1);
+    let letter = at_least(b'a') & !at_least(b'f' + 1);
+    w & HIGH == 0 && digit | letter == HIGH
+}
+
+#[cfg(test)]
+mod tests {
+    use super::lowercase_hex;
+
+    #[test]
+    fn lowercase_hex_agrees_with_a_byte_by_byte_test() {
+        for filler in [b'0', b'9', b'a', b'f'] {
+            for at in 0..8 {
+                for byte in 0..=255u8 {
+                    let mut chunk = [filler; 8];
+                    chunk[at] = byte;
+                    assert_eq!(
+                        lowercase_hex(&chunk),
+                        matches!(byte, b'0'..=b'9' | b'a'..=b'f'),
+                        "{chunk:?}"
+                    );
+                }
+            }
+        }
     }
 }
