@@ -61,7 +61,6 @@ pub fn bypasses(t: &Target, env: &Map<String, Value>) -> bool {
                 return true;
             }
             let entry = entry.to_ascii_lowercase();
-            // host:port, but not a bare IPv6 address (more than one colon) or [v6] without a port.
             let (name, port) = match entry.rsplit_once(':') {
                 // host:port, or [v6]:port; an empty port (`host:`) restricts nothing. A bare IPv6
                 // address (more than one colon, no brackets) has no port.

@@ -76,6 +76,27 @@ mod tests {
     }
 
     #[test]
+    fn outputs_go_to_the_file_as_records_or_to_a_person_as_escaped_lines() {
+        let outputs = [
+            ("status", "ready".to_string()),
+            ("reason", "50%\nx".to_string()),
+        ];
+        let file = outputs_text(&outputs, true);
+        assert_eq!(
+            file,
+            format!(
+                "{}{}",
+                output_record("status", "ready"),
+                output_record("reason", "50%\nx")
+            )
+        );
+        assert_eq!(
+            outputs_text(&outputs, false),
+            "status=ready\nreason=50%25%0Ax\n"
+        );
+    }
+
+    #[test]
     fn masks_cover_each_line_and_escape() {
         assert_eq!(
             masks(["ab\r\ncd", "", "50%"]),
