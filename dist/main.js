@@ -516,8 +516,6 @@ function run2(input2, files) {
 var http = builtin("node:http");
 var secure;
 var loadTls = () => secure ??= { https: builtin("node:https"), tls: builtin("node:tls") };
-var DEFAULT_TIMEOUT_MS = 15e3;
-var MAX_BODY_BYTES = 1 << 20;
 var TransportError = class extends Error {
   constructor(code, message) {
     super(message);
@@ -559,15 +557,15 @@ function tunnel(proxy, target, signal, { https, tls }) {
     req.end();
   });
 }
-function send(options, client, signal, body) {
+function send(options, client, signal, body, maxBytes) {
   return new Promise((resolve, reject) => {
     const req = client.request({ ...options, signal }, (res) => {
       const chunks = [];
       let size = 0;
       res.on("data", (chunk) => {
         size += chunk.length;
-        if (size > MAX_BODY_BYTES) {
-          req.destroy(new TransportError("ETOOBIG", "the response body is larger than 1 MiB"));
+        if (size > maxBytes) {
+          req.destroy(new TransportError("ETOOBIG", `the response body is larger than ${maxBytes} bytes`));
           return;
         }
         chunks.push(chunk);
@@ -592,7 +590,7 @@ function proxyOf(href, chosen, env) {
   }
   return chosen ? new URL(chosen) : void 0;
 }
-async function request(href, { method = "GET", headers = {}, body, timeoutMs = DEFAULT_TIMEOUT_MS, env = process.env, proxy: chosen } = {}) {
+async function request(href, { method = "GET", headers = {}, body, timeoutMs, maxBytes, env = process.env, proxy: chosen } = {}) {
   const url = new URL(href);
   if (url.protocol !== "https:" && url.protocol !== "http:") {
     throw new TransportError("EURL", `unsupported URL scheme ${url.protocol}`);
@@ -605,11 +603,11 @@ async function request(href, { method = "GET", headers = {}, body, timeoutMs = D
     const proxy = proxyOf(href, chosen, env);
     const lib = url.protocol === "https:" || proxy?.protocol === "https:" ? loadTls() : null;
     if (!proxy) {
-      return await send({ host, port: defaultPort(url), path, method, headers, agent: false }, lib ? lib.https : http, controller.signal, body);
+      return await send({ host, port: defaultPort(url), path, method, headers, agent: false }, lib ? lib.https : http, controller.signal, body, maxBytes);
     }
     if (url.protocol === "https:") {
       const socket = await tunnel(proxy, url, controller.signal, lib);
-      return await send({ host, port: defaultPort(url), path, method, headers, servername: host, createConnection: () => socket }, lib.https, controller.signal, body);
+      return await send({ host, port: defaultPort(url), path, method, headers, servername: host, createConnection: () => socket }, lib.https, controller.signal, body, maxBytes);
     }
     return await send({
       host: proxy.hostname.replace(/^\[|\]$/g, ""),
@@ -618,7 +616,7 @@ async function request(href, { method = "GET", headers = {}, body, timeoutMs = D
       method,
       headers: { host: url.host, ...headers, ...proxyAuthorization(proxy) },
       agent: false
-    }, proxy.protocol === "https:" ? lib.https : http, controller.signal, body);
+    }, proxy.protocol === "https:" ? lib.https : http, controller.signal, body, maxBytes);
   } catch (err) {
     if (controller.signal.aborted) throw new TransportError("ETIMEDOUT", `no answer within ${timeoutMs} ms`);
     throw transportError(err, "the request failed");
@@ -793,7 +791,14 @@ async function send2(req, env, input2) {
   const token = env[req.token_env]?.trim();
   if (token) headers.authorization = `Bearer ${token}`;
   try {
-    input2[req.into ?? "answer"] = await request(req.url, { method: req.method, headers, body: req.body, proxy: req.proxy ?? null });
+    input2[req.into ?? "answer"] = await request(req.url, {
+      method: req.method,
+      headers,
+      body: req.body,
+      proxy: req.proxy ?? null,
+      timeoutMs: req.timeout_ms,
+      maxBytes: req.max_bytes
+    });
   } catch (err) {
     input2[req.error_into ?? "transport_error"] = err.message;
   }

@@ -15,7 +15,7 @@ const receiptText = (receipt) => (typeof receipt === 'string' ? receipt.trim() :
  * Each resolves with the port's JSON answer on 2xx and rejects with a PortError otherwise.
  */
 export function createPortClient({ url, token, timeoutMs, env = process.env } = {}) {
-  const { timeout_ms: wait } = ask('port_client', { url: url ?? null, token: Boolean(token), timeout_ms: timeoutMs ?? null });
+  const { timeout_ms: wait, max_bytes: maxBytes } = ask('port_client', { url: url ?? null, token: Boolean(token), timeout_ms: timeoutMs ?? null });
   const base = new URL(url);
   const root = base.href.replace(/\/+$/, '');
 
@@ -27,7 +27,7 @@ export function createPortClient({ url, token, timeoutMs, env = process.env } = 
     }
     let answer;
     try {
-      answer = await request(`${root}${path}`, { method, headers, body, timeoutMs: wait, env });
+      answer = await request(`${root}${path}`, { method, headers, body, timeoutMs: wait, maxBytes, env });
     } catch (err) {
       // The URL is the operator's, not a secret; the token never reaches a message.
       ask('port_failure', { status: 0, origin: base.origin, why: err.message, code: err.code ?? null });

@@ -10,8 +10,6 @@ const http = builtin('node:http');
 let secure;
 const loadTls = () => (secure ??= { https: builtin('node:https'), tls: builtin('node:tls') });
 
-export const DEFAULT_TIMEOUT_MS = 15_000;
-const MAX_BODY_BYTES = 1 << 20;
 
 /** A transport failure: no usable HTTP response. `code` is Node's (ECONNREFUSED, ...) or ours. */
 export class TransportError extends Error {
@@ -62,15 +60,15 @@ function tunnel(proxy, target, signal, { https, tls }) {
   });
 }
 
-function send(options, client, signal, body) {
+function send(options, client, signal, body, maxBytes) {
   return new Promise((resolve, reject) => {
     const req = client.request({ ...options, signal }, (res) => {
       const chunks = [];
       let size = 0;
       res.on('data', (chunk) => {
         size += chunk.length;
-        if (size > MAX_BODY_BYTES) {
-          req.destroy(new TransportError('ETOOBIG', 'the response body is larger than 1 MiB'));
+        if (size > maxBytes) {
+          req.destroy(new TransportError('ETOOBIG', `the response body is larger than ${maxBytes} bytes`));
           return;
         }
         chunks.push(chunk);
@@ -101,9 +99,10 @@ function proxyOf(href, chosen, env) {
  * Sends one request and resolves with {status, headers: [[name, value], ...], body}, or rejects
  * with a TransportError (refused, reset, DNS, TLS, proxy, timeout). Non-2xx statuses resolve.
  * `body` (a string or Buffer) is sent as it is; the caller sets its headers. `proxy`: the proxy
- * URL, null for none, or undefined to have the core choose it from `env`.
+ * URL, null for none, or undefined to have the core choose it from `env`. `timeoutMs` and
+ * `maxBytes` (the largest body read) come from the core (`core/src/run.rs`), like every limit.
  */
-export async function request(href, { method = 'GET', headers = {}, body, timeoutMs = DEFAULT_TIMEOUT_MS, env = process.env, proxy: chosen } = {}) {
+export async function request(href, { method = 'GET', headers = {}, body, timeoutMs, maxBytes, env = process.env, proxy: chosen } = {}) {
   const url = new URL(href);
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new TransportError('EURL', `unsupported URL scheme ${url.protocol}`);
@@ -116,11 +115,11 @@ export async function request(href, { method = 'GET', headers = {}, body, timeou
     const proxy = proxyOf(href, chosen, env);
     const lib = url.protocol === 'https:' || proxy?.protocol === 'https:' ? loadTls() : null;
     if (!proxy) {
-      return await send({ host, port: defaultPort(url), path, method, headers, agent: false }, lib ? lib.https : http, controller.signal, body);
+      return await send({ host, port: defaultPort(url), path, method, headers, agent: false }, lib ? lib.https : http, controller.signal, body, maxBytes);
     }
     if (url.protocol === 'https:') {
       const socket = await tunnel(proxy, url, controller.signal, lib);
-      return await send({ host, port: defaultPort(url), path, method, headers, servername: host, createConnection: () => socket }, lib.https, controller.signal, body);
+      return await send({ host, port: defaultPort(url), path, method, headers, servername: host, createConnection: () => socket }, lib.https, controller.signal, body, maxBytes);
     }
     // Plain HTTP through a proxy: the absolute URL goes in the request line.
     return await send({
@@ -130,7 +129,7 @@ export async function request(href, { method = 'GET', headers = {}, body, timeou
       method,
       headers: { host: url.host, ...headers, ...proxyAuthorization(proxy) },
       agent: false,
-    }, proxy.protocol === 'https:' ? lib.https : http, controller.signal, body);
+    }, proxy.protocol === 'https:' ? lib.https : http, controller.signal, body, maxBytes);
   } catch (err) {
     if (controller.signal.aborted) throw new TransportError('ETIMEDOUT', `no answer within ${timeoutMs} ms`);
     throw transportError(err, 'the request failed');

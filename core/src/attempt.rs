@@ -181,6 +181,8 @@ impl Attempt<'_> {
             )
             .str("token_env", self.v["token_env"].as_str())
             .str("proxy", proxy.as_deref())
+            .num("timeout_ms", Some(crate::run::REQUEST_TIMEOUT_MS))
+            .num("max_bytes", Some(crate::run::MAX_ANSWER_BYTES))
             .end())
     }
 
@@ -704,6 +706,8 @@ impl Attempt<'_> {
             .str("body", Some(&body))
             .str("token_env", Some("INPUT_COORDINATOR-TOKEN"))
             .str("proxy", proxy.as_deref())
+            .num("timeout_ms", Some(crate::run::REQUEST_TIMEOUT_MS))
+            .num("max_bytes", Some(crate::run::MAX_ANSWER_BYTES))
             .str("into", Some("port_answer"))
             .str("error_into", Some("coordinator_error"))
             .end();

@@ -61,6 +61,11 @@ pub fn lock(path: &str) -> String {
         .end()
 }
 
+/// How long the shell waits for an answer to a request before it is a transport failure.
+pub const REQUEST_TIMEOUT_MS: u64 = 15_000;
+/// The largest answer body the shell reads; a larger one is a transport failure.
+pub const MAX_ANSWER_BYTES: u64 = 1 << 20;
+
 /// How much of the file `name` the shell reads (one byte more shows it is too large).
 pub fn limit_of(name: &str) -> u64 {
     if name == "receipt" {

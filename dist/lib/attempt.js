@@ -32,7 +32,9 @@ async function send(req, env, input) {
   const token = env[req.token_env]?.trim();
   if (token) headers.authorization = `Bearer ${token}`;
   try {
-    input[req.into ?? 'answer'] = await request(req.url, { method: req.method, headers, body: req.body, proxy: req.proxy ?? null });
+    input[req.into ?? 'answer'] = await request(req.url, {
+      method: req.method, headers, body: req.body, proxy: req.proxy ?? null, timeoutMs: req.timeout_ms, maxBytes: req.max_bytes,
+    });
   } catch (err) {
     input[req.error_into ?? 'transport_error'] = err.message;
   }

@@ -19,8 +19,6 @@ import {
 var http = builtin("node:http");
 var secure;
 var loadTls = () => secure ??= { https: builtin("node:https"), tls: builtin("node:tls") };
-var DEFAULT_TIMEOUT_MS = 15e3;
-var MAX_BODY_BYTES = 1 << 20;
 var TransportError = class extends Error {
   constructor(code, message) {
     super(message);
@@ -62,15 +60,15 @@ function tunnel(proxy, target, signal, { https, tls }) {
     req.end();
   });
 }
-function send(options, client, signal, body) {
+function send(options, client, signal, body, maxBytes) {
   return new Promise((resolve, reject) => {
     const req = client.request({ ...options, signal }, (res) => {
       const chunks = [];
       let size = 0;
       res.on("data", (chunk) => {
         size += chunk.length;
-        if (size > MAX_BODY_BYTES) {
-          req.destroy(new TransportError("ETOOBIG", "the response body is larger than 1 MiB"));
+        if (size > maxBytes) {
+          req.destroy(new TransportError("ETOOBIG", `the response body is larger than ${maxBytes} bytes`));
           return;
         }
         chunks.push(chunk);
@@ -95,7 +93,7 @@ function proxyOf(href, chosen, env) {
   }
   return chosen ? new URL(chosen) : void 0;
 }
-async function request(href, { method = "GET", headers = {}, body, timeoutMs = DEFAULT_TIMEOUT_MS, env = process.env, proxy: chosen } = {}) {
+async function request(href, { method = "GET", headers = {}, body, timeoutMs, maxBytes, env = process.env, proxy: chosen } = {}) {
   const url = new URL(href);
   if (url.protocol !== "https:" && url.protocol !== "http:") {
     throw new TransportError("EURL", `unsupported URL scheme ${url.protocol}`);
@@ -108,11 +106,11 @@ async function request(href, { method = "GET", headers = {}, body, timeoutMs = D
     const proxy = proxyOf(href, chosen, env);
     const lib = url.protocol === "https:" || proxy?.protocol === "https:" ? loadTls() : null;
     if (!proxy) {
-      return await send({ host, port: defaultPort(url), path, method, headers, agent: false }, lib ? lib.https : http, controller.signal, body);
+      return await send({ host, port: defaultPort(url), path, method, headers, agent: false }, lib ? lib.https : http, controller.signal, body, maxBytes);
     }
     if (url.protocol === "https:") {
       const socket = await tunnel(proxy, url, controller.signal, lib);
-      return await send({ host, port: defaultPort(url), path, method, headers, servername: host, createConnection: () => socket }, lib.https, controller.signal, body);
+      return await send({ host, port: defaultPort(url), path, method, headers, servername: host, createConnection: () => socket }, lib.https, controller.signal, body, maxBytes);
     }
     return await send({
       host: proxy.hostname.replace(/^\[|\]$/g, ""),
@@ -121,7 +119,7 @@ async function request(href, { method = "GET", headers = {}, body, timeoutMs = D
       method,
       headers: { host: url.host, ...headers, ...proxyAuthorization(proxy) },
       agent: false
-    }, proxy.protocol === "https:" ? lib.https : http, controller.signal, body);
+    }, proxy.protocol === "https:" ? lib.https : http, controller.signal, body, maxBytes);
   } catch (err) {
     if (controller.signal.aborted) throw new TransportError("ETIMEDOUT", `no answer within ${timeoutMs} ms`);
     throw transportError(err, "the request failed");
@@ -133,7 +131,7 @@ async function request(href, { method = "GET", headers = {}, body, timeoutMs = D
 // library/host-port.js
 var receiptText = (receipt) => typeof receipt === "string" ? receipt.trim() : JSON.stringify(receipt);
 function createPortClient({ url, token, timeoutMs, env = process.env } = {}) {
-  const { timeout_ms: wait } = ask("port_client", { url: url ?? null, token: Boolean(token), timeout_ms: timeoutMs ?? null });
+  const { timeout_ms: wait, max_bytes: maxBytes } = ask("port_client", { url: url ?? null, token: Boolean(token), timeout_ms: timeoutMs ?? null });
   const base = new URL(url);
   const root = base.href.replace(/\/+$/, "");
   async function call2(method, path, body) {
@@ -144,7 +142,7 @@ function createPortClient({ url, token, timeoutMs, env = process.env } = {}) {
     }
     let answer;
     try {
-      answer = await request(`${root}${path}`, { method, headers, body, timeoutMs: wait, env });
+      answer = await request(`${root}${path}`, { method, headers, body, timeoutMs: wait, maxBytes, env });
     } catch (err) {
       ask("port_failure", { status: 0, origin: base.origin, why: err.message, code: err.code ?? null });
     }

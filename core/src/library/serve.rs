@@ -66,7 +66,10 @@ fn port_client(v: &Value) -> Answer {
             .to_ascii_lowercase();
         if scheme == "http" || scheme == "https" {
             let timeout = v["timeout_ms"].as_u64().unwrap_or(PORT_TIMEOUT_MS);
-            return Ok(obj(vec![("timeout_ms", Value::from(timeout))]));
+            return Ok(obj(vec![
+                ("timeout_ms", Value::from(timeout)),
+                ("max_bytes", Value::from(crate::run::MAX_ANSWER_BYTES)),
+            ]));
         }
         format!("an http: or https: URL, not {}", shown(&v["url"]))
     };
