@@ -344,3 +344,29 @@ proptest! {
         prop_assert_eq!(merged.clone(), two.merge(&one));
     }
 }
+
+#[test]
+fn merging_keeps_the_most_recent_clock_offset_in_either_order() {
+    let at = |observed_at_ms: u64, offset_ms: i64| Ledger {
+        clock: Some(ClockOffset {
+            offset_ms,
+            observed_at_ms,
+        }),
+        ..Ledger::new()
+    };
+    let (newer, older) = (at(2_000, 5), at(1_000, 9));
+    assert_eq!(newer.merge(&older).clock, newer.clock);
+    assert_eq!(older.merge(&newer).clock, newer.clock);
+    // Equal times: the larger offset, whatever the order.
+    let (a, b) = (at(1_000, 3), at(1_000, 7));
+    assert_eq!(a.merge(&b).clock, b.clock);
+    assert_eq!(b.merge(&a).clock, b.clock);
+}
+
+#[test]
+fn two_strikes_in_the_same_millisecond_are_consecutive() {
+    let mut ledger = Ledger::new();
+    ledger.strike(1_000_000, None);
+    ledger.strike(1_000_000, None);
+    assert_eq!(ledger.secondary.unwrap().strikes, 2);
+}

@@ -107,8 +107,12 @@ fn invalid_receipts_are_blocked() {
 #[test]
 fn not_yet_due_and_expired_at_their_boundaries() {
     let receipt = issued();
-    let p = run(&receipt, gate(4000, due(&receipt) - 1), None, true);
+    let p = run(&receipt, gate(4000, due(&receipt) - 1_500), None, true);
     assert_eq!(outcome(&p), (Status::Blocked, Some("not-yet-due")));
+    assert_eq!(
+        p.diagnostics[0].message,
+        "the receipt is not due for another 1500 ms"
+    );
     assert_eq!(
         outcome(&run(&receipt, gate(4000, due(&receipt)), None, true)),
         (Status::Ready, None)
