@@ -8,7 +8,10 @@ use deferral_core::{digest, lifecycle, receipt};
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 
+// The library's entry uses the rate engine (the Octokit plugin's decisions): only with it.
+#[cfg(feature = "rate")]
 mod library;
+#[cfg(feature = "rate")]
 pub use library::*;
 #[cfg(feature = "rate")]
 mod rate;
