@@ -95,5 +95,7 @@ mod tests {
         assert!(constant_time_eq("abc", "abc"));
         assert!(!constant_time_eq("abc", "abd"));
         assert!(!constant_time_eq("abc", "ab"));
+        // Two differences whose XORs cancel ("a"^"b" twice) must still differ.
+        assert!(!constant_time_eq("ab", "ba"));
     }
 }

@@ -305,3 +305,25 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn exactly_the_node_limit_is_allowed_one_more_is_not() {
+    // 50 + 50*99 + 50*99*100 = 500,000 nodes: GitHub's limit, which a query may reach.
+    let at_limit = ok("query { a(first: 50) { nodes { b(first: 99) { nodes { c(first: 100) { nodes { id } } } } } } }");
+    assert_eq!(at_limit.nodes, 500_000);
+    // 51 + 51*99 + 51*99*100 = 510,000: over it.
+    assert_eq!(
+        code("query { a(first: 51) { nodes { b(first: 99) { nodes { c(first: 100) { nodes { id } } } } } } }", None),
+        "too-many-nodes"
+    );
+}
+
+#[test]
+fn a_page_size_past_any_integer_type_is_out_of_range() {
+    // 2^64 - 1 reads as an unsigned number only; it is a page size out of range, not a bad type.
+    let doc = "query($n: Int) { a(first: $n) { nodes { id } } }";
+    assert_eq!(
+        code(doc, Some(json!({"n": u64::MAX}))),
+        code(doc, Some(json!({"n": 101})))
+    );
+}

@@ -118,3 +118,33 @@ fn names_round_trip() {
         assert_eq!(Event::parse(e.as_str()), Some(e));
     }
 }
+
+#[test]
+fn complete_blocked_and_cancelled_are_the_terminal_states() {
+    let terminal: Vec<State> = State::ALL.into_iter().filter(|s| s.is_terminal()).collect();
+    assert_eq!(
+        terminal,
+        [State::Complete, State::Blocked, State::Cancelled]
+    );
+}
+
+#[test]
+fn states_and_causes_print_as_the_words_stores_and_outputs_carry() {
+    for state in State::ALL {
+        assert_eq!(state.to_string(), state.as_str());
+        assert_eq!(State::parse(state.as_str()), Some(state));
+    }
+    let causes = [
+        (Cause::Recorded, "recorded"),
+        (Cause::Claimed, "claimed"),
+        (Cause::Completed, "completed"),
+        (Cause::Deferred, "deferred"),
+        (Cause::Blocked, "blocked"),
+        (Cause::ReentryLimit, "reentry-limit"),
+        (Cause::Operator, "operator"),
+        (Cause::Expired, "expired"),
+    ];
+    for (cause, word) in causes {
+        assert_eq!(cause.as_str(), word);
+    }
+}
