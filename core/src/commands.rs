@@ -1,6 +1,6 @@
 //! The small commands, whole: `validate` and `explain` of a receipt, `digest` of an input. Each
-//! answers `{"exit", "line", "text"}`: the exit code, the one JSON line for stdout, and the
-//! human text a terminal may show on stderr.
+//! answers an [`Answer`]: the exit code, the one JSON line for stdout, and the human text a
+//! terminal may show on stderr.
 
 use crate::attempt::view::{iso_ms, local_text, quote, Obj};
 use crate::digest::{input_value, sha256_hex};
@@ -26,12 +26,22 @@ pub fn with_hint(bytes: &[u8], mut error: ReceiptError) -> ReceiptError {
     error
 }
 
-fn answer(exit: Exit, line: &str, text: &str) -> String {
-    Obj::default()
-        .num("exit", Some(u64::from(exit.code())))
-        .str("line", Some(line))
-        .str("text", Some(text))
-        .end()
+/// What a small command answers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+    pub exit: Exit,
+    /// The one JSON line for stdout, without its line break.
+    pub line: String,
+    /// Text for a person (stderr), empty when there is none.
+    pub text: String,
+}
+
+fn answer(exit: Exit, line: &str, text: &str) -> Answer {
+    Answer {
+        exit,
+        line: line.to_string(),
+        text: text.to_string(),
+    }
 }
 
 fn invalid(error: &ReceiptError) -> (String, String) {
@@ -57,7 +67,7 @@ fn invalid(error: &ReceiptError) -> (String, String) {
 
 /// `deferral validate`: `{"status":"valid","receipt"}` (exit 0) or `{"status":"invalid","error"}`
 /// (exit 2).
-pub fn validate_command(bytes: &[u8]) -> String {
+pub fn validate_command(bytes: &[u8]) -> Answer {
     match validate(bytes) {
         Ok(r) => {
             let line = format!("{{\"status\":\"valid\",\"receipt\":{}}}", r.to_json());
@@ -96,7 +106,7 @@ fn reason_text(r: &Receipt) -> &'static str {
 
 /// `deferral explain`: the receipt for a person, at `now_ms`, local times `offset_min` east of
 /// UTC.
-pub fn explain_command(bytes: &[u8], now_ms: u64, offset_min: i64) -> String {
+pub fn explain_command(bytes: &[u8], now_ms: u64, offset_min: i64) -> Answer {
     let r = match validate(bytes) {
         Ok(r) => r,
         Err(e) => {
@@ -198,7 +208,7 @@ pub fn explain_command(bytes: &[u8], now_ms: u64, offset_min: i64) -> String {
 
 /// `deferral digest`: `{"kind","digest"}` of an input read as its kind (`value`: JSON;
 /// `scope`, `request`: JSON when it parses, else the text as a string; `plan`: a JSON object).
-pub fn digest_command(kind: &str, text: &str) -> String {
+pub fn digest_command(kind: &str, text: &str) -> Answer {
     let fail = |code: &str, message: &str| {
         let line = Obj::default()
             .str("status", Some("error"))

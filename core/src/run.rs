@@ -137,12 +137,17 @@ impl Files {
         Ok(Files { items })
     }
 
-    /// The bytes of `name`; `None` when not read or not existing.
-    pub fn bytes(&self, name: &str) -> Option<&[u8]> {
+    /// `Some(bytes)` once `name` was read, with `None` bytes for a file that does not exist.
+    pub fn get(&self, name: &str) -> Option<Option<&[u8]>> {
         self.items
             .iter()
             .find(|(n, ..)| n == name)
-            .and_then(|(_, b, _)| b.as_deref())
+            .map(|(_, b, _)| b.as_deref())
+    }
+
+    /// The bytes of `name`; `None` when not read or not existing.
+    pub fn bytes(&self, name: &str) -> Option<&[u8]> {
+        self.get(name).flatten()
     }
 
     /// The text of every file (invalid UTF-8 replaced), `null` for one that does not exist.

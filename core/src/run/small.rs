@@ -5,7 +5,7 @@ use super::args::Parsed;
 use super::{done, error_done, read_entry, Files};
 use crate::attempt::view::{iso_ms, Obj};
 use crate::attempt::AttemptError;
-use crate::commands::{digest_command, explain_command, validate_command};
+use crate::commands::{digest_command, explain_command, validate_command, Answer};
 use crate::exit::Exit;
 use crate::observe::observe_value;
 use serde_json::{json, Value};
@@ -18,25 +18,10 @@ fn read_step(entries: &[(&str, &str)]) -> String {
         .end()
 }
 
-/// A `commands` answer `{exit, line, text}` as the last step; `text` goes to stderr if `human`.
-fn finish(answer: &str, human: bool) -> String {
-    let a: Value = serde_json::from_str(answer).unwrap_or_default();
-    let exit = Exit::ALL
-        .into_iter()
-        .find(|e| u64::from(e.code()) == a["exit"].as_u64().unwrap_or(4))
-        .unwrap_or(Exit::Provider);
-    let text = if human {
-        a["text"].as_str().unwrap_or_default()
-    } else {
-        ""
-    };
-    done(
-        exit,
-        &format!("{}\n", a["line"].as_str().unwrap_or_default()),
-        text,
-        &[],
-        None,
-    )
+/// A small command's answer as the last step; its text goes to stderr if `human`.
+fn finish(answer: &Answer, human: bool) -> String {
+    let text = if human { answer.text.as_str() } else { "" };
+    done(answer.exit, &format!("{}\n", answer.line), text, &[], None)
 }
 
 /// Runs `validate`, `explain`, `digest` or `observe` one step further.
@@ -148,15 +133,14 @@ fn observe(p: &Parsed, files: &Files, now: u64) -> String {
     if !pending.is_empty() {
         return read_step(&pending);
     }
-    // The ledger is read under its lock: `null` bytes for a ledger that does not exist yet.
-    let text_map = files.text_map();
-    let Some(ledger) = text_map.get("ledger") else {
+    // The ledger is read under its lock: no bytes for a ledger that does not exist yet.
+    let Some(ledger) = files.get("ledger") else {
         return Obj::default()
             .str("step", Some("lock"))
             .raw("lock", &super::lock(ledger_path))
             .end();
     };
-    input["ledger"] = ledger.clone();
+    input["ledger"] = ledger.map_or(Value::Null, |b| String::from_utf8_lossy(b).into());
     let answer = observe_value(&input);
     if answer["ok"] != true {
         let e = &answer["error"];
