@@ -41,7 +41,7 @@ export function missingPrereqs() {
   if (have !== want) {
     missing.push({
       what: `wasm-bindgen-cli ${want} (on PATH: ${have ? `wasm-bindgen ${have}` : 'none'})`,
-      fix: `cargo install wasm-bindgen-cli --version ${want}`,
+      fix: `cargo install --locked wasm-bindgen-cli --version ${want}`,
       install: ['cargo', 'install', 'wasm-bindgen-cli', '--version', want],
       note: 'about 3 minutes, once',
     });

@@ -18,7 +18,7 @@ if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknow
 fi
 if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WB_VERSION" ]; then
   say "installing wasm-bindgen-cli $WB_VERSION (about 3 minutes, once)"
-  cargo install wasm-bindgen-cli --version "$WB_VERSION"
+  cargo install --locked wasm-bindgen-cli --version "$WB_VERSION"
 fi
 WASM_OPT="$ROOT/node_modules/binaryen/bin/wasm-opt"
 [ -x "$WASM_OPT" ] || { say "wasm-opt missing: run 'npm ci' first (binaryen is a devDependency)"; exit 1; }
