@@ -41,8 +41,8 @@ export function missingPrereqs() {
   if (have !== want) {
     missing.push({
       what: `wasm-bindgen-cli ${want} (on PATH: ${have ? `wasm-bindgen ${have}` : 'none'})`,
-      fix: `cargo install --locked wasm-bindgen-cli --version ${want}`,
-      install: ['cargo', 'install', 'wasm-bindgen-cli', '--version', want],
+      fix: `bash scripts/install-wasm-bindgen.sh (cargo install --locked wasm-bindgen-cli --version ${want})`,
+      install: ['bash', 'scripts/install-wasm-bindgen.sh'],
       note: 'about 3 minutes, once',
     });
   }

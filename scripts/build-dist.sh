@@ -16,10 +16,7 @@ if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknow
   say "adding the wasm32-unknown-unknown target"
   rustup target add wasm32-unknown-unknown
 fi
-if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WB_VERSION" ]; then
-  say "installing wasm-bindgen-cli $WB_VERSION (about 3 minutes, once)"
-  cargo install --locked wasm-bindgen-cli --version "$WB_VERSION"
-fi
+bash scripts/install-wasm-bindgen.sh
 WASM_OPT="$ROOT/node_modules/binaryen/bin/wasm-opt"
 [ -x "$WASM_OPT" ] || { say "wasm-opt missing: run 'npm ci' first (binaryen is a devDependency)"; exit 1; }
 [ -d node_modules/esbuild ] || { say "esbuild missing: run 'npm ci' first (esbuild is a devDependency)"; exit 1; }

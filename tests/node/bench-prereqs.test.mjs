@@ -36,7 +36,7 @@ test('without wasm-bindgen: names wasm-bindgen-cli at the pinned version and the
   const run = benchWith(['cargo', 'rustup', 'rustc'], ['--no-install']);
   assert.equal(run.status, 1, run.stderr);
   assert.match(run.stderr, new RegExp(`wasm-bindgen-cli ${pinned.replaceAll('.', '\\.')} \\(on PATH: none\\)`));
-  assert.match(run.stderr, new RegExp(`cargo install --locked wasm-bindgen-cli --version ${pinned.replaceAll('.', '\\.')}`));
+  assert.match(run.stderr, new RegExp(`scripts/install-wasm-bindgen\\.sh \\(cargo install --locked wasm-bindgen-cli --version ${pinned.replaceAll('.', '\\.')}`));
   assert.doesNotMatch(run.stderr, /Rust toolchain|npm dev dependencies/, 'only what is missing');
   assert.doesNotMatch(run.stderr, /receipt validation|ENOENT/, 'stopped before measuring');
   assert.equal(run.stdout, '');
