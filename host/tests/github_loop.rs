@@ -5,71 +5,10 @@
 mod common;
 
 use common::github::{zip_of, Script, Standin, REPO, TARGET, TOKEN};
+use common::github_cli::{receipt, run_host, same_bindings, tick};
 use common::{now, Host, HOUR};
-use deferral_core::receipt::{Bindings, Reason, Receipt};
 use serde_json::Value;
-use std::process::{Output, Stdio};
-
-fn receipt(after_ms: u64, scope: char, request: char) -> String {
-    let t = now();
-    Receipt::handoff(
-        Reason::RestReserve,
-        t,
-        t + after_ms,
-        t + HOUR,
-        Bindings {
-            scope_digest: std::iter::repeat_n(scope, 64).collect(),
-            request_digest: std::iter::repeat_n(request, 64).collect(),
-            plan_digest: None,
-        },
-        true,
-    )
-    .unwrap()
-    .to_json()
-}
-
-/// The deferral's own bindings (`common::Host::record` records scope `a…`, request `b…`).
-fn same_bindings() -> String {
-    receipt(0, 'a', 'b')
-}
-
-struct Run {
-    json: Value,
-    output: String,
-}
-
-fn run_host(host: &Host, standin: &Standin, args: &[&str]) -> (Output, String) {
-    let out = host
-        .command(args)
-        .env_remove("HTTPS_PROXY")
-        .env_remove("https_proxy")
-        .env_remove("HTTP_PROXY")
-        .env_remove("http_proxy")
-        .env_remove("ALL_PROXY")
-        .env_remove("all_proxy")
-        .env("GITHUB_TOKEN", TOKEN)
-        .env("GITHUB_API_URL", &standin.api)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .output()
-        .unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(!text.contains(TOKEN), "the token is never printed: {text}");
-    (out, text)
-}
-
-fn tick(host: &Host, standin: &Standin) -> Run {
-    let (out, output) = run_host(host, standin, &["tick", "--http-timeout", "5s"]);
-    assert!(out.status.success(), "{output}");
-    Run {
-        json: serde_json::from_slice(&out.stdout).unwrap(),
-        output,
-    }
-}
+use std::process::Stdio;
 
 fn assert_token_not_stored(host: &Host) {
     if host.store.starts_with("postgres") {
