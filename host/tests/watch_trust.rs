@@ -5,7 +5,9 @@
 
 mod common;
 
-use common::github::{zip_of, Origin, Standin, DEFAULT_BRANCH, REPO, TARGET, WORKFLOW};
+use common::github::{
+    zip_of, Origin, Standin, DEFAULT_BRANCH, FORK, FORK_ID, REPO, TARGET, WORKFLOW,
+};
 use common::github_cli::{receipt, watch};
 use common::Host;
 use serde_json::Value;
@@ -79,7 +81,12 @@ fn a_forks_artifact_is_skipped_with_its_reason_and_nothing_is_recorded() {
     );
     let skipped = &report["skipped"][0];
     assert_eq!(skipped["run_id"], run_id, "{report}");
-    assert_eq!(skipped["head_repository"], common::github::FORK, "{report}");
+    // Told by the artifact's own workflow_run: the run is not even asked for.
+    assert_eq!(skipped["head_repository_id"], FORK_ID, "{report}");
+    assert_eq!(
+        report["github"]["requests"], 1,
+        "the artifact list only: {report}"
+    );
     assert!(ingested(&report).is_empty());
     assert_eq!(recorded(&host), 0, "nothing recorded");
     assert_eq!(
@@ -87,6 +94,16 @@ fn a_forks_artifact_is_skipped_with_its_reason_and_nothing_is_recorded() {
         0,
         "never downloaded"
     );
+    // A server whose artifacts name only the run: the run tells the fork.
+    standin.state.lock().unwrap().bare_artifact_runs = true;
+    let report = watch(&host, &standin, &[REPO, "--launch", TARGET]).json;
+    assert_eq!(
+        reason(&report, artifact).as_deref(),
+        Some("fork"),
+        "{report}"
+    );
+    assert_eq!(report["skipped"][0]["head_repository"], FORK, "{report}");
+    assert_eq!(recorded(&host), 0, "nothing recorded");
     // And by hand, the receipt is still new to the store: nothing of it was kept.
     let again = host.expect(0, &["record", "--launch", TARGET, "-"], &planted);
     assert!(again.get("already_recorded").is_none(), "{again}");
@@ -166,7 +183,8 @@ fn unnamed_workflows_branches_and_events_are_skipped_and_named_ones_ingested() {
     );
     assert_eq!(
         reason(&second, nightly).as_deref(),
-        Some("workflow-not-named")
+        Some("event-not-named"),
+        "the first rule it fails is its reason"
     );
     assert_eq!(reason(&second, push).as_deref(), Some("already-ingested"));
     assert_eq!(recorded(&host), 3);

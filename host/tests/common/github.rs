@@ -137,6 +137,8 @@ pub struct State {
     /// Lifetime of installation tokens, seconds.
     pub token_lifetime_s: u64,
     pub jwts_verified: u32,
+    /// Artifacts' `workflow_run` carries only its `id` (as older servers answer).
+    pub bare_artifact_runs: bool,
     next_id: u64,
 }
 
@@ -515,21 +517,27 @@ fn run_json(run: &Run, api: &str) -> serde_json::Value {
     })
 }
 
-fn artifact_json(a: &Artifact, runs: &[Run], api: &str) -> serde_json::Value {
+fn artifact_json(a: &Artifact, state: &State, api: &str) -> serde_json::Value {
+    let runs = &state.runs;
     let origin = runs
         .iter()
         .find(|r| r.id == a.run_id)
         .map(|r| r.origin.clone())
         .unwrap_or_else(Origin::schedule);
     let head_repository_id = if origin.fork { FORK_ID } else { REPO_ID };
+    let workflow_run = if state.bare_artifact_runs {
+        serde_json::json!({"id": a.run_id})
+    } else {
+        serde_json::json!({"id": a.run_id, "repository_id": REPO_ID, "head_repository_id": head_repository_id,
+                           "head_branch": origin.head_branch, "head_sha": "0123456789abcdef0123456789abcdef01234567"})
+    };
     serde_json::json!({
         "id": a.id,
         "name": a.name,
         "size_in_bytes": a.zip.len(),
         "expired": a.expired,
         "archive_download_url": format!("{api}/repos/{REPO}/actions/artifacts/{}/zip", a.id),
-        "workflow_run": {"id": a.run_id, "repository_id": REPO_ID, "head_repository_id": head_repository_id,
-                         "head_branch": origin.head_branch, "head_sha": "0123456789abcdef0123456789abcdef01234567"},
+        "workflow_run": workflow_run,
     })
 }
 
@@ -721,7 +729,7 @@ fn api_answer(state: &mut State, request: &Request, api: &str, blob: &str) -> An
                 .artifacts
                 .iter()
                 .filter(|a| a.run_id == id && name.as_ref().is_none_or(|n| &a.name == n))
-                .map(|a| artifact_json(a, &state.runs, api))
+                .map(|a| artifact_json(a, state, api))
                 .collect();
             return Answer::json(
                 200,
@@ -736,7 +744,7 @@ fn api_answer(state: &mut State, request: &Request, api: &str, blob: &str) -> An
             .iter()
             .rev()
             .filter(|a| name.as_ref().is_none_or(|n| &a.name == n))
-            .map(|a| artifact_json(a, &state.runs, api))
+            .map(|a| artifact_json(a, state, api))
             .collect();
         return listed(
             request,
