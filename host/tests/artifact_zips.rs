@@ -49,14 +49,14 @@ fn patch_second(mut zip: Vec<u8>, flags: Option<u16>, method: Option<u16>) -> Ve
 }
 
 /// The receipt and one more entry the reader cannot take: three ways.
-fn two_entry_zips(text: &str) -> Vec<(&'static str, Vec<u8>)> {
-    let pair = || zip_with(&[("receipt.json", text), ("extra.bin", "hidden")]);
+fn two_entry_zips(text: impl Fn(usize) -> String) -> Vec<(&'static str, Vec<u8>)> {
+    let pair = |n| zip_with(&[("receipt.json", &text(n)), ("extra.bin", "hidden")]);
     vec![
-        ("encrypted", patch_second(pair(), Some(1), None)),
-        ("unknown method", patch_second(pair(), None, Some(77))),
+        ("encrypted", patch_second(pair(0), Some(1), None)),
+        ("unknown method", patch_second(pair(1), None, Some(77))),
         (
             "directory",
-            zip_with(&[("receipt.json", text), ("more/", "")]),
+            zip_with(&[("receipt.json", &text(2)), ("more/", "")]),
         ),
     ]
 }
@@ -66,11 +66,8 @@ fn watch_refuses_a_zip_with_an_entry_besides_the_receipt() {
     let standin = Standin::start();
     let host = Host::new();
     let mut artifacts = Vec::new();
-    for (n, (kind, zip)) in two_entry_zips(&receipt(0, 'd', 'e'))
-        .into_iter()
-        .enumerate()
-    {
-        let _ = n;
+    let distinct = |n: usize| receipt(0, 'd', char::from(b'0' + n as u8));
+    for (kind, zip) in two_entry_zips(distinct) {
         let (_, artifact) = standin.run_with_artifact(Origin::schedule(), zip, false);
         artifacts.push((kind, artifact));
     }

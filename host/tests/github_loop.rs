@@ -75,22 +75,23 @@ fn succeeds_and_completes(host: Host) {
     let first = tick(&host, &standin);
     let launched = &first.json["launched"][0];
     assert_eq!(launched["attempt_status"], "dispatched", "{}", first.output);
-    let run_url = launched["run_url"]
+    let page = launched["html_url"]
         .as_str()
-        .expect("the run's URL")
+        .expect("the run's page")
         .to_string();
     let status = host.status(&id);
     assert_eq!(
-        status["run_url"],
-        run_url.as_str(),
-        "status prints the run URL"
+        (&status["run_url"], &status["html_url"]),
+        (&launched["run_url"], &launched["html_url"]),
+        "status prints the run's URLs"
     );
+    // People read the page.
     let shown = String::from_utf8(host.run(&["show", &id], "").stdout).unwrap();
-    assert!(shown.contains(&run_url), "show prints the run URL: {shown}");
+    assert!(shown.contains(&page), "show prints the run's page: {shown}");
     let table = String::from_utf8(host.run(&["status"], "").stdout).unwrap();
     assert!(
-        table.contains(&format!("run of {id}: {run_url}")),
-        "status prints the run URL: {table}"
+        table.contains(&format!("run of {id}: {page}")),
+        "status prints the run's page: {table}"
     );
     let second = tick(&host, &standin);
     assert_eq!(
@@ -116,7 +117,7 @@ fn succeeds_and_completes(host: Host) {
         (status["state"].as_str(), status["cause"].as_str()),
         (Some("complete"), Some("completed"))
     );
-    assert!(status["detail"].as_str().unwrap().contains(&run_url));
+    assert!(status["detail"].as_str().unwrap().contains(&page));
     let (counted, _) = requests(&standin);
     assert!(
         counted <= 3,
@@ -292,8 +293,8 @@ fn failures_and_bad_artifacts_end_blocked_with_precise_causes() {
     );
     let failed = host.status(&ids[0].0);
     assert_eq!(
-        failed["detail"], failed["run_url"],
-        "the run URL is the detail"
+        failed["detail"], failed["html_url"],
+        "the run's page is the detail"
     );
 }
 
@@ -728,7 +729,7 @@ fn the_artifact_reader_bounds_what_it_reads() {
         w.finish().unwrap();
     }
     let err = deferral_host::github::artifact::receipt_text(&out.into_inner()).unwrap_err();
-    assert!(err.contains("2 files"), "{err}");
+    assert!(err.contains("2 entries"), "{err}");
     assert_eq!(
         deferral_host::github::artifact::receipt_text(&zip_of("{}")).unwrap(),
         "{}"

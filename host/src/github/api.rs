@@ -52,8 +52,12 @@ impl From<CallError> for ApiError {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunInfo {
     pub id: u64,
-    pub status: String,
+    /// `None` when GitHub answers `status: null` (the run is not under way yet): it waits.
+    pub status: Option<String>,
     pub conclusion: Option<String>,
+    /// The run's API URL (GitHub's `url` of a run, `run_url` of a dispatch answer).
+    pub url: String,
+    /// The run's page.
     pub html_url: String,
     pub display_title: String,
 }
@@ -62,11 +66,16 @@ impl RunInfo {
     fn from_value(v: &Value) -> Option<RunInfo> {
         Some(RunInfo {
             id: v.get("id")?.as_u64()?,
-            status: v.get("status")?.as_str()?.to_string(),
+            status: v.get("status").and_then(Value::as_str).map(str::to_string),
             conclusion: v
                 .get("conclusion")
                 .and_then(Value::as_str)
                 .map(str::to_string),
+            url: v
+                .get("url")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
             html_url: v
                 .get("html_url")
                 .and_then(Value::as_str)
@@ -82,7 +91,7 @@ impl RunInfo {
 
     fn to_value(&self) -> Value {
         json!({"id": self.id, "status": self.status, "conclusion": self.conclusion,
-               "html_url": self.html_url, "display_title": self.display_title})
+               "url": self.url, "html_url": self.html_url, "display_title": self.display_title})
     }
 }
 
@@ -202,7 +211,7 @@ fn ok_json(reply: &Reply) -> Result<Value, ApiError> {
     Ok(reply.json()?)
 }
 
-/// A list call with its ETag: the stored compact answer on 304, else the new one (stored).
+/// A GET with its ETag: the stored compact answer on 304, else the new one (stored).
 /// `pick` turns GitHub's answer into the compact one kept in the store.
 fn cached_list(
     client: &GithubClient,
