@@ -91,7 +91,7 @@ enum Command {
 
 #[derive(Args, Debug)]
 #[command(
-    after_help = "Needs GITHUB_TOKEN (actions: read) or a GitHub App; GITHUB_API_URL for GitHub Enterprise Server.\n\nExample (cron):\n  deferral-host --store sqlite:/var/lib/deferral/host.db watch octo/app \\\n    --launch workflow-dispatch:octo/app/resume.yml@main && deferral-host --store sqlite:/var/lib/deferral/host.db tick"
+    after_help = "Needs GITHUB_TOKEN (actions: read) or a GitHub App; GITHUB_API_URL for GitHub Enterprise Server.\n\nExample (cron):\n  deferral-host --store sqlite:/var/lib/deferral/host.db watch octo/app \\\n    --workflow gate.yml --launch workflow-dispatch:octo/app/resume.yml@main && deferral-host --store sqlite:/var/lib/deferral/host.db tick"
 )]
 struct WatchArgs {
     /// The repository whose artifacts to ingest.
