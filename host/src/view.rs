@@ -32,8 +32,8 @@ pub fn deferral_json(d: &Deferral) -> Value {
 }
 
 /// [`deferral_json`] with the current attempt's workflow run as GitHub names it (`run_id`,
-/// `run_url` its API URL, `html_url` its page; each null when unknown), as `status --json`, `show --json`, `GET /v1/deferrals/ID` and
-/// `GET /v1/receipts/DIGEST` print it.
+/// `run_url` its API URL, `html_url` its page; each null when unknown), as `status --json`,
+/// `show --json`, `GET /v1/deferrals/ID` and `GET /v1/receipts/DIGEST` print it.
 pub fn deferral_with_run(store: &dyn crate::store::Store, d: &Deferral) -> Value {
     let mut value = deferral_json(d);
     let run = store.run_of(&d.id, d.reentries).ok().flatten();
