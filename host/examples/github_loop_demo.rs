@@ -85,6 +85,8 @@ fn main() {
         launch: TARGET.into(),
         artifact_name: "deferred-receipt".into(),
         max_reentries: 2,
+        // Defaults: every workflow, the default branch, no pull request events; never a fork.
+        trust: Default::default(),
     };
     let mut watched = watch(&store, &client(&standin), &options, &now_ms).unwrap();
     if let Some(entry) = watched["ingested"][0].as_object_mut() {

@@ -91,7 +91,7 @@ enum Command {
 
 #[derive(Args, Debug)]
 #[command(
-    after_help = "Needs GITHUB_TOKEN (actions: read) or a GitHub App; GITHUB_API_URL for GitHub Enterprise Server.\n\nExample (cron):\n  deferral-host --store sqlite:/var/lib/deferral/host.db watch octo/app \\\n    --launch workflow-dispatch:octo/app/resume.yml@main && deferral-host --store sqlite:/var/lib/deferral/host.db tick"
+    after_help = "Needs GITHUB_TOKEN (actions: read) or a GitHub App; GITHUB_API_URL for GitHub Enterprise Server.\n\nExample (cron):\n  deferral-host --store sqlite:/var/lib/deferral/host.db watch octo/app \\\n    --workflow gate.yml --launch workflow-dispatch:octo/app/resume.yml@main && deferral-host --store sqlite:/var/lib/deferral/host.db tick"
 )]
 struct WatchArgs {
     /// The repository whose artifacts to ingest.
@@ -103,6 +103,17 @@ struct WatchArgs {
     /// Artifact name the deferring runs upload their receipt under.
     #[arg(long, default_value = crate::github::DEFAULT_ARTIFACT, value_name = "NAME")]
     artifact: String,
+    /// Ingest only runs of this workflow (repeatable; default: every workflow): a file name in
+    /// .github/workflows (`gate.yml`) or the run's whole path (`.github/workflows/gate.yml`).
+    #[arg(long = "workflow", value_name = "FILE", value_parser = non_empty)]
+    workflows: Vec<String>,
+    /// Ingest only runs on this branch (repeatable; default: the repository's default branch).
+    #[arg(long = "branch", value_name = "NAME", value_parser = non_empty)]
+    branches: Vec<String>,
+    /// Ingest only runs of this event (repeatable; default: every event but pull_request and
+    /// pull_request_target). A fork's run is never ingested, whatever is named.
+    #[arg(long = "event", value_name = "NAME", value_parser = non_empty)]
+    events: Vec<String>,
     /// Fresh-process launches allowed before a still-deferred deferral is blocked.
     #[arg(long, default_value_t = DEFAULT_MAX_REENTRIES)]
     max_reentries: u32,
@@ -111,6 +122,15 @@ struct WatchArgs {
     http_timeout: std::time::Duration,
     #[command(flatten)]
     github: GithubArgs,
+}
+
+/// A value that is not empty (an empty `--workflow`, `--branch` or `--event` names nothing).
+fn non_empty(text: &str) -> Result<String, String> {
+    if text.trim().is_empty() {
+        Err("an empty value names nothing".into())
+    } else {
+        Ok(text.to_string())
+    }
 }
 
 #[derive(Args, Debug)]
@@ -602,6 +622,11 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                 launch: args.launch.clone(),
                 artifact_name: args.artifact.clone(),
                 max_reentries: args.max_reentries,
+                trust: crate::github::trust::Trust {
+                    workflows: args.workflows.clone(),
+                    branches: args.branches.clone(),
+                    events: args.events.clone(),
+                },
             };
             let answer = crate::github::watch::watch(&*store, &client, &options, &now_ms)
                 .map_err(|e| HostError::provider(e.code(), e.message()))?;

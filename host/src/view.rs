@@ -31,13 +31,14 @@ pub fn deferral_json(d: &Deferral) -> Value {
     })
 }
 
-/// [`deferral_json`] with the current attempt's workflow run (`run_id`, `run_url`; null when it
-/// has none), as `status --json`, `show --json`, `GET /v1/deferrals/ID` and
-/// `GET /v1/receipts/DIGEST` print it.
+/// [`deferral_json`] with the current attempt's workflow run as GitHub names it (`run_id`,
+/// `run_url` its API URL, `html_url` its page; each null when unknown), as `status --json`,
+/// `show --json`, `GET /v1/deferrals/ID` and `GET /v1/receipts/DIGEST` print it.
 pub fn deferral_with_run(store: &dyn crate::store::Store, d: &Deferral) -> Value {
     let mut value = deferral_json(d);
     let run = store.run_of(&d.id, d.reentries).ok().flatten();
     value["run_id"] = json!(run.as_ref().and_then(|r| r.run_id));
-    value["run_url"] = json!(run.and_then(|r| r.html_url));
+    value["run_url"] = json!(run.as_ref().and_then(|r| r.run_url.clone()));
+    value["html_url"] = json!(run.and_then(|r| r.html_url));
     value
 }

@@ -5,71 +5,10 @@
 mod common;
 
 use common::github::{zip_of, Script, Standin, REPO, TARGET, TOKEN};
+use common::github_cli::{receipt, run_host, same_bindings, tick};
 use common::{now, Host, HOUR};
-use deferral_core::receipt::{Bindings, Reason, Receipt};
 use serde_json::Value;
-use std::process::{Output, Stdio};
-
-fn receipt(after_ms: u64, scope: char, request: char) -> String {
-    let t = now();
-    Receipt::handoff(
-        Reason::RestReserve,
-        t,
-        t + after_ms,
-        t + HOUR,
-        Bindings {
-            scope_digest: std::iter::repeat_n(scope, 64).collect(),
-            request_digest: std::iter::repeat_n(request, 64).collect(),
-            plan_digest: None,
-        },
-        true,
-    )
-    .unwrap()
-    .to_json()
-}
-
-/// The deferral's own bindings (`common::Host::record` records scope `a…`, request `b…`).
-fn same_bindings() -> String {
-    receipt(0, 'a', 'b')
-}
-
-struct Run {
-    json: Value,
-    output: String,
-}
-
-fn run_host(host: &Host, standin: &Standin, args: &[&str]) -> (Output, String) {
-    let out = host
-        .command(args)
-        .env_remove("HTTPS_PROXY")
-        .env_remove("https_proxy")
-        .env_remove("HTTP_PROXY")
-        .env_remove("http_proxy")
-        .env_remove("ALL_PROXY")
-        .env_remove("all_proxy")
-        .env("GITHUB_TOKEN", TOKEN)
-        .env("GITHUB_API_URL", &standin.api)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .output()
-        .unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(!text.contains(TOKEN), "the token is never printed: {text}");
-    (out, text)
-}
-
-fn tick(host: &Host, standin: &Standin) -> Run {
-    let (out, output) = run_host(host, standin, &["tick", "--http-timeout", "5s"]);
-    assert!(out.status.success(), "{output}");
-    Run {
-        json: serde_json::from_slice(&out.stdout).unwrap(),
-        output,
-    }
-}
+use std::process::Stdio;
 
 fn assert_token_not_stored(host: &Host) {
     if host.store.starts_with("postgres") {
@@ -136,22 +75,23 @@ fn succeeds_and_completes(host: Host) {
     let first = tick(&host, &standin);
     let launched = &first.json["launched"][0];
     assert_eq!(launched["attempt_status"], "dispatched", "{}", first.output);
-    let run_url = launched["run_url"]
+    let page = launched["html_url"]
         .as_str()
-        .expect("the run's URL")
+        .expect("the run's page")
         .to_string();
     let status = host.status(&id);
     assert_eq!(
-        status["run_url"],
-        run_url.as_str(),
-        "status prints the run URL"
+        (&status["run_url"], &status["html_url"]),
+        (&launched["run_url"], &launched["html_url"]),
+        "status prints the run's URLs"
     );
+    // People read the page.
     let shown = String::from_utf8(host.run(&["show", &id], "").stdout).unwrap();
-    assert!(shown.contains(&run_url), "show prints the run URL: {shown}");
+    assert!(shown.contains(&page), "show prints the run's page: {shown}");
     let table = String::from_utf8(host.run(&["status"], "").stdout).unwrap();
     assert!(
-        table.contains(&format!("run of {id}: {run_url}")),
-        "status prints the run URL: {table}"
+        table.contains(&format!("run of {id}: {page}")),
+        "status prints the run's page: {table}"
     );
     let second = tick(&host, &standin);
     assert_eq!(
@@ -177,7 +117,7 @@ fn succeeds_and_completes(host: Host) {
         (status["state"].as_str(), status["cause"].as_str()),
         (Some("complete"), Some("completed"))
     );
-    assert!(status["detail"].as_str().unwrap().contains(&run_url));
+    assert!(status["detail"].as_str().unwrap().contains(&page));
     let (counted, _) = requests(&standin);
     assert!(
         counted <= 3,
@@ -353,8 +293,8 @@ fn failures_and_bad_artifacts_end_blocked_with_precise_causes() {
     );
     let failed = host.status(&ids[0].0);
     assert_eq!(
-        failed["detail"], failed["run_url"],
-        "the run URL is the detail"
+        failed["detail"], failed["html_url"],
+        "the run's page is the detail"
     );
 }
 
@@ -789,7 +729,7 @@ fn the_artifact_reader_bounds_what_it_reads() {
         w.finish().unwrap();
     }
     let err = deferral_host::github::artifact::receipt_text(&out.into_inner()).unwrap_err();
-    assert!(err.contains("2 files"), "{err}");
+    assert!(err.contains("2 entries"), "{err}");
     assert_eq!(
         deferral_host::github::artifact::receipt_text(&zip_of("{}")).unwrap(),
         "{}"

@@ -50,7 +50,7 @@ consumes the receipt artifact. GitHub is again a stand-in on loopback (API and b
   say(`The nightly schedule fires: run ${scheduled.id} gates, defers before any write (conclusion ${scheduled.conclusion},`
     + ` since on-deferral: succeed), and uploads the artifact deferred-receipt (id ${stats.artifacts[0].id}).`);
 
-  const watchArgs = ['watch', REPO, '--launch', `workflow-dispatch:${REPO}/${WORKFLOW}@main`];
+  const watchArgs = ['watch', REPO, '--workflow', WORKFLOW, '--launch', `workflow-dispatch:${REPO}/${WORKFLOW}@main`];
   const watched = hostCmd(...watchArgs);
   expect(watched.status === 0 && watched.json?.ingested?.length === 1, `watch should ingest the artifact: ${watched.stdout}${watched.stderr}`);
   const id = watched.json.ingested[0].id;
@@ -58,8 +58,8 @@ consumes the receipt artifact. GitHub is again a stand-in on loopback (API and b
   expect(stats.blobRequests === 1 && stats.blobRequestsWithToken === 0, `the artifact download should reach blob storage without the token: ${JSON.stringify(stats)}`);
   const again = hostCmd(...watchArgs);
   expect(again.status === 0 && again.json?.ingested?.length === 0, `a second watch should ingest nothing: ${again.stdout}`);
-  say(`deferral-host watch ${REPO} --launch workflow-dispatch:${REPO}/${WORKFLOW}@main (from cron) listed the`
-    + ` artifacts, downloaded the new one (GitHub's 302 to blob storage, followed without the token), and recorded`
+  say(`deferral-host watch ${REPO} --workflow ${WORKFLOW} --launch workflow-dispatch:${REPO}/${WORKFLOW}@main (from cron)`
+    + ` listed the artifacts, checked that the run is this repository's own (not a fork's) ${WORKFLOW} run on the default branch, downloaded the new one (GitHub's 302 to blob storage, followed without the token), and recorded`
     + ` it as deferral ${id}. Run again, it ingests nothing: the artifact id and the receipt's digest are recorded once.`);
   more(hostCmd('status').stdout);
 

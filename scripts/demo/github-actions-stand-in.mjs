@@ -7,6 +7,7 @@
 //   GET  /repos/{o}/{r}/actions/artifacts?name=  (ETag, 304)  GET .../artifacts/{id}/zip (302)
 //   POST /repos/{o}/{r}/actions/workflows/{wf}/dispatches (return_run_details: 200 with the run)
 //   GET  /repos/{o}/{r}/actions/workflows/{wf}/runs  GET .../runs/{id}  GET .../runs/{id}/artifacts
+//   GET  /repos/{o}/{r} (its default branch)  GET /repos/{o}/{r}/actions/runs (ETag, 304)
 // Two quota buckets by token: the workflow's token is nearly spent until the reset, the host's
 // own token is not. Control: POST /_stand-in/schedule (the nightly schedule fires: a run
 // starts), GET /_stand-in/stats.
@@ -65,9 +66,14 @@ function sendList(req, res, body) {
   return send(req, res, 200, body, { etag });
 }
 
+// The repository as a run names it (GitHub's minimal-repository, the fields deferral-host reads).
+const REPO_ID = 7001;
+const repository = { id: REPO_ID, full_name: repo, fork: false };
+
 const runJson = (run) => ({
   id: run.id, name: 'labels', display_title: run.title, event: run.event, status: run.status,
   conclusion: run.conclusion, head_branch: 'main', run_attempt: 1, created_at: run.created,
+  path: `.github/workflows/${workflow}`, repository, head_repository: repository,
   html_url: `https://github.com/${repo}/actions/runs/${run.id}`,
   url: `${api}/repos/${repo}/actions/runs/${run.id}`,
 });
@@ -75,7 +81,7 @@ const runJson = (run) => ({
 const artifactJson = (a) => ({
   id: a.id, name: 'deferred-receipt', size_in_bytes: a.zip.length, expired: false,
   archive_download_url: `${api}/repos/${repo}/actions/artifacts/${a.id}/zip`,
-  workflow_run: { id: a.runId, head_branch: 'main' },
+  workflow_run: { id: a.runId, repository_id: REPO_ID, head_repository_id: REPO_ID, head_branch: 'main' },
 });
 
 /** A run of the workflow: the Action as its gate step, then the work when it says ready. */
@@ -146,6 +152,13 @@ async function route(req, res) {
   if (req.method === 'GET' && path === `${prefix}/actions/artifacts`) {
     const list = artifacts.filter(() => url.searchParams.get('name') === 'deferred-receipt').map(artifactJson);
     return sendList(req, res, { total_count: list.length, artifacts: list });
+  }
+  if (req.method === 'GET' && path === prefix) {
+    return sendList(req, res, { ...repository, default_branch: 'main' });
+  }
+  if (req.method === 'GET' && path === `${prefix}/actions/runs`) {
+    const list = runs.slice().reverse().map(runJson);
+    return sendList(req, res, { total_count: list.length, workflow_runs: list });
   }
   let m = new RegExp(`^${prefix}/actions/artifacts/(\\d+)/zip$`).exec(path);
   if (req.method === 'GET' && m) {

@@ -166,6 +166,7 @@ pub fn runs_are_kept_per_attempt(backend: &dyn Backend) {
         deferral_id: rec.deferral.id.clone(),
         attempt: 1,
         run_id: None,
+        run_url: None,
         html_url: None,
         workflow: "o/r/w.yml".into(),
         dispatched_ms: now(),
@@ -189,6 +190,7 @@ pub fn runs_are_kept_per_attempt(backend: &dyn Backend) {
     )
     .unwrap();
     run.run_id = Some(991);
+    run.run_url = Some("https://api.github.example/repos/o/r/actions/runs/991".into());
     run.html_url = Some("https://github.example/o/r/actions/runs/991".into());
     store.put_run(&run).unwrap();
     assert_eq!(

@@ -52,8 +52,12 @@ impl From<CallError> for ApiError {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunInfo {
     pub id: u64,
-    pub status: String,
+    /// `None` when GitHub answers `status: null` (the run is not under way yet): it waits.
+    pub status: Option<String>,
     pub conclusion: Option<String>,
+    /// The run's API URL (GitHub's `url` of a run, `run_url` of a dispatch answer).
+    pub url: String,
+    /// The run's page.
     pub html_url: String,
     pub display_title: String,
 }
@@ -62,11 +66,16 @@ impl RunInfo {
     fn from_value(v: &Value) -> Option<RunInfo> {
         Some(RunInfo {
             id: v.get("id")?.as_u64()?,
-            status: v.get("status")?.as_str()?.to_string(),
+            status: v.get("status").and_then(Value::as_str).map(str::to_string),
             conclusion: v
                 .get("conclusion")
                 .and_then(Value::as_str)
                 .map(str::to_string),
+            url: v
+                .get("url")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
             html_url: v
                 .get("html_url")
                 .and_then(Value::as_str)
@@ -82,11 +91,12 @@ impl RunInfo {
 
     fn to_value(&self) -> Value {
         json!({"id": self.id, "status": self.status, "conclusion": self.conclusion,
-               "html_url": self.html_url, "display_title": self.display_title})
+               "url": self.url, "html_url": self.html_url, "display_title": self.display_title})
     }
 }
 
-/// An artifact, as much as the loop needs.
+/// An artifact, as much as the loop needs. The `workflow_run` fields other than `id` are
+/// optional in GitHub's description (and absent from older servers): `None` then.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ArtifactInfo {
     pub id: u64,
@@ -94,26 +104,101 @@ pub struct ArtifactInfo {
     pub expired: bool,
     pub size_in_bytes: u64,
     pub run_id: Option<u64>,
+    /// `workflow_run.repository_id`: the repository the run ran in.
+    pub repository_id: Option<u64>,
+    /// `workflow_run.head_repository_id`: the repository its commit came from (a fork's id for
+    /// a fork's pull request).
+    pub head_repository_id: Option<u64>,
+    /// `workflow_run.head_branch`.
+    pub head_branch: Option<String>,
+}
+
+fn str_of(v: &Value, key: &str) -> Option<String> {
+    v.get(key).and_then(Value::as_str).map(str::to_string)
 }
 
 impl ArtifactInfo {
     fn from_value(v: &Value) -> Option<ArtifactInfo> {
+        let run = v.get("workflow_run").unwrap_or(&Value::Null);
         Some(ArtifactInfo {
             id: v.get("id")?.as_u64()?,
             name: v.get("name")?.as_str()?.to_string(),
             expired: v.get("expired").and_then(Value::as_bool).unwrap_or(false),
             size_in_bytes: v.get("size_in_bytes").and_then(Value::as_u64).unwrap_or(0),
-            run_id: v
-                .get("workflow_run")
-                .and_then(|r| r.get("id"))
-                .and_then(Value::as_u64),
+            run_id: run.get("id").and_then(Value::as_u64),
+            repository_id: run.get("repository_id").and_then(Value::as_u64),
+            head_repository_id: run.get("head_repository_id").and_then(Value::as_u64),
+            head_branch: str_of(run, "head_branch"),
         })
     }
 
     fn to_value(&self) -> Value {
         json!({"id": self.id, "name": self.name, "expired": self.expired,
-               "size_in_bytes": self.size_in_bytes, "workflow_run": {"id": self.run_id}})
+               "size_in_bytes": self.size_in_bytes,
+               "workflow_run": {"id": self.run_id, "repository_id": self.repository_id,
+                                "head_repository_id": self.head_repository_id, "head_branch": self.head_branch}})
     }
+}
+
+/// A repository as a workflow run names it (`repository`, `head_repository`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RepoRef {
+    pub id: Option<u64>,
+    /// `owner/name`.
+    pub full_name: Option<String>,
+}
+
+impl RepoRef {
+    fn from_value(v: &Value) -> Option<RepoRef> {
+        v.as_object()?;
+        Some(RepoRef {
+            id: v.get("id").and_then(Value::as_u64),
+            full_name: str_of(v, "full_name"),
+        })
+    }
+
+    fn to_value(&self) -> Value {
+        json!({"id": self.id, "full_name": self.full_name})
+    }
+}
+
+/// Where a workflow run comes from: what `watch` decides trust by.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunOrigin {
+    pub id: u64,
+    pub event: Option<String>,
+    /// The workflow file, `.github/workflows/FILE` (GitHub may append `@REF`).
+    pub path: Option<String>,
+    pub head_branch: Option<String>,
+    pub repository: Option<RepoRef>,
+    /// `None` when GitHub gives none (a deleted fork).
+    pub head_repository: Option<RepoRef>,
+}
+
+impl RunOrigin {
+    fn from_value(v: &Value) -> Option<RunOrigin> {
+        Some(RunOrigin {
+            id: v.get("id")?.as_u64()?,
+            event: str_of(v, "event"),
+            path: str_of(v, "path"),
+            head_branch: str_of(v, "head_branch"),
+            repository: v.get("repository").and_then(RepoRef::from_value),
+            head_repository: v.get("head_repository").and_then(RepoRef::from_value),
+        })
+    }
+
+    fn to_value(&self) -> Value {
+        json!({"id": self.id, "event": self.event, "path": self.path, "head_branch": self.head_branch,
+               "repository": self.repository.as_ref().map(RepoRef::to_value),
+               "head_repository": self.head_repository.as_ref().map(RepoRef::to_value)})
+    }
+}
+
+/// A repository, as much as `watch` needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RepoInfo {
+    pub id: Option<u64>,
+    pub default_branch: String,
 }
 
 fn ok_json(reply: &Reply) -> Result<Value, ApiError> {
@@ -126,7 +211,7 @@ fn ok_json(reply: &Reply) -> Result<Value, ApiError> {
     Ok(reply.json()?)
 }
 
-/// A list call with its ETag: the stored compact answer on 304, else the new one (stored).
+/// A GET with its ETag: the stored compact answer on 304, else the new one (stored).
 /// `pick` turns GitHub's answer into the compact one kept in the store.
 fn cached_list(
     client: &GithubClient,
@@ -266,6 +351,74 @@ pub fn repo_artifacts(
     );
     let compact = cached_list(client, store, &path, repo, artifacts_of, now_ms)?;
     Ok(parse_artifacts(&compact))
+}
+
+fn origins_of(answer: &Value) -> Result<Value, ApiError> {
+    let runs = answer
+        .get("workflow_runs")
+        .and_then(Value::as_array)
+        .ok_or_else(|| ApiError::Shape("no workflow_runs in the answer".into()))?;
+    let compact: Vec<Value> = runs
+        .iter()
+        .filter_map(RunOrigin::from_value)
+        .map(|r| r.to_value())
+        .collect();
+    Ok(json!({"runs": compact}))
+}
+
+/// `GET /repos/{o}/{r}/actions/runs?per_page=100` (with its ETag): where the newest runs of
+/// every workflow come from.
+pub fn repo_run_origins(
+    client: &GithubClient,
+    store: &dyn Store,
+    repo: &str,
+    now_ms: u64,
+) -> Result<Vec<RunOrigin>, ApiError> {
+    let path = format!("/repos/{repo}/actions/runs?per_page=100");
+    let compact = cached_list(client, store, &path, repo, origins_of, now_ms)?;
+    Ok(compact
+        .get("runs")
+        .and_then(Value::as_array)
+        .map(|runs| runs.iter().filter_map(RunOrigin::from_value).collect())
+        .unwrap_or_default())
+}
+
+/// `GET /repos/{o}/{r}/actions/runs/{id}` (with its ETag): where one run comes from.
+pub fn run_origin(
+    client: &GithubClient,
+    store: &dyn Store,
+    repo: &str,
+    run_id: u64,
+    now_ms: u64,
+) -> Result<RunOrigin, ApiError> {
+    let pick = |answer: &Value| {
+        RunOrigin::from_value(answer)
+            .map(|r| r.to_value())
+            .ok_or_else(|| ApiError::Shape("not a workflow run".into()))
+    };
+    let path = format!("/repos/{repo}/actions/runs/{run_id}");
+    let compact = cached_list(client, store, &path, repo, pick, now_ms)?;
+    RunOrigin::from_value(&compact).ok_or_else(|| ApiError::Shape("not a workflow run".into()))
+}
+
+/// `GET /repos/{o}/{r}` (with its ETag): the repository's id and default branch.
+pub fn repository(
+    client: &GithubClient,
+    store: &dyn Store,
+    repo: &str,
+    now_ms: u64,
+) -> Result<RepoInfo, ApiError> {
+    let pick = |answer: &Value| {
+        let branch = str_of(answer, "default_branch")
+            .ok_or_else(|| ApiError::Shape("no default_branch in the repository".into()))?;
+        Ok(json!({"id": answer.get("id").and_then(Value::as_u64), "default_branch": branch}))
+    };
+    let compact = cached_list(client, store, &format!("/repos/{repo}"), repo, pick, now_ms)?;
+    Ok(RepoInfo {
+        id: compact.get("id").and_then(Value::as_u64),
+        default_branch: str_of(&compact, "default_branch")
+            .ok_or_else(|| ApiError::Shape("no default_branch in the repository".into()))?,
+    })
 }
 
 /// `GET /repos/{o}/{r}/actions/artifacts/{id}/zip`: a 302 to blob storage, followed without

@@ -1,4 +1,7 @@
-//! Reads a `deferred-receipt` artifact: a zip holding exactly one JSON file (the receipt).
+//! Reads a `deferred-receipt` artifact: a zip holding exactly one entry, a file (the receipt).
+//! Every entry counts, whatever its kind: a directory, or an entry the reader cannot open
+//! (flagged encrypted, an unknown compression method), next to the receipt makes the zip
+//! unreadable as an artifact; the receipt is never picked out of a longer zip.
 //! Sizes are bounded: the zip by the download limit, the file by [`MAX_RECEIPT_BYTES`] however
 //! large the zip says it is.
 
@@ -11,18 +14,21 @@ pub const MAX_RECEIPT_BYTES: u64 = 64 * 1024;
 pub fn receipt_text(zip_bytes: &[u8]) -> Result<String, String> {
     let mut archive = zip::ZipArchive::new(Cursor::new(zip_bytes))
         .map_err(|e| format!("the artifact is not a readable zip: {e}"))?;
-    let files: Vec<usize> = (0..archive.len())
-        .filter(|&i| archive.by_index(i).is_ok_and(|f| f.is_file()))
-        .collect();
-    let [index] = files[..] else {
+    if archive.len() != 1 {
         return Err(format!(
-            "the artifact holds {} files; a deferred-receipt artifact holds exactly one JSON file",
-            files.len()
+            "the artifact holds {} entries; a deferred-receipt artifact holds exactly one JSON file",
+            archive.len()
         ));
-    };
+    }
     let file = archive
-        .by_index(index)
+        .by_index(0)
         .map_err(|e| format!("cannot open the file in the artifact: {e}"))?;
+    if !file.is_file() {
+        return Err(
+            "the artifact's one entry is not a file; a deferred-receipt artifact holds exactly one JSON file"
+                .to_string(),
+        );
+    }
     let mut bytes = Vec::new();
     file.take(MAX_RECEIPT_BYTES + 1)
         .read_to_end(&mut bytes)

@@ -11,8 +11,10 @@ use super::client::{CallError, GithubClient};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunRef {
     pub run_id: u64,
-    /// The run's page (`html_url`), for people.
-    pub html_url: String,
+    /// The run's API URL (`run_url`), when GitHub gave it.
+    pub run_url: Option<String>,
+    /// The run's page (`html_url`), for people, when GitHub gave it.
+    pub html_url: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,13 +59,16 @@ pub fn body(request: &DispatchRequest, run_details: bool) -> String {
 
 fn run_of(body: &[u8]) -> Option<RunRef> {
     let value: serde_json::Value = serde_json::from_slice(body).ok()?;
+    let text = |key: &str| {
+        value
+            .get(key)
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_string)
+    };
     Some(RunRef {
         run_id: value.get("workflow_run_id")?.as_u64()?,
-        html_url: value
-            .get("html_url")
-            .and_then(serde_json::Value::as_str)
-            .unwrap_or_default()
-            .to_string(),
+        run_url: text("run_url"),
+        html_url: text("html_url"),
     })
 }
 

@@ -3,8 +3,12 @@
 //! Runs after expiry and recovery, before new launches. For each workflow with dispatched
 //! attempts it makes one list call (with its ETag) of the completed `workflow_dispatch` runs
 //! created since the oldest attempt's day; an attempt whose run id the dispatch did not return
-//! (a server that answered 204) is matched by its run's `display_title`
-//! (`Resume ID #ATTEMPT`, see docs/examples/resume.yml) in a list of all the workflow's runs.
+//! (a server that answered 204) is matched by its run's `display_title`, which must be exactly
+//! the `run-name` of docs/examples/resume.yml for that deferral and attempt
+//! ([`run_name`]: `Resume ID #ATTEMPT`), in a list of all the workflow's runs: a title that only
+//! holds it (`Resume ID #12` for attempt 1, a planted `... Resume ID #1`) is not the run, and
+//! two runs with that exact title are not told apart (the attempt waits, and expires at
+//! resume_by if nothing else settles it).
 //! A completed run then costs one call for its artifacts and, when there is one, one download:
 //!
 //! * an artifact: its receipt, validated by the core, is the attempt's `deferred` outcome (same
@@ -52,6 +56,12 @@ fn split_workflow(workflow: &str) -> Option<(String, String)> {
 fn created_since(oldest_dispatch_ms: u64) -> String {
     let ms = oldest_dispatch_ms.saturating_sub(5 * 60_000) / 60_000 * 60_000;
     deferral_core::signals::time::format_iso8601(ms)
+}
+
+/// The title the resume workflow's `run-name` gives the run of one attempt
+/// (`run-name: Resume ${{ inputs.deferral_id }} #${{ inputs.attempt }}`).
+pub fn run_name(deferral_id: &str, attempt: u32) -> String {
+    format!("Resume {deferral_id} #{attempt}")
 }
 
 struct Pending {
@@ -135,15 +145,23 @@ fn follow_workflow(
     let by_id: BTreeMap<u64, &RunInfo> = runs.iter().map(|r| (r.id, r)).collect();
     for mut p in pending {
         if p.run.run_id.is_none() {
-            let title = format!("{} #{}", p.deferral.id, p.deferral.reentries);
-            match runs.iter().find(|r| r.display_title.contains(&title)) {
-                Some(found) => {
+            let title = run_name(&p.deferral.id, p.deferral.reentries);
+            let titled: Vec<&RunInfo> = runs.iter().filter(|r| r.display_title == title).collect();
+            match titled[..] {
+                [found] => {
                     p.run.run_id = Some(found.id);
-                    p.run.html_url = Some(found.html_url.clone());
+                    p.run.run_url = Some(found.url.clone()).filter(|u| !u.is_empty());
+                    p.run.html_url = Some(found.html_url.clone()).filter(|u| !u.is_empty());
                     let _ = store.put_run(&p.run);
                 }
-                None => {
+                [] => {
                     report.waiting.push(json!({"id": p.deferral.id, "attempt": p.deferral.reentries, "why": "no run found yet"}));
+                    continue;
+                }
+                _ => {
+                    let ids: Vec<u64> = titled.iter().map(|r| r.id).collect();
+                    report.waiting.push(json!({"id": p.deferral.id, "attempt": p.deferral.reentries,
+                        "why": format!("{} runs are titled {title:?}: none is taken", ids.len()), "run_ids": ids}));
                     continue;
                 }
             }
@@ -158,8 +176,10 @@ fn follow_workflow(
                 continue;
             }
         };
-        if run.status != "completed" {
-            report.waiting.push(json!({"id": p.deferral.id, "attempt": p.deferral.reentries, "run_id": run_id, "why": run.status}));
+        if run.status.as_deref() != Some("completed") {
+            // `status: null` (not under way yet) waits like any status but completed.
+            let why = run.status.as_deref().unwrap_or("no status yet");
+            report.waiting.push(json!({"id": p.deferral.id, "attempt": p.deferral.reentries, "run_id": run_id, "why": why}));
             continue;
         }
         let entry = finish_run(store, client, repo, &p.deferral, &run, max_chain, now_ms)?;

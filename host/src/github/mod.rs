@@ -9,6 +9,7 @@
 //! * [`artifact`]: read the one JSON file of a `deferred-receipt` artifact zip, bounded.
 //! * [`follow`]: `tick`'s follow step: dispatched runs to their outcome.
 //! * [`watch`]: `deferral-host watch`: ingest `deferred-receipt` artifacts once each.
+//! * [`trust`]: which runs' artifacts `watch` ingests (never a fork's; only what was named).
 //! * [`options`]: the command-line options that build a client.
 
 pub mod api;
@@ -20,6 +21,7 @@ pub mod dispatch;
 pub mod follow;
 pub mod options;
 pub mod quota;
+pub mod trust;
 pub mod watch;
 
 /// The artifact name a deferring run uploads its receipt under, unless told otherwise.

@@ -1,20 +1,29 @@
 //! `deferral-host watch OWNER/REPO --launch TARGET`: one pass for cron that ingests the
-//! repository's `deferred-receipt` artifacts, each once.
+//! `deferred-receipt` artifacts of the runs the operator trusts, each once.
 //!
 //! One list call (`GET /repos/{o}/{r}/actions/artifacts?name=NAME&per_page=100`, with its
 //! ETag), then for each artifact that is not expired, not ingested yet and not from a run this
-//! host dispatched itself (those are followed by `tick`): one download (the 302 to blob
-//! storage is followed without the token), the core's validation, and a record as a retained
-//! deferral with the given launch target. The artifact id and the receipt digest are unique in
-//! the store, so a second pass, or a receipt recorded by hand as well, ingests nothing twice.
+//! host dispatched itself (those are followed by `tick`): the run's origin judged by
+//! [`super::trust`], one download (the 302 to blob storage is followed without the token), the
+//! core's validation, and a record as a retained deferral with the given launch target. The
+//! artifact id and the receipt digest are unique in the store, so a second pass, or a receipt
+//! recorded by hand as well, ingests nothing twice.
+//!
+//! The judging costs, at most, per pass and only when an artifact needs it, all with ETags:
+//! the repository (`GET /repos/{o}/{r}`, for its default branch, when no `--branch` is given),
+//! the newest runs (`GET /repos/{o}/{r}/actions/runs?per_page=100`), and one run
+//! (`GET /repos/{o}/{r}/actions/runs/{id}`) for each artifact whose run is older than those.
 
 use super::api::{self, ApiError};
+use super::api::{ArtifactInfo, RunOrigin};
 use super::artifact::receipt_text;
 use super::client::GithubClient;
+use super::trust::{Skip, Trust};
 use super::DEFAULT_ARTIFACT;
 use crate::coordinator::{self, Recording};
 use crate::store::{ArtifactRef, RecordKeys, Store};
 use serde_json::{json, Value};
+use std::collections::BTreeMap;
 
 pub struct WatchOptions {
     /// `owner/name`.
@@ -22,6 +31,89 @@ pub struct WatchOptions {
     pub launch: String,
     pub artifact_name: String,
     pub max_reentries: u32,
+    /// The workflows, branches and events whose runs are trusted.
+    pub trust: Trust,
+}
+
+/// What GitHub said of runs in this pass, asked for only when an artifact needs it.
+struct Origins<'a> {
+    client: &'a GithubClient,
+    store: &'a dyn Store,
+    options: &'a WatchOptions,
+    now_ms: &'a dyn Fn() -> u64,
+    branches: Option<Result<Vec<String>, ApiError>>,
+    listed: Option<Result<BTreeMap<u64, RunOrigin>, ApiError>>,
+}
+
+impl Origins<'_> {
+    /// The branches trusted: those named, else the repository's default branch (one call).
+    fn branches(&mut self) -> Result<Vec<String>, ApiError> {
+        if self.branches.is_none() {
+            let trust = &self.options.trust;
+            self.branches = Some(if trust.branches.is_empty() {
+                api::repository(self.client, self.store, &self.options.repo, (self.now_ms)())
+                    .map(|r| trust.branches_or(&r.default_branch))
+            } else {
+                Ok(trust.branches.clone())
+            });
+        }
+        self.branches.clone().unwrap_or_else(|| Ok(Vec::new()))
+    }
+
+    /// The run's origin: from the list of the newest runs, else asked for alone.
+    fn run(&mut self, run_id: u64) -> Result<RunOrigin, ApiError> {
+        if self.listed.is_none() {
+            let (client, store, repo) = (self.client, self.store, &self.options.repo);
+            self.listed = Some(
+                api::repo_run_origins(client, store, repo, (self.now_ms)())
+                    .map(|runs| runs.into_iter().map(|r| (r.id, r)).collect()),
+            );
+        }
+        if let Some(Ok(listed)) = &self.listed {
+            if let Some(run) = listed.get(&run_id) {
+                return Ok(run.clone());
+            }
+        }
+        api::run_origin(
+            self.client,
+            self.store,
+            &self.options.repo,
+            run_id,
+            (self.now_ms)(),
+        )
+    }
+
+    /// `Ok(None)` when the artifact's run is trusted, `Ok(Some(skip))` when it is not.
+    fn judge(&mut self, artifact: &ArtifactInfo) -> Result<Option<Skip>, ApiError> {
+        let trust = &self.options.trust;
+        let Some(run_id) = artifact.run_id else {
+            return Ok(Some(Skip {
+                reason: "run-unknown",
+                seen: json!({"message": "the artifact names no workflow run"}),
+            }));
+        };
+        if let Some(skip) = trust.artifact_fork(artifact) {
+            return Ok(Some(skip));
+        }
+        let branches = self.branches()?;
+        if let Some(skip) = trust.artifact_branch(artifact, &branches) {
+            return Ok(Some(skip));
+        }
+        let run = match self.run(run_id) {
+            Ok(run) => run,
+            Err(ApiError::Status { status: 404, .. }) => {
+                return Ok(Some(Skip {
+                    reason: "run-unknown",
+                    seen: json!({"message": format!("run {run_id} is not found")}),
+                }))
+            }
+            Err(err) => return Err(err),
+        };
+        Ok(self
+            .options
+            .trust
+            .judge_run(&self.options.repo, &run, &branches))
+    }
 }
 
 /// One pass. `Err` only when the list call fails: then nothing was changed.
@@ -38,6 +130,14 @@ pub fn watch(
         &options.artifact_name,
         now_ms(),
     )?;
+    let mut origins = Origins {
+        client,
+        store,
+        options,
+        now_ms,
+        branches: None,
+        listed: None,
+    };
     let mut ingested = Vec::new();
     let mut skipped = Vec::new();
     let mut stopped = None;
@@ -66,6 +166,22 @@ pub fn watch(
         if stopped.is_some() {
             skipped.push(skip("quota", Value::Null));
             continue;
+        }
+        match origins.judge(artifact) {
+            Ok(None) => {}
+            Ok(Some(untrusted)) => {
+                let mut seen = untrusted.seen;
+                seen["run_id"] = json!(artifact.run_id);
+                skipped.push(skip(untrusted.reason, seen));
+                continue;
+            }
+            Err(err) => {
+                if err.is_quota_stop() {
+                    stopped = Some(err.message());
+                }
+                skipped.push(skip(err.code(), json!({"message": err.message()})));
+                continue;
+            }
         }
         let zip = match api::download_artifact(client, &options.repo, artifact.id) {
             Ok(zip) => zip,

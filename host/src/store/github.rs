@@ -4,7 +4,9 @@
 //!   `digest`) of every receipt recorded or issued, unique, so one receipt never becomes two
 //!   deferrals and a deferral can be found by any of its receipts;
 //! * `artifacts`: the ids of ingested `deferred-receipt` artifacts, unique;
-//! * `runs`: the workflow run of each dispatched attempt (id and page URL);
+//! * `runs`: the workflow run of each dispatched attempt (id, API URL `run_url` and page
+//!   `html_url`, as GitHub names them; `run_url` came in migration "run urls", so attempts
+//!   dispatched before it have only `html_url`);
 //! * `artifact_names`: the artifact name a deferral's runs upload under, when not the default;
 //! * `links`: a deferral's successor (the next part of the same work) and the chain length;
 //! * `http_cache`: the ETag and the digest of the last answer of a list call.
@@ -47,6 +49,9 @@ pub struct RunRecord {
     pub attempt: u32,
     /// `None` until the run is found (a server that answered the dispatch 204).
     pub run_id: Option<u64>,
+    /// The run's API URL (`run_url` of GitHub's dispatch answer, `url` of a run).
+    pub run_url: Option<String>,
+    /// The run's page, for people.
     pub html_url: Option<String>,
     /// `owner/repo/workflow` the attempt was dispatched to.
     pub workflow: String,

@@ -92,6 +92,8 @@ CREATE TABLE launch_processes (
 "#,
     // 3: the GitHub loop's tables (receipt digests, artifacts, runs, successors, ETags).
     github::MIGRATION,
+    // 4: a run's API URL (`run_url`) beside its page (`html_url`).
+    github::RUN_URLS_MIGRATION,
 ];
 
 /// How long a process waits for another one holding the store's lock.

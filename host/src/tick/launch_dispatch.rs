@@ -50,7 +50,8 @@ pub(super) fn run(run: &Run<'_>, github: Option<&GithubClient>, target: &Workflo
                 deferral_id: id.to_string(),
                 attempt,
                 run_id: found.as_ref().map(|r| r.run_id),
-                html_url: found.as_ref().map(|r| r.html_url.clone()),
+                run_url: found.as_ref().and_then(|r| r.run_url.clone()),
+                html_url: found.as_ref().and_then(|r| r.html_url.clone()),
                 workflow: format!("{}/{}/{}", target.owner, target.repo, target.workflow),
                 dispatched_ms: (run.now_ms)(),
             });
@@ -60,7 +61,8 @@ pub(super) fn run(run: &Run<'_>, github: Option<&GithubClient>, target: &Workflo
                 "dispatched",
                 format!("HTTP {status}"),
             );
-            entry["run_url"] = json!(found.map(|r| r.html_url));
+            entry["run_url"] = json!(found.as_ref().and_then(|r| r.run_url.clone()));
+            entry["html_url"] = json!(found.and_then(|r| r.html_url));
             entry
         }
         DispatchResult::Unknown { message } => hold(

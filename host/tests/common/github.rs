@@ -17,6 +17,11 @@ pub const TOKEN: &str = "test-token-not-real";
 pub const REPO: &str = "octo-org/app";
 pub const WORKFLOW: &str = "resume.yml";
 pub const TARGET: &str = "workflow-dispatch:octo-org/app/resume.yml@main";
+/// The repository's id, its default branch, and a fork of it (another repository).
+pub const REPO_ID: u64 = 4242;
+pub const DEFAULT_BRANCH: &str = "main";
+pub const FORK: &str = "mallory/app";
+pub const FORK_ID: u64 = 6666;
 
 /// What the run of one dispatch does.
 #[derive(Debug, Clone)]
@@ -36,6 +41,8 @@ pub struct Script {
     pub refuse_run_details: bool,
     /// The run's title, instead of the `run-name` of docs/examples/resume.yml.
     pub display_title: Option<String>,
+    /// The run is answered with `status: null` until the test sets it completed.
+    pub status_null: bool,
 }
 
 impl Default for Script {
@@ -49,6 +56,30 @@ impl Default for Script {
             answer_204: false,
             refuse_run_details: false,
             display_title: None,
+            status_null: false,
+        }
+    }
+}
+
+/// Where a run comes from: its event, workflow file, branch and head repository.
+#[derive(Debug, Clone)]
+pub struct Origin {
+    pub event: &'static str,
+    /// The run's `path` (`.github/workflows/FILE`, as GitHub gives it).
+    pub path: String,
+    pub head_branch: String,
+    /// The head repository is a fork ([`FORK`]), not [`REPO`].
+    pub fork: bool,
+}
+
+impl Origin {
+    /// A scheduled run of `nightly.yml` on the default branch.
+    pub fn schedule() -> Origin {
+        Origin {
+            event: "schedule",
+            path: ".github/workflows/nightly.yml".into(),
+            head_branch: DEFAULT_BRANCH.into(),
+            fork: false,
         }
     }
 }
@@ -56,7 +87,9 @@ impl Default for Script {
 #[derive(Debug, Clone)]
 pub struct Run {
     pub id: u64,
-    pub event: &'static str,
+    pub origin: Origin,
+    /// `status: null` in every answer while set.
+    pub status_null: bool,
     pub display_title: String,
     pub polls_left: u32,
     pub conclusion: &'static str,
@@ -104,6 +137,8 @@ pub struct State {
     /// Lifetime of installation tokens, seconds.
     pub token_lifetime_s: u64,
     pub jwts_verified: u32,
+    /// Artifacts' `workflow_run` carries only its `id` (as older servers answer).
+    pub bare_artifact_runs: bool,
     next_id: u64,
 }
 
@@ -328,18 +363,13 @@ impl Standin {
 
     /// A run of another workflow (a schedule) that deferred and uploaded `receipt`.
     pub fn scheduled_run_with_artifact(&self, receipt: &str, expired: bool) -> (u64, u64) {
+        self.run_with_artifact(Origin::schedule(), zip_of(receipt), expired)
+    }
+
+    /// A completed run from `origin` that uploaded `zip` as `deferred-receipt`.
+    pub fn run_with_artifact(&self, origin: Origin, zip: Vec<u8>, expired: bool) -> (u64, u64) {
+        let run_id = self.completed_run(origin, "Nightly sync");
         let mut state = self.state.lock().unwrap();
-        state.next_id += 1;
-        let run_id = state.next_id;
-        state.runs.push(Run {
-            id: run_id,
-            event: "schedule",
-            display_title: "Nightly sync".into(),
-            polls_left: 0,
-            conclusion: "failure",
-            completed: true,
-            created_at: iso(epoch_s()),
-        });
         state.next_id += 1;
         let artifact_id = state.next_id;
         state.artifacts.push(Artifact {
@@ -347,9 +377,27 @@ impl Standin {
             name: "deferred-receipt".into(),
             run_id,
             expired,
-            zip: zip_of(receipt),
+            zip,
         });
         (run_id, artifact_id)
+    }
+
+    /// A run from `origin`, completed (`failure`), titled `title`, with no artifact.
+    pub fn completed_run(&self, origin: Origin, title: &str) -> u64 {
+        let mut state = self.state.lock().unwrap();
+        state.next_id += 1;
+        let run_id = state.next_id;
+        state.runs.push(Run {
+            id: run_id,
+            origin,
+            status_null: false,
+            display_title: title.into(),
+            polls_left: 0,
+            conclusion: "failure",
+            completed: true,
+            created_at: iso(epoch_s()),
+        });
+        run_id
     }
 
     pub fn seen(&self) -> Vec<Seen> {
@@ -435,28 +483,61 @@ fn listed(request: &Request, value: serde_json::Value) -> Answer {
     }
 }
 
+/// A repository as a run names it (GitHub's `minimal-repository`, the fields the host reads).
+fn repository_json(fork: bool) -> serde_json::Value {
+    let (id, full_name) = if fork {
+        (FORK_ID, FORK)
+    } else {
+        (REPO_ID, REPO)
+    };
+    serde_json::json!({"id": id, "full_name": full_name, "fork": fork})
+}
+
 fn run_json(run: &Run, api: &str) -> serde_json::Value {
+    let status = match (run.status_null, run.completed) {
+        (true, _) => serde_json::Value::Null,
+        (false, true) => serde_json::json!("completed"),
+        (false, false) => serde_json::json!("in_progress"),
+    };
     serde_json::json!({
         "id": run.id,
         "name": "Resume",
         "display_title": run.display_title,
-        "event": run.event,
-        "status": if run.completed { "completed" } else { "in_progress" },
-        "conclusion": if run.completed { serde_json::json!(run.conclusion) } else { serde_json::Value::Null },
+        "event": run.origin.event,
+        "path": run.origin.path,
+        "head_branch": run.origin.head_branch,
+        "head_sha": "0123456789abcdef0123456789abcdef01234567",
+        "repository": repository_json(false),
+        "head_repository": repository_json(run.origin.fork),
+        "status": status,
+        "conclusion": if run.completed && !run.status_null { serde_json::json!(run.conclusion) } else { serde_json::Value::Null },
         "html_url": format!("https://github.example/{REPO}/actions/runs/{}", run.id),
         "url": format!("{api}/repos/{REPO}/actions/runs/{}", run.id),
         "created_at": run.created_at,
     })
 }
 
-fn artifact_json(a: &Artifact, api: &str) -> serde_json::Value {
+fn artifact_json(a: &Artifact, state: &State, api: &str) -> serde_json::Value {
+    let runs = &state.runs;
+    let origin = runs
+        .iter()
+        .find(|r| r.id == a.run_id)
+        .map(|r| r.origin.clone())
+        .unwrap_or_else(Origin::schedule);
+    let head_repository_id = if origin.fork { FORK_ID } else { REPO_ID };
+    let workflow_run = if state.bare_artifact_runs {
+        serde_json::json!({"id": a.run_id})
+    } else {
+        serde_json::json!({"id": a.run_id, "repository_id": REPO_ID, "head_repository_id": head_repository_id,
+                           "head_branch": origin.head_branch, "head_sha": "0123456789abcdef0123456789abcdef01234567"})
+    };
     serde_json::json!({
         "id": a.id,
         "name": a.name,
         "size_in_bytes": a.zip.len(),
         "expired": a.expired,
         "archive_download_url": format!("{api}/repos/{REPO}/actions/artifacts/{}/zip", a.id),
-        "workflow_run": {"id": a.run_id},
+        "workflow_run": workflow_run,
     })
 }
 
@@ -534,7 +615,13 @@ fn api_answer(state: &mut State, request: &Request, api: &str, blob: &str) -> An
         });
         state.runs.push(Run {
             id: run_id,
-            event: "workflow_dispatch",
+            origin: Origin {
+                event: "workflow_dispatch",
+                path: format!(".github/workflows/{WORKFLOW}"),
+                head_branch: DEFAULT_BRANCH.into(),
+                fork: false,
+            },
+            status_null: script.status_null,
             display_title: title,
             polls_left: script.polls_in_progress,
             conclusion: script.conclusion,
@@ -575,7 +662,11 @@ fn api_answer(state: &mut State, request: &Request, api: &str, blob: &str) -> An
     }
     if route == format!("{workflow_prefix}runs") {
         // Each list call is a moment passing: runs in progress move on.
-        for run in state.runs.iter_mut().filter(|r| !r.completed) {
+        for run in state
+            .runs
+            .iter_mut()
+            .filter(|r| !r.completed && !r.status_null)
+        {
             if run.polls_left == 0 {
                 run.completed = true;
             } else {
@@ -588,7 +679,11 @@ fn api_answer(state: &mut State, request: &Request, api: &str, blob: &str) -> An
             .runs
             .iter()
             .rev()
-            .filter(|r| r.event == "workflow_dispatch" && (!completed_only || r.completed))
+            .filter(|r| {
+                r.origin.event == "workflow_dispatch"
+                    && r.origin.path.ends_with(WORKFLOW)
+                    && (!completed_only || (r.completed && !r.status_null))
+            })
             .map(|r| run_json(r, api))
             .collect();
         // The first page only, newest first, as GitHub pages it.
@@ -596,6 +691,27 @@ fn api_answer(state: &mut State, request: &Request, api: &str, blob: &str) -> An
         return listed(
             request,
             serde_json::json!({"total_count": all.len(), "workflow_runs": page}),
+        );
+    }
+    if route == format!("/repos/{REPO}") {
+        return listed(
+            request,
+            serde_json::json!({"id": REPO_ID, "full_name": REPO, "fork": false, "default_branch": DEFAULT_BRANCH}),
+        );
+    }
+    if route == format!("/repos/{REPO}/actions/runs") {
+        // The repository's runs of every workflow, newest first, the first page only.
+        let per_page: usize = q.get("per_page").and_then(|p| p.parse().ok()).unwrap_or(30);
+        let page: Vec<serde_json::Value> = state
+            .runs
+            .iter()
+            .rev()
+            .take(per_page.min(100))
+            .map(|r| run_json(r, api))
+            .collect();
+        return listed(
+            request,
+            serde_json::json!({"total_count": state.runs.len(), "workflow_runs": page}),
         );
     }
     if let Some(rest) = route.strip_prefix(&runs_prefix) {
@@ -613,7 +729,7 @@ fn api_answer(state: &mut State, request: &Request, api: &str, blob: &str) -> An
                 .artifacts
                 .iter()
                 .filter(|a| a.run_id == id && name.as_ref().is_none_or(|n| &a.name == n))
-                .map(|a| artifact_json(a, api))
+                .map(|a| artifact_json(a, state, api))
                 .collect();
             return Answer::json(
                 200,
@@ -628,7 +744,7 @@ fn api_answer(state: &mut State, request: &Request, api: &str, blob: &str) -> An
             .iter()
             .rev()
             .filter(|a| name.as_ref().is_none_or(|n| &a.name == n))
-            .map(|a| artifact_json(a, api))
+            .map(|a| artifact_json(a, state, api))
             .collect();
         return listed(
             request,

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod github;
+pub mod github_cli;
 pub mod pg;
 pub mod serve_client;
 pub mod server;

@@ -8,7 +8,7 @@ use super::{backend, select_with, to_i64, to_u32, to_u64, PostgresStore};
 use postgres::error::SqlState;
 use postgres::{GenericClient, Row, Transaction};
 
-/// The migration that adds the loop's tables (the last entry of `MIGRATIONS`).
+/// The migration that adds the loop's tables.
 pub(super) const MIGRATION: &str = r#"
 CREATE TABLE receipt_keys (
     digest      TEXT PRIMARY KEY,
@@ -48,6 +48,10 @@ CREATE TABLE artifact_names (
 );
 CREATE INDEX deferrals_attempt ON deferrals (state, attempt_status);
 "#;
+
+/// The migration that keeps a run's API URL beside its page (`html_url` already held the page,
+/// so older rows keep it there and have no `run_url`).
+pub(super) const RUN_URLS_MIGRATION: &str = "ALTER TABLE runs ADD COLUMN run_url TEXT;";
 
 fn opt_i64(value: Option<u64>) -> Option<i64> {
     value.map(to_i64)
@@ -155,10 +159,12 @@ fn read_run(row: &Row) -> RunRecord {
         html_url: row.get(3),
         workflow: row.get(4),
         dispatched_ms: to_u64(row.get(5)),
+        run_url: row.get(6),
     }
 }
 
-const RUN_COLUMNS: &str = "deferral_id, attempt, run_id, html_url, workflow, dispatched_ms";
+const RUN_COLUMNS: &str =
+    "deferral_id, attempt, run_id, html_url, workflow, dispatched_ms, run_url";
 
 impl LoopStore for PostgresStore {
     fn find_by_receipt_digest(&self, digest: &str) -> Result<Option<String>, StoreError> {
@@ -197,9 +203,9 @@ impl LoopStore for PostgresStore {
     fn put_run(&self, run: &RunRecord) -> Result<(), StoreError> {
         self.client()
             .execute(
-                "INSERT INTO runs (deferral_id, attempt, run_id, html_url, workflow, dispatched_ms) \
-                 VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (deferral_id, attempt) DO UPDATE SET \
-                 run_id = excluded.run_id, html_url = excluded.html_url",
+                "INSERT INTO runs (deferral_id, attempt, run_id, html_url, workflow, dispatched_ms, run_url) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (deferral_id, attempt) DO UPDATE SET \
+                 run_id = excluded.run_id, html_url = excluded.html_url, run_url = excluded.run_url",
                 &[
                     &run.deferral_id,
                     &i64::from(run.attempt),
@@ -207,6 +213,7 @@ impl LoopStore for PostgresStore {
                     &run.html_url,
                     &run.workflow,
                     &to_i64(run.dispatched_ms),
+                    &run.run_url,
                 ],
             )
             .map_err(backend)?;

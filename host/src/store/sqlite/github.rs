@@ -7,7 +7,7 @@ use super::super::{Deferral, NewDeferral, NewReceipt, StoreError};
 use super::{backend, get_u64, select_with, to_i64, SqliteStore};
 use rusqlite::{params, Connection, OptionalExtension};
 
-/// The migration that adds the loop's tables (the last entry of `MIGRATIONS`).
+/// The migration that adds the loop's tables.
 pub(super) const MIGRATION: &str = r#"
 CREATE TABLE receipt_keys (
     digest      TEXT PRIMARY KEY,
@@ -47,6 +47,10 @@ CREATE TABLE artifact_names (
 );
 CREATE INDEX deferrals_attempt ON deferrals (state, attempt_status);
 "#;
+
+/// The migration that keeps a run's API URL beside its page (`html_url` already held the page,
+/// so older rows keep it there and have no `run_url`).
+pub(super) const RUN_URLS_MIGRATION: &str = "ALTER TABLE runs ADD COLUMN run_url TEXT;";
 
 fn is_unique_violation(err: &rusqlite::Error) -> bool {
     matches!(err, rusqlite::Error::SqliteFailure(e, _) if e.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY || e.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE)
@@ -159,10 +163,12 @@ fn read_run(row: &rusqlite::Row) -> rusqlite::Result<RunRecord> {
         html_url: row.get(3)?,
         workflow: row.get(4)?,
         dispatched_ms: get_u64(row, 5)?,
+        run_url: row.get(6)?,
     })
 }
 
-const RUN_COLUMNS: &str = "deferral_id, attempt, run_id, html_url, workflow, dispatched_ms";
+const RUN_COLUMNS: &str =
+    "deferral_id, attempt, run_id, html_url, workflow, dispatched_ms, run_url";
 
 impl LoopStore for SqliteStore {
     fn find_by_receipt_digest(&self, digest: &str) -> Result<Option<String>, StoreError> {
@@ -201,16 +207,17 @@ impl LoopStore for SqliteStore {
     fn put_run(&self, run: &RunRecord) -> Result<(), StoreError> {
         self.conn
             .execute(
-                "INSERT INTO runs (deferral_id, attempt, run_id, html_url, workflow, dispatched_ms) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (deferral_id, attempt) DO UPDATE SET \
-                 run_id = excluded.run_id, html_url = excluded.html_url",
+                "INSERT INTO runs (deferral_id, attempt, run_id, html_url, workflow, dispatched_ms, run_url) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT (deferral_id, attempt) DO UPDATE SET \
+                 run_id = excluded.run_id, html_url = excluded.html_url, run_url = excluded.run_url",
                 params![
                     run.deferral_id,
                     run.attempt,
                     run.run_id.map(to_i64),
                     run.html_url,
                     run.workflow,
-                    to_i64(run.dispatched_ms)
+                    to_i64(run.dispatched_ms),
+                    run.run_url
                 ],
             )
             .map_err(backend)?;
