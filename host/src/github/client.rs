@@ -7,7 +7,9 @@
 //!   sends `Authorization` only to the API's own origin (an artifact's 302 goes to blob storage
 //!   on another host, which must never see the token).
 //! * Every body read is bounded; every answer's rate headers go through [`Quota`].
-//! * It tells failures before anything was sent (safe to try again) from failures after.
+//! * It tells failures before anything was sent (safe to try again) from failures after, and
+//!   remembers the first time GitHub could not be reached at all ([`GithubClient::unreachable`]):
+//!   the ticker then claims no more dispatches in this pass.
 
 use super::auth::Auth;
 use super::quota::Quota;
@@ -93,6 +95,8 @@ pub struct GithubClient {
     auth: Auth,
     pub quota: RefCell<Quota>,
     calls: RefCell<CallLog>,
+    /// Why nothing could be sent to the API in this pass, once that happened.
+    unreachable: RefCell<Option<String>>,
 }
 
 /// How many requests were made, by kind (for the report and the benchmarks).
@@ -193,6 +197,7 @@ impl GithubClient {
             auth,
             quota: RefCell::new(quota),
             calls: RefCell::new(CallLog::default()),
+            unreachable: RefCell::new(None),
         })
     }
 
@@ -202,6 +207,20 @@ impl GithubClient {
 
     pub fn calls(&self) -> CallLog {
         self.calls.borrow().clone()
+    }
+
+    /// Why GitHub could not be reached in this pass, if it could not: a request to the API
+    /// failed before any byte of it was written (name lookup, connect, TLS handshake, proxy),
+    /// or the App's JWT could not be signed. Nothing else will get through either.
+    pub fn unreachable(&self) -> Option<String> {
+        self.unreachable.borrow().clone()
+    }
+
+    /// Records why nothing can be sent (the first cause is kept).
+    pub(crate) fn note_unreachable(&self, why: &str) {
+        self.unreachable
+            .borrow_mut()
+            .get_or_insert_with(|| why.to_string());
     }
 
     /// One API request to `path` (starting with `/`, may hold a query), with the credentials
@@ -291,6 +310,12 @@ impl GithubClient {
         )))
     }
 
+    /// Whether `url` is on the API's origin (not blob storage).
+    fn is_api(&self, url: &str) -> bool {
+        let of = |u: &str| u.parse::<http::Uri>().ok().as_ref().and_then(origin);
+        of(url).is_some_and(|o| Some(o) == of(&self.api))
+    }
+
     fn send(
         &self,
         method: &str,
@@ -317,7 +342,22 @@ impl GithubClient {
         let request = builder
             .body(body.unwrap_or_default().to_vec())
             .map_err(|e| CallError::NotSent(format!("cannot build the request: {e}")))?;
-        let mut response = self.agent.run(request).map_err(classify_error)?;
+        let mut response = match self.agent.run(request) {
+            Ok(response) => response,
+            Err(err) => {
+                // A bad URI or header concerns this request only; the other failures before
+                // sending concern every request to this host.
+                let this_request_only =
+                    matches!(err, ureq::Error::BadUri(_) | ureq::Error::Http(_));
+                let err = classify_error(err);
+                if let CallError::NotSent(why) = &err {
+                    if !this_request_only && self.is_api(url) {
+                        self.note_unreachable(why);
+                    }
+                }
+                return Err(err);
+            }
+        };
         let status = response.status().as_u16();
         let headers = response
             .headers()
