@@ -371,3 +371,24 @@ fn unreachable_github_spends_no_reentry(host: Host) {
         .collect();
     assert_eq!(attempts, ["1", "1"], "{report}");
 }
+
+#[test]
+fn a_failed_name_lookup_is_not_a_dispatch() {
+    // `.invalid` never resolves (RFC 6761): the request was never written anywhere.
+    let host = Host::new();
+    let (id, _) = host.record(TARGET, 0, HOUR, &[]);
+    for _ in 0..3 {
+        let (report, _) = tick(&host, "http://api.github.invalid");
+        assert_eq!(report["launched"][0]["cause"], "not-sent", "{report}");
+    }
+    let s = host.status(&id);
+    assert_eq!(
+        (
+            s["state"].as_str(),
+            s["reentries"].as_u64(),
+            s["cause"].as_str()
+        ),
+        (Some("deferred"), Some(0), Some("not-sent")),
+        "{s}"
+    );
+}

@@ -110,6 +110,28 @@ pub struct CallLog {
     pub blob: u32,
 }
 
+/// ureq's own name lookup, with a failed lookup reported as `HostNotFound` (ureq passes the
+/// system resolver's error on as plain I/O, which could not be told from a failure after the
+/// request was sent): a name that does not resolve certainly received nothing.
+#[derive(Debug, Default)]
+struct LookupResolver(ureq::unversioned::resolver::DefaultResolver);
+
+impl ureq::unversioned::resolver::Resolver for LookupResolver {
+    fn resolve(
+        &self,
+        uri: &http::Uri,
+        config: &ureq::config::Config,
+        timeout: ureq::unversioned::transport::NextTimeout,
+    ) -> Result<ureq::unversioned::resolver::ResolvedSocketAddrs, ureq::Error> {
+        self.0
+            .resolve(uri, config, timeout)
+            .map_err(|err| match err {
+                ureq::Error::Io(_) => ureq::Error::HostNotFound,
+                other => other,
+            })
+    }
+}
+
 /// The trust roots: the system's certificates, then Mozilla's bundled ones.
 fn root_certs() -> ureq::tls::RootCerts {
     let mut certs: Vec<ureq::tls::Certificate<'static>> = Vec::new();
@@ -182,15 +204,19 @@ impl GithubClient {
         let tls = ureq::tls::TlsConfig::builder()
             .root_certs(root_certs())
             .build();
-        let agent: ureq::Agent = ureq::Agent::config_builder()
+        let config = ureq::Agent::config_builder()
             .tls_config(tls)
             .proxy(proxy)
             .max_redirects(0)
             .http_status_as_error(false)
             .timeout_global(Some(timeout))
             .user_agent(concat!("deferral-host/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .into();
+            .build();
+        let agent = ureq::Agent::with_parts(
+            config,
+            ureq::unversioned::transport::DefaultConnector::default(),
+            LookupResolver::default(),
+        );
         Ok(GithubClient {
             agent,
             api,
@@ -349,7 +375,14 @@ impl GithubClient {
                 // sending concern every request to this host.
                 let this_request_only =
                     matches!(err, ureq::Error::BadUri(_) | ureq::Error::Http(_));
-                let err = classify_error(err);
+                let err = match err {
+                    ureq::Error::HostNotFound => {
+                        let host = url.parse::<http::Uri>().ok();
+                        let host = host.as_ref().and_then(http::Uri::host).unwrap_or("?");
+                        CallError::NotSent(format!("name lookup failed on the way to {host}"))
+                    }
+                    other => classify_error(other),
+                };
                 if let CallError::NotSent(why) = &err {
                     if !this_request_only && self.is_api(url) {
                         self.note_unreachable(why);
