@@ -35,6 +35,8 @@ Exit codes:
   1  store or internal failure (cannot open, integrity check failed, I/O)
   2  invalid input: invalid receipt ({\"error\":{\"code\",\"path\",\"message\"}} on stdout),
      already-retained or expired receipt, bad launch target, unknown id, usage error
+  3  unusable credentials: a GitHub App key that cannot sign (github-app-key-unusable)
+  4  GitHub failure (watch): an error status, unreachable, quota
   5  refused: wrong handle, illegal transition, stale attempt, conflicting write
 
 Errors print one JSON line {\"error\":{...}} on stdout and a sentence on stderr.

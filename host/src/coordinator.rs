@@ -378,6 +378,53 @@ pub fn claim(
     Ok(claimed)
 }
 
+/// The cause recorded when a claim is given back: its launch never left this host.
+pub const CAUSE_NOT_SENT: &str = "not-sent";
+
+/// Gives back a `workflow-dispatch:` claim whose dispatch certainly never reached GitHub
+/// (nothing was written: name lookup, connect or TLS handshake failed, the App's JWT could not
+/// be signed). A launch that was never sent is not a re-entry: the deferral goes back to
+/// `deferred` with the re-entry the claim counted returned (the lifecycle decides, as for a
+/// `defer` from where the deferral stood before the claim), cause `not-sent`, `detail` why.
+pub fn give_back(
+    store: &dyn Store,
+    deferral: &Deferral,
+    detail: String,
+    now_ms: u64,
+) -> Result<Deferral, HostError> {
+    if deferral.attempt_status != Some(AttemptStatus::Dispatching) || deferral.reentries == 0 {
+        return Err(HostError::refused(
+            "not-dispatching",
+            format!(
+                "deferral {} has no claimed dispatch to give back",
+                deferral.id
+            ),
+        ));
+    }
+    let before_claim = Position {
+        reentries: deferral.reentries - 1,
+        ..position(deferral)
+    };
+    let step = transition(before_claim, Event::Defer)?;
+    let effects = Effects {
+        detail: Some(detail),
+        lease: Change::Clear,
+        attempt_status: Change::Clear,
+        wakeup_digest: Change::Set(handle_digest(&new_handle())),
+        ..Effects::default()
+    };
+    let target = (step.to.state, step.to.reentries);
+    let update = update_of(
+        deferral,
+        target,
+        "give-back",
+        CAUSE_NOT_SENT,
+        effects,
+        now_ms,
+    );
+    Ok(store.update(&deferral.id, &update)?)
+}
+
 /// Why [`claim_next`] failed, and which deferral it had picked, if any (so that a ticker can
 /// leave that one aside and go on with the others).
 #[derive(Debug, Clone)]

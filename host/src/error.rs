@@ -1,7 +1,8 @@
 //! Errors of host commands: a stable code, an optional JSON path, a sentence, and the exit code.
 //!
 //! Exit codes: 0 ok, 1 store or internal failure, 2 invalid input (receipt, launch target,
-//! unknown id, usage), 5 refused (wrong handle, illegal transition, stale attempt, conflict).
+//! unknown id, usage), 3 unusable credentials (a GitHub App key that cannot sign), 4 provider
+//! or transport failure, 5 refused (wrong handle, illegal transition, stale attempt, conflict).
 
 use crate::store::StoreError;
 use deferral_core::lifecycle::IllegalTransition;
@@ -11,6 +12,8 @@ use std::fmt;
 pub const EXIT_OK: u8 = 0;
 pub const EXIT_FAILURE: u8 = 1;
 pub const EXIT_INVALID: u8 = 2;
+/// Credentials that cannot authenticate (a GitHub App key that parses but cannot sign).
+pub const EXIT_AUTH: u8 = 3;
 /// A provider (GitHub) or transport failure: `watch` when GitHub does not answer usably.
 pub const EXIT_PROVIDER: u8 = 4;
 pub const EXIT_REFUSED: u8 = 5;
@@ -42,6 +45,11 @@ impl HostError {
     /// A refused operation: exit 5.
     pub fn refused(code: &str, message: impl Into<String>) -> HostError {
         HostError::new(code, message, EXIT_REFUSED)
+    }
+
+    /// Credentials that cannot authenticate: exit 3.
+    pub fn auth(code: &str, message: impl Into<String>) -> HostError {
+        HostError::new(code, message, EXIT_AUTH)
     }
 
     /// A provider or transport failure: exit 4.

@@ -225,13 +225,14 @@ fn github_summary(options: &TickOptions, report: &TickReport) -> Option<Value> {
     let client = options.github.as_ref()?;
     let calls = client.calls();
     let stopped = client.quota.borrow().stopped().map(str::to_string);
+    let unreachable = client.unreachable();
     let errors = report
         .follow
         .as_ref()
         .map_or(Vec::new(), |f| f.errors.clone());
     Some(
         json!({"requests": calls.requests, "not_modified": calls.not_modified,
-        "blob": calls.blob, "stopped": stopped, "errors": errors}),
+        "blob": calls.blob, "stopped": stopped, "unreachable": unreachable, "errors": errors}),
     )
 }
 
@@ -309,16 +310,20 @@ fn end_old_launch(store: &dyn Store, d: &Deferral) -> Result<String, HostError> 
 
 struct Skip(String);
 
-/// Why dispatch targets cannot be claimed in this pass, if they cannot: no credentials, or the
-/// GitHub quota for the pass is spent (they stay due, no re-entry used).
+/// Why dispatch targets cannot be claimed in this pass, if they cannot: no credentials, GitHub
+/// could not be reached, or the GitHub quota for the pass is spent (they stay due, no re-entry
+/// used).
 fn no_dispatch(options: &TickOptions) -> Option<String> {
     match &options.github {
         None => Some("GITHUB_TOKEN is not set".into()),
-        Some(client) => client
-            .quota
-            .borrow()
-            .stopped()
-            .map(|why| format!("github quota: {why}")),
+        Some(client) => match client.unreachable() {
+            Some(why) => Some(format!("github unreachable: {why}")),
+            None => client
+                .quota
+                .borrow()
+                .stopped()
+                .map(|why| format!("github quota: {why}")),
+        },
     }
 }
 
@@ -387,7 +392,8 @@ fn launch_next_due(
     }
     if let Some(why) = no_dispatch(options) {
         for d in store.due(now_ms(), options.limit)? {
-            if d.launch.starts_with("workflow-dispatch:") {
+            // One given back in this pass is in `launched` already, with its cause.
+            if d.launch.starts_with("workflow-dispatch:") && !set_aside.contains(&d.id) {
                 let entry = json!({"id": d.id, "why": why});
                 observe(TickStep::Skipped(&entry));
                 report.skipped.push(entry);

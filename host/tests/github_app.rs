@@ -215,9 +215,13 @@ fn https_proxy_is_used_and_no_proxy_bypasses_it() {
     );
     let s = host.status(&id);
     assert_eq!(
-        (s["state"].as_str(), s["reentries"].as_u64()),
-        (Some("deferred"), Some(1)),
-        "refused by the proxy: certainly not sent, {s}"
+        (
+            s["state"].as_str(),
+            s["reentries"].as_u64(),
+            s["cause"].as_str()
+        ),
+        (Some("deferred"), Some(0), Some("not-sent")),
+        "refused by the proxy: certainly not sent, no re-entry spent: {s}"
     );
     // NO_PROXY names the API host: straight to it, the proxy (nothing listening) unused.
     let standin = Standin::start();
@@ -250,7 +254,7 @@ fn app_options_go_together_and_a_bad_key_is_refused() {
     let error: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(error["error"]["code"], "invalid-github");
     let not_a_key = host.path("not-a-key.pem");
-    std::fs::write(&not_a_key, "-----BEGIN NOTHING-----\n").unwrap();
+    write_key(&not_a_key, b"-----BEGIN NOTHING-----\n", 0o600);
     let out = host
         .command(&[
             "watch",
@@ -274,4 +278,249 @@ fn app_options_go_together_and_a_bad_key_is_refused() {
             .contains("not an RSA private key"),
         "{error}"
     );
+}
+
+/// An RSA private key in form only: PKCS#1 `RSAPrivateKey`, version 0 and then its eight
+/// integers (modulus, exponents, primes, CRT values) all 3. It is PEM, it is DER, it says RSA;
+/// nothing can sign with a modulus of 3.
+const UNSIGNABLE_PEM: &str = "-----BEGIN RSA PRIVATE KEY-----\n\
+MBsCAQACAQMCAQMCAQMCAQMCAQMCAQMCAQMCAQM=\n\
+-----END RSA PRIVATE KEY-----\n";
+
+fn write_key(path: &Path, bytes: &[u8], mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::write(path, bytes).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+/// `args` (a command) as the App 4242 with `key`, against `api`.
+fn as_app(host: &Host, args: &[&str], key: &Path, api: &str) -> Command {
+    let mut cmd = host.command(args);
+    cmd.args([
+        "--http-timeout",
+        "5s",
+        "--github-app-id",
+        "4242",
+        "--github-app-key",
+    ])
+    .arg(key)
+    .env("GITHUB_API_URL", api)
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped());
+    cmd
+}
+
+fn error_of(out: &std::process::Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
+        panic!(
+            "one JSON line: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+#[test]
+fn a_key_that_parses_but_cannot_sign_stops_tick_and_watch_before_anything_is_claimed() {
+    let host = Host::new();
+    let (_, public) = key_pair(host.dir.path());
+    let standin = app_standin(public);
+    let key = host.path("unsignable.pem");
+    write_key(&key, UNSIGNABLE_PEM.as_bytes(), 0o600);
+    let (id, _) = host.record(TARGET, 0, HOUR, &[]);
+    let before = host.status(&id);
+    // Every cron minute the same: refused at the door, the deferral untouched.
+    for _ in 0..3 {
+        let out = as_app(&host, &["tick"], &key, &standin.api)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(3), "{}", error_of(&out));
+        let error = error_of(&out);
+        assert_eq!(error["error"]["code"], "github-app-key-unusable", "{error}");
+        let message = error["error"]["message"].as_str().unwrap();
+        assert!(message.contains(&key.display().to_string()), "{message}");
+    }
+    assert_eq!(
+        host.status(&id),
+        before,
+        "nothing claimed, no re-entry counted"
+    );
+    let out = as_app(
+        &host,
+        &["watch", REPO, "--launch", TARGET],
+        &key,
+        &standin.api,
+    )
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(error_of(&out)["error"]["code"], "github-app-key-unusable");
+    assert!(standin.seen().is_empty(), "nothing was sent to GitHub");
+}
+
+#[test]
+fn an_unreachable_github_spends_no_reentry_of_an_app() {
+    let host = Host::new();
+    let (private, _) = key_pair(host.dir.path());
+    let (id, _) = host.record(TARGET, 0, HOUR, &[]);
+    let closed = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    for _ in 0..3 {
+        let out = as_app(&host, &["tick"], &private, &format!("http://{closed}"))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", error_of(&out));
+    }
+    let s = host.status(&id);
+    assert_eq!(
+        (s["state"].as_str(), s["reentries"].as_u64()),
+        (Some("deferred"), Some(0)),
+        "the installation look-up never reached GitHub: {s}"
+    );
+    assert!(s["detail"].as_str().unwrap().contains("not sent"), "{s}");
+}
+
+#[test]
+fn a_key_file_others_can_read_is_refused_as_ssh_does() {
+    let host = Host::new();
+    let (private, public) = key_pair(host.dir.path());
+    let standin = app_standin(public);
+    let (id, _) = host.record(TARGET, 0, HOUR, &[]);
+    let before = host.status(&id);
+    let pem = std::fs::read(&private).unwrap();
+    for mode in [0o644, 0o640, 0o604, 0o660] {
+        write_key(&private, &pem, mode);
+        let out = as_app(&host, &["tick"], &private, &standin.api)
+            .output()
+            .unwrap();
+        let error = error_of(&out);
+        assert_eq!(out.status.code(), Some(2), "mode {mode:o}: {error}");
+        assert_eq!(error["error"]["code"], "github-app-key-exposed", "{error}");
+        let message = error["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains(&private.display().to_string()) && message.contains("chmod 600"),
+            "{message}"
+        );
+    }
+    assert_eq!(host.status(&id), before, "nothing claimed");
+    assert!(standin.seen().is_empty());
+    // The owner's own (0600, or read-only 0400): accepted.
+    write_key(&private, &pem, 0o400);
+    let out = as_app(&host, &["tick"], &private, &standin.api)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", error_of(&out));
+    assert_eq!(host.status(&id)["attempt_status"], "dispatched");
+}
+
+#[test]
+fn a_key_file_is_read_to_64_kib_at_most_and_never_blocks_on_a_fifo() {
+    let host = Host::new();
+    let big = host.path("big.pem");
+    let mut bytes = b"-----BEGIN RSA PRIVATE KEY-----\n".to_vec();
+    bytes.resize(64 * 1024 + 1, b'A');
+    write_key(&big, &bytes, 0o600);
+    let out = as_app(&host, &["tick"], &big, "http://127.0.0.1:9")
+        .output()
+        .unwrap();
+    let error = error_of(&out);
+    assert_eq!(out.status.code(), Some(2), "{error}");
+    assert_eq!(
+        error["error"]["code"], "github-app-key-too-large",
+        "{error}"
+    );
+    assert!(error["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains(&big.display().to_string()));
+
+    // A FIFO: opening it for reading would wait for a writer forever.
+    let fifo = host.path("fifo.pem");
+    let status = Command::new("mkfifo")
+        .arg("-m")
+        .arg("600")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let mut child = as_app(&host, &["tick"], &fifo, "http://127.0.0.1:9")
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > Duration::from_secs(20) {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("tick blocked on the FIFO");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    let error = error_of(&out);
+    assert_eq!(out.status.code(), Some(2), "{error}");
+    assert_eq!(
+        error["error"]["code"], "github-app-key-not-a-file",
+        "{error}"
+    );
+}
+
+#[test]
+fn a_refused_token_exchange_never_quotes_the_answer() {
+    const LEAK: &str = "test-installation-token-not-real-leak";
+    let dir = tempfile::tempdir().unwrap();
+    let (private, public) = key_pair(dir.path());
+    let expires = "2099-01-01T00:00:00Z";
+    let cases = [
+        // Not 201 but a token anyway, and no message.
+        (
+            200,
+            serde_json::json!({"token": LEAK, "expires_at": expires}),
+            None,
+        ),
+        // A message that carries the token.
+        (
+            403,
+            serde_json::json!({"message": format!("token {LEAK} is yours"), "token": LEAK}),
+            None,
+        ),
+        // Not an object at all.
+        (500, serde_json::json!(format!("token={LEAK}")), None),
+        // GitHub's documented error shape: its message is worth showing.
+        (
+            422,
+            serde_json::json!({"message": "Validation Failed", "documentation_url": "https://docs.github.com/rest"}),
+            Some("Validation Failed"),
+        ),
+    ];
+    for (status, body, message) in cases {
+        let host = Host::new();
+        let standin = app_standin(public.clone());
+        standin.state.lock().unwrap().access_token_answer = Some((status, body.clone()));
+        let (id, _) = host.record(TARGET, 0, HOUR, &[]);
+        let out = as_app(&host, &["tick"], &private, &standin.api)
+            .output()
+            .unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.status.success(), "{text}");
+        assert!(!text.contains(LEAK), "HTTP {status}: quoted: {text}");
+        let stored = std::fs::read(&host.db).unwrap();
+        let wal = std::fs::read(host.db.with_extension("db-wal")).unwrap_or_default();
+        for bytes in [stored, wal] {
+            assert!(
+                !bytes.windows(LEAK.len()).any(|w| w == LEAK.as_bytes()),
+                "HTTP {status}: stored"
+            );
+        }
+        let detail = host.status(&id)["detail"].as_str().unwrap().to_string();
+        assert!(detail.contains(&format!("HTTP {status}")), "{detail}");
+        if let Some(message) = message {
+            assert!(detail.contains(message), "{detail}");
+        }
+    }
 }

@@ -252,7 +252,8 @@ fn refused_dispatches_block_and_unsent_ones_return() {
     assert!(s["detail"].as_str().unwrap().contains("422"), "{s}");
 
     let (unsent, _) = host.record(TARGET, 0, HOUR, &[]);
-    // A port with nothing listening: nothing was sent, the deferral goes back to deferred.
+    // A port with nothing listening: nothing was sent, the deferral goes back to deferred
+    // and the claim's re-entry is given back.
     let closed = TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -261,7 +262,7 @@ fn refused_dispatches_block_and_unsent_ones_return() {
     let s = host.status(&unsent);
     assert_eq!(
         (s["state"].as_str(), s["reentries"].as_u64()),
-        (Some("deferred"), Some(1)),
+        (Some("deferred"), Some(0)),
         "{s}"
     );
 
@@ -273,13 +274,14 @@ fn refused_dispatches_block_and_unsent_ones_return() {
         .unwrap();
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["skipped"][0]["why"], "GITHUB_TOKEN is not set");
-    assert_eq!(host.status(&unsent)["reentries"], 1, "no re-entry used");
+    assert_eq!(host.status(&unsent)["reentries"], 0, "no re-entry used");
 }
 
 #[test]
 fn a_failed_tls_handshake_is_not_a_dispatch() {
     // An https:// base that answers plain text: the handshake fails before any request byte,
-    // so the dispatch certainly did not happen and the deferral may be dispatched again.
+    // so the dispatch certainly did not happen and the deferral may be dispatched again, its
+    // re-entry given back.
     let host = Host::new();
     let (id, _) = host.record(TARGET, 0, HOUR, &[]);
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -293,8 +295,100 @@ fn a_failed_tls_handshake_is_not_a_dispatch() {
     let s = host.status(&id);
     assert_eq!(
         (s["state"].as_str(), s["reentries"].as_u64()),
-        (Some("deferred"), Some(1)),
+        (Some("deferred"), Some(0)),
         "{report}"
     );
     assert!(s["detail"].as_str().unwrap().contains("TLS"), "{s}");
+}
+
+#[test]
+fn an_unreachable_github_spends_no_reentry_however_often_tick_runs() {
+    unreachable_github_spends_no_reentry(Host::new());
+}
+
+#[test]
+fn postgres_an_unreachable_github_spends_no_reentry() {
+    let Some(schema) = common::pg::schema_or_skip() else {
+        return;
+    };
+    unreachable_github_spends_no_reentry(Host::with_store(&schema.url));
+}
+
+fn unreachable_github_spends_no_reentry(host: Host) {
+    let (first, _) = host.record(TARGET, 0, HOUR, &[]);
+    let (second, _) = host.record(TARGET, 0, HOUR, &[]);
+    // A port bound, then closed: connections are refused, nothing is ever written.
+    let closed = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    // Many more ticks than re-entries allowed (2): none of them spends one.
+    for _ in 0..4 {
+        let (report, _) = tick(&host, &format!("http://{closed}"));
+        let given_back = &report["launched"][0];
+        assert_eq!(
+            (given_back["state"].as_str(), given_back["cause"].as_str()),
+            (Some("deferred"), Some("not-sent")),
+            "{report}"
+        );
+        assert!(
+            given_back["detail"]
+                .as_str()
+                .unwrap()
+                .contains("Connection refused"),
+            "the cause is in the report: {report}"
+        );
+        // The rest are not even claimed in this pass: GitHub cannot be reached.
+        assert_eq!(report["launched"].as_array().unwrap().len(), 1, "{report}");
+        let skipped = &report["skipped"][0];
+        assert!(
+            skipped["why"].as_str().unwrap().contains("unreachable"),
+            "{report}"
+        );
+        assert!(report["github"]["unreachable"].is_string(), "{report}");
+        for id in [&first, &second] {
+            let s = host.status(id);
+            assert_eq!(
+                (s["state"].as_str(), s["reentries"].as_u64()),
+                (Some("deferred"), Some(0)),
+                "{s}"
+            );
+        }
+    }
+    let s = host.status(&first);
+    assert_eq!(s["cause"], "not-sent", "{s}");
+    assert!(s["detail"].as_str().unwrap().contains("not sent"), "{s}");
+    // GitHub is back: each is dispatched as its first attempt.
+    let standin = common::github::Standin::start();
+    let (report, _) = tick(&host, &standin.api);
+    let attempts: Vec<String> = standin
+        .state
+        .lock()
+        .unwrap()
+        .dispatches
+        .iter()
+        .map(|d| d["inputs"]["attempt"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(attempts, ["1", "1"], "{report}");
+}
+
+#[test]
+fn a_failed_name_lookup_is_not_a_dispatch() {
+    // `.invalid` never resolves (RFC 6761): the request was never written anywhere.
+    let host = Host::new();
+    let (id, _) = host.record(TARGET, 0, HOUR, &[]);
+    for _ in 0..3 {
+        let (report, _) = tick(&host, "http://api.github.invalid");
+        assert_eq!(report["launched"][0]["cause"], "not-sent", "{report}");
+    }
+    let s = host.status(&id);
+    assert_eq!(
+        (
+            s["state"].as_str(),
+            s["reentries"].as_u64(),
+            s["cause"].as_str()
+        ),
+        (Some("deferred"), Some(0), Some("not-sent")),
+        "{s}"
+    );
 }

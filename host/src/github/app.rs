@@ -3,16 +3,87 @@
 //! `GET /repos/{owner}/{repo}/installation`, then `POST /app/installations/{id}/access_tokens`.
 //!
 //! Installation tokens live in memory only and are renewed [`RENEW_BEFORE_MS`] before they
-//! expire (GitHub issues them for an hour). The private key is read once, by the caller.
+//! expire (GitHub issues them for an hour).
+//!
+//! The private key is read once ([`AppAuth::from_key_file`]) as ssh reads one: a regular file
+//! that only its owner may access, at most [`MAX_KEY_BYTES`], opened without blocking (a FIFO
+//! is refused, never waited on). A key that cannot sign a JWT is refused then, before the
+//! caller claims anything (`github-app-key-unusable`, exit 3).
 
-use super::client::{CallError, GithubClient};
+use super::client::{CallError, GithubClient, Reply};
+use crate::error::HostError;
 use deferral_core::signals::time::parse_iso8601;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::io::Read;
+use std::path::Path;
 
 /// An installation token is renewed when less than this is left of it.
 pub const RENEW_BEFORE_MS: u64 = 5 * 60 * 1000;
+
+/// Largest App key file read (a 4096-bit RSA key in PEM is about 3.3 KiB).
+pub const MAX_KEY_BYTES: u64 = 64 * 1024;
+
+/// The App key file's bytes: a regular file, accessible by its owner only, at most
+/// [`MAX_KEY_BYTES`]. Opened with `O_NONBLOCK` and checked on the open descriptor, so a FIFO
+/// (or a file swapped after a check) is refused without waiting for a writer.
+pub fn read_key_file(path: &Path) -> Result<Vec<u8>, HostError> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let shown = path.display();
+    let cannot_read = |e: std::io::Error| {
+        HostError::invalid(
+            "invalid-github",
+            format!("cannot read the GitHub App key {shown}: {e}"),
+        )
+    };
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(cannot_read)?;
+    let meta = file.metadata().map_err(cannot_read)?;
+    if !meta.is_file() {
+        return Err(HostError::invalid(
+            "github-app-key-not-a-file",
+            format!("the GitHub App key {shown} is not a regular file (a FIFO, device or directory); give the path of the PEM file GitHub issued"),
+        ));
+    }
+    let mode = meta.permissions().mode() & 0o7777;
+    if mode & 0o077 != 0 {
+        return Err(HostError::invalid(
+            "github-app-key-exposed",
+            format!("the GitHub App key {shown} may be read or changed by its group or others (mode {mode:04o}); a private key must be its owner's only: chmod 600 {shown}"),
+        ));
+    }
+    let mut pem = Vec::new();
+    file.take(MAX_KEY_BYTES + 1)
+        .read_to_end(&mut pem)
+        .map_err(cannot_read)?;
+    if pem.len() as u64 > MAX_KEY_BYTES {
+        return Err(HostError::invalid(
+            "github-app-key-too-large",
+            format!("the GitHub App key {shown} is larger than {MAX_KEY_BYTES} bytes; an App's private key in PEM is a few KiB"),
+        ));
+    }
+    Ok(pem)
+}
+
+/// What of a refused `access_tokens` answer may be shown: GitHub's `message`, only when the
+/// answer is a JSON object without a `token` (an answer carrying one is never quoted), else
+/// nothing beyond the status.
+fn refusal_message(reply: &Reply) -> String {
+    let Ok(serde_json::Value::Object(body)) = serde_json::from_slice(&reply.body) else {
+        return String::new();
+    };
+    if body.contains_key("token") {
+        return String::new();
+    }
+    match body.get("message").and_then(serde_json::Value::as_str) {
+        Some(message) => format!(": {}", message.chars().take(200).collect::<String>()),
+        None => String::new(),
+    }
+}
 
 struct Installation {
     token: String,
@@ -28,18 +99,51 @@ pub struct AppAuth {
 }
 
 impl AppAuth {
-    /// `pem` is the App's private key as GitHub issues it (PKCS#1 or PKCS#8 PEM).
-    pub fn new(app_id: &str, pem: &[u8], now_ms: Box<dyn Fn() -> u64>) -> Result<AppAuth, String> {
+    /// `pem` is the App's private key as GitHub issues it (PKCS#1 or PKCS#8 PEM). It must
+    /// sign: one JWT is signed here (and thrown away), so a key that parses but cannot sign is
+    /// `github-app-key-unusable` (exit 3) before anything is claimed or sent.
+    pub fn new(
+        app_id: &str,
+        pem: &[u8],
+        now_ms: Box<dyn Fn() -> u64>,
+    ) -> Result<AppAuth, HostError> {
         if app_id.is_empty() || !app_id.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(format!("the GitHub App id {app_id:?} is not a number"));
+            return Err(HostError::invalid(
+                "invalid-github",
+                format!("the GitHub App id {app_id:?} is not a number"),
+            ));
         }
-        let key = EncodingKey::from_rsa_pem(pem)
-            .map_err(|e| format!("the GitHub App key is not an RSA private key in PEM: {e}"))?;
-        Ok(AppAuth {
+        let key = EncodingKey::from_rsa_pem(pem).map_err(|e| {
+            HostError::invalid(
+                "invalid-github",
+                format!("the GitHub App key is not an RSA private key in PEM: {e}"),
+            )
+        })?;
+        let app = AppAuth {
             app_id: app_id.to_string(),
             key,
             now_ms,
             tokens: RefCell::new(HashMap::new()),
+        };
+        app.jwt().map_err(|e| {
+            HostError::auth(
+                "github-app-key-unusable",
+                format!("the GitHub App key parses but {}; use the private key GitHub issued for the App", e.message()),
+            )
+        })?;
+        Ok(app)
+    }
+
+    /// [`AppAuth::new`] with the key read from `path` ([`read_key_file`]); errors name the path.
+    pub fn from_key_file(
+        app_id: &str,
+        path: &Path,
+        now_ms: Box<dyn Fn() -> u64>,
+    ) -> Result<AppAuth, HostError> {
+        let pem = read_key_file(path)?;
+        AppAuth::new(app_id, &pem, now_ms).map_err(|mut e| {
+            e.message = format!("{} ({})", e.message, path.display());
+            e
         })
     }
 
@@ -71,7 +175,10 @@ impl AppAuth {
                 return Ok(held.token.clone());
             }
         }
-        let bearer = format!("Bearer {}", self.jwt()?);
+        let jwt = self
+            .jwt()
+            .inspect_err(|e| client.note_unreachable(e.message()))?;
+        let bearer = format!("Bearer {jwt}");
         let found =
             client.call_with("GET", &format!("/repos/{repo}/installation"), &bearer, None)?;
         if found.status != 200 {
@@ -93,10 +200,11 @@ impl AppAuth {
             Some(b"{}"),
         )?;
         if issued.status != 201 {
+            // The answer may carry a token after all: never quoted (see `refusal_message`).
             return Err(CallError::NotSent(format!(
-                "installation token refused: HTTP {}: {}",
+                "installation token refused: HTTP {}{}",
                 issued.status,
-                issued.message()
+                refusal_message(&issued)
             )));
         }
         let body = issued.json()?;

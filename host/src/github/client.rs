@@ -7,7 +7,9 @@
 //!   sends `Authorization` only to the API's own origin (an artifact's 302 goes to blob storage
 //!   on another host, which must never see the token).
 //! * Every body read is bounded; every answer's rate headers go through [`Quota`].
-//! * It tells failures before anything was sent (safe to try again) from failures after.
+//! * It tells failures before anything was sent (safe to try again) from failures after, and
+//!   remembers the first time GitHub could not be reached at all ([`GithubClient::unreachable`]):
+//!   the ticker then claims no more dispatches in this pass.
 
 use super::auth::Auth;
 use super::quota::Quota;
@@ -93,6 +95,8 @@ pub struct GithubClient {
     auth: Auth,
     pub quota: RefCell<Quota>,
     calls: RefCell<CallLog>,
+    /// Why nothing could be sent to the API in this pass, once that happened.
+    unreachable: RefCell<Option<String>>,
 }
 
 /// How many requests were made, by kind (for the report and the benchmarks).
@@ -104,6 +108,28 @@ pub struct CallLog {
     pub not_modified: u32,
     /// Requests to blob storage (not GitHub's API, no quota).
     pub blob: u32,
+}
+
+/// ureq's own name lookup, with a failed lookup reported as `HostNotFound` (ureq passes the
+/// system resolver's error on as plain I/O, which could not be told from a failure after the
+/// request was sent): a name that does not resolve certainly received nothing.
+#[derive(Debug, Default)]
+struct LookupResolver(ureq::unversioned::resolver::DefaultResolver);
+
+impl ureq::unversioned::resolver::Resolver for LookupResolver {
+    fn resolve(
+        &self,
+        uri: &http::Uri,
+        config: &ureq::config::Config,
+        timeout: ureq::unversioned::transport::NextTimeout,
+    ) -> Result<ureq::unversioned::resolver::ResolvedSocketAddrs, ureq::Error> {
+        self.0
+            .resolve(uri, config, timeout)
+            .map_err(|err| match err {
+                ureq::Error::Io(_) => ureq::Error::HostNotFound,
+                other => other,
+            })
+    }
 }
 
 /// The trust roots: the system's certificates, then Mozilla's bundled ones.
@@ -178,21 +204,26 @@ impl GithubClient {
         let tls = ureq::tls::TlsConfig::builder()
             .root_certs(root_certs())
             .build();
-        let agent: ureq::Agent = ureq::Agent::config_builder()
+        let config = ureq::Agent::config_builder()
             .tls_config(tls)
             .proxy(proxy)
             .max_redirects(0)
             .http_status_as_error(false)
             .timeout_global(Some(timeout))
             .user_agent(concat!("deferral-host/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .into();
+            .build();
+        let agent = ureq::Agent::with_parts(
+            config,
+            ureq::unversioned::transport::DefaultConnector::default(),
+            LookupResolver::default(),
+        );
         Ok(GithubClient {
             agent,
             api,
             auth,
             quota: RefCell::new(quota),
             calls: RefCell::new(CallLog::default()),
+            unreachable: RefCell::new(None),
         })
     }
 
@@ -202,6 +233,20 @@ impl GithubClient {
 
     pub fn calls(&self) -> CallLog {
         self.calls.borrow().clone()
+    }
+
+    /// Why GitHub could not be reached in this pass, if it could not: a request to the API
+    /// failed before any byte of it was written (name lookup, connect, TLS handshake, proxy),
+    /// or the App's JWT could not be signed. Nothing else will get through either.
+    pub fn unreachable(&self) -> Option<String> {
+        self.unreachable.borrow().clone()
+    }
+
+    /// Records why nothing can be sent (the first cause is kept).
+    pub(crate) fn note_unreachable(&self, why: &str) {
+        self.unreachable
+            .borrow_mut()
+            .get_or_insert_with(|| why.to_string());
     }
 
     /// One API request to `path` (starting with `/`, may hold a query), with the credentials
@@ -291,6 +336,12 @@ impl GithubClient {
         )))
     }
 
+    /// Whether `url` is on the API's origin (not blob storage).
+    fn is_api(&self, url: &str) -> bool {
+        let of = |u: &str| u.parse::<http::Uri>().ok().as_ref().and_then(origin);
+        of(url).is_some_and(|o| Some(o) == of(&self.api))
+    }
+
     fn send(
         &self,
         method: &str,
@@ -317,7 +368,29 @@ impl GithubClient {
         let request = builder
             .body(body.unwrap_or_default().to_vec())
             .map_err(|e| CallError::NotSent(format!("cannot build the request: {e}")))?;
-        let mut response = self.agent.run(request).map_err(classify_error)?;
+        let mut response = match self.agent.run(request) {
+            Ok(response) => response,
+            Err(err) => {
+                // A bad URI or header concerns this request only; the other failures before
+                // sending concern every request to this host.
+                let this_request_only =
+                    matches!(err, ureq::Error::BadUri(_) | ureq::Error::Http(_));
+                let err = match err {
+                    ureq::Error::HostNotFound => {
+                        let host = url.parse::<http::Uri>().ok();
+                        let host = host.as_ref().and_then(http::Uri::host).unwrap_or("?");
+                        CallError::NotSent(format!("name lookup failed on the way to {host}"))
+                    }
+                    other => classify_error(other),
+                };
+                if let CallError::NotSent(why) = &err {
+                    if !this_request_only && self.is_api(url) {
+                        self.note_unreachable(why);
+                    }
+                }
+                return Err(err);
+            }
+        };
         let status = response.status().as_u16();
         let headers = response
             .headers()

@@ -16,7 +16,8 @@ pub struct GithubArgs {
     /// Authenticate as this GitHub App (with --github-app-key) instead of GITHUB_TOKEN.
     #[arg(long, env = "DEFERRAL_GITHUB_APP_ID", value_name = "ID")]
     pub github_app_id: Option<String>,
-    /// The GitHub App's private key (PEM), read once; installation tokens stay in memory.
+    /// The GitHub App's private key (PEM), read once: a regular file of at most 64 KiB that only
+    /// its owner may access (`chmod 600`); installation tokens stay in memory.
     #[arg(long, env = "DEFERRAL_GITHUB_APP_KEY_FILE", value_name = "FILE")]
     pub github_app_key: Option<PathBuf>,
     /// REST quota left untouched: a count (`500`) or a share of the limit (`10%`); once
@@ -48,15 +49,11 @@ impl GithubArgs {
             ))
         })?;
         let auth = match (&self.github_app_id, &self.github_app_key) {
-            (Some(id), Some(path)) => {
-                let pem = std::fs::read(path).map_err(|e| {
-                    bad(format!(
-                        "cannot read the GitHub App key {}: {e}",
-                        path.display()
-                    ))
-                })?;
-                Auth::App(AppAuth::new(id, &pem, Box::new(crate::clock::now_ms)).map_err(bad)?)
-            }
+            (Some(id), Some(path)) => Auth::App(AppAuth::from_key_file(
+                id,
+                path,
+                Box::new(crate::clock::now_ms),
+            )?),
             (Some(_), None) | (None, Some(_)) => {
                 return Err(bad(
                     "--github-app-id and --github-app-key go together".into()

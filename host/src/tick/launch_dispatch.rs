@@ -1,5 +1,6 @@
 //! The `workflow-dispatch:` launcher of a tick: dispatches the workflow for a claimed deferral
-//! and holds the lease while GitHub runs it (the follow step learns how it ended).
+//! and holds the lease while GitHub runs it (the follow step learns how it ended). A dispatch
+//! that never reached GitHub gives its claim back without spending the re-entry.
 
 use super::Run;
 use crate::coordinator::{self, Outcome};
@@ -71,12 +72,30 @@ pub(super) fn run(run: &Run<'_>, github: Option<&GithubClient>, target: &Workflo
             "dispatch-unknown",
             message,
         ),
+        // Nothing reached GitHub: the claim is given back, no re-entry spent.
+        DispatchResult::NotSent { message } if client.unreachable().is_some() => {
+            give_back(run, format!("dispatch not sent: {message}"))
+        }
+        // Refused (403/429) or stopped for the pass: not dispatched; the re-entry counts.
         DispatchResult::NotSent { message } => run.finish(Outcome::Returned {
             detail: format!("dispatch not sent: {message}"),
         }),
         DispatchResult::Rejected { status, message } => run.finish(Outcome::Blocked {
             detail: Some(format!("dispatch rejected: HTTP {status}: {message}")),
         }),
+    }
+}
+
+/// Gives the claim back (see [`coordinator::give_back`]); the report line.
+fn give_back(run: &Run<'_>, detail: String) -> Value {
+    let (id, attempt) = (run.id(), run.attempt());
+    match coordinator::give_back(run.store, &run.claimed.deferral, detail, (run.now_ms)()) {
+        Ok(after) => {
+            json!({"id": id, "attempt": attempt, "state": after.state.as_str(), "cause": after.cause, "reentries": after.reentries, "detail": after.detail})
+        }
+        Err(err) => {
+            json!({"id": id, "attempt": attempt, "error": err.to_json_value()["error"]})
+        }
     }
 }
 

@@ -139,6 +139,8 @@ pub struct State {
     pub jwts_verified: u32,
     /// Artifacts' `workflow_run` carries only its `id` (as older servers answer).
     pub bare_artifact_runs: bool,
+    /// Answer `POST .../access_tokens` with this status and body instead of issuing a token.
+    pub access_token_answer: Option<(u16, serde_json::Value)>,
     next_id: u64,
 }
 
@@ -569,6 +571,9 @@ fn api_answer(state: &mut State, request: &Request, api: &str, blob: &str) -> An
     if route == "/app/installations/7/access_tokens" && request.method == "POST" {
         if !verify_jwt(state, request) {
             return unauthorized();
+        }
+        if let Some((status, body)) = state.access_token_answer.clone() {
+            return Answer::json(status, body);
         }
         let n = state.installation_tokens.len() + 1;
         let token = format!("test-installation-token-not-real-{n}");
