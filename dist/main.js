@@ -841,5 +841,22 @@ async function runAttempt(start, env = process.env) {
 }
 
 // dist/main.js
-var done = await runAttempt({ surface: "action" });
-process.exitCode = done.process_exit;
+var { realpathSync } = builtin("node:fs");
+var { fileURLToPath } = builtin("node:url");
+async function run3() {
+  const done = await runAttempt({ surface: "action" });
+  process.exitCode = done.process_exit;
+  return done;
+}
+function startedHere() {
+  if (!process.argv[1]) return false;
+  try {
+    return realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+if (startedHere()) await run3();
+export {
+  run3 as run
+};

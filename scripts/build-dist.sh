@@ -58,7 +58,9 @@ cp "$OUT/deferral_wasm.js" dist/wasm/deferral_wasm.js
 (cd action && find . -name '*.js' -print0 | sort -z | xargs -0 -I{} cp --parents {} ../dist/)
 # ...except the Action's entry, which is one ES module bundled from them: a run then loads one
 # file, not twenty (about 5 ms less per run). esbuild is pinned in package.json and deterministic.
-# DEFERRAL_WASM_DIR tells lib/core.js that its wasm sits in ./wasm/ beside the bundle.
+# DEFERRAL_WASM_DIR tells lib/core.js that its wasm sits in ./wasm/ beside the bundle. The bundle
+# keeps the entry's `export { run }` (GitHub's @github/local-action imports it and calls run())
+# and its check that Node was started on this file, so the runner's `node dist/main.js` runs once.
 node --input-type=module -e '
 import { buildSync } from "esbuild";
 buildSync({ entryPoints: ["dist/main.js"], outfile: process.argv[1], bundle: true, format: "esm",

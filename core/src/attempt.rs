@@ -26,6 +26,7 @@
 
 mod error;
 mod inputs;
+pub mod markdown;
 pub mod view;
 
 pub use error::AttemptError;

@@ -3,11 +3,11 @@
 // validated before they name a file.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startFakeGitHub } from '../support/fake-github.mjs';
 import { runAction } from '../support/run-action.mjs';
+import { retainingAs } from '../support/hostile-port.mjs';
 
 const servers = [];
 after(() => Promise.all(servers.map((s) => s.close())));
@@ -49,23 +49,6 @@ test('a plan key that carries a workflow command is printed as data, never as a 
   run.cleanup();
 });
 
-/** A port that retains whatever it is sent, but answers the id and handle it was built with. */
-async function hostilePort({ id, handle }) {
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (d) => { body += d; });
-    req.on('end', () => {
-      const { receipt } = JSON.parse(body);
-      const retained = { ...receipt, ownership: { disposition: 'retained', mode: 'durable-host', wakeup_digest: 'a'.repeat(64), cancellation_digest: 'b'.repeat(64) } };
-      res.writeHead(201, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ id, receipt: retained, cancellation_handle: handle }));
-    });
-  });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  servers.push({ close: () => new Promise((resolve) => server.close(resolve)) });
-  return `http://127.0.0.1:${server.address().port}`;
-}
-
 test('a hostile port cannot choose where the handle file goes, nor what it holds', async () => {
   for (const answer of [
     { id: '../../escaped', handle: 'c'.repeat(64) },
@@ -73,7 +56,9 @@ test('a hostile port cannot choose where the handle file goes, nor what it holds
     { id: 'dok', handle: '../not-a-handle\n' },
   ]) {
     const gh = await api('rest-low');
-    const url = await hostilePort(answer);
+    const port = await retainingAs(answer);
+    servers.push(port);
+    const { url } = port;
     const run = await runAction(gh.url, { 'coordinator-url': url, 'coordinator-token': 'test-token-not-real', 'coordinator-launch': 'workflow-dispatch:o/r/w.yml@main' });
     assert.equal(run.outputs.status, 'error', run.stdout);
     assert.match(run.stdout, /invalid-coordinator-answer/);

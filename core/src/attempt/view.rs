@@ -3,6 +3,7 @@
 //! workflow-command data), and the human verdict for a terminal. All from one [`Finished`], so
 //! the surfaces always agree, and none of them holds the token, scope, request or repository.
 
+use super::markdown;
 use crate::decision::{Decision, Diagnostic, ResourceFigures};
 use crate::exit::Exit;
 use crate::json::write_json_string;
@@ -306,18 +307,28 @@ impl Finished {
                 self.resume_after().map(iso_ms).unwrap_or_default(),
                 self.resume_by().map(iso_ms).unwrap_or_default()
             ),
-            "blocked" => format!(
-                "Blocked ({}): {}",
-                self.code.as_deref().unwrap_or("blocked"),
-                self.why().unwrap_or_else(|| self.code.as_deref().unwrap_or(""))
-            ),
-            _ => format!(
-                "Error ({}): {}",
+            _ => {
+                let (label, code, why) = self.stop_parts().unwrap_or(("Error", "error", ""));
+                format!("{label} ({code}): {why}")
+            }
+        }
+    }
+
+    /// Blocked or error: the label, the stop code and why (which may quote outside words).
+    fn stop_parts(&self) -> Option<(&'static str, &str, &str)> {
+        match self.status {
+            "blocked" => {
+                let why = self.why().unwrap_or(self.code.as_deref().unwrap_or(""));
+                Some(("Blocked", self.code.as_deref().unwrap_or("blocked"), why))
+            }
+            "ready" | "deferred" => None,
+            _ => Some((
+                "Error",
                 self.code.as_deref().unwrap_or("error"),
                 self.why()
                     .or_else(|| self.diagnostics.first().map(|d| d.message.as_str()))
-                    .unwrap_or("no decision was made")
-            ),
+                    .unwrap_or("no decision was made"),
+            )),
         }
     }
 
@@ -363,7 +374,10 @@ impl Finished {
         if let Some(r) = self.deferred_receipt() {
             lines.push("| deferral | |".into());
             lines.push("|---|---|".into());
-            lines.push(format!("| reason | `{}` |", r.reason.as_str()));
+            lines.push(format!(
+                "| reason | {} |",
+                markdown::cell(r.reason.as_str())
+            ));
             lines.push(format!(
                 "| resume after | {} |",
                 utc_text(r.resume_after_ms)
@@ -378,7 +392,10 @@ impl Finished {
                 }
             ));
             if let Some(id) = &self.deferral_id {
-                lines.push(format!("| durable host | retained as `{id}` |"));
+                lines.push(format!(
+                    "| durable host | retained as {} |",
+                    markdown::cell(id)
+                ));
             }
             lines.push(String::new());
             lines.extend(self.timeline(r));
@@ -390,8 +407,13 @@ impl Finished {
             });
             lines.push(String::new());
         }
-        if self.status == "blocked" || self.status == "error" {
-            lines.push(markdown_text(&self.explain_line()));
+        if let Some((label, code, why)) = self.stop_parts() {
+            // Codes are ours, but a message may quote a plan's keys or a port's words.
+            lines.push(format!(
+                "{label} ({}): {}",
+                markdown::literal(code),
+                markdown::literal(why)
+            ));
             lines.push(String::new());
         }
         let notes: Vec<&Diagnostic> = self
@@ -403,7 +425,11 @@ impl Finished {
             lines.push("<details><summary>Diagnostics</summary>".into());
             lines.push(String::new());
             for x in notes {
-                lines.push(format!("- `{}`: {}", x.code, markdown_text(&x.message)));
+                lines.push(format!(
+                    "- {}: {}",
+                    markdown::literal(&x.code),
+                    markdown::literal(&x.message)
+                ));
             }
             lines.push(String::new());
             lines.push("</details>".into());
@@ -527,14 +553,6 @@ impl Finished {
     }
 }
 
-/// One line of Markdown from a message (which may quote a plan's keys): no HTML, no line break.
-pub fn markdown_text(text: &str) -> String {
-    text.replace(['\r', '\n'], " ")
-        .replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
-
 /// Escapes workflow-command data: `%`, CR and LF would otherwise end or forge a command.
 pub fn escape_data(text: &str) -> String {
     text.replace('%', "%25")
@@ -558,7 +576,49 @@ mod tests {
             "50%25 done%0D%0A::error::forged"
         );
         assert_eq!(escape_property("x:y,z%"), "x%3Ay%2Cz%25");
-        assert_eq!(markdown_text("a\n<b>&c"), "a &lt;b&gt;&amp;c");
+    }
+
+    #[test]
+    fn outside_words_reach_the_summary_only_inside_code_spans() {
+        let hostile = "`](x) ![t](http://evil.example/i.png)\n# h <img src=x> *e* |";
+        let f = Finished {
+            mode: "gate",
+            status: "error",
+            code: Some("coordinator-failed".into()),
+            error: Some((format!("port said {hostile}"), String::new())),
+            decision: None,
+            receipt: None,
+            ownership: None,
+            field: None,
+            diagnostics: vec![
+                Diagnostic {
+                    code: "coordinator-failed".into(),
+                    message: "the stop itself".into(),
+                },
+                Diagnostic {
+                    code: hostile.into(),
+                    message: hostile.into(),
+                },
+            ],
+            exit: Exit::Provider,
+            deferral_id: None,
+        };
+        let summary = f.summary();
+        let spanned = markdown::literal(hostile);
+        let lines: Vec<&str> = summary.lines().collect();
+        assert!(lines.contains(
+            &format!(
+                "Error (`coordinator-failed`): {}",
+                markdown::literal(&format!("port said {hostile}"))
+            )
+            .as_str()
+        ));
+        assert!(lines.contains(&format!("- {spanned}: {spanned}").as_str()));
+        // Nothing of it outside a span: no line of its own, no heading, no HTML block.
+        assert!(!lines
+            .iter()
+            .any(|l| l.starts_with("# h") || l.starts_with('<') && l.contains("img")));
+        assert_eq!(summary.matches("evil.example").count(), 3, "{summary}");
     }
 
     #[test]
