@@ -394,12 +394,12 @@ impl Ledger {
     /// Records a classified response: its window ([`Classified::window`]: a primary limit
     /// records its bucket spent until its reset, or for the default window when the answer
     /// gives none in the future), the clock offset, every bucket of a `/rate_limit` answer, and
-    /// a strike when it hit a secondary limit. Answers the bucket whose window was recorded.
+    /// a strike when it hit a secondary limit. Answers the bucket and window it recorded.
     pub fn observe_response(
         &mut self,
         classified: &Classified,
         local_now_ms: u64,
-    ) -> Option<String> {
+    ) -> Option<(String, Window)> {
         let headers = &classified.headers;
         if let Some(offset_ms) = headers.clock_offset_ms(local_now_ms) {
             self.apply(&Observation::Clock {
@@ -426,7 +426,7 @@ impl Ledger {
         if classified.kind == Classification::Secondary {
             self.strike(local_now_ms, headers.retry_after_s_at(local_now_ms));
         }
-        recorded.map(|(resource, _)| resource)
+        recorded
     }
 
     /// The end of the active secondary hold, if one is active at `now_ms`.

@@ -142,7 +142,7 @@ fn observe(v: &Value) -> Result<Value, Value> {
         .unwrap_or_default();
     let mut out = classified_value(&c);
     out["ok"] = json!(true);
-    out["resource"] = json!(recorded);
+    out["resource"] = json!(recorded.map(|(resource, _)| resource));
     out["buckets"] = json!(buckets);
     out["retry_after_s"] = json!(c.headers.retry_after_s_at(now));
     out["hold_until_ms"] = json!(ledger.hold_until(now));
