@@ -91,11 +91,13 @@ test('a 403 from the search bucket defers only work that needs search', () => wi
   assert.ok(err.resumeAfterMs >= github.state.reset * 1000, 'resume after the search reset');
   assert.match(err.message, /search/);
   assert.equal((await octokit.request('GET /user')).status, 200, 'core work goes on');
-  const before = github.sent('/search/code');
-  await deferred(octokit.request('GET /search/code', { q: 'x' }), 'rest-reserve');
+  await deferred(octokit.request('GET /search/repositories', { q: 'x' }), 'rest-reserve');
   await deferred(octokit.request('GET /search/issues', { q: 'is:closed' }), 'rest-reserve');
-  assert.equal(github.sent('/search/code'), before, 'the next search never left');
+  assert.equal(github.sent('/search/repositories'), 0, 'the next searches never left');
   assert.equal(github.sent('/search/issues'), 2);
+  // Code search is a bucket of its own (code_search): not spent by the search limit.
+  github.state.search = 30;
+  assert.equal((await octokit.request('GET /search/code', { q: 'x' })).status, 200);
 }));
 
 test('a fresh remaining-0 answer wins over the older snapshot of its bucket', () => withGitHub({ limit: 5000, core: 4000 }, async (github) => {

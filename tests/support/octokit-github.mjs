@@ -45,7 +45,8 @@ export async function startGitHub({ limit = 5000, core = limit - 10, graphql = l
       const canned = state.canned.shift();
       if (canned) return send(res, canned.status, { 'content-type': 'application/json; charset=utf-8', ...canned.headers }, canned.body);
       if (path.startsWith('/search/')) {
-        const head = { ...headers('search', Math.max(state.search - 1, 0)), 'x-ratelimit-limit': '30', 'x-ratelimit-used': String(30 - Math.max(state.search - 1, 0)) };
+        const resource = path.startsWith('/search/code') ? 'code_search' : 'search';
+        const head = { ...headers(resource, Math.max(state.search - 1, 0)), 'x-ratelimit-limit': '30', 'x-ratelimit-used': String(30 - Math.max(state.search - 1, 0)) };
         if (state.search <= 0) {
           return send(res, 403, { ...head, 'x-ratelimit-remaining': '0', 'x-ratelimit-used': '30' }, {
             message: 'API rate limit exceeded for user ID 1.',
