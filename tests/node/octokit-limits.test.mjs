@@ -79,8 +79,10 @@ test('a GraphQL RATE_LIMITED body whose headers say remaining 1 and an old reset
   });
   const err = await deferred(octokit.graphql('query { viewer { login } }'), 'graphql-reserve');
   assert.ok(err.resumeAfterMs >= Date.now() + HOUR - 10_000, `resume an hour out, not ${err.resumeAfter}`);
-  // REST is another bucket: it still goes.
-  assert.equal((await octokit.request('GET /user')).status, 200);
+  // The graphql bucket stays spent: the next query is stopped before it is sent.
+  const before = github.sent('/graphql');
+  await deferred(octokit.graphql('query { viewer { login } }'), 'graphql-reserve');
+  assert.equal(github.sent('/graphql'), before);
 }));
 
 test('a 403 from the search bucket defers only work that needs search', () => withGitHub({ limit: 5000, core: 4000 }, async (github) => {
