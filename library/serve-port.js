@@ -22,10 +22,17 @@ export function createServePort(options = {}) {
   /** The digest under which serve recorded the receipt: that of its handoff form. */
   const recordedDigest = (receipt) => ask('recorded_digest', { receipt: encode(receipt) }).digest;
 
+  /** What the port answers for a deferral, checked before any of it is used. */
+  const checked = (found, needId = false) => {
+    ask('port_deferral', { id: found?.id ?? (needId ? '' : null), state: found?.state ?? null });
+    return found;
+  };
+
   async function deferralOf(receipt) {
     const digest = recordedDigest(receipt);
     const known = await keyStore.get(digest);
-    return known?.id ? client.get(known.id) : client.getByReceipt(digest);
+    if (known?.id) ask('port_deferral', { id: known.id });
+    return checked(known?.id ? await client.get(known.id) : await client.getByReceipt(digest));
   }
 
   return {
@@ -42,6 +49,7 @@ export function createServePort(options = {}) {
       const { handles } = ask('scheduled', {
         digest, id: answer.id ?? null, already_recorded: answer.already_recorded === true,
         receipt: answer.receipt === undefined ? null : encode(answer.receipt),
+        cancellation_handle: answer.cancellation_handle ?? null,
       });
       // serve gives the handle once, to the first recorder.
       if (answer.cancellation_handle) {
@@ -65,7 +73,8 @@ export function createServePort(options = {}) {
       const digest = recordedDigest(receipt);
       const known = await keyStore.get(digest);
       ask('cancel_handle', { known: Boolean(known?.cancellationHandle) });
-      const id = known.id ?? (await client.getByReceipt(digest)).id;
+      if (known.id) ask('port_deferral', { id: known.id });
+      const id = known.id ?? checked(await client.getByReceipt(digest), true).id;
       try {
         await client.cancel(id, known.cancellationHandle);
       } catch (err) {

@@ -188,7 +188,7 @@ export type LibraryErrorCode =
   | 'invalid-clock' | 'invalid-now' | 'invalid-fresh-process' | 'invalid-durable-port'
   | 'invalid-launch' | 'missing-receipt' | 'stale-attempt' | 'unexpected-receipt' | 'invalid-port'
   | 'port-unreachable' | 'port-error' | 'invalid-key-store' | 'invalid-key' | 'already-recorded'
-  | 'key-store-failed' | 'no-cancellation-handle' | 'invalid-options' | 'invalid-octokit'
+  | 'key-store-failed' | 'no-cancellation-handle' | 'invalid-port-answer' | 'invalid-options' | 'invalid-octokit'
   | 'already-gated' | 'unknown-op';
 
 /** The TypeError of a call not allowed now: upstream's message, with a code. */

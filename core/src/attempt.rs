@@ -757,40 +757,11 @@ impl Attempt<'_> {
         };
         let answer = answer.as_object()?;
         let handoff = f.receipt.as_ref()?;
-        let bad =
-            |detail: &'static str| Some(Err(AttemptError::InvalidCoordinatorAnswer { detail }));
-        let id = answer.get("id").and_then(Value::as_str).unwrap_or("");
-        if id.is_empty()
-            || id.len() > 64
-            || !id
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-        {
-            return bad("a deferral id that is not 1 to 64 of [A-Za-z0-9_-]");
-        }
-        let handle = answer
-            .get("cancellation_handle")
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        if handle.len() != 64
-            || !handle
-                .bytes()
-                .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
-        {
-            return bad("a cancellation handle that is not 64 lowercase hex");
-        }
-        let text = match answer.get("receipt") {
-            Some(Value::String(s)) => s.clone(),
-            Some(other) => serde_json::to_string(other).unwrap_or_default(),
-            None => String::new(),
-        };
-        let Ok(receipt) = validate(text.as_bytes()) else {
-            return bad("a receipt that is not a valid deferred-receipt-v1");
-        };
-        if !receipt.is_retained() || receipt.bindings != handoff.bindings {
-            return bad("a receipt that is not the retained form of the one sent");
-        }
-        Some(Ok((id.to_string(), receipt, handle.to_string())))
+        // The one check of a port's answer, shared with the library's serve-backed port.
+        Some(
+            crate::port_answer::check_retained(answer, handoff)
+                .map_err(|detail| AttemptError::InvalidCoordinatorAnswer { detail }),
+        )
     }
 
     fn retained_done(&self, mut f: Finished, id: String, receipt: Receipt, handle: &str) -> String {

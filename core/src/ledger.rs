@@ -391,19 +391,42 @@ impl Ledger {
         }
     }
 
-    /// Records a classified response: its headers, every bucket of a `/rate_limit` answer, and
-    /// a strike when it hit a secondary limit.
-    pub fn observe_response(&mut self, classified: &Classified, local_now_ms: u64) {
-        self.observe_headers(&classified.headers, local_now_ms);
+    /// Records a classified response: its window ([`Classified::window`]: a primary limit
+    /// records its bucket spent until its reset, or for the default window when the answer
+    /// gives none in the future), the clock offset, every bucket of a `/rate_limit` answer, and
+    /// a strike when it hit a secondary limit. Answers the bucket and window it recorded.
+    pub fn observe_response(
+        &mut self,
+        classified: &Classified,
+        local_now_ms: u64,
+    ) -> Option<(String, Window)> {
+        let headers = &classified.headers;
+        if let Some(offset_ms) = headers.clock_offset_ms(local_now_ms) {
+            self.apply(&Observation::Clock {
+                offset_ms,
+                observed_at_ms: local_now_ms,
+            });
+        }
+        let offset = self.clock.map_or(0, |c| c.offset_ms);
+        let server_now_ms = headers.date_ms.unwrap_or_else(|| {
+            u64::try_from(i128::from(local_now_ms) + i128::from(offset)).unwrap_or(0)
+        });
+        let known = |resource: &str| self.resources.get(resource).map(|e| e.limit);
+        let recorded = classified.window(server_now_ms / 1000, known);
+        if let Some((resource, window)) = &recorded {
+            self.apply(&Observation::Window {
+                resource: resource.clone(),
+                window: *window,
+                observed_at_ms: local_now_ms,
+            });
+        }
         if let Some(snapshot) = &classified.snapshot {
             self.observe_snapshot(snapshot, local_now_ms);
         }
         if classified.kind == Classification::Secondary {
-            self.strike(
-                local_now_ms,
-                classified.headers.retry_after_s_at(local_now_ms),
-            );
+            self.strike(local_now_ms, headers.retry_after_s_at(local_now_ms));
         }
+        recorded
     }
 
     /// The end of the active secondary hold, if one is active at `now_ms`.

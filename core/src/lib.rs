@@ -39,6 +39,7 @@ pub mod library;
 pub mod lifecycle;
 pub mod observe;
 pub mod plan;
+pub mod port_answer;
 pub mod preflight;
 pub mod proxy;
 pub mod rate_state;

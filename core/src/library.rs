@@ -8,7 +8,9 @@
 //!   could not hold), and upstream's governed-handoff builder with its default window.
 //! * [`upstream`]: upstream's host `createResumableDeferralHost(port, nowMs)`.
 //! * [`serve`]: the serve client form, the port client, the serve-backed port and key store.
-//! * [`octokit`]: `deferral/octokit`'s gate: its options, defaults and decisions.
+//! * [`octokit`]: `deferral/octokit`'s gate: its options, defaults and decisions; with
+//!   [`octokit_request`] (a request's bucket and plan) and [`octokit_answer`] (what an answer
+//!   tells the gate).
 //!
 //! ```
 //! let answer = deferral_core::library::answer(r#"{"op":"port_state","state":"cancelled","cause":"expired"}"#);
@@ -18,6 +20,8 @@
 pub mod error;
 pub mod input;
 pub mod octokit;
+pub mod octokit_answer;
+pub mod octokit_request;
 pub mod serve;
 pub mod upstream;
 

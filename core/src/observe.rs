@@ -134,8 +134,7 @@ fn observe(v: &Value) -> Result<Value, Value> {
     };
     let path = v["path"].as_str();
     let c = classify_at(path, status, &headers, &body);
-    ledger.observe_response(&c, now);
-    let window = c.headers.window();
+    let recorded = ledger.observe_response(&c, now);
     let buckets: Vec<&String> = c
         .snapshot
         .as_ref()
@@ -143,7 +142,7 @@ fn observe(v: &Value) -> Result<Value, Value> {
         .unwrap_or_default();
     let mut out = classified_value(&c);
     out["ok"] = json!(true);
-    out["resource"] = json!(window.map(|(resource, _)| resource));
+    out["resource"] = json!(recorded.map(|(resource, _)| resource));
     out["buckets"] = json!(buckets);
     out["retry_after_s"] = json!(c.headers.retry_after_s_at(now));
     out["hold_until_ms"] = json!(ledger.hold_until(now));

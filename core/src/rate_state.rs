@@ -9,8 +9,8 @@ use crate::exit::Exit;
 use crate::ledger::Observation;
 use crate::observe::{answer_of, error_value};
 use crate::signals::{
-    classify_at, looks_like_response, parse_rate_limit_body, parse_rate_limit_response,
-    parse_response_text, Classification, RateSnapshot, SignalError,
+    classify_at, is_unlimited_answer, looks_like_response, parse_rate_limit_body,
+    parse_rate_limit_response, parse_response_text, Classification, RateSnapshot, SignalError,
 };
 use serde_json::{json, Value};
 use std::fmt;
@@ -44,11 +44,11 @@ pub enum RateReadError {
     BadCredentials,
     /// 403 that is not a rate limit.
     Forbidden,
-    /// 404 other than "rate limiting is not enabled".
+    /// 404 other than an answer saying the server does not rate-limit.
     NotFound,
     /// Any other status.
     ProviderError { status: u16 },
-    /// A primary limit without the headers that say when it resets.
+    /// A primary limit without the headers that say which bucket and how large it is.
     RateLimitedWithoutReset { status: u16 },
     /// A live 200 whose body cannot be read.
     Unreadable { status: u16, error: SignalError },
@@ -117,7 +117,7 @@ impl fmt::Display for RateReadError {
             }
             RateReadError::RateLimitedWithoutReset { status } => write!(
                 f,
-                "GET /rate_limit answered {status} (rate limited) without the x-ratelimit headers needed to know when to resume"
+                "GET /rate_limit answered {status} (rate limited) without the x-ratelimit-limit or x-ratelimit-used header needed to record its window"
             ),
             RateReadError::Unreadable { status, error } => write!(
                 f,
@@ -185,13 +185,13 @@ pub fn read_response(
         Classification::PrimaryRest | Classification::PrimaryGraphql => {
             // /rate_limit does not count against the primary limit, but if a proxy or server
             // answers as if it did, its headers still describe the exhausted window.
-            let Some((resource, window)) = classified.headers.window() else {
+            // Without a reset in the future, the default window (an hour from the answer).
+            let server_now_ms = classified
+                .headers
+                .date_ms
+                .unwrap_or_else(|| now_ms.saturating_add_signed(clock_offset_ms.unwrap_or(0)));
+            let Some((resource, window)) = classified.window(server_now_ms / 1000, |_| None) else {
                 return Err(RateReadError::RateLimitedWithoutReset { status });
-            };
-            let resource = if classified.kind == Classification::PrimaryGraphql {
-                crate::signals::GRAPHQL_RESOURCE.to_string()
-            } else {
-                resource
             };
             let mut snapshot = RateSnapshot::default();
             snapshot.resources.insert(resource, window);
@@ -207,8 +207,9 @@ pub fn read_response(
     }
 }
 
-/// Reads a saved rate state: a `/rate_limit` JSON body, a saved Enterprise Server "rate
-/// limiting is not enabled" answer, or a whole answer with its status line and headers.
+/// Reads a saved rate state: a `/rate_limit` JSON body, a saved Enterprise Server answer that
+/// it does not rate-limit ("Rate limiting is not enabled", "No rate limit for white listed
+/// users"), or a whole answer with its status line and headers.
 ///
 /// # Errors
 /// [`RateReadError::InvalidFile`] saying what was expected, or the error the saved answer
@@ -233,8 +234,7 @@ pub fn read_file(bytes: &[u8], now_ms: u64) -> Result<RateRead, RateReadError> {
     if text.is_empty() {
         return Err(invalid("it is empty"));
     }
-    let lower = text.to_ascii_lowercase();
-    if lower.contains("rate limiting is not enabled") && !text.contains("\"resources\"") {
+    if is_unlimited_answer(404, text) {
         return read_response(Source::File, 404, &[], text, now_ms);
     }
     let snapshot = parse_rate_limit_body(text).map_err(|error| RateReadError::InvalidFile {

@@ -13,10 +13,14 @@ mod rate_limit;
 mod response_text;
 pub mod time;
 
-pub use classify::{classify, classify_at, resource_for_path, Classification, Classified};
+pub use classify::{
+    classify, classify_at, resource_for_path, Classification, Classified, DEFAULT_PRIMARY_WINDOW_S,
+};
 pub use graphql::{parse_graphql_rate_limit, GraphqlRateLimit};
 pub use headers::{parse_headers, HeaderObservation};
-pub use rate_limit::{parse_rate_limit_body, parse_rate_limit_response, RateSnapshot};
+pub use rate_limit::{
+    is_unlimited_answer, parse_rate_limit_body, parse_rate_limit_response, RateSnapshot,
+};
 pub use response_text::{looks_like_response, parse_response_text, SavedResponse};
 
 use serde::{Deserialize, Serialize};

@@ -142,6 +142,7 @@ fn responses_record_windows_clock_and_strikes() {
         ("x-ratelimit-limit", "5000"),
         ("x-ratelimit-remaining", "4000"),
         ("x-ratelimit-reset", "1800003600"),
+        ("x-ratelimit-resource", "core"),
         ("retry-after", "120"),
         ("date", "Fri, 15 Jan 2027 08:00:02 GMT"),
     ];

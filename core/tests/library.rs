@@ -49,6 +49,7 @@ fn every_code_is_unique_and_has_one_template() {
             ("key", "x"),
             ("id", "x"),
             ("op", "x"),
+            ("detail", "x"),
         ]);
         assert!(
             !filled.contains('{'),
@@ -204,12 +205,26 @@ fn serve_client_and_port_refusals() {
         "deferred"
     );
     let sent = ask(json!({"op": "schedule", "receipt": handoff}));
-    let out = ask(json!({"op": "scheduled", "digest": sent["digest"], "receipt": retained}));
+    let out =
+        ask(json!({"op": "scheduled", "digest": sent["digest"], "id": "dok", "receipt": retained}));
     assert_eq!(out["handles"]["wakeupDigest"], "d".repeat(64), "{out}");
     assert_eq!(
-        code(json!({"op": "scheduled", "digest": "0".repeat(64), "receipt": retained})),
+        code(
+            json!({"op": "scheduled", "digest": "0".repeat(64), "id": "dok", "receipt": retained})
+        ),
         "unexpected-receipt"
     );
+    // A port's made-up id, handle or state: the Action's check, refused before use.
+    for bad in [
+        json!({"op": "scheduled", "digest": sent["digest"], "id": "..", "receipt": retained}),
+        json!({"op": "scheduled", "digest": sent["digest"], "id": "dok", "receipt": retained, "cancellation_handle": "../x"}),
+        json!({"op": "port_deferral", "id": "..", "state": "deferred"}),
+        json!({"op": "port_deferral", "id": "dok", "state": "mine"}),
+        json!({"op": "port_deferral", "id": ""}),
+    ] {
+        assert_eq!(code(bad.clone()), "invalid-port-answer", "{bad}");
+    }
+    assert!(ask(json!({"op": "port_deferral", "id": "dok", "state": "resumable"}))["ok"] == true);
     assert_eq!(
         code(json!({"op": "store_key", "key": "../x"})),
         "invalid-key"
@@ -234,16 +249,63 @@ fn octokit_gate_takes_the_actions_defaults_and_refuses_bad_options() {
         .as_str()
         .unwrap()
         .starts_with("invalid deferral options: "));
-    for (kind, limited) in [
-        ("primary-rest", true),
-        ("secondary", true),
-        ("not-rate-limited", false),
+    // A raw GraphQL body is costed in points; a search request names its bucket.
+    let costly = "query { viewer { repositories(first: 100) { nodes { issues(first: 50) { nodes { labels(first: 60) { nodes { name } } } } } } } }";
+    for options in [
+        json!({"method": "POST", "url": "/graphql", "data": {"query": costly}}),
+        json!({"method": "POST", "url": "/graphql", "data": json!({"query": costly}).to_string()}),
+        json!({"method": "POST", "url": "https://ghe.example/api/graphql", "query": costly}),
     ] {
-        assert_eq!(
-            ask(json!({"op": "octokit_limited", "kind": kind}))["limited"],
-            limited
-        );
+        let known = ask(json!({"op": "octokit_request", "options": options}));
+        assert_eq!(known["bucket"], "graphql", "{known}");
+        assert_eq!(known["plan"]["graphql"][0]["query"], costly, "{known}");
     }
+    let search = ask(
+        json!({"op": "octokit_request", "options": {"method": "GET", "url": "/search/issues?q=x"}}),
+    );
+    assert_eq!(
+        (search["bucket"].as_str(), search["free"].as_bool()),
+        (Some("search"), Some(false))
+    );
+    assert_eq!(
+        ask(json!({"op": "octokit_request", "options": {"url": "/rate_limit"}}))["free"],
+        true
+    );
+    // What is in flight counts against what is left.
+    let reset = NOW / 1000 + 600;
+    let input = json!({"policy": {"rest_reserve": 500}, "scope": "s", "now_ms": NOW,
+        "rate": {"unlimited": false, "resources": {"core": {"limit": 5000, "remaining": 505, "reset": reset}}},
+        "plan": {"rest": [{"method": "POST", "route": "/x"}]}});
+    let go = |n: u64| {
+        ask(json!({"op": "octokit_decide", "input": input, "in_flight": {"core": n}}))["go"].clone()
+    };
+    assert_eq!((go(4), go(5)), (json!(true), json!(false)));
+    // A primary limit answer without x-ratelimit-limit spends its bucket over the snapshot.
+    let snapshot = json!({"unlimited": false, "resources": {"core": {"limit": 5000, "remaining": 4000, "used": 1000, "reset": reset}}});
+    let seen = ask(
+        json!({"op": "octokit_observe", "snapshot": snapshot, "path": "/user", "status": 403,
+        "headers": {"x-ratelimit-remaining": "0", "x-ratelimit-resource": "core", "x-ratelimit-reset": (reset - 300).to_string()},
+        "body": "{\"message\":\"API rate limit exceeded for user ID 1.\"}", "now_ms": NOW}),
+    );
+    assert_eq!(
+        (seen["limited"].as_bool(), seen["bucket"].as_str()),
+        (Some(true), Some("core")),
+        "{seen}"
+    );
+    assert_eq!(
+        seen["snapshot"]["resources"]["core"]["remaining"], 0,
+        "{seen}"
+    );
+    assert_eq!(
+        seen["ledger"]["resources"]["core"]["reset"],
+        reset - 300,
+        "{seen}"
+    );
+    let permissions = ask(
+        json!({"op": "octokit_observe", "snapshot": snapshot, "path": "/user", "status": 403,
+        "headers": {"x-ratelimit-remaining": "3999", "x-ratelimit-resource": "core"}, "body": "{\"message\":\"Resource not accessible by integration\"}", "now_ms": NOW}),
+    );
+    assert_eq!(permissions["limited"], false, "{permissions}");
     assert_eq!(
         code(json!({"op": "octokit_wrap", "octokit": true, "wrapped": true})),
         "already-gated"

@@ -160,13 +160,25 @@ fn headers_missing_or_garbled_are_absent() {
     assert_eq!(obs.clock_offset_ms(0), None);
     let none: [(&str, &str); 0] = [];
     assert_eq!(parse_headers(&none), Default::default());
-    // Without x-ratelimit-resource the request counted against core.
+    // Without x-ratelimit-resource (and no request path to name it) the bucket is unknown: a
+    // search answer must not be recorded as core.
     let obs = parse_headers(&[
         ("x-ratelimit-limit", "60"),
         ("x-ratelimit-remaining", "0"),
         ("x-ratelimit-reset", "9"),
     ]);
-    assert_eq!(obs.window().unwrap().0, "core");
+    assert!(obs.window().is_none());
+    let named = deferral_core::signals::classify_at(
+        Some("/repos/o/r"),
+        200,
+        &[
+            ("x-ratelimit-limit", "60"),
+            ("x-ratelimit-remaining", "0"),
+            ("x-ratelimit-reset", "9"),
+        ],
+        "{}",
+    );
+    assert_eq!(named.headers.window().unwrap().0, "core");
 }
 
 #[test]

@@ -293,10 +293,15 @@ function createServePort(options = {}) {
   ask("serve_port", { launch: launch ?? null, key_store: usable });
   const client = options.client ?? createPortClient(options);
   const recordedDigest = (receipt) => ask("recorded_digest", { receipt: encode(receipt) }).digest;
+  const checked = (found, needId = false) => {
+    ask("port_deferral", { id: found?.id ?? (needId ? "" : null), state: found?.state ?? null });
+    return found;
+  };
   async function deferralOf(receipt) {
     const digest = recordedDigest(receipt);
     const known = await keyStore.get(digest);
-    return known?.id ? client.get(known.id) : client.getByReceipt(digest);
+    if (known?.id) ask("port_deferral", { id: known.id });
+    return checked(known?.id ? await client.get(known.id) : await client.getByReceipt(digest));
   }
   return {
     url: client.url,
@@ -310,7 +315,8 @@ function createServePort(options = {}) {
         digest,
         id: answer.id ?? null,
         already_recorded: answer.already_recorded === true,
-        receipt: answer.receipt === void 0 ? null : encode(answer.receipt)
+        receipt: answer.receipt === void 0 ? null : encode(answer.receipt),
+        cancellation_handle: answer.cancellation_handle ?? null
       });
       if (answer.cancellation_handle) {
         try {
@@ -331,7 +337,8 @@ function createServePort(options = {}) {
       const digest = recordedDigest(receipt);
       const known = await keyStore.get(digest);
       ask("cancel_handle", { known: Boolean(known?.cancellationHandle) });
-      const id = known.id ?? (await client.getByReceipt(digest)).id;
+      if (known.id) ask("port_deferral", { id: known.id });
+      const id = known.id ?? checked(await client.getByReceipt(digest), true).id;
       try {
         await client.cancel(id, known.cancellationHandle);
       } catch (err) {

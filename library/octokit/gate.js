@@ -1,8 +1,8 @@
 // One Octokit instance's gate: the rate state it has seen (one GET /rate_limit, then every
-// answer's headers, in a deferral-ledger-v1 document kept in memory) and the core's decision
-// before each request. Every rule (options and their defaults, reserves, costs, classifying
-// answers, resume times, receipts) is the wasm core's; this file only carries state between
-// calls.
+// answer's headers, in a deferral-ledger-v1 document kept in memory), what its requests in
+// flight will spend, and the core's decision before each request. Every rule (options and
+// their defaults, reserves, costs, a request's bucket and plan, classifying answers, resume
+// times, receipts) is the wasm core's; this file only carries state between calls.
 import { call } from '../../action/lib/core.js';
 import { ask } from '../ask.js';
 import { parseDeferredReceiptV1 } from '../receipt-api.js';
@@ -17,6 +17,16 @@ function headerObject(headers) {
   return Object.fromEntries(Object.entries(headers).filter(([, v]) => typeof v === 'string' || typeof v === 'number'));
 }
 
+/** What the core needs of Octokit's request options to know the request (never its auth). */
+export function requestOf(options) {
+  const { method, url, query, variables, operationName, data } = options;
+  const text = (v) => (typeof v === 'string' ? v : undefined);
+  const plain = (v) => (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype ? v : undefined);
+  return ask('octokit_request', {
+    options: { method: text(method), url: text(url), query: text(query), variables: plain(variables), operationName: text(operationName), data: text(data) ?? plain(data) },
+  });
+}
+
 export function createGate(options = {}, env = process.env) {
   const now = options.now ?? Date.now;
   // Only the variables the default scope reads go to the core (never a token in env).
@@ -27,9 +37,13 @@ export function createGate(options = {}, env = process.env) {
   let snapshot = null;
   let ledger = null;
   let planAdmitted = plan === null;
+  // What admitted requests not yet answered will spend, by bucket.
+  const inFlight = {};
 
-  /** The core's answer on the rate state seen so far, for `requestPlan` (or the work's plan). */
-  const decideNow = (requestPlan) => ask('octokit_decide', { input: { ...base, rate: snapshot, ledger, plan: requestPlan, now_ms: now() } });
+  /** The core's answer on the rate state seen so far, for `requestPlan` to `bucket`. */
+  const decideNow = (requestPlan, bucket = null) => ask('octokit_decide', {
+    input: { ...base, rate: snapshot, ledger, plan: requestPlan, now_ms: now() }, in_flight: inFlight, bucket,
+  });
 
   /** Throws what the decision says, unless it lets the request go. */
   function enforce({ decision, go }, cause) {
@@ -50,26 +64,38 @@ export function createGate(options = {}, env = process.env) {
       snapshot = parsed.snapshot;
     },
 
-    /** Before a request: admits the work's plan once, then this request's own cost. */
-    admit(requestPlan) {
+    /**
+     * Before a request: admits the work's plan once, then this request's own cost with what is
+     * in flight counted. Answers `release`, to call once the request has its answer.
+     */
+    admit(request) {
       if (!planAdmitted) {
         enforce(decideNow(plan));
         planAdmitted = true;
       }
-      enforce(decideNow(requestPlan));
+      const answer = decideNow(request.plan, request.bucket);
+      enforce(answer);
+      for (const [bucket, n] of Object.entries(answer.spends)) inFlight[bucket] = (inFlight[bucket] ?? 0) + n;
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        for (const [bucket, n] of Object.entries(answer.spends)) inFlight[bucket] -= n;
+      };
     },
 
     /**
      * After an answer (a response or a RequestError's): records its rate headers, and throws
      * DeferredError when the core classifies it as a primary or secondary limit.
      */
-    observe(status, headers, data, path) {
-      const seen = call('observe_response', { ledger, path, status, headers: headerObject(headers), body: bodyText(data), now_ms: now() });
-      if (!seen.ok) return;
+    observe(status, headers, data, request) {
+      const seen = ask('octokit_observe', { ledger, snapshot, path: request.path, status, headers: headerObject(headers), body: bodyText(data), now_ms: now() });
       ledger = seen.ledger;
-      if (!ask('octokit_limited', { kind: seen.kind }).limited) return;
-      // When the core finds no hold to wait for, the answer goes through.
-      enforce(decideNow(null), `GitHub answered ${status}, a ${seen.kind} rate limit`);
+      snapshot = seen.snapshot;
+      if (!seen.limited) return;
+      // When the core finds no hold to wait for (a server that does not rate-limit), the answer goes through.
+      const bucket = seen.bucket ? ` (${seen.bucket})` : '';
+      enforce(decideNow(request.plan, request.bucket), `GitHub answered ${status}, a ${seen.kind} rate limit${bucket}`);
     },
   };
 }

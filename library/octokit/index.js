@@ -5,8 +5,7 @@
 // primary or secondary limit answer, it throws DeferredError with a receipt. Never a retry,
 // never a sleep; every other request, answer and error passes through untouched.
 import { ask } from '../ask.js';
-import { createGate } from './gate.js';
-import { isRateLimitRequest, requestPath, requestPlan } from './request-plan.js';
+import { createGate, requestOf } from './gate.js';
 
 export { DeferredError, DeferralBlockedError } from './errors.js';
 
@@ -43,26 +42,27 @@ export function wrapOctokit(octokit, options = {}) {
   }
 
   // Every answer, or the RequestError's, tells the gate what GitHub said; a limit throws.
-  async function send(request, options) {
-    const path = requestPath(options);
+  // Its cost is given back as the answer is recorded (or the request failed without one).
+  async function send(request, options, known, release) {
     let answer;
     try {
       answer = await request(options);
     } catch (err) {
-      if (err?.response) gate.observe(err.status, err.response.headers, err.response.data, path);
+      release();
+      if (err?.response) gate.observe(err.status, err.response.headers, err.response.data, known);
       throw err;
     }
-    gate.observe(answer.status, answer.headers, answer.data, path);
+    release();
+    gate.observe(answer.status, answer.headers, answer.data, known);
     return answer;
   }
 
   octokit.hook.wrap('request', async (request, options) => {
+    const known = requestOf(options);
     // Reading the rate state spends no quota: it is observed, never gated.
-    if (!isRateLimitRequest(options)) {
-      if (!gate.hasRateState()) await readRateState();
-      gate.admit(requestPlan(options));
-    }
-    return send(request, options);
+    if (known.free) return send(request, options, known, () => {});
+    if (!gate.hasRateState()) await readRateState();
+    return send(request, options, known, gate.admit(known));
   });
   Object.defineProperty(octokit, WRAPPED, { value: gate });
   return octokit;

@@ -184,7 +184,12 @@ test('observe records a secondary strike that a later gate honours', async () =>
   assert.equal(gate.status, 6);
   assert.equal(firstLine(gate).reason, 'provider-secondary-limit');
   assert.equal(firstLine(gate).rest.remaining, 4321, 'the ledger window (the later reset) is merged');
-  const headers = await runCli(['observe', '--ledger-file', ledger, '--status', '200', '--header', 'x-ratelimit-limit: 5000', '--header', 'x-ratelimit-remaining: 4000', '--header', `x-ratelimit-reset: ${RESET}`]);
+  const window = ['--status', '200', '--header', 'x-ratelimit-limit: 5000', '--header', 'x-ratelimit-remaining: 4000', '--header', `x-ratelimit-reset: ${RESET}`];
+  // Without x-ratelimit-resource or --path the bucket is unknown (it may be search): not core.
+  const unnamed = await runCli(['observe', '--ledger-file', ledger, ...window]);
+  assert.equal(unnamed.json.kind, 'not-rate-limited');
+  assert.equal(JSON.parse(readFileSync(ledger, 'utf8')).resources.core.remaining, 4321);
+  const headers = await runCli(['observe', '--ledger-file', ledger, ...window, '--header', 'x-ratelimit-resource: core']);
   assert.equal(headers.json.kind, 'not-rate-limited');
   assert.equal(JSON.parse(readFileSync(ledger, 'utf8')).resources.core.remaining, 4000);
   const missing = await runCli(['observe', '--response', response]);

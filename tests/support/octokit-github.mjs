@@ -1,7 +1,8 @@
 // A stateful loopback stand-in for the parts of GitHub the Octokit plugin meets, in the shapes
 // GitHub documents: GET /rate_limit (free), REST calls that spend the `core` bucket and carry
 // x-ratelimit-* headers, the primary-limit 403 (remaining 0), secondary-limit 403/429 with and
-// without retry-after, and POST /graphql spending points, answering RATE_LIMITED when empty.
+// without retry-after, POST /graphql spending points, answering RATE_LIMITED when empty, and
+// GET /search/* spending the `search` bucket (30 a minute), answering 403 when empty.
 // Every request it receives is logged, so a test can prove what was never sent.
 import http from 'node:http';
 
@@ -9,12 +10,15 @@ const bucket = (limit, remaining, reset) => ({ limit, used: limit - remaining, r
 
 /**
  * startGitHub({limit, core, graphql, resetInS}) answers {url, requests, state, stop()}. `state`
- * can be changed by the test: core/graphql remaining, `secondary` (a queue of canned secondary
- * answers for the next REST calls), `graphqlError` (type for the next GraphQL call).
+ * can be changed by the test: core/graphql/search remaining, `secondary` (a queue of canned
+ * secondary answers for the next REST calls), `graphqlError` (type for the next GraphQL call),
+ * `canned` (a queue of whole answers {status, headers, body} for the next requests of any path,
+ * headers given exactly: a test leaves out what a proxy or an old server leaves out), `delayMs`
+ * (how long each answer waits, so requests overlap).
  */
 export async function startGitHub({ limit = 5000, core = limit - 10, graphql = limit - 10, resetInS = 3000 } = {}) {
   const requests = [];
-  const state = { limit, core, graphql, reset: Math.floor(Date.now() / 1000) + resetInS, secondary: [], graphqlError: null, rateLimitAnswer: null };
+  const state = { limit, core, graphql, search: 30, reset: Math.floor(Date.now() / 1000) + resetInS, secondary: [], graphqlError: null, rateLimitAnswer: null, canned: [], delayMs: 0 };
   const headers = (resource, remaining, extra = {}) => ({
     'content-type': 'application/json; charset=utf-8',
     date: new Date().toUTCString(),
@@ -30,13 +34,28 @@ export async function startGitHub({ limit = 5000, core = limit - 10, graphql = l
   const server = http.createServer((req, res) => {
     let raw = '';
     req.on('data', (chunk) => { raw += chunk; });
-    req.on('end', () => {
+    req.on('end', () => setTimeout(() => {
       const path = new URL(req.url, 'http://x').pathname;
-      requests.push({ method: req.method, path, at: Date.now() });
+      requests.push({ method: req.method, path, at: Date.now(), body: raw });
       if (req.method === 'GET' && path === '/rate_limit') {
         if (state.rateLimitAnswer) return send(res, state.rateLimitAnswer.status, { 'content-type': 'application/json; charset=utf-8' }, state.rateLimitAnswer.body);
-        const resources = { core: bucket(state.limit, state.core, state.reset), graphql: bucket(state.limit, state.graphql, state.reset), search: bucket(30, 30, state.reset) };
+        const resources = { core: bucket(state.limit, state.core, state.reset), graphql: bucket(state.limit, state.graphql, state.reset), search: bucket(30, state.search, state.reset) };
         return send(res, 200, headers('core', state.core), { resources, rate: resources.core });
+      }
+      const canned = state.canned.shift();
+      if (canned) return send(res, canned.status, { 'content-type': 'application/json; charset=utf-8', ...canned.headers }, canned.body);
+      if (path.startsWith('/search/')) {
+        const resource = path.startsWith('/search/code') ? 'code_search' : 'search';
+        const head = { ...headers(resource, Math.max(state.search - 1, 0)), 'x-ratelimit-limit': '30', 'x-ratelimit-used': String(30 - Math.max(state.search - 1, 0)) };
+        if (state.search <= 0) {
+          return send(res, 403, { ...head, 'x-ratelimit-remaining': '0', 'x-ratelimit-used': '30' }, {
+            message: 'API rate limit exceeded for user ID 1.',
+            documentation_url: 'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-the-primary-rate-limit',
+            status: '403',
+          });
+        }
+        state.search -= 1;
+        return send(res, 200, head, { total_count: 0, incomplete_results: false, items: [] });
       }
       if (req.method === 'POST' && path === '/graphql') {
         if (state.graphqlError || state.graphql <= 0) {
@@ -72,7 +91,7 @@ export async function startGitHub({ limit = 5000, core = limit - 10, graphql = l
       }
       state.core -= 1;
       return send(res, req.method === 'POST' ? 201 : 200, headers('core', state.core), { id: requests.length, path });
-    });
+    }, state.delayMs));
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
@@ -80,6 +99,8 @@ export async function startGitHub({ limit = 5000, core = limit - 10, graphql = l
     requests,
     state,
     sent: (path) => requests.filter((r) => r.path === path).length,
+    /** The headers GitHub sends with `resource` at `remaining`, for canned answers to trim. */
+    headers,
     stop: () => new Promise((resolve) => server.close(resolve)),
   };
 }

@@ -29,6 +29,7 @@ pub enum Code {
     AlreadyRecorded,
     KeyStoreFailed,
     NoCancellationHandle,
+    InvalidPortAnswer,
     /// Thrown with the decision's own code (`invalid-input`, ...), which says what is wrong.
     InvalidOptions,
     InvalidOctokit,
@@ -37,7 +38,7 @@ pub enum Code {
 }
 
 impl Code {
-    pub const ALL: [Code; 25] = [
+    pub const ALL: [Code; 26] = [
         Code::NotRetained,
         Code::AlreadyRetained,
         Code::NotYetDue,
@@ -59,6 +60,7 @@ impl Code {
         Code::AlreadyRecorded,
         Code::KeyStoreFailed,
         Code::NoCancellationHandle,
+        Code::InvalidPortAnswer,
         Code::InvalidOptions,
         Code::InvalidOctokit,
         Code::AlreadyGated,
@@ -89,6 +91,7 @@ impl Code {
             Code::AlreadyRecorded => "already-recorded",
             Code::KeyStoreFailed => "key-store-failed",
             Code::NoCancellationHandle => "no-cancellation-handle",
+            Code::InvalidPortAnswer => "invalid-port-answer",
             Code::InvalidOptions => "invalid-options",
             Code::InvalidOctokit => "invalid-octokit",
             Code::AlreadyGated => "already-gated",
@@ -120,6 +123,7 @@ impl Code {
             Code::AlreadyRecorded => "deferral {id} recorded this receipt before, through another port; its retained receipt and cancellation handle are where it was scheduled",
             Code::KeyStoreFailed => "deferral {id} is recorded, but its cancellation handle could not be kept: {why}",
             Code::NoCancellationHandle => "this port keeps no cancellation handle for the receipt: cancel where it was scheduled, or with deferral-host cancel and the handle",
+            Code::InvalidPortAnswer => "the durable port answered {detail}; nothing of it was kept or used",
             Code::InvalidOptions => "invalid deferral options: {why}",
             Code::InvalidOctokit => "wrapOctokit needs an Octokit instance (with hook and request)",
             Code::AlreadyGated => "this Octokit instance is already gated by deferral",

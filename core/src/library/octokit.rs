@@ -7,6 +7,9 @@ use super::Answer;
 use super::{done, obj};
 use crate::attempt::default_scope;
 use crate::decision::decide_json;
+use crate::ledger::ResourceEntry;
+use crate::signals::{Window, GRAPHQL_RESOURCE, REST_RESOURCE};
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
 /// The plugin's option names and the policy fields they set (docs/decision.md).
@@ -26,24 +29,24 @@ const ENV: [&str; 4] = [
     "GITHUB_JOB",
 ];
 
-/// The answer kinds of `observe_response` that are a primary or secondary limit.
-const LIMITS: [&str; 3] = ["primary-rest", "primary-graphql", "secondary"];
-
 /// The ops of this file, or `None` for another file's op.
 pub fn run(op: &str, v: &Value) -> Option<Answer> {
     Some(match op {
         "octokit_env" => Ok(obj(vec![("names", Value::from(ENV.to_vec()))])),
         "octokit_wrap" => wrap(v),
         "octokit_gate" => gate(v),
+        "octokit_request" => Ok(super::octokit_request::request(&v["options"])),
         "octokit_decide" => {
-            let decision = decide(&v["input"]);
+            let decision = gated(v);
             let go = Value::Bool(decision["status"] == "ready");
-            Ok(obj(vec![("decision", decision), ("go", go)]))
+            let spends = spends(&decision, v["bucket"].as_str());
+            Ok(obj(vec![
+                ("decision", decision),
+                ("go", go),
+                ("spends", spends),
+            ]))
         }
-        "octokit_limited" => Ok(obj(vec![(
-            "limited",
-            Value::Bool(v["kind"].as_str().is_some_and(|k| LIMITS.contains(&k))),
-        )])),
+        "octokit_observe" => Ok(super::octokit_answer::observe(v)),
         "octokit_unreadable" => Ok(obj(vec![("decision", unreadable(&v["error"]))])),
         _ => return None,
     })
@@ -86,6 +89,109 @@ pub fn decide(input: &Value) -> Value {
         return run(&input);
     }
     decision
+}
+
+/// `{input, in_flight: {bucket: count}, bucket}`: the decision on `input` with what is in
+/// flight counted against what is left (each request's cost is taken when it is admitted and
+/// given back when its answer is recorded, so parallel requests cannot all pass the reserve on
+/// the same figures), and for a request to another bucket than core and graphql (search,
+/// code_search) that bucket's own window besides.
+fn gated(v: &Value) -> Value {
+    let mut input = v["input"].clone();
+    if let Some(in_flight) = v["in_flight"].as_object() {
+        for (name, count) in in_flight {
+            let count = count.as_u64().unwrap_or(0);
+            for holder in ["rate", "ledger"] {
+                let at = format!("/{holder}/resources/{name}/remaining");
+                if let Some(remaining) = input.pointer_mut(&at) {
+                    let left = remaining.as_u64().unwrap_or(0).saturating_sub(count);
+                    *remaining = Value::from(left);
+                }
+            }
+        }
+    }
+    let decision = decide(&input);
+    match v["bucket"].as_str() {
+        Some(bucket)
+            if decision["status"] == "ready"
+                && bucket != REST_RESOURCE
+                && bucket != GRAPHQL_RESOURCE =>
+        {
+            own_bucket(&input, bucket).unwrap_or(decision)
+        }
+        _ => decision,
+    }
+}
+
+/// What an admitted request takes from each bucket while it is in flight: the decision's cost
+/// of its plan, and one of its own bucket (search, code_search) besides.
+fn spends(decision: &Value, bucket: Option<&str>) -> Value {
+    let mut out = serde_json::Map::new();
+    for (name, field) in [(REST_RESOURCE, "rest"), (GRAPHQL_RESOURCE, "graphql")] {
+        let cost = decision["plan"][field].as_u64().unwrap_or(0);
+        if cost > 0 {
+            out.insert(name.to_string(), Value::from(cost));
+        }
+    }
+    if let Some(bucket) = bucket.filter(|b| *b != REST_RESOURCE && *b != GRAPHQL_RESOURCE) {
+        out.insert(bucket.to_string(), Value::from(1));
+    }
+    Value::Object(out)
+}
+
+/// A request to `bucket` (search, code_search) when that bucket has nothing left before its
+/// reset: deferred to the reset, by the decision's own rules (buffer, jitter, window) with the
+/// bucket in core's place and no reserve, reason `rest-reserve` (search is a REST bucket).
+/// `None` while the bucket has room, has refilled, or was never seen.
+fn own_bucket(input: &Value, bucket: &str) -> Option<Value> {
+    let now = input["now_ms"].as_u64().unwrap_or(0);
+    let entry = |holder: &str| {
+        let w = &input[holder]["resources"][bucket];
+        Window::deserialize(w)
+            .ok()
+            .map(|w| ResourceEntry::from_window(&w, now))
+    };
+    let merged = match (entry("rate"), entry("ledger")) {
+        (Some(a), Some(b)) => a.merge(&b),
+        (a, b) => a.or(b)?,
+    };
+    let offset = input["clock_offset_ms"]
+        .as_i64()
+        .or_else(|| input["ledger"]["clock"]["offset_ms"].as_i64())
+        .unwrap_or(0);
+    let server_now_ms = i128::from(now) + i128::from(offset);
+    if merged.remaining > 0 || i128::from(merged.reset) * 1000 <= server_now_ms {
+        return None;
+    }
+    let mut swapped = input.clone();
+    swapped["rate"] = obj(vec![
+        ("unlimited", Value::Bool(false)),
+        (
+            "resources",
+            obj(vec![(REST_RESOURCE, merged.window().to_value())]),
+        ),
+    ]);
+    if swapped["ledger"].is_object() {
+        swapped["ledger"]["resources"] = Value::Object(Map::new());
+    }
+    if !swapped["policy"].is_object() {
+        swapped["policy"] = Value::Object(Map::new());
+    }
+    swapped["policy"]["rest_reserve"] = Value::from(0);
+    let mut decision = decide(&swapped);
+    if decision["status"] != "deferred" {
+        return None;
+    }
+    decision["rest"]["resource"] = Value::from(bucket);
+    let message = format!(
+        "{bucket} has nothing left until its reset at {} (epoch s); this request needs it",
+        merged.reset
+    );
+    decision["diagnostics"] = Value::Array(vec![obj(vec![
+        ("code", Value::from(format!("{bucket}-spent"))),
+        ("message", Value::from(message)),
+    ])]);
+    Some(decision)
 }
 
 /// The gate of one Octokit instance: its base decision input, the work's plan, and the

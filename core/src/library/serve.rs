@@ -9,6 +9,7 @@ use super::{done, obj};
 use super::{shown, Answer};
 use crate::digest::digest;
 use crate::lifecycle::{self, Event, Position, State, DEFAULT_MAX_REENTRIES};
+use crate::port_answer;
 use crate::receipt::Receipt;
 use serde_json::Value;
 
@@ -37,6 +38,7 @@ pub fn run(op: &str, v: &Value) -> Option<Answer> {
             recorded_digest(&v["receipt"]).map(|d| obj(vec![("digest", Value::from(d))]))
         }
         "port_state" => Ok(obj(vec![("state", Value::from(port_state(v)))])),
+        "port_deferral" => port_deferral(v),
         "cancel_handle" => cancel_handle(v),
         "cancel_refused" => Ok(obj(vec![(
             "ignore",
@@ -227,10 +229,21 @@ fn schedule(v: &Value) -> Answer {
     ]))
 }
 
-/// serve's answer to a record: the retained receipt of the digest sent, and its handle digests.
+/// A port's answer that cannot be used, as the Action refuses a coordinator's.
+fn unusable(detail: port_answer::Unusable) -> Refusal {
+    port(Code::InvalidPortAnswer, &[("detail", detail)])
+}
+
+/// serve's answer to a record: a deferral id, the retained receipt of the digest sent, and the
+/// cancellation handle (given to the first recorder only), each checked as the Action checks
+/// them; answers the handle digests.
 fn scheduled(v: &Value) -> Answer {
+    port_answer::check_id(v["id"].as_str().unwrap_or_default()).map_err(unusable)?;
     if v["already_recorded"].as_bool() == Some(true) && v["receipt"].is_null() {
         return Err(port(Code::AlreadyRecorded, &[("id", &shown(&v["id"]))]));
+    }
+    if let Some(handle) = v.get("cancellation_handle").filter(|h| !h.is_null()) {
+        port_answer::check_handle(handle.as_str().unwrap_or_default()).map_err(unusable)?;
     }
     let r = receipt(&v["receipt"], Form::Receipt)?;
     if !r.is_retained() || v["digest"].as_str() != Some(handoff_digest(&r).as_str()) {
@@ -245,6 +258,18 @@ fn scheduled(v: &Value) -> Answer {
         ),
     ]);
     Ok(obj(vec![("handles", handles)]))
+}
+
+/// A deferral the port found (`{id?, state}`, by id or by receipt digest): an id that can go
+/// into a URL path, a state of the lifecycle.
+fn port_deferral(v: &Value) -> Answer {
+    if let Some(id) = v.get("id").filter(|id| !id.is_null()) {
+        port_answer::check_id(id.as_str().unwrap_or_default()).map_err(unusable)?;
+    }
+    if let Some(state) = v.get("state").filter(|s| !s.is_null()) {
+        port_answer::check_state(state.as_str().unwrap_or_default()).map_err(unusable)?;
+    }
+    Ok(done())
 }
 
 /// The host's states as upstream's port answers them; `ready` is `deferred`, a cancellation by

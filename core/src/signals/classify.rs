@@ -3,7 +3,8 @@
 //! `retry-after` or at least a minute.
 
 use super::headers::{parse_headers, HeaderObservation};
-use super::rate_limit::{parse_rate_limit_body, RateSnapshot};
+use super::rate_limit::{is_unlimited_answer, parse_rate_limit_body, RateSnapshot};
+use super::Window;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -154,12 +155,7 @@ pub fn classify_at<K: AsRef<str>, V: AsRef<str>>(
     }
     let json: Value = serde_json::from_str(body).unwrap_or(Value::Null);
     let kind = match status {
-        404 if body
-            .to_ascii_lowercase()
-            .contains("rate limiting is not enabled") =>
-        {
-            Classification::Unlimited
-        }
+        200 | 404 if is_unlimited_answer(status, body) => Classification::Unlimited,
         200 if graphql_rate_limited(&json) => Classification::PrimaryGraphql,
         403 | 429 => {
             let message = message_text(&json, body);
@@ -190,6 +186,65 @@ pub fn classify_at<K: AsRef<str>, V: AsRef<str>>(
         kind,
         headers: observed,
         snapshot,
+    }
+}
+
+/// How long a primary limit holds when its answer gives no usable reset (none, or one already
+/// past on the server clock): one hour, the length of GitHub's primary windows.
+pub const DEFAULT_PRIMARY_WINDOW_S: u64 = 3_600;
+
+impl Classified {
+    /// `true` for a primary limit (REST, search or GraphQL).
+    pub fn is_primary(&self) -> bool {
+        matches!(
+            self.kind,
+            Classification::PrimaryRest | Classification::PrimaryGraphql
+        )
+    }
+
+    /// The window to record for this answer at `server_now_s` (epoch seconds, server clock).
+    ///
+    /// Any answer: its headers' window ([`HeaderObservation::window`]). A primary limit: the
+    /// headers' remaining (0 when absent) until their reset when that is later than now; with
+    /// no reset, or one already past, the bucket is spent (remaining 0) for
+    /// [`DEFAULT_PRIMARY_WINDOW_S`] from now. Its bucket is `graphql` for a
+    /// GraphQL limit, else the named resource (an unnamed one records nothing); its limit is
+    /// `x-ratelimit-limit`, else `x-ratelimit-used` (all of it is used), else `known_limit` of
+    /// the bucket (what was seen before); without any, nothing is recorded.
+    pub fn window(
+        &self,
+        server_now_s: u64,
+        known_limit: impl Fn(&str) -> Option<u64>,
+    ) -> Option<(String, Window)> {
+        if !self.is_primary() {
+            return self.headers.window();
+        }
+        let resource = if self.kind == Classification::PrimaryGraphql {
+            super::GRAPHQL_RESOURCE.to_string()
+        } else {
+            self.headers.resource.clone()?
+        };
+        let limit = self
+            .headers
+            .limit
+            .or(self.headers.used)
+            .or_else(|| known_limit(&resource))?;
+        let window = match self.headers.reset {
+            // GraphQL refuses a query that costs more than what is left: its remaining stands.
+            Some(reset) if reset > server_now_s => Window {
+                limit,
+                remaining: self.headers.remaining.unwrap_or(0).min(limit),
+                used: self.headers.used,
+                reset,
+            },
+            _ => Window {
+                limit,
+                remaining: 0,
+                used: Some(limit),
+                reset: server_now_s.saturating_add(DEFAULT_PRIMARY_WINDOW_S),
+            },
+        };
+        Some((resource, window))
     }
 }
 

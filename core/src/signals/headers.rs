@@ -43,8 +43,10 @@ impl HeaderObservation {
         ])
     }
 
-    /// The resource and window the headers describe, when limit, remaining and reset are all
-    /// present. Without `x-ratelimit-resource` the request counted against `core`.
+    /// The resource and window the headers describe, when the resource is named (by
+    /// `x-ratelimit-resource`, or by the request path [`super::classify_at`] was given) and limit,
+    /// remaining and reset are all present. An unnamed bucket is no window: a search answer
+    /// without its resource header must not be recorded as `core`.
     pub fn window(&self) -> Option<(String, Window)> {
         let window = Window {
             limit: self.limit?,
@@ -52,11 +54,7 @@ impl HeaderObservation {
             used: self.used,
             reset: self.reset?,
         };
-        let resource = self
-            .resource
-            .clone()
-            .unwrap_or_else(|| super::REST_RESOURCE.to_string());
-        Some((resource, window))
+        Some((self.resource.clone()?, window))
     }
 
     /// Seconds to wait from `local_now_ms`: `retry-after` in seconds, or an HTTP-date without

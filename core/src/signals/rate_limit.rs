@@ -70,17 +70,41 @@ pub fn parse_rate_limit_body(body: &str) -> Result<RateSnapshot, SignalError> {
     Ok(snapshot)
 }
 
-/// Reads a `GET /rate_limit` response of any status: 200 is parsed, a 404 whose message says
-/// "Rate limiting is not enabled" is [`RateSnapshot::unlimited`], anything else is an error.
+/// How GitHub Enterprise Server says it does not rate-limit, lower-cased: "Rate limiting is not
+/// enabled." (404), and the legacy "No rate limit for white listed users" (404 or 200).
+const UNLIMITED_PHRASES: [&str; 2] = [
+    "rate limiting is not enabled",
+    "no rate limit for white listed users",
+];
+
+/// `true` when a 404 or 200 answer says the server does not rate-limit: its message (or, when it
+/// is not JSON, its text) holds one of GitHub Enterprise Server's phrases, and it carries no
+/// `resources` (a real `/rate_limit` body is never read as unlimited).
+pub fn is_unlimited_answer(status: u16, body: &str) -> bool {
+    if status != 200 && status != 404 {
+        return false;
+    }
+    let json: Value = serde_json::from_str(body).unwrap_or(Value::Null);
+    if json.get("resources").is_some() {
+        return false;
+    }
+    let text = match json.get("message").and_then(Value::as_str) {
+        Some(message) => message.to_ascii_lowercase(),
+        None if json.is_null() => body.to_ascii_lowercase(),
+        None => return false,
+    };
+    UNLIMITED_PHRASES.iter().any(|p| text.contains(p))
+}
+
+/// Reads a `GET /rate_limit` response of any status: an answer saying the server does not
+/// rate-limit ([`is_unlimited_answer`]) is [`RateSnapshot::unlimited`], any other 200 is parsed,
+/// anything else is an error.
 pub fn parse_rate_limit_response(status: u16, body: &str) -> Result<RateSnapshot, SignalError> {
+    if is_unlimited_answer(status, body) {
+        return Ok(RateSnapshot::unlimited());
+    }
     match status {
         200 => parse_rate_limit_body(body),
-        404 if body
-            .to_ascii_lowercase()
-            .contains("rate limiting is not enabled") =>
-        {
-            Ok(RateSnapshot::unlimited())
-        }
         _ => Err(SignalError::new(SignalErrorKind::UnexpectedShape, "$")),
     }
 }

@@ -37,6 +37,14 @@ function headerObject(headers) {
   if (typeof headers.entries === "function" && typeof headers.get === "function") return Object.fromEntries(headers.entries());
   return Object.fromEntries(Object.entries(headers).filter(([, v]) => typeof v === "string" || typeof v === "number"));
 }
+function requestOf(options) {
+  const { method, url, query, variables, operationName, data } = options;
+  const text = (v) => typeof v === "string" ? v : void 0;
+  const plain = (v) => v !== null && typeof v === "object" && Object.getPrototypeOf(v) === Object.prototype ? v : void 0;
+  return ask("octokit_request", {
+    options: { method: text(method), url: text(url), query: text(query), variables: plain(variables), operationName: text(operationName), data: text(data) ?? plain(data) }
+  });
+}
 function createGate(options = {}, env = process.env) {
   const now = options.now ?? Date.now;
   const runner = Object.fromEntries(ask("octokit_env").names.map((name) => [name, env[name] ?? null]));
@@ -44,7 +52,12 @@ function createGate(options = {}, env = process.env) {
   let snapshot = null;
   let ledger = null;
   let planAdmitted = plan === null;
-  const decideNow = (requestPlan2) => ask("octokit_decide", { input: { ...base, rate: snapshot, ledger, plan: requestPlan2, now_ms: now() } });
+  const inFlight = {};
+  const decideNow = (requestPlan, bucket = null) => ask("octokit_decide", {
+    input: { ...base, rate: snapshot, ledger, plan: requestPlan, now_ms: now() },
+    in_flight: inFlight,
+    bucket
+  });
   function enforce({ decision, go }, cause) {
     if (go) return;
     if (!decision.receipt) throw new DeferralBlockedError(decision);
@@ -60,45 +73,38 @@ function createGate(options = {}, env = process.env) {
       if (!parsed.ok) throw new DeferralBlockedError(ask("octokit_unreadable", { error: parsed.error }).decision);
       snapshot = parsed.snapshot;
     },
-    /** Before a request: admits the work's plan once, then this request's own cost. */
-    admit(requestPlan2) {
+    /**
+     * Before a request: admits the work's plan once, then this request's own cost with what is
+     * in flight counted. Answers `release`, to call once the request has its answer.
+     */
+    admit(request) {
       if (!planAdmitted) {
         enforce(decideNow(plan));
         planAdmitted = true;
       }
-      enforce(decideNow(requestPlan2));
+      const answer = decideNow(request.plan, request.bucket);
+      enforce(answer);
+      for (const [bucket, n] of Object.entries(answer.spends)) inFlight[bucket] = (inFlight[bucket] ?? 0) + n;
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        for (const [bucket, n] of Object.entries(answer.spends)) inFlight[bucket] -= n;
+      };
     },
     /**
      * After an answer (a response or a RequestError's): records its rate headers, and throws
      * DeferredError when the core classifies it as a primary or secondary limit.
      */
-    observe(status, headers, data, path) {
-      const seen = call("observe_response", { ledger, path, status, headers: headerObject(headers), body: bodyText(data), now_ms: now() });
-      if (!seen.ok) return;
+    observe(status, headers, data, request) {
+      const seen = ask("octokit_observe", { ledger, snapshot, path: request.path, status, headers: headerObject(headers), body: bodyText(data), now_ms: now() });
       ledger = seen.ledger;
-      if (!ask("octokit_limited", { kind: seen.kind }).limited) return;
-      enforce(decideNow(null), `GitHub answered ${status}, a ${seen.kind} rate limit`);
+      snapshot = seen.snapshot;
+      if (!seen.limited) return;
+      const bucket = seen.bucket ? ` (${seen.bucket})` : "";
+      enforce(decideNow(request.plan, request.bucket), `GitHub answered ${status}, a ${seen.kind} rate limit${bucket}`);
     }
   };
-}
-
-// library/octokit/request-plan.js
-var pathOf = (url) => new URL(url, "http://route.invalid").pathname;
-var requestPath = (options) => pathOf(options.url ?? "/");
-function isRateLimitRequest(options) {
-  return (options.method ?? "GET").toUpperCase() === "GET" && /\/rate_limit$/.test(pathOf(options.url ?? ""));
-}
-function requestPlan(options) {
-  const method = (options.method ?? "GET").toUpperCase();
-  const path = pathOf(options.url ?? "/");
-  if (method === "POST" && /\/graphql$/.test(path) && typeof options.query === "string") {
-    const entry = { query: options.query };
-    if (options.variables && typeof options.variables === "object") entry.variables = options.variables;
-    if (typeof options.operationName === "string") entry.operation_name = options.operationName;
-    return { graphql: [entry] };
-  }
-  const route = (options.url ?? "/").startsWith("/") ? options.url.split("?")[0].replace(/\s/g, "") : path;
-  return { rest: [{ method, route: route || "/" }] };
 }
 
 // library/octokit/index.js
@@ -124,24 +130,25 @@ function wrapOctokit(octokit, options = {}) {
     });
     return reading;
   }
-  async function send(request, options2) {
-    const path = requestPath(options2);
+  async function send(request, options2, known, release) {
     let answer;
     try {
       answer = await request(options2);
     } catch (err) {
-      if (err?.response) gate.observe(err.status, err.response.headers, err.response.data, path);
+      release();
+      if (err?.response) gate.observe(err.status, err.response.headers, err.response.data, known);
       throw err;
     }
-    gate.observe(answer.status, answer.headers, answer.data, path);
+    release();
+    gate.observe(answer.status, answer.headers, answer.data, known);
     return answer;
   }
   octokit.hook.wrap("request", async (request, options2) => {
-    if (!isRateLimitRequest(options2)) {
-      if (!gate.hasRateState()) await readRateState();
-      gate.admit(requestPlan(options2));
-    }
-    return send(request, options2);
+    const known = requestOf(options2);
+    if (known.free) return send(request, options2, known, () => {
+    });
+    if (!gate.hasRateState()) await readRateState();
+    return send(request, options2, known, gate.admit(known));
   });
   Object.defineProperty(octokit, WRAPPED, { value: gate });
   return octokit;
