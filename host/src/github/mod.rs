@@ -20,6 +20,7 @@ pub mod dispatch;
 pub mod follow;
 pub mod options;
 pub mod quota;
+pub mod request_kind;
 pub mod watch;
 
 /// The artifact name a deferring run uploads its receipt under, unless told otherwise.
