@@ -1,0 +1,201 @@
+//! A real Prometheus server (Debian `prometheus`) scrapes `deferral-host serve` on loopback,
+//! with the bearer token from a file as docs/host.md's scrape config says, and the value read
+//! back through Prometheus' own query API equals what the store holds.
+//!
+//! Without `prometheus` on PATH the test says loudly that it is skipped, unless
+//! `DEFERRAL_REQUIRE_PROMETHEUS=1` (set by scripts/test.sh, which `.ci/run` runs after
+//! installing it): then a missing server fails the test.
+
+mod common;
+
+use common::server::{Server, TOKEN};
+use deferral_core::lifecycle::State;
+use serde_json::Value;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+struct Prometheus {
+    child: Child,
+    url: String,
+}
+
+impl Drop for Prometheus {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn prometheus_binary() -> Option<String> {
+    let bin = std::env::var("PROMETHEUS").unwrap_or_else(|_| "prometheus".into());
+    let found = Command::new(&bin)
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if found {
+        return Some(bin);
+    }
+    assert!(
+        std::env::var("DEFERRAL_REQUIRE_PROMETHEUS").as_deref() != Ok("1"),
+        "DEFERRAL_REQUIRE_PROMETHEUS=1 but {bin:?} does not run: install the Debian package prometheus"
+    );
+    // Straight to the file descriptor: the test harness does not capture it, so the skip is
+    // seen in a plain `cargo test` too.
+    use std::io::Write;
+    let _ = writeln!(
+        std::io::stderr(),
+        "\n!!! SKIPPED prometheus_scrape: {bin:?} not found. Install the Debian package prometheus \
+         (apt-get install prometheus) to run this test; CI requires it.\n"
+    );
+    None
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Starts Prometheus on loopback with a throwaway config and data dir, scraping `target`
+/// every second with the token in `token_file`.
+fn start_prometheus(
+    bin: &str,
+    dir: &std::path::Path,
+    target: &str,
+    token_file: &std::path::Path,
+) -> Prometheus {
+    let config = dir.join("prometheus.yml");
+    std::fs::write(
+        &config,
+        format!(
+            "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n  - job_name: deferral-host\n    metrics_path: /metrics\n    authorization:\n      credentials_file: {}\n    static_configs:\n      - targets: ['{target}']\n",
+            token_file.display()
+        ),
+    )
+    .unwrap();
+    let port = free_port();
+    let log = std::fs::File::create(dir.join("prometheus.log")).unwrap();
+    let child = Command::new(bin)
+        .arg(format!("--config.file={}", config.display()))
+        .arg(format!(
+            "--storage.tsdb.path={}",
+            dir.join("data").display()
+        ))
+        .arg(format!("--web.listen-address=127.0.0.1:{port}"))
+        .arg("--log.level=warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::from(log))
+        .spawn()
+        .unwrap();
+    Prometheus {
+        child,
+        url: format!("http://127.0.0.1:{port}"),
+    }
+}
+
+/// `query` through Prometheus' HTTP API: the result vector, or `None` while it cannot answer.
+fn query(prometheus: &Prometheus, query: &str) -> Option<Vec<Value>> {
+    let mut answer = ureq::get(format!("{}/api/v1/query", prometheus.url))
+        .query("query", query)
+        .call()
+        .ok()?;
+    let body: Value = serde_json::from_str(&answer.body_mut().read_to_string().ok()?).ok()?;
+    (body["status"] == "success").then(|| {
+        body["data"]["result"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    })
+}
+
+/// The single value of `expr` once Prometheus has one, within `bound`.
+fn wait_for_value(
+    prometheus: &mut Prometheus,
+    expr: &str,
+    bound: Duration,
+    log: &std::path::Path,
+) -> f64 {
+    let started = Instant::now();
+    loop {
+        if let Some(result) = query(prometheus, expr) {
+            if let Some(sample) = result.first() {
+                return sample["value"][1].as_str().unwrap().parse().unwrap();
+            }
+        }
+        if let Some(status) = prometheus.child.try_wait().unwrap() {
+            panic!(
+                "prometheus exited ({status}): {}",
+                std::fs::read_to_string(log).unwrap_or_default()
+            );
+        }
+        assert!(
+            started.elapsed() < bound,
+            "no value for {expr} within {bound:?}: {}",
+            std::fs::read_to_string(log).unwrap_or_default()
+        );
+        std::thread::sleep(Duration::from_millis(250));
+    }
+}
+
+#[test]
+fn prometheus_scrapes_serve_and_reads_back_what_the_store_holds() {
+    let Some(bin) = prometheus_binary() else {
+        return;
+    };
+    let server = Server::start(&["--allow-launch", "exec:/bin/true"]);
+    let recorded = 4;
+    let mut ids = Vec::new();
+    for _ in 0..recorded {
+        ids.push(server.record("exec:/bin/true").0);
+    }
+    let token_file = server.host.path("scrape-token");
+    std::fs::write(&token_file, TOKEN).unwrap();
+    let dir = server.host.path("prometheus");
+    std::fs::create_dir(&dir).unwrap();
+    let mut prometheus = start_prometheus(&bin, &dir, &server.addr, &token_file);
+    let log = dir.join("prometheus.log");
+
+    let up = wait_for_value(
+        &mut prometheus,
+        "up{job=\"deferral-host\"} == 1",
+        Duration::from_secs(60),
+        &log,
+    );
+    assert_eq!(up, 1.0, "the scrape with the token succeeded");
+    let waiting = wait_for_value(
+        &mut prometheus,
+        "deferral_host_deferrals_by_state{state=\"deferred\"}",
+        Duration::from_secs(30),
+        &log,
+    );
+    let store = server.host.open_any();
+    let held = store
+        .count_by_state()
+        .unwrap()
+        .into_iter()
+        .find(|(s, _)| *s == State::Deferred)
+        .map_or(0, |(_, n)| n);
+    assert_eq!(held, recorded);
+    assert_eq!(
+        waiting, held as f64,
+        "Prometheus holds what the store holds"
+    );
+    let by_cause = wait_for_value(
+        &mut prometheus,
+        "sum(deferral_host_deferrals{state=\"deferred\",cause=\"recorded\"})",
+        Duration::from_secs(30),
+        &log,
+    );
+    assert_eq!(by_cause, recorded as f64);
+    let records = wait_for_value(
+        &mut prometheus,
+        "deferral_host_http_requests_total{route=\"record\",status=\"201\"}",
+        Duration::from_secs(30),
+        &log,
+    );
+    assert_eq!(records, recorded as f64);
+}
