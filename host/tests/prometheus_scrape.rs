@@ -199,3 +199,110 @@ fn prometheus_scrapes_serve_and_reads_back_what_the_store_holds() {
     );
     assert_eq!(records, recorded as f64);
 }
+
+/// The `deferral_host_*` names docs/host.md's Metrics section (tables, scrape config, alert
+/// rules) uses, `_recovered`-style shorthands spelled out.
+fn documented_names() -> (std::collections::BTreeSet<String>, String) {
+    let doc =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/host.md")).unwrap();
+    let start = doc.find("\n## Metrics\n").expect("a Metrics section");
+    let section = &doc[start..];
+    let section = &section[..section[1..]
+        .find("\n## ")
+        .map_or(section.len(), |end| end + 1)];
+    let mut names = std::collections::BTreeSet::new();
+    for (at, _) in section.match_indices("deferral_host_") {
+        let name: String = section[at..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        names.insert(name);
+    }
+    for short in ["_recovered", "_skipped"] {
+        if section.contains(&format!("`{short}`")) {
+            names.insert(format!("deferral_host_tick{short}"));
+        }
+    }
+    let rules_start =
+        section.find("```yaml\ngroups:").expect("the alert rules") + "```yaml\n".len();
+    let rules = &section[rules_start..];
+    (names, rules[..rules.find("```").unwrap()].to_string())
+}
+
+#[test]
+fn the_documented_metrics_exist_and_the_alert_rules_pass_promtool() {
+    use common::github::{Script, Standin, TARGET, TOKEN as GITHUB_TOKEN};
+    let (names, rules) = documented_names();
+    // What the host writes: serve's answer, and a tick's file with GitHub requests in it.
+    let server = Server::start(&[]);
+    let mut written = std::collections::BTreeSet::new();
+    // Twice: a request is counted once answered, so the first scrape is in the second.
+    for _ in 0..2 {
+        let mut answer = ureq::get(format!("http://{}/metrics", server.addr))
+            .header("Authorization", format!("Bearer {TOKEN}"))
+            .call()
+            .unwrap();
+        let text = answer.body_mut().read_to_string().unwrap();
+        written.extend(common::exposition::parse(&text).families.into_keys());
+    }
+    let standin = Standin::start();
+    standin.script(Script::default());
+    server.host.record(TARGET, 0, common::HOUR, &[]);
+    let file = server.host.path("deferral.prom");
+    let out = server
+        .host
+        .command(&["tick", "--quiet", "--metrics-file", file.to_str().unwrap()])
+        .env("GITHUB_TOKEN", GITHUB_TOKEN)
+        .env("GITHUB_API_URL", &standin.api)
+        .env_remove("HTTPS_PROXY")
+        .env_remove("https_proxy")
+        .env_remove("HTTP_PROXY")
+        .env_remove("http_proxy")
+        .env_remove("ALL_PROXY")
+        .env_remove("all_proxy")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&file).unwrap();
+    written.extend(common::exposition::parse(&text).families.into_keys());
+    let missing: Vec<_> = names
+        .iter()
+        .filter(|n| !written.contains(*n) && *n != "deferral_host_held_deferrals")
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "documented but never written: {missing:?}; written: {written:?}"
+    );
+    let undocumented: Vec<_> = written.iter().filter(|n| !names.contains(*n)).collect();
+    assert!(
+        undocumented.is_empty(),
+        "written but not documented: {undocumented:?}"
+    );
+
+    let Some(bin) = prometheus_binary() else {
+        return;
+    };
+    let promtool = std::path::Path::new(&bin).with_file_name("promtool");
+    let promtool = if promtool.exists() {
+        promtool
+    } else {
+        "promtool".into()
+    };
+    let path = server.host.path("rules.yml");
+    std::fs::write(&path, &rules).unwrap();
+    let out = Command::new(&promtool)
+        .args(["check", "rules"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "promtool check rules on docs/host.md's rules:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
