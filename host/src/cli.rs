@@ -212,6 +212,14 @@ struct TickArgs {
     /// No progress lines or summary on stderr (the JSON report on stdout stays).
     #[arg(long, short)]
     quiet: bool,
+    /// stderr as lines for people (`text`) or one JSON object a line (`json`).
+    #[arg(long, value_enum, default_value = "text")]
+    log_format: crate::logs::LogFormat,
+    /// After the tick (even a failed one; not with --dry-run), write its metrics to this file
+    /// atomically, in Prometheus' text format, for node_exporter's textfile collector (name it
+    /// `*.prom` in the collector's directory).
+    #[arg(long, value_name = "PATH")]
+    metrics_file: Option<PathBuf>,
     /// Only these deferrals.
     ids: Vec<String>,
 }
@@ -262,6 +270,7 @@ Endpoints:
   POST /v1/deferrals                {\"receipt\",\"launch\",\"max_reentries\"?}  201 {\"id\",\"receipt\",\"cancellation_handle\"}
                                     200 {\"id\",\"already_recorded\":true,\"state\"} when recorded before
   GET  /                            200 the status page (HTML, as `status --html` writes it)
+  GET  /metrics                     200 Prometheus' text format (docs/host.md, Metrics)
   GET  /v1/deferrals/ID             200 the deferral as `status --json ID` prints it
   GET  /v1/receipts/DIGEST          200 the same, found by a receipt's digest (recorded or issued)
   POST /v1/deferrals/ID/cancel      {\"handle\"}                                 200 {\"id\",\"state\",\"cause\"}
@@ -306,6 +315,9 @@ struct ServeArgs {
     /// request, head and body; also how long an idle kept-alive connection stays open.
     #[arg(long, default_value_t = 10_000, value_name = "MS")]
     request_timeout_ms: u64,
+    /// stderr as lines for people (`text`) or one JSON object a line (`json`).
+    #[arg(long, value_enum, default_value = "text")]
+    log_format: crate::logs::LogFormat,
 }
 
 fn serve_token(args: &ServeArgs) -> Result<String, HostError> {
@@ -393,6 +405,11 @@ pub fn run() -> u8 {
         Ok(()) => EXIT_OK,
         Err(err) => {
             out!("{}", err.to_json_value());
+            if crate::logs::is_json() {
+                let fields = err.to_json_value()["error"].clone();
+                crate::logs::json("error", "host", "error", fields);
+                return err.exit_code;
+            }
             eprintln!(
                 "deferral-host: {}{}",
                 err,
@@ -534,7 +551,17 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
             Ok(())
         }
         Command::Tick(args) => {
-            let store = open_store(cli)?;
+            crate::logs::set_format(args.log_format);
+            let metrics = crate::metrics::tick_file::TickMetrics::new();
+            let metrics_file = args.metrics_file.as_ref().filter(|_| !args.dry_run);
+            let store = open_store(cli).inspect_err(|err| {
+                if let Some(path) = metrics_file {
+                    metrics.count_error(err);
+                    let _ = metrics.write(path, None, Err(err), None);
+                }
+            })?;
+            let store = crate::metrics::CountingStore::new(&*store, metrics.store_errors());
+            let store: &dyn Store = &store;
             let github = args.github.client(github_env(), args.http_timeout)?;
             let options = TickOptions {
                 dry_run: args.dry_run,
@@ -548,14 +575,19 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
             let mut progress =
                 crate::progress::TickProgress::new(std::io::stderr().is_terminal(), args.quiet);
             let report =
-                tick::tick_observed(&*store, &options, now_ms, &mut |step| progress.step(step))?;
+                tick::tick_observed(store, &options, now_ms, &mut |step| progress.step(step));
+            let written = metrics_file.map(|path| {
+                let calls = options.github.as_ref().map(|client| client.calls());
+                metrics.write(path, Some(store), report.as_ref(), calls.as_ref())
+            });
+            let report = report?;
             let now = now_ms();
             let next = store.next_wakeup(now)?;
             progress.summary(&report, next.as_ref(), now);
             let mut json = report.to_json();
             json["next"] = crate::progress::next_json(next.as_ref(), now);
             out!("{json}");
-            Ok(())
+            written.unwrap_or(Ok(()))
         }
         Command::Report(args) => {
             let receipt = match &args.receipt {
@@ -586,6 +618,7 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
             Ok(())
         }
         Command::Serve(args) => {
+            crate::logs::set_format(args.log_format);
             let token = serve_token(args)?;
             // Opened once here to migrate and check it; each worker then opens its own connection.
             drop(open_store(cli)?);

@@ -13,6 +13,8 @@
 //! * [`html`]: the self-contained status page (`status --html`, `GET /` on `serve`).
 //! * [`serve`]: the durable port, an HTTP JSON API over the coordinator (hyper on tokio; records
 //!   from concurrent requests group-committed).
+//! * [`metrics`]: Prometheus metrics (`GET /metrics` on `serve`, `tick --metrics-file`).
+//! * [`logs`]: `--log-format json` for `serve` and `tick`.
 //! * [`view`]: the JSON views of a deferral that `cli` and `serve` both print.
 //! * [`cli`]: the command line.
 //!
@@ -41,6 +43,8 @@ pub mod handle;
 pub mod html;
 pub mod human_time;
 pub mod launch;
+pub mod logs;
+pub mod metrics;
 pub mod progress;
 pub mod serve;
 pub mod store;

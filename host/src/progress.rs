@@ -10,6 +10,8 @@ use serde_json::Value;
 use std::io::Write;
 use std::time::Instant;
 
+mod json;
+
 const BAR_WIDTH: usize = 30;
 
 pub struct TickProgress {
@@ -26,6 +28,8 @@ enum Mode {
     Quiet,
     Lines,
     Bar,
+    /// `--log-format json` (see `json`).
+    Json,
 }
 
 impl TickProgress {
@@ -33,6 +37,7 @@ impl TickProgress {
     pub fn new(terminal: bool, quiet: bool) -> TickProgress {
         let mode = match (quiet, terminal) {
             (true, _) => Mode::Quiet,
+            (false, _) if crate::logs::is_json() => Mode::Json,
             (false, true) => Mode::Bar,
             (false, false) => Mode::Lines,
         };
@@ -52,7 +57,7 @@ impl TickProgress {
 
     fn line(&self, text: &str) {
         match self.mode {
-            Mode::Quiet => {}
+            Mode::Quiet | Mode::Json => {}
             Mode::Lines => self.print(&format!("tick: {text}\n")),
             // Clear the bar, print the line, redraw the bar under it.
             Mode::Bar => self.print(&format!("\r\x1b[2K{text}\n{}", self.bar())),
@@ -88,6 +93,9 @@ impl TickProgress {
 
     /// One step of the pass, as `tick::tick_observed` reports it.
     pub fn step(&mut self, step: TickStep) {
+        if self.mode == Mode::Json {
+            return json::step(&step);
+        }
         match step {
             TickStep::Planned { expired, due } => {
                 self.due = due;
@@ -147,6 +155,9 @@ impl TickProgress {
     pub fn summary(&self, report: &TickReport, next: Option<&Deferral>, now_ms: u64) {
         if self.mode == Mode::Quiet {
             return;
+        }
+        if self.mode == Mode::Json {
+            return json::summary(report, next, now_ms, self.started);
         }
         let followed = report.follow.as_ref().map_or(&[][..], |f| &f.followed[..]);
         for entry in followed {

@@ -820,6 +820,15 @@ pub fn list_and_counts(backend: &dyn Backend) {
     let mut counts = store.count_by_state().unwrap();
     counts.sort_by_key(|(s, _)| s.as_str());
     assert_eq!(counts, [(State::Cancelled, 1), (State::Deferred, 1)]);
+    let mut by_cause = store.count_by_state_cause().unwrap();
+    by_cause.sort_by_key(|(s, _, _)| s.as_str());
+    assert_eq!(
+        by_cause,
+        [
+            (State::Cancelled, "expired".to_string(), 1),
+            (State::Deferred, "recorded".to_string(), 1)
+        ]
+    );
     store.check_integrity().unwrap();
 }
 

@@ -108,6 +108,8 @@ pub struct CallLog {
     pub not_modified: u32,
     /// Requests to blob storage (not GitHub's API, no quota).
     pub blob: u32,
+    /// Answers by request kind (`super::request_kind`) and HTTP status, for the metrics.
+    pub by_kind: std::collections::BTreeMap<(&'static str, u16), u32>,
 }
 
 /// ureq's own name lookup, with a failed lookup reported as `HostNotFound` (ureq passes the
@@ -271,6 +273,7 @@ impl GithubClient {
             MAX_JSON_BYTES,
         )?;
         self.observe(&reply);
+        self.tally(super::request_kind::of(method, path), reply.status);
         Ok(reply)
     }
 
@@ -285,7 +288,17 @@ impl GithubClient {
         let url = format!("{}{path}", self.api);
         let reply = self.send(method, &url, Some(authorization), &[], body, MAX_JSON_BYTES)?;
         self.observe(&reply);
+        self.tally(super::request_kind::of(method, path), reply.status);
         Ok(reply)
+    }
+
+    fn tally(&self, kind: &'static str, status: u16) {
+        *self
+            .calls
+            .borrow_mut()
+            .by_kind
+            .entry((kind, status))
+            .or_default() += 1;
     }
 
     fn observe(&self, reply: &Reply) {
@@ -317,8 +330,10 @@ impl GithubClient {
             let reply = self.send("GET", &url, auth, &[], None, MAX_ARTIFACT_BYTES)?;
             if same_origin {
                 self.observe(&reply);
+                self.tally(super::request_kind::of("GET", path), reply.status);
             } else {
                 self.calls.borrow_mut().blob += 1;
+                self.tally(super::request_kind::BLOB, reply.status);
             }
             if !matches!(reply.status, 301 | 302 | 303 | 307 | 308) {
                 return Ok(reply);

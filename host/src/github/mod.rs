@@ -21,6 +21,7 @@ pub mod dispatch;
 pub mod follow;
 pub mod options;
 pub mod quota;
+pub mod request_kind;
 pub mod trust;
 pub mod watch;
 

@@ -24,13 +24,25 @@ pub fn escape(text: &str) -> String {
 }
 
 /// Writes one line: `deferral-host serve: MESSAGE`, with `message` already escaped where it
-/// holds what a client sent.
+/// holds what a client sent (with `--log-format json`, `{"event":"message","message"}`).
 pub fn line(message: &str) {
-    eprintln!("deferral-host serve: {message}");
+    let level = if message.starts_with("warning:") {
+        "warn"
+    } else {
+        "info"
+    };
+    crate::logs::message(level, "serve", message);
 }
 
-/// The line for an answered request.
+/// The line for an answered request (with `--log-format json`,
+/// `{"event":"request","method","path","status"}`).
 pub fn request(method: &str, path: &str, status: u16) {
+    if crate::logs::is_json() {
+        let fields =
+            serde_json::json!({"method": escape(method), "path": escape(path), "status": status});
+        crate::logs::json("info", "serve", "request", fields);
+        return;
+    }
     line(&format!("{} {} {status}", escape(method), escape(path)));
 }
 

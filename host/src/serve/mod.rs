@@ -81,6 +81,7 @@ pub fn serve(options: ServeOptions) -> Result<(), HostError> {
             "warning: listening on {addr}, not loopback: anyone who can reach it and holds the token can record deferrals; put TLS in front of it"
         ));
     }
+    crate::metrics::serve::start();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .max_blocking_threads(STORE_HANDLERS + 4)

@@ -22,6 +22,8 @@ pub struct Policy {
 enum Route<'a> {
     /// `/`: the status page (HTML) for people.
     Page,
+    /// `/metrics`: Prometheus' text format (`crate::metrics::serve`).
+    Metrics,
     Deferrals,
     Deferral(&'a str),
     /// `/v1/receipts/{digest}`: the deferral that recorded or was issued that receipt.
@@ -32,6 +34,9 @@ enum Route<'a> {
 fn route(path: &str) -> Option<Route<'_>> {
     if path == "/" {
         return Some(Route::Page);
+    }
+    if path == "/metrics" {
+        return Some(Route::Metrics);
     }
     if let Some(digest) = path.strip_prefix("/v1/receipts/") {
         return (!digest.is_empty() && !digest.contains('/')).then_some(Route::Receipt(digest));
@@ -52,7 +57,7 @@ fn route(path: &str) -> Option<Route<'_>> {
 
 fn allowed_method(route: &Route<'_>) -> &'static str {
     match route {
-        Route::Page | Route::Deferral(_) | Route::Receipt(_) => "GET",
+        Route::Page | Route::Metrics | Route::Deferral(_) | Route::Receipt(_) => "GET",
         Route::Deferrals | Route::Action(..) => "POST",
     }
 }
@@ -146,6 +151,9 @@ impl Body {
 pub fn handle(store: &dyn Store, policy: &Policy, request: &Request) -> Response {
     let result = match route(&request.path) {
         Some(Route::Page) => crate::html::store_page(store, now_ms()).map(Response::html),
+        Some(Route::Metrics) => crate::metrics::serve::exposition(store).map(|text| {
+            Response::json(200, text).with_header("Content-Type", crate::metrics::CONTENT_TYPE)
+        }),
         Some(Route::Deferrals) => record(store, policy, &request.body),
         Some(Route::Deferral(id)) => coordinator::load(store, id)
             .map(|d| Response::json(200, with_run(store, &d).to_string())),

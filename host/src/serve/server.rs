@@ -180,6 +180,7 @@ async fn answer(
         }
     };
     log::request(parts.method.as_str(), parts.uri.path(), response.status);
+    crate::metrics::serve::request(parts.uri.path(), response.status);
     slot.end();
     Ok(response.into_hyper())
 }
@@ -191,13 +192,18 @@ async fn handle(request: Request, app: &Arc<App>) -> Response {
     };
     let shared = app.clone();
     let work = tokio::task::spawn_blocking(move || {
-        shared
-            .stores
-            .with(|store| routes::handle(store, &shared.policy, &request))
+        shared.stores.with(|store| {
+            let errors = crate::metrics::serve::store_errors();
+            let store = crate::metrics::CountingStore::new(store, errors);
+            routes::handle(&store, &shared.policy, &request)
+        })
     });
     match work.await {
         Ok(Ok(response)) => response,
-        Ok(Err(err)) => Response::error(500, err.code(), &err.to_string()),
+        Ok(Err(err)) => {
+            crate::metrics::counting_store::count(crate::metrics::serve::store_errors(), &err);
+            Response::error(500, err.code(), &err.to_string())
+        }
         Err(_) => Response::error(500, "internal", "the handler failed; see the server log"),
     }
 }

@@ -131,6 +131,10 @@ impl Store for Session<'_> {
         self.conn.count_by_state()
     }
 
+    fn count_by_state_cause(&self) -> Result<Vec<(State, String, u64)>, StoreError> {
+        self.conn.count_by_state_cause()
+    }
+
     fn check_integrity(&self) -> Result<(), StoreError> {
         self.conn.check_integrity()
     }

@@ -515,6 +515,10 @@ pub trait Store: LoopStore {
     /// Number of deferrals per state.
     fn count_by_state(&self) -> Result<Vec<(State, u64)>, StoreError>;
 
+    /// Number of deferrals per state and cause, counted by the database (one `GROUP BY`), for
+    /// the metrics gauges (`crate::metrics`).
+    fn count_by_state_cause(&self) -> Result<Vec<(State, String, u64)>, StoreError>;
+
     /// Runs the backend's integrity check.
     fn check_integrity(&self) -> Result<(), StoreError>;
 }

@@ -811,6 +811,20 @@ impl Store for PostgresStore {
             .collect()
     }
 
+    fn count_by_state_cause(&self) -> Result<Vec<(State, String, u64)>, StoreError> {
+        let rows = self
+            .client
+            .borrow_mut()
+            .query(
+                "SELECT state, cause, COUNT(*) FROM deferrals GROUP BY state, cause",
+                &[],
+            )
+            .map_err(backend)?;
+        rows.iter()
+            .map(|row| Ok((parse_state(row.get(0))?, row.get(1), to_u64(row.get(2)))))
+            .collect()
+    }
+
     /// PostgreSQL checks its own pages; this checks what only this program knows: the schema
     /// version, and that every deferral's current receipt exists and belongs to it.
     fn check_integrity(&self) -> Result<(), StoreError> {

@@ -812,6 +812,19 @@ impl Store for SqliteStore {
         rows.collect::<Result<Vec<_>, _>>().map_err(backend)
     }
 
+    fn count_by_state_cause(&self) -> Result<Vec<(State, String, u64)>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT state, cause, COUNT(*) FROM deferrals GROUP BY state, cause")
+            .map_err(backend)?;
+        let rows = stmt
+            .query_map([], |row| {
+                Ok((get_state(row, 0)?, row.get(1)?, get_u64(row, 2)?))
+            })
+            .map_err(backend)?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(backend)
+    }
+
     fn check_integrity(&self) -> Result<(), StoreError> {
         self.run_check("integrity_check")
     }

@@ -33,8 +33,10 @@ pub(super) fn run(run: &Run<'_>, program: &str, args: &[String]) -> Value {
             let fence = claimed.deferral.fence;
             if let Some(process) = process_group::describe(pgid, fence, (run.now_ms)()) {
                 if let Err(err) = run.store.record_launch_process(id, &process) {
-                    eprintln!(
-                        "deferral-host tick: could not record the process group of {id}: {err}"
+                    crate::logs::message(
+                        "warn",
+                        "tick",
+                        &format!("could not record the process group of {id}: {err}"),
                     );
                 }
             }
