@@ -166,8 +166,10 @@ struct StatusArgs {
     /// At most this many rows.
     #[arg(long)]
     limit: Option<usize>,
-    /// Write a self-contained HTML page (counts per state, pending windows, recent outcomes)
-    /// to this file; stdout then says what was written.
+    /// Write a self-contained HTML page (counts per state, the 100 earliest pending windows,
+    /// the 100 latest outcomes; --state and --limit narrow what it draws) to this file, as a
+    /// new file (mode 0600) renamed over it: a symlink there is replaced, never written
+    /// through. stdout then says what was written.
     #[arg(long, value_name = "FILE")]
     html: Option<PathBuf>,
     /// One deferral only.
@@ -469,6 +471,24 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
         }
         Command::Status(args) => {
             let store = open_store(cli)?;
+            if let Some(path) = &args.html {
+                // Only what the page draws (as `GET /` reads it), whatever the store holds.
+                let rows = match &args.id {
+                    Some(id) => vec![coordinator::load(&*store, id)?],
+                    None => crate::html::page_rows(
+                        &*store,
+                        args.state,
+                        args.limit.unwrap_or(crate::html::MAX_ROWS),
+                    )?,
+                };
+                let page = crate::html::status_page(&store.count_by_state()?, &rows, now_ms());
+                crate::html::write_page_file(path, &page)?;
+                out!(
+                    "{}",
+                    json!({"html": path.display().to_string(), "bytes": page.len(), "deferrals": rows.len()})
+                );
+                return Ok(());
+            }
             let rows = match &args.id {
                 Some(id) => vec![coordinator::load(&*store, id)?],
                 None => store.list(&ListQuery {
@@ -476,19 +496,7 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                     limit: args.limit,
                 })?,
             };
-            if let Some(path) = &args.html {
-                let page = crate::html::status_page(&store.count_by_state()?, &rows, now_ms());
-                std::fs::write(path, &page).map_err(|e| {
-                    HostError::failure(
-                        "unwritable-output",
-                        format!("cannot write {}: {e}", path.display()),
-                    )
-                })?;
-                out!(
-                    "{}",
-                    json!({"html": path.display().to_string(), "bytes": page.len(), "deferrals": rows.len()})
-                );
-            } else if args.json {
+            if args.json {
                 let list: Vec<Value> = rows.iter().map(|d| with_run(&*store, d)).collect();
                 match &args.id {
                     Some(_) => out!("{}", list[0]),

@@ -1,17 +1,27 @@
 //! The status page (`status --html FILE`, and `GET /` on `serve`): one self-contained HTML
 //! document with counts per state, a timeline of pending windows and recent outcomes with
 //! their causes. No script, no external asset (a Content-Security-Policy of `default-src
-//! 'none'` says so to the browser); every text taken from the store is escaped.
+//! 'none'` says so to the browser); every text taken from the store is escaped. The page reads
+//! only what it draws: counts per state in one query, and at most [`MAX_ROWS`] rows of each
+//! state it shows, by bounded queries in the order it draws them.
 
 use crate::clock::iso8601;
 use crate::error::HostError;
 use crate::human_time::relative;
-use crate::store::{Deferral, ListQuery, Store};
+use crate::store::{Deferral, PageOrder, Store, StoreError};
 use deferral_core::lifecycle::State;
 use std::fmt::Write as _;
+use std::io::Write as _;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::Path;
 
-/// What the page may load: nothing but its own inline style (also sent as a header by `serve`).
-pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; style-src 'unsafe-inline'";
+/// What the page may load: nothing but its own inline style (also in the page's `<meta>`, where
+/// a browser ignores `frame-ancestors`: `serve` adds [`FRAME_ANCESTORS`] in its header).
+pub const CONTENT_SECURITY_POLICY: &str =
+    "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'";
+
+/// No site may show the page in a frame (sent as a header only: see above).
+pub const FRAME_ANCESTORS: &str = "frame-ancestors 'none'";
 
 /// Most rows in the timeline and in the outcomes table; the counts cover the whole store.
 pub const MAX_ROWS: usize = 100;
@@ -53,11 +63,95 @@ pub fn escape(text: &str) -> String {
 /// # Errors
 /// A store failure.
 pub fn store_page(store: &dyn Store, now: u64) -> Result<String, HostError> {
-    let rows = store.list(&ListQuery {
-        state: None,
-        limit: None,
-    })?;
+    let rows = page_rows(store, None, MAX_ROWS)?;
     Ok(status_page(&store.count_by_state()?, &rows, now))
+}
+
+/// The rows the page draws, and no others: the `limit` (at most [`MAX_ROWS`]) earliest pending
+/// windows and the `limit` latest outcomes, of state `only` when given. Each state is one
+/// bounded query in the page's order, so the union holds the first rows of each kind.
+///
+/// # Errors
+/// A store failure.
+pub fn page_rows(
+    store: &dyn Store,
+    only: Option<State>,
+    limit: usize,
+) -> Result<Vec<Deferral>, StoreError> {
+    let limit = limit.min(MAX_ROWS);
+    let wanted = |state: &State| only.is_none_or(|only| only == *state);
+    let read = |states: &[State], order: PageOrder| -> Result<Vec<Deferral>, StoreError> {
+        let mut rows = Vec::new();
+        for state in states.iter().filter(|s| wanted(s)) {
+            rows.extend(store.first_in_state(*state, order, limit)?);
+        }
+        Ok(rows)
+    };
+    let mut pending = read(&[State::Deferred, State::Resumable], PageOrder::WindowOpens)?;
+    sort_pending(&mut pending);
+    pending.truncate(limit);
+    let mut done = read(
+        &[State::Complete, State::Blocked, State::Cancelled],
+        PageOrder::LastChanged,
+    )?;
+    sort_done(&mut done);
+    done.truncate(limit);
+    pending.extend(done);
+    Ok(pending)
+}
+
+fn sort_pending<D: std::borrow::Borrow<Deferral>>(rows: &mut [D]) {
+    rows.sort_by(|a, b| {
+        let (a, b) = (a.borrow(), b.borrow());
+        (a.resume_after_ms, &a.id).cmp(&(b.resume_after_ms, &b.id))
+    });
+}
+
+fn sort_done<D: std::borrow::Borrow<Deferral>>(rows: &mut [D]) {
+    rows.sort_by(|a, b| {
+        let (a, b) = (a.borrow(), b.borrow());
+        (b.updated_ms, &b.id).cmp(&(a.updated_ms, &a.id))
+    });
+}
+
+/// Writes the page to `path` without following a symlink planted there: a new file (mode
+/// `0600`, created exclusively) in the same directory, synced, then renamed over `path`, so
+/// `path` ends up a regular file and whatever a link there pointed to is left untouched.
+///
+/// # Errors
+/// `unwritable-output` when the file cannot be created, written or renamed.
+pub fn write_page_file(path: &Path, page: &str) -> Result<(), HostError> {
+    let fail = |err: &dyn std::fmt::Display| {
+        HostError::failure(
+            "unwritable-output",
+            format!("cannot write {}: {err}", path.display()),
+        )
+    };
+    let name = path.file_name().ok_or_else(|| fail(&"not a file name"))?;
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let temp = dir.join(format!(
+        ".{}.{}.tmp",
+        name.to_string_lossy(),
+        &crate::handle::new_handle()[..12]
+    ));
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&temp)
+        .map_err(|err| fail(&err))?;
+    let written = file
+        .write_all(page.as_bytes())
+        .and_then(|()| file.sync_all())
+        .and_then(|()| std::fs::rename(&temp, path));
+    written.map_err(|err| {
+        // Ours (created exclusively above): never leave it behind.
+        let _ = std::fs::remove_file(&temp);
+        fail(&err)
+    })
 }
 
 /// The whole page. `counts` per state (from the whole store), `rows` the deferrals to draw.
@@ -103,7 +197,7 @@ fn timeline_section(rows: &[Deferral], now: u64) -> String {
         .iter()
         .filter(|d| matches!(d.state, State::Deferred | State::Resumable))
         .collect();
-    pending.sort_by_key(|d| (d.resume_after_ms, d.id.clone()));
+    sort_pending(&mut pending);
     pending.truncate(MAX_ROWS);
     let mut out = String::from("<h2>Pending windows (resume after → resume by)</h2>\n");
     if pending.is_empty() {
@@ -174,7 +268,7 @@ fn timeline_section(rows: &[Deferral], now: u64) -> String {
 /// The latest outcomes (complete, blocked, cancelled), newest first, with cause and detail.
 fn outcomes_section(rows: &[Deferral], now: u64) -> String {
     let mut done: Vec<&Deferral> = rows.iter().filter(|d| d.state.is_terminal()).collect();
-    done.sort_by_key(|d| std::cmp::Reverse((d.updated_ms, d.id.clone())));
+    sort_done(&mut done);
     done.truncate(MAX_ROWS);
     let mut out = String::from("<h2>Recent outcomes</h2>\n");
     if done.is_empty() {

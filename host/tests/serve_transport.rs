@@ -395,3 +395,47 @@ fn clients_without_the_token_cannot_fill_the_cap() {
     std::thread::sleep(Duration::from_millis(200));
     assert_fast(&server, "4 refused uploads at a cap of 4");
 }
+
+#[test]
+fn a_token_less_flood_never_sheds_a_connection_that_proved_the_token() {
+    let server = Server::start(&["--max-connections", "4"]);
+    // A client that proved the token, then stays connected between its requests.
+    let mut proved = server.connect();
+    proved
+        .write_all(request("GET", "/v1/deferrals/dx", "", true).as_bytes())
+        .unwrap();
+    assert_eq!(read_answer(&mut proved).unwrap().status, 404);
+    // Far more connections than the cap without the token: silent ones, and ones whose
+    // requests are refused (no token, a wrong token) and that stay open for more.
+    let _silent = idle_sockets(&server, 6);
+    let refused: Vec<TcpStream> = (0..6)
+        .map(|i| {
+            let mut s = server.connect();
+            let auth = if i % 2 == 0 {
+                ""
+            } else {
+                "Authorization: Bearer not-the-serve-token-0123456789\r\n"
+            };
+            write!(
+                s,
+                "GET /v1/deferrals/dx HTTP/1.1\r\nHost: test\r\n{auth}\r\n"
+            )
+            .unwrap();
+            s
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    for _ in 0..2 {
+        proved
+            .write_all(request("GET", "/v1/deferrals/dx", "", true).as_bytes())
+            .unwrap();
+        let answer = read_answer(&mut proved).expect("the proved connection is still open");
+        assert_eq!(answer.status, 404);
+    }
+    drop(refused);
+    // Newcomers are still served: they shed token-less connections.
+    assert_fast(
+        &server,
+        "a proved connection and a token-less flood at a cap of 4",
+    );
+}

@@ -66,3 +66,74 @@ fn status_html_writes_a_self_contained_page_with_everything_escaped() {
     let error: serde_json::Value = serde_json::from_str(line.trim()).unwrap();
     assert_eq!(error["error"]["code"], "unwritable-output");
 }
+
+/// The regular files of `dir`, by name.
+fn names_in(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn status_html_replaces_a_planted_symlink_and_never_writes_through_it() {
+    use std::os::unix::fs::PermissionsExt;
+    let host = Host::new();
+    host.record("exec:/bin/true", 30 * 60_000, HOUR, &[]);
+    // A symlink planted at FILE, to a file that exists and to one that does not yet.
+    let victim = host.path("victim.txt");
+    std::fs::write(&victim, "keep me\n").unwrap();
+    std::fs::set_permissions(&victim, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let absent = host.path("absent.txt");
+    for (name, target) in [("page.html", &victim), ("other.html", &absent)] {
+        let file = host.path(name);
+        std::os::unix::fs::symlink(target, &file).unwrap();
+        let out = host.expect(0, &["status", "--html", file.to_str().unwrap()], "");
+        assert_eq!(out["html"], file.to_str().unwrap());
+        let meta = std::fs::symlink_metadata(&file).unwrap();
+        assert!(meta.file_type().is_file(), "{name} is now a regular file");
+        assert_eq!(meta.permissions().mode() & 0o777, 0o600, "{name}");
+        let page = std::fs::read_to_string(&file).unwrap();
+        assert!(page.starts_with("<!DOCTYPE html>"), "{page}");
+        assert_eq!(out["bytes"], page.len());
+    }
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me\n");
+    assert_eq!(
+        std::fs::metadata(&victim).unwrap().permissions().mode() & 0o777,
+        0o644
+    );
+    assert!(
+        !absent.exists(),
+        "nothing was created through the dangling link"
+    );
+
+    // A regular file already there is replaced the same way (0600 whatever its mode was), and
+    // no temporary file is left behind.
+    let file = host.path("plain.html");
+    std::fs::write(&file, "old").unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o666)).unwrap();
+    host.expect(0, &["status", "--html", file.to_str().unwrap()], "");
+    let meta = std::fs::metadata(&file).unwrap();
+    assert_eq!(meta.permissions().mode() & 0o777, 0o600);
+    assert!(std::fs::read_to_string(&file)
+        .unwrap()
+        .starts_with("<!DOCTYPE html>"));
+    let names = names_in(host.dir.path());
+    for name in &names {
+        assert!(
+            [
+                "host.db",
+                "host.db-shm",
+                "host.db-wal",
+                "victim.txt",
+                "page.html",
+                "other.html",
+                "plain.html"
+            ]
+            .contains(&name.as_str()),
+            "left behind: {name} in {names:?}"
+        );
+    }
+}

@@ -120,6 +120,28 @@ fn sqlite_store_is_wal_full_sync_and_versioned() {
         )
         .unwrap();
     assert!(plan.contains("USING INDEX deferrals_due"), "{plan}");
+    // The status page's reads walk an index in the page's order and stop at the limit: no
+    // sort of every row of the state.
+    for (sql, index) in [
+        (
+            "SELECT id FROM deferrals WHERE state = 'complete' ORDER BY updated_ms DESC, id DESC LIMIT 100",
+            "deferrals_changed",
+        ),
+        (
+            "SELECT id FROM deferrals WHERE state = 'deferred' ORDER BY resume_after_ms, id LIMIT 100",
+            "deferrals_due",
+        ),
+    ] {
+        let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+        let plan: Vec<String> = stmt
+            .query_map([], |r| r.get(3))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        let plan = plan.join("; ");
+        assert!(plan.contains(&format!("INDEX {index}")), "{sql}: {plan}");
+        assert!(!plan.contains("FOR ORDER BY"), "{sql}: {plan}");
+    }
     // A store from a newer program is refused, not silently used.
     conn.execute_batch("PRAGMA user_version = 99").unwrap();
     drop(store);

@@ -126,6 +126,7 @@ fn postgres_schema_is_versioned_and_a_newer_one_is_refused() {
         "deferrals_expiry",
         "deferrals_lease",
         "deferrals_created",
+        "deferrals_changed",
         "receipts_deferral",
         "events_deferral",
     ] {

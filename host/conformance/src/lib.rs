@@ -20,7 +20,7 @@ use deferral_core::receipt::{Bindings, Reason, Receipt};
 use deferral_host::coordinator::{self, Outcome};
 use deferral_host::handle::{handle_digest, new_handle};
 use deferral_host::store::{
-    AttemptStatus, Change, Deferral, Lease, ListQuery, Store, StoreError, Update,
+    AttemptStatus, Change, Deferral, Lease, ListQuery, PageOrder, Store, StoreError, Update,
 };
 
 /// A store under test: every `connect` returns a new connection to the same (initially empty) store.
@@ -59,6 +59,7 @@ macro_rules! store_conformance_tests {
             a_launch_outcome_that_is_not_terminal_clears_the_attempt_and_the_lease,
             record_refuses_a_receipt_only_once_its_window_closed,
             list_and_counts,
+            first_in_state_reads_one_state_in_the_page_order,
             next_wakeup_is_the_earliest_waiting_deferral,
             insert_batch_commits_each_item_or_reports_its_error);
     };
@@ -830,6 +831,44 @@ pub fn list_and_counts(backend: &dyn Backend) {
         ]
     );
     store.check_integrity().unwrap();
+}
+
+/// The status page's bounded reads: rows of the one state asked for, at most `limit`, pending
+/// windows earliest first and outcomes latest first, ties in `id` order (reversed for outcomes).
+pub fn first_in_state_reads_one_state_in_the_page_order(backend: &dyn Backend) {
+    let store = backend.connect();
+    let t = now();
+    // Windows opening at these offsets (two alike: the id decides), inserted out of order.
+    for (id, after) in [("w3", 30), ("w1", 10), ("w4", 40), ("w2b", 20), ("w2a", 20)] {
+        let mut new = new_deferral(id, t);
+        new.window.resume_after_ms = t + after;
+        store.insert(&new).unwrap();
+    }
+    // Outcomes at these times (two alike), written out of order.
+    for (id, at) in [("o2", 2), ("o4", 4), ("o1", 1), ("o3a", 3), ("o3b", 3)] {
+        let d = store.insert(&new_deferral(id, t)).unwrap();
+        coordinator::expire(&*store, &d, t + at).unwrap();
+    }
+    let ids = |rows: Vec<Deferral>| rows.into_iter().map(|d| d.id).collect::<Vec<_>>();
+    let first = |state, order, limit| ids(store.first_in_state(state, order, limit).unwrap());
+    assert_eq!(
+        first(State::Deferred, PageOrder::WindowOpens, 10),
+        ["w1", "w2a", "w2b", "w3", "w4"]
+    );
+    assert_eq!(
+        first(State::Deferred, PageOrder::WindowOpens, 3),
+        ["w1", "w2a", "w2b"]
+    );
+    assert_eq!(
+        first(State::Cancelled, PageOrder::LastChanged, 10),
+        ["o4", "o3b", "o3a", "o2", "o1"]
+    );
+    assert_eq!(
+        first(State::Cancelled, PageOrder::LastChanged, 2),
+        ["o4", "o3b"]
+    );
+    assert!(first(State::Complete, PageOrder::LastChanged, 10).is_empty());
+    assert!(first(State::Deferred, PageOrder::WindowOpens, 0).is_empty());
 }
 
 /// A new deferral with id `id`, built by hand (not through `record`), with one receipt.

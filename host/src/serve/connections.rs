@@ -1,7 +1,10 @@
 //! The open connections of `serve`: a cap on how many, which one to shed when a new one
 //! arrives at the cap (the oldest idle one: connected, but no request being handled), and the
 //! stop signal at shutdown. A connection is idle while it waits for a request head, however
-//! many bytes of it have arrived, so slow or silent clients are shed before working ones.
+//! many bytes of it have arrived, so slow or silent clients are shed before working ones. A
+//! connection that has sent the right token once is never shed for a newcomer (which may be
+//! anyone): at the cap with only such connections idle, the newcomer is refused instead, and
+//! they close by themselves after the keep-alive idle time.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -19,6 +22,8 @@ pub struct Slot {
 struct SlotState {
     in_flight: bool,
     closing: bool,
+    /// A request on this connection carried the right token.
+    proved: bool,
     /// When the connection started waiting for its current request (accept, or the end of the
     /// previous answer on a kept-alive connection): the request's deadline counts from here.
     waiting_since: Instant,
@@ -38,6 +43,7 @@ impl Slot {
             state: Mutex::new(SlotState {
                 in_flight: false,
                 closing: false,
+                proved: false,
                 waiting_since: Instant::now(),
             }),
             close: Notify::new(),
@@ -62,6 +68,11 @@ impl Slot {
         state.waiting_since = Instant::now();
     }
 
+    /// A request on this connection carried the right token: from now on it is never shed.
+    pub fn prove(&self) {
+        lock(&self.state).proved = true;
+    }
+
     pub fn in_flight(&self) -> bool {
         lock(&self.state).in_flight
     }
@@ -71,10 +82,11 @@ impl Slot {
         self.close.notified().await;
     }
 
-    /// Asks an idle connection to close; `false` (and nothing changes) if it is busy.
+    /// Asks an idle connection that never proved the token to close; `false` (and nothing
+    /// changes) if it is busy or proved.
     fn shed_if_idle(&self) -> bool {
         let mut state = lock(&self.state);
-        if state.in_flight || state.closing {
+        if state.in_flight || state.closing || state.proved {
             return false;
         }
         state.closing = true;
@@ -106,7 +118,7 @@ struct Inner {
 /// What happened to a new connection.
 pub enum Admission {
     Admitted(Arc<Slot>),
-    /// At the cap with every connection busy, or the server is stopping.
+    /// At the cap with every connection busy or proved, or the server is stopping.
     Refused,
 }
 
@@ -123,7 +135,8 @@ impl Registry {
         }
     }
 
-    /// Takes a new connection, shedding the oldest idle one at the cap.
+    /// Takes a new connection, shedding at the cap the oldest idle one that never proved the
+    /// token.
     pub fn admit(&self) -> Admission {
         let mut inner = lock(&self.inner);
         if inner.stopping {
@@ -215,6 +228,30 @@ mod tests {
         a.end();
         let _e = admitted(&registry);
         assert!(a.begin().is_none(), "a, idle again and oldest, was shed");
+    }
+
+    #[test]
+    fn a_connection_that_proved_the_token_is_never_shed() {
+        let registry = Registry::new(2);
+        let proved = admitted(&registry);
+        assert!(proved.begin().is_some());
+        proved.prove();
+        proved.end();
+        let _silent = admitted(&registry);
+        for _ in 0..5 {
+            let _newcomer = admitted(&registry);
+        }
+        assert!(
+            proved.begin().is_some(),
+            "still open, though the oldest idle"
+        );
+        proved.end();
+        let waiting = admitted(&registry);
+        assert!(waiting.begin().is_some(), "a newcomer sheds the other one");
+        assert!(
+            matches!(registry.admit(), Admission::Refused),
+            "one busy, one proved: refused"
+        );
     }
 
     #[test]

@@ -11,6 +11,8 @@ use tokio::time::Instant;
 
 /// Request bodies larger than this are refused with 413 before they are read.
 pub const MAX_BODY_BYTES: usize = 16 * 1024;
+/// The policy of every answer but the page: JSON is never a document that loads anything.
+pub const API_CONTENT_SECURITY_POLICY: &str = "default-src 'none'; frame-ancestors 'none'";
 /// What is read and thrown away of a refused body, so the answer is not lost to a reset.
 const DISCARD_BYTES: usize = 1 << 20;
 const DISCARD_TIME: Duration = Duration::from_secs(1);
@@ -78,7 +80,11 @@ impl Response {
             .with_header("content-type", "text/html; charset=utf-8")
             .with_header(
                 "content-security-policy",
-                crate::html::CONTENT_SECURITY_POLICY,
+                format!(
+                    "{}; {}",
+                    crate::html::CONTENT_SECURITY_POLICY,
+                    crate::html::FRAME_ANCESTORS
+                ),
             )
     }
 
@@ -94,7 +100,9 @@ impl Response {
     }
 
     /// hyper's form: the body with a final newline (friendly to curl), JSON and never cached
-    /// unless the route set its own `Content-Type` or `Cache-Control`.
+    /// unless the route set its own `Content-Type` or `Cache-Control`. Every answer tells a
+    /// browser not to guess its type, not to send the page's address on, and (unless the route
+    /// set its own policy) to load nothing for it and show it in no frame.
     pub fn into_hyper(self) -> hyper::Response<Full<Bytes>> {
         let mut body = self.body.into_bytes();
         body.push(b'\n');
@@ -113,6 +121,14 @@ impl Response {
         headers
             .entry("cache-control")
             .or_insert(HeaderValue::from_static("no-store"));
+        headers
+            .entry("content-security-policy")
+            .or_insert(HeaderValue::from_static(API_CONTENT_SECURITY_POLICY));
+        headers.insert(
+            "x-content-type-options",
+            HeaderValue::from_static("nosniff"),
+        );
+        headers.insert("referrer-policy", HeaderValue::from_static("no-referrer"));
         out
     }
 }

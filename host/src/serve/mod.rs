@@ -5,7 +5,8 @@
 //! compare-and-set settles races between requests, tickers and command-line calls alike.
 //!
 //! Limits (docs/host.md, serve): a deadline for each whole request, a cap on connections that
-//! sheds idle ones first, 16 KiB bodies, and a bounded graceful stop on SIGTERM or SIGINT.
+//! sheds idle ones first (never one that proved the token), 16 KiB bodies, a few status pages
+//! at once, and a bounded graceful stop on SIGTERM or SIGINT.
 
 pub mod connections;
 pub mod group_commit;
@@ -29,6 +30,12 @@ pub const MIN_TOKEN_LEN: usize = 16;
 /// Handlers running store work at once (and so, at most, open store connections besides the
 /// writer's); more requests wait their turn without holding a thread.
 const STORE_HANDLERS: usize = 32;
+/// Status pages (`GET /`) read and drawn at once; more wait up to [`PAGE_WAIT`] for a turn,
+/// then get 503 `busy` with `Retry-After: 1`. Each page reads a bounded number of rows, so
+/// this bounds what pages can take of memory and of the store's connections.
+pub const PAGE_RENDERS: usize = 4;
+/// How long a status page request waits for a turn before 503.
+pub const PAGE_WAIT: Duration = Duration::from_secs(2);
 
 /// Connection and time limits; see docs/host.md (serve) for why each default.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,6 +102,7 @@ pub fn serve(options: ServeOptions) -> Result<(), HostError> {
         stores: stores::Stores::new(options.store)?,
         limits: options.limits,
         handlers: tokio::sync::Semaphore::new(STORE_HANDLERS),
+        pages: tokio::sync::Semaphore::new(PAGE_RENDERS),
         stopping,
     });
     let served = runtime.block_on(async {

@@ -55,6 +55,11 @@ fn route(path: &str) -> Option<Route<'_>> {
     }
 }
 
+/// `GET /`, the status page (which has its own bound on how many are drawn at once).
+pub fn is_page(path: &str) -> bool {
+    matches!(route(path), Some(Route::Page))
+}
+
 fn allowed_method(route: &Route<'_>) -> &'static str {
     match route {
         Route::Page | Route::Metrics | Route::Deferral(_) | Route::Receipt(_) => "GET",

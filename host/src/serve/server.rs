@@ -6,7 +6,7 @@ use super::http::{self, BodyLimits, Request, Response};
 use super::log;
 use super::routes::{self, Policy};
 use super::stores::Stores;
-use super::Limits;
+use super::{Limits, PAGE_WAIT};
 use deferral_core::digest::{constant_time_eq, sha256_hex};
 use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
@@ -30,6 +30,8 @@ pub struct App {
     pub limits: Limits,
     /// Handlers running on blocking threads at once (each holds a store connection).
     pub handlers: Semaphore,
+    /// Status pages being read and drawn at once ([`super::PAGE_RENDERS`]).
+    pub pages: Semaphore,
     /// Turns `true` when the server stops: body reads give up and answer 503.
     pub stopping: watch::Receiver<bool>,
 }
@@ -127,7 +129,7 @@ async fn connection(stream: TcpStream, slot: Arc<Slot>, registry: Arc<Registry>,
 fn busy() -> Vec<u8> {
     let body = Response::error(503, "busy", "every connection is busy; try again shortly").body;
     format!(
-        "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\nRetry-After: 1\r\n\r\n{body}\n",
+        "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\nRetry-After: 1\r\nX-Content-Type-Options: nosniff\r\n\r\n{body}\n",
         body.len() + 1
     )
     .into_bytes()
@@ -154,6 +156,7 @@ async fn answer(
     let (parts, body) = request.into_parts();
     let mut head = Request::from_parts(&parts);
     let refused = if authorized(&head, &app.token_digest) {
+        slot.prove();
         routes::check_route(&head.method, &head.path)
     } else {
         Some(unauthorized())
@@ -185,8 +188,25 @@ async fn answer(
     Ok(response.into_hyper())
 }
 
-/// Runs the route's handler on a blocking thread with a store connection.
+/// Runs the route's handler on a blocking thread with a store connection. The status page
+/// first waits (briefly) for one of its own few turns.
 async fn handle(request: Request, app: &Arc<App>) -> Response {
+    let _page = if routes::is_page(&request.path) {
+        match tokio::time::timeout(PAGE_WAIT, app.pages.acquire()).await {
+            Ok(Ok(permit)) => Some(permit),
+            Ok(Err(_)) => return http::stopping(),
+            Err(_) => {
+                return Response::error(
+                    503,
+                    "busy",
+                    "the status page is being drawn for others; try again shortly",
+                )
+                .with_header("Retry-After", "1")
+            }
+        }
+    } else {
+        None
+    };
     let Ok(_permit) = app.handlers.acquire().await else {
         return http::stopping();
     };

@@ -6,7 +6,7 @@
 use super::group_commit::GroupCommit;
 use crate::store::{
     ClaimBuilder, Deferral, EventRecord, IntegrityCheck, LaunchProcess, ListQuery, NewDeferral,
-    NextDue, Store, StoreError, StoreUrl, StoredReceipt, Update,
+    NextDue, PageOrder, Store, StoreError, StoreUrl, StoredReceipt, Update,
 };
 use deferral_core::lifecycle::State;
 use std::sync::Mutex;
@@ -125,6 +125,15 @@ impl Store for Session<'_> {
 
     fn launch_process(&self, id: &str) -> Result<Option<LaunchProcess>, StoreError> {
         self.conn.launch_process(id)
+    }
+
+    fn first_in_state(
+        &self,
+        state: State,
+        order: PageOrder,
+        limit: usize,
+    ) -> Result<Vec<Deferral>, StoreError> {
+        self.conn.first_in_state(state, order, limit)
     }
 
     fn count_by_state(&self) -> Result<Vec<(State, u64)>, StoreError> {

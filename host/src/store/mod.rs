@@ -368,6 +368,26 @@ pub(crate) fn compare_and_set_sql(mark: char) -> String {
     )
 }
 
+/// The order in which the status page draws the rows of one state, so that it reads only the
+/// rows it draws ([`Store::first_in_state`]; an index serves each order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageOrder {
+    /// Earliest window first: `(resume_after_ms, id)` ascending (pending deferrals).
+    WindowOpens,
+    /// Latest change first: `(updated_ms, id)` descending (outcomes).
+    LastChanged,
+}
+
+impl PageOrder {
+    /// The `ORDER BY` clause, the same on both backends.
+    pub(crate) fn sql(self) -> &'static str {
+        match self {
+            PageOrder::WindowOpens => "ORDER BY resume_after_ms, id",
+            PageOrder::LastChanged => "ORDER BY updated_ms DESC, id DESC",
+        }
+    }
+}
+
 /// Which deferrals `list` returns.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ListQuery {
@@ -512,7 +532,16 @@ pub trait Store: LoopStore {
     /// The last recorded launch process of `id`, if any.
     fn launch_process(&self, id: &str) -> Result<Option<LaunchProcess>, StoreError>;
 
-    /// Number of deferrals per state.
+    /// At most `limit` deferrals in `state`, in `order`: what the status page draws, read
+    /// without reading the rest of the store.
+    fn first_in_state(
+        &self,
+        state: State,
+        order: PageOrder,
+        limit: usize,
+    ) -> Result<Vec<Deferral>, StoreError>;
+
+    /// Number of deferrals per state (one `GROUP BY` query).
     fn count_by_state(&self) -> Result<Vec<(State, u64)>, StoreError>;
 
     /// Number of deferrals per state and cause, counted by the database (one `GROUP BY`), for

@@ -9,7 +9,7 @@ mod journal;
 
 use super::{
     AttemptStatus, ClaimBuilder, Deferral, EventRecord, LaunchProcess, ListQuery, NewDeferral,
-    NewReceipt, NextDue, Store, StoreError, StoredReceipt, Update,
+    NewReceipt, NextDue, PageOrder, Store, StoreError, StoredReceipt, Update,
 };
 use deferral_core::digest::sha256_hex;
 use deferral_core::lifecycle::State;
@@ -94,6 +94,11 @@ CREATE TABLE launch_processes (
     github::MIGRATION,
     // 4: a run's API URL (`run_url`) beside its page (`html_url`).
     github::RUN_URLS_MIGRATION,
+    r#"
+-- 5: the status page's latest outcomes (state = ... ORDER BY updated_ms DESC, id DESC LIMIT n)
+-- read only the rows drawn, at any size of the store.
+CREATE INDEX IF NOT EXISTS deferrals_changed ON deferrals (state, updated_ms, id);
+"#,
 ];
 
 /// How long a process waits for another one holding the store's lock.
@@ -799,6 +804,17 @@ impl Store for SqliteStore {
             )
             .optional()
             .map_err(backend)
+    }
+
+    fn first_in_state(
+        &self,
+        state: State,
+        order: PageOrder,
+        limit: usize,
+    ) -> Result<Vec<Deferral>, StoreError> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let tail = format!("WHERE state = ?1 {} LIMIT ?2", order.sql());
+        self.select(&tail, &[&state.as_str(), &limit])
     }
 
     fn count_by_state(&self) -> Result<Vec<(State, u64)>, StoreError> {
