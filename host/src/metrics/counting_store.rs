@@ -5,7 +5,7 @@
 
 use crate::store::{
     ArtifactRef, ClaimBuilder, Deferral, EventRecord, LaunchProcess, Link, ListQuery, LoopStore,
-    NewDeferral, NextDue, RunRecord, Store, StoreError, StoredReceipt, Update,
+    NewDeferral, NextDue, PageOrder, RunRecord, Store, StoreError, StoredReceipt, Update,
 };
 use deferral_core::lifecycle::State;
 use prometheus::IntCounterVec;
@@ -66,6 +66,7 @@ impl Store for CountingStore<'_> {
         stale_leases(now_ms: u64, limit: usize) -> Vec<Deferral>;
         record_launch_process(id: &str, process: &LaunchProcess) -> ();
         launch_process(id: &str) -> Option<LaunchProcess>;
+        first_in_state(state: State, order: PageOrder, limit: usize) -> Vec<Deferral>;
         count_by_state() -> Vec<(State, u64)>;
         count_by_state_cause() -> Vec<(State, String, u64)>;
         check_integrity() -> ();
