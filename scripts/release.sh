@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the assets of a release: deferral-host for a target, the npm tarball, and SHA256SUMS.
+# Builds the assets of a release: deferral-host for a target (with README.md and LICENSE), the npm
+# tarball, and SHA256SUMS.
 # The release workflow (.github/workflows/release.yml) runs one `host` per platform, one `npm`,
 # then `sums` over all of them; with no command it builds all three for this machine's target.
 #
@@ -40,7 +41,7 @@ build_host() {
   fi
   stage=$(mktemp -d)
   cp "$binary" "$stage/deferral-host"
-  cp README.md "$stage/"
+  cp README.md LICENSE "$stage/"
   tar -C "$stage" -czf "$out/deferral-host-$VERSION-$target.tar.gz" .
   rm -rf "$stage"
   say "wrote $out/deferral-host-$VERSION-$target.tar.gz"
@@ -69,7 +70,7 @@ case "${1:-}" in
   host) [ $# -eq 3 ] || die "usage: release.sh host TARGET OUT_DIR"; build_host "$2" "$3" ;;
   npm) [ $# -eq 2 ] || die "usage: release.sh npm OUT_DIR"; build_npm "$2" ;;
   sums) [ $# -eq 2 ] || die "usage: release.sh sums OUT_DIR"; write_sums "$2" ;;
-  -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *)
     [ $# -le 1 ] || die "usage: release.sh [OUT_DIR] (or host, npm, sums; see --help)"
     OUT=${1:-.tmp/release}

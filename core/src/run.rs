@@ -294,6 +294,9 @@ pub fn run(v: &Value, payload: &[u8]) -> String {
     if matches!(name.as_str(), "--help" | "-h" | "help") {
         return done(Exit::Ok, &help::usage(), "", &[], None);
     }
+    if name == "--version" {
+        return done(Exit::Ok, &help::version(), "", &[], None);
+    }
     let Some(command) = help::command(name) else {
         return error_done(&AttemptError::UnknownCommand { name: name.clone() }, "");
     };

@@ -71,6 +71,13 @@ test('resume with mismatched bindings: blocked binding-mismatch, no request', as
   for (const r of [scope, request, policy, plan]) { assert.equal(r.status, 1); r.cleanup(); }
 });
 
+test('resume-jitter is not bound: a resume with another jitter is ready (the operator guide says so)', async () => {
+  const gh = await api('ready');
+  const run = await runAction(gh.url, { receipt: JSON.stringify(dueReceipt({ scope: scopeFor(gh) })), approval: 'granted', 'resume-jitter': '10m' });
+  assert.equal(run.outputs.status, 'ready', run.stdout);
+  run.cleanup();
+});
+
 test('resume too early: blocked not-yet-due', async () => {
   const gh = await api('ready');
   const now = Date.now();

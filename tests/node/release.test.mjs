@@ -40,8 +40,10 @@ test('the local target: a host archive, the npm tarball, and their SHA-256 sums'
   assert.equal(spawnSync('tar', ['-xzf', join(out, host), '-C', unpacked]).status, 0);
   const version = spawnSync(join(unpacked, 'deferral-host'), ['--version'], { encoding: 'utf8' });
   assert.equal(version.stdout.trim(), `deferral-host ${VERSION}`, 'the archived binary runs');
+  assert.deepEqual(readdirSync(unpacked).sort(), ['LICENSE', 'README.md', 'deferral-host']);
   const listing = spawnSync('tar', ['-tzf', join(out, npm)], { encoding: 'utf8' }).stdout;
   assert.match(listing, /^package\/dist\/cli\.js$/m);
+  assert.match(listing, /^package\/LICENSE$/m);
 });
 
 test('assets are never replaced, and each step refuses what it cannot do', () => {

@@ -97,10 +97,17 @@ pub fn command(name: &str) -> Option<&'static Command> {
     COMMANDS.iter().find(|c| c.name == name)
 }
 
+/// `deferral --version`: the name and the version, one line (the npm package's version, which
+/// `scripts/release.sh` checks equals the workspace's).
+pub fn version() -> String {
+    format!("deferral {}\n", env!("CARGO_PKG_VERSION"))
+}
+
 /// `deferral --help`.
 pub fn usage() -> String {
     let mut text = String::from(
-        "Usage: deferral COMMAND [ARGS] (deferral COMMAND --help for details)\n\nCommands:\n",
+        "Usage: deferral COMMAND [ARGS] (deferral COMMAND --help for details)\n\
+         \x20      deferral --version\n\nCommands:\n",
     );
     for c in &COMMANDS {
         text.push_str(&format!("  {:<9} {}\n", c.name, c.summary));
