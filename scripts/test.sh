@@ -95,8 +95,8 @@ step "cargo clippy (native and wasm32), warnings denied"
 cargo clippy --quiet --workspace --all-targets -- -D warnings
 cargo clippy --quiet -p deferral-receipt -p deferral-core -p deferral-wasm --target wasm32-unknown-unknown -- -D warnings
 
-step "host/src modules import each other without a cycle"
-python3 scripts/host-module-cycles.py | tail -1
+step "the modules of each crate (nested ones too) import each other without a cycle"
+python3 scripts/module-cycles.py | tail -1
 
 step "cargo test (SQLite, and PostgreSQL on a throwaway loopback server)"
 # shellcheck source=scripts/postgres-test-server.sh

@@ -10,7 +10,7 @@
 //! is refused, never waited on). A key that cannot sign a JWT is refused then, before the
 //! caller claims anything (`github-app-key-unusable`, exit 3).
 
-use super::client::{CallError, GithubClient, Reply};
+use super::transport::{CallError, Reply, Transport};
 use crate::error::HostError;
 use deferral_core::signals::time::parse_iso8601;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
@@ -163,11 +163,13 @@ impl AppAuth {
             .map_err(|e| CallError::NotSent(format!("cannot sign the App JWT: {e}")))
     }
 
-    /// The installation token for `repo`, exchanged or renewed when needed.
+    /// The installation token for `repo`, exchanged or renewed when needed, over `transport`;
+    /// each answer is shown to `observe`.
     pub fn installation_token(
         &self,
-        client: &GithubClient,
+        transport: &Transport,
         repo: &str,
+        observe: &dyn Fn(&'static str, &Reply),
     ) -> Result<String, CallError> {
         let now = (self.now_ms)();
         if let Some(held) = self.tokens.borrow().get(repo) {
@@ -177,10 +179,11 @@ impl AppAuth {
         }
         let jwt = self
             .jwt()
-            .inspect_err(|e| client.note_unreachable(e.message()))?;
+            .inspect_err(|e| transport.note_unreachable(e.message()))?;
         let bearer = format!("Bearer {jwt}");
         let found =
-            client.call_with("GET", &format!("/repos/{repo}/installation"), &bearer, None)?;
+            transport.call_with("GET", &format!("/repos/{repo}/installation"), &bearer, None)?;
+        observe("installation", &found);
         if found.status != 200 {
             return Err(CallError::NotSent(format!(
                 "the App has no installation on {repo}: HTTP {}: {}",
@@ -193,12 +196,13 @@ impl AppAuth {
             .get("id")
             .and_then(serde_json::Value::as_u64)
             .ok_or_else(|| CallError::NotSent(format!("no installation id for {repo}")))?;
-        let issued = client.call_with(
+        let issued = transport.call_with(
             "POST",
             &format!("/app/installations/{id}/access_tokens"),
             &bearer,
             Some(b"{}"),
         )?;
+        observe("installation-token", &issued);
         if issued.status != 201 {
             // The answer may carry a token after all: never quoted (see `refusal_message`).
             return Err(CallError::NotSent(format!(

@@ -5,7 +5,7 @@
 //! an error message; `Debug` does not show it.
 
 use super::app::AppAuth;
-use super::client::{CallError, GithubClient};
+use super::transport::{CallError, Reply, Transport};
 use std::fmt;
 
 pub enum Auth {
@@ -23,11 +23,14 @@ impl fmt::Debug for Auth {
 }
 
 impl Auth {
-    /// The `Authorization` header value for a call about `repo` (`owner/name`).
+    /// The `Authorization` header value for a call about `repo` (`owner/name`). An App's own
+    /// calls go over `transport`, each answer shown to `observe` (the client counts it and
+    /// reads its rate headers).
     pub fn authorization(
         &self,
-        client: &GithubClient,
+        transport: &Transport,
         repo: Option<&str>,
+        observe: &dyn Fn(&'static str, &Reply),
     ) -> Result<String, CallError> {
         match self {
             Auth::Token(token) => Ok(format!("Bearer {token}")),
@@ -35,7 +38,10 @@ impl Auth {
                 let repo = repo.ok_or_else(|| {
                     CallError::NotSent("a GitHub App call needs the repository".into())
                 })?;
-                Ok(format!("Bearer {}", app.installation_token(client, repo)?))
+                Ok(format!(
+                    "Bearer {}",
+                    app.installation_token(transport, repo, observe)?
+                ))
             }
         }
     }

@@ -1,8 +1,11 @@
 //! The host's side of GitHub: a REST client on a maintained crate and the loop it closes.
 //!
-//! * [`client`]: `ureq` with rustls (system and bundled roots), proxies from the environment,
-//!   bounded bodies, redirects followed by hand without the token to other hosts.
-//! * [`auth`], [`app`]: a token, or a GitHub App's installation tokens (RS256 JWT).
+//! * [`transport`]: `ureq` with rustls (system and bundled roots), proxies from the environment,
+//!   bounded bodies, which failures happened before anything was sent. No credentials.
+//! * [`auth`], [`app`]: a token, or a GitHub App's installation tokens (RS256 JWT, exchanged
+//!   over the transport alone).
+//! * [`client`]: the REST client on the transport: credentials, quota, call counts,
+//!   redirects followed by hand without the token to other hosts.
 //! * [`quota`]: stop calling for the pass when the reserve is reached or a limit holds.
 //! * [`dispatch`]: the `workflow-dispatch:` launch, which returns the run.
 //! * [`api`]: the few REST calls the loop makes, with ETags.
@@ -22,6 +25,7 @@ pub mod follow;
 pub mod options;
 pub mod quota;
 pub mod request_kind;
+pub mod transport;
 pub mod trust;
 pub mod watch;
 

@@ -6,7 +6,7 @@
 //! secondary limit is reported, the host makes no more calls for this pass. The work not done
 //! stays as it is for the next pass. Never a retry loop, never a sleep.
 
-use super::client::CallError;
+use super::transport::CallError;
 use deferral_core::decision::Reserve;
 use deferral_core::signals::{classify, Classification};
 

@@ -193,6 +193,13 @@ pub(super) fn backend(err: postgres::Error) -> StoreError {
     }
 }
 
+fn connect_error(err: super::postgres_tls::ConnectError) -> StoreError {
+    match err {
+        super::postgres_tls::ConnectError::Setup(message) => StoreError::Backend(message),
+        super::postgres_tls::ConnectError::Connect(err) => backend(err),
+    }
+}
+
 fn to_i64(value: u64) -> i64 {
     i64::try_from(value).unwrap_or(i64::MAX)
 }
@@ -346,7 +353,7 @@ impl PostgresStore {
     /// TLS as [`super::postgres_tls`] describes),
     /// migrates the schema and, unless `check` is `Off`, checks the store's consistency.
     pub fn open(url: &str, check: IntegrityCheck) -> Result<PostgresStore, StoreError> {
-        let client = super::postgres_tls::connect(url)?;
+        let client = super::postgres_tls::connect(url).map_err(connect_error)?;
         let store = PostgresStore {
             client: RefCell::new(client),
         };

@@ -11,8 +11,10 @@
 //!
 //! tokio-postgres knows only `disable`, `prefer` and `require` and no `sslrootcert`, so both
 //! are taken out of the URL here and turned into its TLS mode and a rustls configuration.
+//!
+//! It knows nothing of the store: [`super::postgres`] calls [`connect`] and turns a
+//! [`ConnectError`] into its own error.
 
-use super::StoreError;
 use postgres::config::SslMode;
 use postgres::{Client, NoTls};
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
@@ -41,8 +43,17 @@ pub struct TlsSettings {
     pub root_cert: Option<PathBuf>,
 }
 
-fn invalid(message: String) -> StoreError {
-    StoreError::Backend(message)
+/// Why [`connect`] failed.
+#[derive(Debug)]
+pub enum ConnectError {
+    /// The URL's TLS settings or the TLS setup: a sentence for the user.
+    Setup(String),
+    /// The connection itself (refused, handshake, authentication).
+    Connect(postgres::Error),
+}
+
+fn invalid(message: String) -> ConnectError {
+    ConnectError::Setup(message)
 }
 
 fn percent_decode(text: &str) -> String {
@@ -69,7 +80,7 @@ fn percent_decode(text: &str) -> String {
 }
 
 /// Takes `sslmode` and `sslrootcert` out of `url`: the URL left for tokio-postgres, and the settings.
-pub fn split(url: &str) -> Result<(String, TlsSettings), StoreError> {
+pub fn split(url: &str) -> Result<(String, TlsSettings), ConnectError> {
     let mut settings = TlsSettings {
         mode: TlsMode::Prefer,
         root_cert: None,
@@ -111,7 +122,7 @@ fn provider() -> Arc<CryptoProvider> {
     Arc::new(rustls::crypto::ring::default_provider())
 }
 
-fn roots(settings: &TlsSettings) -> Result<rustls::RootCertStore, StoreError> {
+fn roots(settings: &TlsSettings) -> Result<rustls::RootCertStore, ConnectError> {
     let Some(path) = &settings.root_cert else {
         return Ok(rustls::RootCertStore {
             roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
@@ -218,7 +229,7 @@ impl ServerCertVerifier for ChainOnly {
     }
 }
 
-fn client_config(settings: &TlsSettings) -> Result<rustls::ClientConfig, StoreError> {
+fn client_config(settings: &TlsSettings) -> Result<rustls::ClientConfig, ConnectError> {
     let provider = provider();
     let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
         .with_safe_default_protocol_versions()
@@ -250,7 +261,7 @@ fn client_config(settings: &TlsSettings) -> Result<rustls::ClientConfig, StoreEr
 }
 
 /// Connects to `url` with the TLS its `sslmode` asks for.
-pub fn connect(url: &str) -> Result<Client, StoreError> {
+pub fn connect(url: &str) -> Result<Client, ConnectError> {
     let (rest, settings) = split(url)?;
     let mut config: postgres::Config = rest
         .parse()
@@ -267,7 +278,7 @@ pub fn connect(url: &str) -> Result<Client, StoreError> {
             config.ssl_mode(ssl).connect(tls)
         }
     };
-    connected.map_err(super::postgres::backend)
+    connected.map_err(ConnectError::Connect)
 }
 
 #[cfg(test)]
