@@ -31,6 +31,7 @@
 //! assert_eq!(store.due(now, 10).unwrap()[0].id, recorded.deferral.id);
 //! ```
 
+pub mod cancel;
 pub mod cli;
 pub mod clock;
 pub mod coordinator;
@@ -42,6 +43,7 @@ pub mod html;
 pub mod human_time;
 pub mod launch;
 pub mod progress;
+pub mod retry;
 pub mod serve;
 pub mod store;
 pub mod tick;
