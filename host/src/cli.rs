@@ -593,8 +593,8 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
             Ok(())
         }
         Command::Tick(args) => {
-            let store = open_store(cli)?;
             let github = args.github.client(github_env(), args.http_timeout)?;
+            let store = open_store(cli)?;
             let options = TickOptions {
                 dry_run: args.dry_run,
                 lease_timeout: args.lease_timeout,
