@@ -61,7 +61,7 @@ fn serve_refuses_an_exec_program_that_is_not_there() {
     let host = Host::new();
     let missing = format!("exec:{}", host.path("nope").display());
     // An allowed program that is missing: serve does not start.
-    let out = host
+    let mut child = host
         .command(&[
             "serve",
             "--listen",
@@ -70,9 +70,17 @@ fn serve_refuses_an_exec_program_that_is_not_there() {
             &missing,
         ])
         .env("DEFERRAL_SERVE_TOKEN", common::server::TOKEN)
-        .output()
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() && started.elapsed().as_secs() < 10 {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "serve must refuse to start");
     let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(answer["error"]["code"], "launch-not-found", "{answer}");
     let server = Server::start_on(host, &["--allow-launch", "exec:"]);
