@@ -47,7 +47,8 @@ pub fn cancel_once(
             already: None,
         }),
         // Cancelled by another caller between our read and write: the same answer.
-        Err(err) if err.is_conflict() => {
+        // (Its write lost the compare-and-set, or `cancel`'s own read saw the cancelled row.)
+        Err(err) if err.is_conflict() || err.code == "illegal-transition" => {
             let now = load(store, id)?;
             if now.state == State::Cancelled {
                 return already(store, now);

@@ -34,8 +34,12 @@ Exit codes:
   0  ok
   1  store or internal failure (cannot open, integrity check failed, I/O)
   2  invalid input: invalid receipt ({\"error\":{\"code\",\"path\",\"message\"}} on stdout),
-     already-retained or expired receipt, bad launch target, unknown id, usage error
-  5  refused: wrong handle, illegal transition, stale attempt, conflicting write
+     already-retained or expired receipt, bad launch target, launch-not-found,
+     launch-not-executable, launch-conflict, retry-expired, store-not-found, unknown id,
+     usage error
+  4  GitHub failure (watch): github-error, github-unreachable, github-quota
+  5  refused: wrong handle, illegal transition, stale attempt, not-blocked, already-retried,
+     conflicting write
 
 Errors print one JSON line {\"error\":{...}} on stdout and a sentence on stderr.
 See docs/host.md for the store, the launch protocol and the recipes.";
@@ -271,6 +275,7 @@ Endpoints:
   GET  /v1/deferrals/ID             200 the deferral as `status --json ID` prints it
   GET  /v1/receipts/DIGEST          200 the same, found by a receipt's digest (recorded or issued)
   POST /v1/deferrals/ID/cancel      {\"handle\"}                                 200 {\"id\",\"state\",\"cause\"}
+  POST /v1/deferrals/ID/retry       {\"handle\",\"launch\"?,\"max_reentries\"?}      201 {\"id\",\"retry_of\",...,\"receipt\"}
   POST /v1/deferrals/ID/claim       {\"wakeup_handle\"}                          200 {\"id\",\"state\",\"attempt\",...,\"receipt\"}
   POST /v1/deferrals/ID/outcome     {\"attempt\",\"outcome\",\"handle\",\"receipt\"?}  200 {\"id\",\"state\",\"cause\"[,\"receipt\"]}
 
