@@ -31,6 +31,16 @@ export function createClientHost(port, options = {}) {
       return client.cancel(id, handle);
     },
 
+    /**
+     * Starts a blocked deferral again as a new deferral linked to it, proven by its cancellation
+     * handle, optionally with a corrected launch target: answers {id, retryOf, receipt}. The
+     * same cancellation handle holds for the new deferral.
+     */
+    async retry(id, handle, { launch, maxReentries } = {}) {
+      const answer = await client.retry(id, { handle, launch, maxReentries });
+      return { id: answer.id, retryOf: answer.retry_of, receipt: answer.receipt };
+    },
+
     /** Proves a launch's claim with its wake-up handle: answers {id, attempt, receipt, ...}. */
     claim: (id, wakeupHandle) => client.claim(id, wakeupHandle),
 

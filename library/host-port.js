@@ -11,7 +11,7 @@ const receiptText = (receipt) => (typeof receipt === 'string' ? receipt.trim() :
 
 /**
  * createPortClient({url, token, timeoutMs?, env?}) answers {record, get, getByReceipt, cancel,
- * claim, outcome}.
+ * retry, claim, outcome}.
  * Each resolves with the port's JSON answer on 2xx and rejects with a PortError otherwise.
  */
 export function createPortClient({ url, token, timeoutMs, env = process.env } = {}) {
@@ -52,6 +52,8 @@ export function createPortClient({ url, token, timeoutMs, env = process.env } = 
     /** The deferral recorded from a receipt, by the receipt's digest (as `get` answers it). */
     getByReceipt: (digest) => call('GET', `/v1/receipts/${encodeURIComponent(digest)}`),
     cancel: (id, handle) => call('POST', at(id, '/cancel'), JSON.stringify({ handle })),
+    /** A blocked deferral started again as a new one (`deferral-host retry`); launch and maxReentries optional. */
+    retry: (id, { handle, launch, maxReentries }) => call('POST', at(id, '/retry'), JSON.stringify({ handle, launch, max_reentries: maxReentries })),
     claim: (id, wakeupHandle) => call('POST', at(id, '/claim'), JSON.stringify({ wakeup_handle: wakeupHandle })),
     outcome: (id, { attempt, outcome, handle, receipt }) => {
       const head = JSON.stringify({ attempt, outcome, handle });

@@ -242,7 +242,8 @@ export interface PortClient {
   record(input: { receipt: ReceiptSource; launch: string; maxReentries?: number }): Promise<{ id: string; receipt: DeferredReceiptV1; cancellation_handle?: string; already_recorded?: boolean }>;
   get(id: string): Promise<DeferralStatus>;
   getByReceipt(digest: Digest): Promise<DeferralStatus>;
-  cancel(id: string, handle: string): Promise<{ id: string; state: LifecycleState; cause: string }>;
+  cancel(id: string, handle: string): Promise<{ id: string; state: LifecycleState; cause: string; already_cancelled?: boolean; message?: string }>;
+  retry(id: string, input: { handle: string; launch?: string; maxReentries?: number }): Promise<{ id: string; retry_of: string; state: LifecycleState; launch: string; max_reentries: number; receipt: DeferredReceiptV1 }>;
   claim(id: string, wakeupHandle: string): Promise<{ id: string; state: LifecycleState; attempt: number; receipt: DeferredReceiptV1; [field: string]: unknown }>;
   outcome(id: string, input: { attempt: number; outcome: 'complete' | 'blocked' | 'deferred'; handle: string; receipt?: ReceiptSource }): Promise<{ id: string; state: LifecycleState; cause: string; receipt?: DeferredReceiptV1 }>;
 }
@@ -257,7 +258,8 @@ export interface ClientHostOptions {
 export interface ClientHost {
   retain(receipt: ReceiptSource, options?: ClientHostOptions): Promise<{ id: string; receipt: DeferredReceiptV1; cancellationHandle: string }>;
   status(id: string): Promise<DeferralStatus>;
-  cancel(id: string, handle: string): Promise<{ id: string; state: LifecycleState; cause: string }>;
+  cancel(id: string, handle: string): ReturnType<PortClient['cancel']>;
+  retry(id: string, handle: string, options?: ClientHostOptions): Promise<{ id: string; retryOf: string; receipt: DeferredReceiptV1 }>;
   claim(id: string, wakeupHandle: string): ReturnType<PortClient['claim']>;
   resume(id: string, report: { attempt?: number; wakeupHandle: string; outcome: 'complete' | 'blocked' | 'deferred'; receipt?: ReceiptSource }): ReturnType<PortClient['outcome']>;
 }

@@ -167,6 +167,8 @@ function createPortClient({ url, token, timeoutMs, env = process.env } = {}) {
     /** The deferral recorded from a receipt, by the receipt's digest (as `get` answers it). */
     getByReceipt: (digest) => call2("GET", `/v1/receipts/${encodeURIComponent(digest)}`),
     cancel: (id, handle) => call2("POST", at(id, "/cancel"), JSON.stringify({ handle })),
+    /** A blocked deferral started again as a new one (`deferral-host retry`); launch and maxReentries optional. */
+    retry: (id, { handle, launch, maxReentries }) => call2("POST", at(id, "/retry"), JSON.stringify({ handle, launch, max_reentries: maxReentries })),
     claim: (id, wakeupHandle) => call2("POST", at(id, "/claim"), JSON.stringify({ wakeup_handle: wakeupHandle })),
     outcome: (id, { attempt, outcome, handle, receipt }) => {
       const head = JSON.stringify({ attempt, outcome, handle });
@@ -193,6 +195,15 @@ function createClientHost(port, options = {}) {
     async cancel(id, handle) {
       ask("client_cancel", { deferral: await client.get(id) });
       return client.cancel(id, handle);
+    },
+    /**
+     * Starts a blocked deferral again as a new deferral linked to it, proven by its cancellation
+     * handle, optionally with a corrected launch target: answers {id, retryOf, receipt}. The
+     * same cancellation handle holds for the new deferral.
+     */
+    async retry(id, handle, { launch, maxReentries } = {}) {
+      const answer = await client.retry(id, { handle, launch, maxReentries });
+      return { id: answer.id, retryOf: answer.retry_of, receipt: answer.receipt };
     },
     /** Proves a launch's claim with its wake-up handle: answers {id, attempt, receipt, ...}. */
     claim: (id, wakeupHandle) => client.claim(id, wakeupHandle),

@@ -34,10 +34,13 @@ Exit codes:
   0  ok
   1  store or internal failure (cannot open, integrity check failed, I/O)
   2  invalid input: invalid receipt ({\"error\":{\"code\",\"path\",\"message\"}} on stdout),
-     already-retained or expired receipt, bad launch target, unknown id, usage error
+     already-retained or expired receipt, bad launch target, launch-not-found,
+     launch-not-executable, launch-conflict, retry-expired, store-not-found, unknown id,
+     usage error
   3  unusable credentials: a GitHub App key that cannot sign (github-app-key-unusable)
-  4  GitHub failure (watch): an error status, unreachable, quota
-  5  refused: wrong handle, illegal transition, stale attempt, conflicting write
+  4  GitHub failure (watch): github-error, github-unreachable, github-quota
+  5  refused: wrong handle, illegal transition, stale attempt, not-blocked, already-retried,
+     conflicting write
 
 Errors print one JSON line {\"error\":{...}} on stdout and a sentence on stderr.
 See docs/host.md for the store, the launch protocol and the recipes.";
@@ -79,6 +82,10 @@ enum Command {
     Show(ShowArgs),
     /// Cancel a deferral with its cancellation handle.
     Cancel(CancelArgs),
+    /// Start a blocked deferral again (a new deferral linked to it), e.g. with a corrected target.
+    Retry(RetryArgs),
+    /// Create the store (tables included) if it does not exist yet; other commands refuse a missing one.
+    Init,
     /// Expire, recover stale leases, then launch every due deferral once.
     Tick(TickArgs),
     /// Report the outcome of the current attempt (for workflow-dispatch runs and operators).
@@ -150,6 +157,9 @@ struct RecordArgs {
     /// Artifact name the resume runs upload a new receipt under (followed by `tick`).
     #[arg(long, value_name = "NAME")]
     artifact: Option<String>,
+    /// Do not check that an `exec:` program exists here (it lives on the machine that runs tick).
+    #[arg(long)]
+    no_check: bool,
     /// The receipt file, or `-` for stdin.
     #[arg(value_name = "RECEIPT_FILE|-")]
     receipt: String,
@@ -190,6 +200,27 @@ struct CancelArgs {
     /// The raw cancellation handle `record` printed.
     #[arg(long, env = "DEFERRAL_CANCELLATION_HANDLE", hide_env_values = true)]
     handle: String,
+}
+
+#[derive(Args, Debug)]
+#[command(
+    after_help = "The blocked deferral stays as it was; the new one has the same receipt bindings and window,\na fresh re-entry count, and the same cancellation handle. An expired window cannot be retried:\nrun the gate again and record its new receipt.\n\nExample:\n  deferral-host --store sqlite:/var/lib/deferral/host.db retry d_0123 --handle \"$HANDLE\" \\\n    --launch 'exec:/usr/local/bin/resume-sync'"
+)]
+struct RetryArgs {
+    /// The blocked deferral.
+    id: String,
+    /// The raw cancellation handle `record` printed.
+    #[arg(long, env = "DEFERRAL_CANCELLATION_HANDLE", hide_env_values = true)]
+    handle: String,
+    /// The launch target of the new deferral (default: the blocked one's).
+    #[arg(long, value_name = "TARGET")]
+    launch: Option<String>,
+    /// Fresh-process launches the new deferral allows (default: the blocked one's bound).
+    #[arg(long)]
+    max_reentries: Option<u32>,
+    /// Do not check that an `exec:` program exists here (it lives on the machine that runs tick).
+    #[arg(long)]
+    no_check: bool,
 }
 
 #[derive(Args, Debug)]
@@ -276,6 +307,7 @@ Endpoints:
   GET  /v1/deferrals/ID             200 the deferral as `status --json ID` prints it
   GET  /v1/receipts/DIGEST          200 the same, found by a receipt's digest (recorded or issued)
   POST /v1/deferrals/ID/cancel      {\"handle\"}                                 200 {\"id\",\"state\",\"cause\"}
+  POST /v1/deferrals/ID/retry       {\"handle\",\"launch\"?,\"max_reentries\"?}      201 {\"id\",\"retry_of\",...,\"receipt\"}
   POST /v1/deferrals/ID/claim       {\"wakeup_handle\"}                          200 {\"id\",\"state\",\"attempt\",...,\"receipt\"}
   POST /v1/deferrals/ID/outcome     {\"attempt\",\"outcome\",\"handle\",\"receipt\"?}  200 {\"id\",\"state\",\"cause\"[,\"receipt\"]}
 
@@ -320,6 +352,10 @@ struct ServeArgs {
     /// stderr as lines for people (`text`) or one JSON object a line (`json`).
     #[arg(long, value_enum, default_value = "text")]
     log_format: crate::logs::LogFormat,
+    /// Do not check that `exec:` programs (allowed or requested) exist here (they live on the
+    /// machine that runs tick).
+    #[arg(long)]
+    no_check: bool,
 }
 
 fn serve_token(args: &ServeArgs) -> Result<String, HostError> {
@@ -379,7 +415,13 @@ fn integrity(cli: &Cli) -> IntegrityCheck {
     }
 }
 
+/// Opens a store that exists (`store-not-found` otherwise): every command but those below.
 fn open_store(cli: &Cli) -> Result<Box<dyn Store + Send>, HostError> {
+    Ok(store_url(cli)?.open_existing(integrity(cli))?)
+}
+
+/// Opens the store, creating it if needed: `init`, `record` and `serve` only.
+fn create_store(cli: &Cli) -> Result<Box<dyn Store + Send>, HostError> {
     Ok(store_url(cli)?.open(integrity(cli))?)
 }
 
@@ -431,7 +473,11 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
             // Read and check the input before touching the store: invalid input stores nothing.
             let text = read_input(&args.receipt)?;
             deferral_core::receipt::validate(&text)?;
-            let store = open_store(cli)?;
+            let target = crate::launch::Target::parse(&args.launch)?;
+            if !args.no_check {
+                crate::launch::installed::check_installed(&target)?;
+            }
+            let store = create_store(cli)?;
             let keys = RecordKeys {
                 artifact_name: args.artifact.clone(),
                 ..RecordKeys::default()
@@ -447,6 +493,7 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
             let rec = match recording {
                 coordinator::Recording::New(rec) => rec,
                 coordinator::Recording::Existing(d) => {
+                    crate::retry::check_same_launch(&d, &args.launch)?;
                     out!(
                         "{}",
                         json!({"id": d.id, "already_recorded": true, "state": d.state.as_str()})
@@ -545,21 +592,60 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                     let url = printable(&url);
                     text = text.replacen("\nfence ", &format!("\nrun           {url}\nfence "), 1);
                 }
+                let link = store.retry_link(&d.id)?;
+                for (name, other) in [("retry-of", link.retry_of), ("retried-by", link.retried_by)]
+                {
+                    if let Some(other) = other {
+                        let line = format!("\n{name:<14}{}\nfence ", printable(&other));
+                        text = text.replacen("\nfence ", &line, 1);
+                    }
+                }
                 print!("{text}");
             }
             Ok(())
         }
         Command::Cancel(args) => {
             let store = open_store(cli)?;
-            let d = coordinator::cancel(&*store, &args.id, &args.handle, now_ms())?;
-            out!(
-                "{}",
-                json!({"id": d.id, "state": d.state.as_str(), "cause": d.cause})
-            );
+            let cancelled = crate::cancel::cancel_once(&*store, &args.id, &args.handle, now_ms())?;
+            if let Some(message) = &cancelled.already {
+                eprintln!("{}: {message}", args.id);
+            }
+            out!("{}", cancelled.to_json());
+            Ok(())
+        }
+        Command::Retry(args) => {
+            let store = open_store(cli)?;
+            let request = crate::retry::RetryRequest {
+                id: &args.id,
+                handle: &args.handle,
+                launch: args.launch.as_deref(),
+                max_reentries: args.max_reentries,
+                check_program: !args.no_check,
+            };
+            let retried = crate::retry::retry(&*store, &request, now_ms())?;
+            out!("{}", retried.to_json());
+            if std::io::stderr().is_terminal() {
+                eprintln!(
+                    "\n{} retries {}; the same cancellation handle cancels it\n",
+                    retried.deferral.id, retried.retry_of
+                );
+            }
+            Ok(())
+        }
+        Command::Init => {
+            let url = store_url(cli)?;
+            let existed = url.exists()?;
+            drop(url.open(integrity(cli))?);
+            let store = match &url {
+                StoreUrl::Sqlite(path) => format!("sqlite:{}", path.display()),
+                StoreUrl::Postgres(_) => "postgres".to_string(),
+            };
+            out!("{}", json!({"store": store, "created": !existed}));
             Ok(())
         }
         Command::Tick(args) => {
             crate::logs::set_format(args.log_format);
+            let github = args.github.client(github_env(), args.http_timeout)?;
             let metrics = crate::metrics::tick_file::TickMetrics::new();
             let metrics_file = args.metrics_file.as_ref().filter(|_| !args.dry_run);
             let store = open_store(cli).inspect_err(|err| {
@@ -570,7 +656,6 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
             })?;
             let store = crate::metrics::CountingStore::new(&*store, metrics.store_errors());
             let store: &dyn Store = &store;
-            let github = args.github.client(github_env(), args.http_timeout)?;
             let options = TickOptions {
                 dry_run: args.dry_run,
                 lease_timeout: args.lease_timeout,
@@ -629,18 +714,28 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
             crate::logs::set_format(args.log_format);
             let token = serve_token(args)?;
             // Opened once here to migrate and check it; each worker then opens its own connection.
-            drop(open_store(cli)?);
+            drop(create_store(cli)?);
             let allowed_launch = if args.allow_launch.is_empty() {
                 vec!["workflow-dispatch:".to_string()]
             } else {
                 args.allow_launch.clone()
             };
             let launch_policy = crate::launch::LaunchPolicy::parse(&allowed_launch)?;
+            if !args.no_check {
+                for entry in &allowed_launch {
+                    if let Ok(target) = crate::launch::Target::parse(entry) {
+                        crate::launch::installed::check_installed(&target)?;
+                    }
+                }
+            }
             crate::serve::serve(crate::serve::ServeOptions {
                 listen: args.listen.clone(),
                 token,
                 store: store_url(cli)?,
-                policy: crate::serve::Policy { launch_policy },
+                policy: crate::serve::Policy {
+                    launch_policy,
+                    check_programs: !args.no_check,
+                },
                 limits: crate::serve::Limits {
                     max_connections: args.max_connections,
                     request_timeout: std::time::Duration::from_millis(args.request_timeout_ms),
@@ -649,6 +744,7 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
             })
         }
         Command::Watch(args) => {
+            crate::launch::github_names::check_repo(&args.repo)?;
             crate::launch::Target::parse(&args.launch)?;
             let client = args
                 .github
@@ -656,7 +752,7 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                 .ok_or_else(|| {
                     HostError::invalid(
                         "no-github-credentials",
-                        "watch needs GITHUB_TOKEN or --github-app-id with --github-app-key",
+                        "watch needs GITHUB_TOKEN (or GH_TOKEN) or --github-app-id with --github-app-key",
                     )
                 })?;
             let store = open_store(cli)?;
@@ -692,10 +788,19 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
 /// The GitHub token, API URL and proxy: the only environment the GitHub client reads.
 fn github_env() -> GithubEnv {
     GithubEnv {
-        token: std::env::var("GITHUB_TOKEN").ok(),
+        token: github_token(),
         api_url: std::env::var("GITHUB_API_URL").ok(),
         proxy: crate::github::client::proxy_from_env(),
     }
+}
+
+/// The token as the `deferral` CLI reads it: `GITHUB_TOKEN`, else `GH_TOKEN` (the first that
+/// is set and not blank).
+fn github_token() -> Option<String> {
+    ["GITHUB_TOKEN", "GH_TOKEN"]
+        .into_iter()
+        .filter_map(|name| std::env::var(name).ok())
+        .find(|token| !token.trim().is_empty())
 }
 
 /// The page of the current attempt's workflow run, when it has one.

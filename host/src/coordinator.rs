@@ -148,7 +148,7 @@ fn update_of(
     }
 }
 
-fn window_of(receipt: &Receipt) -> Window {
+pub(crate) fn window_of(receipt: &Receipt) -> Window {
     Window {
         reason: receipt.reason.as_str().to_string(),
         resume_after_ms: receipt.resume_after_ms,
@@ -214,7 +214,8 @@ pub fn find_recorded(
         _ => None,
     };
     match by_digest.or(by_artifact) {
-        Some(id) => Ok(store.get(&id)?),
+        // Retried: the receipt's deferral now is the latest retry (see `store::retry`).
+        Some(id) => Ok(store.get(&crate::store::retry::latest_retry(store, id)?)?),
         None => Ok(None),
     }
 }
@@ -305,7 +306,7 @@ pub fn load(store: &dyn Store, id: &str) -> Result<Deferral, HostError> {
 }
 
 /// Refuses (`wrong-handle`) unless `handle` is the deferral's raw cancellation handle.
-fn require_cancellation_handle(
+pub(crate) fn require_cancellation_handle(
     deferral: &Deferral,
     handle: &str,
     what: &str,

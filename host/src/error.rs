@@ -99,7 +99,7 @@ impl From<StoreError> for HostError {
     fn from(err: StoreError) -> HostError {
         let exit = match err {
             StoreError::Conflict { .. } => EXIT_REFUSED,
-            StoreError::NotFound(_) => EXIT_INVALID,
+            StoreError::NotFound(_) | StoreError::Missing(_) => EXIT_INVALID,
             _ => EXIT_FAILURE,
         };
         HostError::new(err.code(), err.to_string(), exit)

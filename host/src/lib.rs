@@ -33,6 +33,7 @@
 //! assert_eq!(store.due(now, 10).unwrap()[0].id, recorded.deferral.id);
 //! ```
 
+pub mod cancel;
 pub mod cli;
 pub mod clock;
 pub mod coordinator;
@@ -46,6 +47,7 @@ pub mod launch;
 pub mod logs;
 pub mod metrics;
 pub mod progress;
+pub mod retry;
 pub mod serve;
 pub mod store;
 pub mod tick;

@@ -45,7 +45,20 @@ pub fn report(err: &clap::Error) -> u8 {
         .take_while(|l| !l.is_empty() && !l.starts_with("Usage:") && !l.starts_with("For more"))
         .collect::<Vec<_>>()
         .join(" ");
-    let message = message.strip_prefix("error: ").unwrap_or(&message);
+    let mut message = message
+        .strip_prefix("error: ")
+        .unwrap_or(&message)
+        .to_string();
+    // A misspelled command or flag: clap's suggestion ("tip: a similar subcommand exists:
+    // 'status'") goes into the message too.
+    for tip in rendered
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("tip: "))
+    {
+        message.push_str("; ");
+        message.push_str(&tip["tip: ".len()..]);
+    }
     let error = HostError::invalid(code(err.kind()), message);
     let mut stdout = std::io::stdout().lock();
     let _ = writeln!(stdout, "{}", error.to_json_value());

@@ -40,5 +40,9 @@ pub fn deferral_with_run(store: &dyn crate::store::Store, d: &Deferral) -> Value
     value["run_id"] = json!(run.as_ref().and_then(|r| r.run_id));
     value["run_url"] = json!(run.as_ref().and_then(|r| r.run_url.clone()));
     value["html_url"] = json!(run.and_then(|r| r.html_url));
+    // The retry links both ways (`deferral-host retry`); null when there are none.
+    let link = store.retry_link(&d.id).unwrap_or_default();
+    value["retry_of"] = json!(link.retry_of);
+    value["retried_by"] = json!(link.retried_by);
     value
 }

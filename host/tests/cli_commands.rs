@@ -141,8 +141,9 @@ fn cancel_needs_the_right_handle_on(host: &Host) {
         (out["state"].as_str(), out["cause"].as_str()),
         (Some("cancelled"), Some("operator"))
     );
-    let out = host.expect(5, &["cancel", &id, "--handle", &handle], "");
-    assert_eq!(out["error"]["code"], "illegal-transition");
+    // A second cancel changes nothing and says so (issue 21: it was illegal-transition, exit 5).
+    let out = host.expect(0, &["cancel", &id, "--handle", &handle], "");
+    assert_eq!(out["already_cancelled"], true);
     host.tick(&[]);
     assert!(
         common::lines(&marker).is_empty(),

@@ -66,6 +66,8 @@ fn dry_run_with_nothing_due_says_when_the_next_one_is() {
     assert!(!stderr.contains(&later), "only the next one: {stderr}");
     // With nothing waiting at all, it says that too.
     let empty = Host::new();
+    // A store must exist before tick reads it (issue 21: tick no longer creates one).
+    empty.expect(0, &["init"], "");
     let out = empty.run(&["tick", "--dry-run"], "");
     let report: serde_json::Value = serde_json::from_str(&stdout_lines(&out)[0]).unwrap();
     assert!(report["next"].is_null(), "{report}");

@@ -168,12 +168,13 @@ fn sqlite_migrates_a_store_from_before_the_github_loop_and_indexes_its_receipts(
     let backend = Sqlite::new();
     let store = SqliteStore::open(&backend.path, IntegrityCheck::Full).unwrap();
     let rec = recorded(&store);
-    // Back to the schema an older host left: version 2, without the loop's tables.
+    // Back to the schema an older host left: without the loop's tables (version 2; the
+    // migrations after the loop's go too: the retry links of issue 21).
     let before = 2;
     store
         .connection()
         .execute_batch(&format!(
-            "DROP TABLE receipt_keys; DROP TABLE artifacts; DROP TABLE runs; DROP TABLE links; \
+            "DROP TABLE retries; DROP TABLE receipt_keys; DROP TABLE artifacts; DROP TABLE runs; DROP TABLE links; \
              DROP TABLE http_cache; DROP TABLE artifact_names; DROP INDEX deferrals_attempt; \
              PRAGMA user_version = {before};"
         ))
@@ -207,7 +208,7 @@ fn a_version_1_store_migrates_to_the_launch_process_table_keeping_its_rows() {
     store
         .connection()
         .execute_batch(
-            "DROP TABLE launch_processes; DROP TABLE receipt_keys; DROP TABLE artifacts; \
+            "DROP TABLE retries; DROP TABLE launch_processes; DROP TABLE receipt_keys; DROP TABLE artifacts; \
              DROP TABLE runs; DROP TABLE links; DROP TABLE http_cache; DROP TABLE artifact_names; \
              DROP INDEX deferrals_attempt; PRAGMA user_version = 1; PRAGMA application_id = 0",
         )

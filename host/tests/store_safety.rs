@@ -113,7 +113,8 @@ fn a_new_store_is_private_and_its_missing_directory_is_created() {
         db: db.clone(),
         dir,
     };
-    host.expect(0, &["status", "--json"], "");
+    // `init` creates the store (issue 21: status refuses a missing one).
+    host.expect(0, &["init"], "");
     host.record("exec:/bin/true", 0, HOUR, &[]);
     assert_eq!(mode(&db), 0o600, "the store file");
     for side in ["host.db-wal", "host.db-shm"] {
@@ -178,7 +179,8 @@ fn another_applications_sqlite_file_is_refused_and_left_as_it_was() {
 #[test]
 fn the_store_carries_its_application_id() {
     let host = Host::new();
-    host.expect(0, &["status", "--json"], "");
+    // `init` creates the store (issue 21: status refuses a missing one).
+    host.expect(0, &["init"], "");
     let conn = rusqlite::Connection::open(&host.db).unwrap();
     let id: i64 = conn
         .query_row("PRAGMA application_id", [], |r| r.get(0))

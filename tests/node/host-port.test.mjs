@@ -138,3 +138,35 @@ test('resume refuses an illegal step locally, and a wrong handle or stale attemp
   assert.deepEqual([seen.probes.after.state, seen.probes.after.fence], [seen.probes.before.state, seen.probes.before.fence]);
   assert.equal(seen.result.state, 'complete');
 });
+
+test('a blocked deferral is started again with retry, through the port, with a corrected target', async () => {
+  const { host, id, cancellationHandle, seen } = await launchOnce('blocked');
+  assert.equal(seen.error, undefined, JSON.stringify(seen.error));
+  assert.equal((await host.status(id)).state, 'blocked');
+  const before = serve.host(['show', '--json', id]).json;
+  await refused(host.retry(id, 'f'.repeat(64)), 403, 'wrong-handle');
+  await refused(host.retry(id, cancellationHandle, { launch: 'ftp:nowhere' }), 403, 'launch-not-allowed');
+  const resultFile = join(serve.dir, 'result-retried.json');
+  const script = join(repoRoot, 'tests/support/resume-via-port.mjs');
+  const launch = `exec:'${process.execPath}' '${script}' '${serve.url}' '${serve.tokenFile}' complete '${resultFile}'`;
+  const retried = await host.retry(id, cancellationHandle, { launch, maxReentries: 4 });
+  assert.equal(retried.retryOf, id);
+  assert.notEqual(retried.id, id);
+  assert.equal(retried.receipt.ownership.disposition, 'retained');
+  assert.deepEqual(retried.receipt.bindings, before.receipts.at(-1).receipt.bindings, 'the same work');
+  const status = await host.status(retried.id);
+  assert.deepEqual([status.state, status.reentries, status.max_reentries, status.launch, status.retry_of], ['deferred', 0, 4, launch, id]);
+  const after = serve.host(['show', '--json', id]).json;
+  assert.deepEqual(after.events, before.events, 'the blocked deferral stays as it was');
+  assert.equal(after.deferral.retried_by, retried.id);
+  await refused(host.retry(id, cancellationHandle), 409, 'already-retried');
+  const tick = serve.host(['tick', retried.id]);
+  assert.equal(tick.status, 0, tick.stderr);
+  assert.equal((await host.status(retried.id)).state, 'complete');
+  // serve answers a second cancel (the client host refuses it locally, before any request).
+  const other = await host.retain(dueReceipt({ scope: SCOPE }));
+  const client = createPortClient({ url: serve.url, token: serve.token });
+  await client.cancel(other.id, other.cancellationHandle);
+  const again = await client.cancel(other.id, other.cancellationHandle);
+  assert.deepEqual([again.state, again.already_cancelled], ['cancelled', true]);
+});

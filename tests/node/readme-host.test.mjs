@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { repoRoot } from './helpers.mjs';
@@ -38,6 +38,9 @@ test('README durable-host commands work as written on a fresh HOME', () => {
   const home = mkdtempSync(join(tmpdir(), 'deferral-readme-home-'));
   try {
     writeFileSync(join(home, 'receipt.json'), handoff());
+    // The operator's own resume program, which record checks is there (issue 21).
+    mkdirSync(join(home, 'bin'));
+    writeFileSync(join(home, 'bin/resume-sync.sh'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
     const env = { PATH: `${dirname(hostBinary)}:${process.env.PATH}`, HOME: home };
     let recorded = null;
     const lines = [];

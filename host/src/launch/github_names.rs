@@ -71,6 +71,28 @@ pub fn first_bad_part(
     }
 }
 
+/// Checks `OWNER/REPO` (as `watch` takes it) before any request is made: `invalid-repo`
+/// (exit 2) unless it is two parts that GitHub allows.
+pub fn check_repo(text: &str) -> Result<(), crate::error::HostError> {
+    let why = match text.split('/').collect::<Vec<_>>()[..] {
+        [owner, _] if !login_ok(owner) => {
+            Some(format!("the owner {owner:?} is not a GitHub login"))
+        }
+        [_, repo] if !repo_ok(repo) => Some(format!(
+            "the repository name {repo:?} is not one GitHub allows"
+        )),
+        [_, _] => None,
+        _ => Some("is not OWNER/REPO".to_string()),
+    };
+    match why {
+        None => Ok(()),
+        Some(why) => Err(crate::error::HostError::invalid(
+            "invalid-repo",
+            format!("{text:?}: {why}: give the repository as OWNER/REPO, e.g. octo/app"),
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

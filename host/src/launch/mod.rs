@@ -10,6 +10,7 @@
 
 pub mod exec;
 pub mod github_names;
+pub mod installed;
 pub mod process_group;
 pub mod words;
 

@@ -12,6 +12,7 @@ pub mod connections;
 pub mod group_commit;
 pub mod http;
 pub mod log;
+mod retry_route;
 pub mod routes;
 mod server;
 pub mod stores;

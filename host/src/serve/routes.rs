@@ -16,6 +16,8 @@ use std::collections::BTreeMap;
 pub struct Policy {
     /// Launch targets a request may name (`--allow-launch`: exact programs, never prefixes).
     pub launch_policy: crate::launch::LaunchPolicy,
+    /// Check that a requested `exec:` program exists here (`serve --no-check` turns it off).
+    pub check_programs: bool,
 }
 
 /// A route known to the server, with the methods it answers.
@@ -48,7 +50,7 @@ fn route(path: &str) -> Option<Route<'_>> {
     let rest = rest.strip_prefix('/')?;
     match rest.split('/').collect::<Vec<_>>()[..] {
         [id] if !id.is_empty() => Some(Route::Deferral(id)),
-        [id, action @ ("cancel" | "claim" | "outcome")] if !id.is_empty() => {
+        [id, action @ ("cancel" | "claim" | "outcome" | "retry")] if !id.is_empty() => {
             Some(Route::Action(id, action))
         }
         _ => None,
@@ -92,6 +94,7 @@ pub fn status_of(err: &HostError) -> u16 {
     match (err.code.as_str(), err.exit_code) {
         ("not-found", _) => 404,
         ("wrong-handle" | "launch-not-allowed", _) => 403,
+        ("launch-conflict", _) => 409,
         ("invalid-request", _) => 400,
         (_, EXIT_INVALID) => 422,
         (_, EXIT_FAILURE) => 500,
@@ -108,10 +111,10 @@ fn bad(message: impl Into<String>) -> HostError {
 }
 
 /// A JSON object body: each field kept as its exact text (a receipt is stored as received).
-struct Body(BTreeMap<String, Box<RawValue>>);
+pub(super) struct Body(BTreeMap<String, Box<RawValue>>);
 
 impl Body {
-    fn parse(bytes: &[u8], allowed: &[&str]) -> Result<Body, HostError> {
+    pub(super) fn parse(bytes: &[u8], allowed: &[&str]) -> Result<Body, HostError> {
         let fields: BTreeMap<String, Box<RawValue>> = serde_json::from_slice(bytes)
             .map_err(|e| bad(format!("the body is not a JSON object: {e}")))?;
         if let Some(unknown) = fields.keys().find(|k| !allowed.contains(&k.as_str())) {
@@ -123,7 +126,7 @@ impl Body {
         Ok(Body(fields))
     }
 
-    fn string(&self, name: &str) -> Result<String, HostError> {
+    pub(super) fn string(&self, name: &str) -> Result<String, HostError> {
         let raw = self
             .0
             .get(name)
@@ -131,7 +134,7 @@ impl Body {
         serde_json::from_str(raw.get()).map_err(|_| bad(format!("{name:?} must be a string")))
     }
 
-    fn number(&self, name: &str) -> Result<Option<u32>, HostError> {
+    pub(super) fn number(&self, name: &str) -> Result<Option<u32>, HostError> {
         self.0
             .get(name)
             .map(|raw| {
@@ -139,6 +142,10 @@ impl Body {
                     .map_err(|_| bad(format!("{name:?} must be a whole number")))
             })
             .transpose()
+    }
+
+    pub(super) fn has(&self, name: &str) -> bool {
+        self.0.contains_key(name)
     }
 
     /// A receipt given as a JSON object (kept byte for byte) or as a string holding one.
@@ -165,6 +172,9 @@ pub fn handle(store: &dyn Store, policy: &Policy, request: &Request) -> Response
         Some(Route::Receipt(digest)) => by_receipt(store, digest),
         Some(Route::Action(id, "cancel")) => cancel(store, id, &request.body),
         Some(Route::Action(id, "claim")) => claim(store, id, &request.body),
+        Some(Route::Action(id, "retry")) => {
+            super::retry_route::retry(store, policy, id, &request.body)
+        }
         Some(Route::Action(id, _)) => outcome(store, id, &request.body),
         None => Err(HostError::invalid("not-found", "no such endpoint")),
     };
@@ -178,7 +188,10 @@ fn record(store: &dyn Store, policy: &Policy, body: &[u8]) -> Result<Response, H
         .ok_or_else(|| bad("missing field \"receipt\" (the handoff receipt the gate emitted)"))?;
     let launch = body.string("launch")?;
     // A launch target runs on this host: a caller may name only the kinds the operator allowed.
-    policy.launch_policy.check(&launch)?;
+    let target = policy.launch_policy.check(&launch)?;
+    if policy.check_programs {
+        crate::launch::installed::check_installed(&target)?;
+    }
     let max = body
         .number("max_reentries")?
         .unwrap_or(deferral_core::lifecycle::DEFAULT_MAX_REENTRIES);
@@ -193,6 +206,7 @@ fn record(store: &dyn Store, policy: &Policy, body: &[u8]) -> Result<Response, H
         coordinator::Recording::New(rec) => rec,
         // Recorded already: the same deferral, 200 instead of 201, no new handle.
         coordinator::Recording::Existing(d) => {
+            crate::retry::check_same_launch(&d, &launch)?;
             let out = json!({"id": d.id, "already_recorded": true, "state": d.state.as_str()});
             return Ok(Response::json(200, out.to_string())
                 .with_header("Location", format!("/v1/deferrals/{}", d.id)));
@@ -235,9 +249,8 @@ fn by_receipt(store: &dyn Store, digest: &str) -> Result<Response, HostError> {
 
 fn cancel(store: &dyn Store, id: &str, body: &[u8]) -> Result<Response, HostError> {
     let handle = Body::parse(body, &["handle"])?.string("handle")?;
-    let d = coordinator::cancel(store, id, &handle, now_ms())?;
-    let out = json!({"id": d.id, "state": d.state.as_str(), "cause": d.cause});
-    Ok(Response::json(200, out.to_string()))
+    let cancelled = crate::cancel::cancel_once(store, id, &handle, now_ms())?;
+    Ok(Response::json(200, cancelled.to_json().to_string()))
 }
 
 fn claim(store: &dyn Store, id: &str, body: &[u8]) -> Result<Response, HostError> {

@@ -206,3 +206,10 @@ impl crate::store::LoopStore for Session<'_> {
         self.conn.put_cached(key, etag, body, at_ms)
     }
 }
+
+/// The retry links, read on the pooled connection.
+impl crate::store::RetryStore for Session<'_> {
+    fn retry_link(&self, deferral_id: &str) -> Result<crate::store::RetryLink, StoreError> {
+        self.conn.retry_link(deferral_id)
+    }
+}

@@ -40,6 +40,8 @@ pub struct RecordKeys {
     /// The artifact name a followed run uploads its new receipt under (`record --artifact`);
     /// `deferred-receipt` when `None`.
     pub artifact_name: Option<String>,
+    /// The blocked deferral this one retries (`deferral-host retry`); see `store::retry`.
+    pub retry_of: Option<String>,
 }
 
 /// The workflow run of one dispatched attempt.

@@ -6,10 +6,12 @@
 //! The trait holds no backend detail: the SQLite and the PostgreSQL backends implement it and
 //! pass the same conformance suite (the dev-only crate `deferral-host-conformance`). [`StoreUrl`] picks one from `--store`.
 
+mod existing;
 pub mod github;
 pub mod postgres;
 pub mod postgres_tls;
 mod private_file;
+pub mod retry;
 pub mod sqlite;
 
 use deferral_core::digest::sha256_hex;
@@ -19,6 +21,7 @@ use std::path::PathBuf;
 
 pub use self::github::{ArtifactRef, Link, LoopStore, RecordKeys, RunRecord};
 pub use self::postgres::PostgresStore;
+pub use self::retry::{RetryLink, RetryStore};
 pub use sqlite::{IntegrityCheck, SqliteStore};
 
 /// Where the store lives: `sqlite:PATH` (or a bare path) or `postgres://...` / `postgresql://...`.
@@ -418,6 +421,8 @@ pub enum StoreError {
     },
     /// Anything the backend reports (I/O, locking, SQL).
     Backend(String),
+    /// The store does not exist and this command does not create one (see `store::existing`).
+    Missing(String),
 }
 
 impl StoreError {
@@ -430,6 +435,7 @@ impl StoreError {
             StoreError::Foreign(_) => "foreign-store",
             StoreError::SchemaTooNew { .. } => "schema-too-new",
             StoreError::Backend(_) => "store-error",
+            StoreError::Missing(_) => "store-not-found",
         }
     }
 }
@@ -450,6 +456,7 @@ impl fmt::Display for StoreError {
                 "the store has schema version {found}, newer than the {supported} this program knows"
             ),
             StoreError::Backend(message) => write!(f, "store error: {message}"),
+            StoreError::Missing(message) => f.write_str(message),
         }
     }
 }
@@ -470,7 +477,7 @@ pub(crate) fn verify_receipt(receipt: StoredReceipt) -> Result<StoredReceipt, St
 
 /// A durable store of deferrals. Object-safe so callers and the conformance suite can take
 /// `&dyn Store`.
-pub trait Store: LoopStore {
+pub trait Store: LoopStore + RetryStore {
     /// Inserts a new deferral with its receipts and a first event, in one transaction.
     fn insert(&self, new: &NewDeferral) -> Result<Deferral, StoreError>;
 

@@ -6,6 +6,7 @@
 
 mod github;
 mod journal;
+mod retry;
 
 use super::{
     AttemptStatus, ClaimBuilder, Deferral, EventRecord, LaunchProcess, ListQuery, NewDeferral,
@@ -99,6 +100,8 @@ CREATE TABLE launch_processes (
 -- read only the rows drawn, at any size of the store.
 CREATE INDEX IF NOT EXISTS deferrals_changed ON deferrals (state, updated_ms, id);
 "#,
+    // 6: the links from a blocked deferral to its retry.
+    retry::MIGRATION,
 ];
 
 /// How long a process waits for another one holding the store's lock.
@@ -571,6 +574,7 @@ impl Store for SqliteStore {
             .map_err(backend)?;
             let seq = append_receipts(conn, &new.id, &new.receipts, new.at_ms)?;
             github::register_new(conn, new)?;
+            retry::register(conn, new)?;
             conn.execute("UPDATE deferrals SET receipt_seq = ?1 WHERE id = ?2", params![to_i64(seq), new.id])
                 .map_err(backend)?;
             append_event(

@@ -15,7 +15,13 @@ pub struct Serve {
 
 impl Serve {
     pub fn start(host: &Host, allow: &[&str]) -> Serve {
+        Serve::start_with(host, allow, &[])
+    }
+
+    /// [`Serve::start`] with more flags (`--no-check`, ...).
+    pub fn start_with(host: &Host, allow: &[&str], extra: &[&str]) -> Serve {
         let mut args = vec!["serve", "--listen", "127.0.0.1:0"];
+        args.extend_from_slice(extra);
         for a in allow {
             args.extend_from_slice(&["--allow-launch", a]);
         }

@@ -1,0 +1,85 @@
+//! Is an `exec:` target's program there? Checked where a target is given (`record`, `serve`,
+//! `retry`), so a typo in the path is refused at the door instead of blocking the deferral at
+//! its due time. `--no-check` skips it for a target that lives on another ticker's machine.
+//!
+//! The same causes as a launch that cannot start (`launch-not-found`, `launch-not-executable`),
+//! exit 2. A `workflow-dispatch:` target is not checked here (that needs GitHub).
+
+use super::Target;
+use crate::error::HostError;
+use std::path::Path;
+
+/// Refuses an `exec:` target whose program (or its `#!` interpreter) is missing or cannot be
+/// executed by this user on this machine; any other target passes.
+pub fn check_installed(target: &Target) -> Result<(), HostError> {
+    let Target::Exec { program, .. } = target else {
+        return Ok(());
+    };
+    check_program(program, "program")?;
+    if let Some(interpreter) = interpreter_of(Path::new(program)) {
+        check_program(&interpreter, "interpreter (its #! line)")
+            .map_err(|e| HostError::invalid(&e.code, format!("{} of {program}", e.message)))?;
+    }
+    Ok(())
+}
+
+const HINT: &str =
+    "fix the path, or give --no-check if the program lives on the machine that runs tick";
+
+fn check_program(path: &str, what: &str) -> Result<(), HostError> {
+    let metadata = match std::fs::metadata(path) {
+        Ok(metadata) => metadata,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+            return Err(HostError::invalid(
+                "launch-not-found",
+                format!("the launch {what} {path} does not exist on this machine; {HINT}"),
+            ))
+        }
+        Err(err) => {
+            return Err(HostError::invalid(
+                "launch-not-executable",
+                format!("the launch {what} {path} cannot be read ({err}); {HINT}"),
+            ))
+        }
+    };
+    if metadata.is_dir() || !executable(path) {
+        let kind = if metadata.is_dir() {
+            "is a directory"
+        } else {
+            "is not executable (chmod +x it)"
+        };
+        return Err(HostError::invalid(
+            "launch-not-executable",
+            format!("the launch {what} {path} {kind}; {HINT}"),
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn executable(path: &str) -> bool {
+    let Ok(c_path) = std::ffi::CString::new(path) else {
+        return false;
+    };
+    // SAFETY: a valid NUL-terminated path; access(2) only reads it.
+    unsafe { libc::access(c_path.as_ptr(), libc::X_OK) == 0 }
+}
+
+#[cfg(not(unix))]
+fn executable(_path: &str) -> bool {
+    true
+}
+
+/// The interpreter a `#!` line names, when the file starts with one and names an absolute path.
+fn interpreter_of(program: &Path) -> Option<String> {
+    use std::io::Read;
+    let mut head = [0u8; 256];
+    let n = std::fs::File::open(program).ok()?.read(&mut head).ok()?;
+    let line = head[..n].strip_prefix(b"#!")?;
+    let line = line.split(|&b| b == b'\n').next()?;
+    let line = std::str::from_utf8(line).ok()?.trim();
+    let interpreter = line.split_whitespace().next()?;
+    interpreter
+        .starts_with('/')
+        .then(|| interpreter.to_string())
+}

@@ -1,0 +1,190 @@
+//! A way back from `blocked`: `deferral-host retry ID --handle H [--launch T] [--max-reentries N]`
+//! (and `POST /v1/deferrals/ID/retry`).
+//!
+//! A retry is a new deferral linked to the blocked one (`store::retry`): the blocked deferral's
+//! current receipt put back to its handoff form and retained again (the same bindings and
+//! window), a fresh re-entry count, the launch target given (or the old one), and the same
+//! cancellation digest, so the handle that proves the retry also cancels or retries the new
+//! deferral. The blocked deferral's row, receipts and events are left as they were.
+//!
+//! Also here: the answer when a receipt recorded before is recorded again with another launch
+//! target (`launch-conflict`), which points to `retry`.
+
+use crate::clock::iso8601;
+use crate::coordinator::{load, require_cancellation_handle, window_of, KIND_RETAINED};
+use crate::error::HostError;
+use crate::handle::{handle_digest, new_deferral_id, new_handle};
+use crate::launch::installed::check_installed;
+use crate::launch::Target;
+use crate::store::{Deferral, NewDeferral, NewReceipt, RecordKeys, Store, StoreError};
+use deferral_core::lifecycle::{transition, Event, Position, State};
+use deferral_core::receipt::{validate_str, Receipt};
+
+/// The receipt kind of a retry's first receipt: the blocked deferral's current receipt in its
+/// handoff form (its digest stays keyed by the deferral that first had it).
+pub const KIND_RETRIED: &str = "retried";
+
+/// The cause a retry's new deferral is recorded with.
+pub const CAUSE_RETRY: &str = "retry";
+
+/// What a retry asks for.
+#[derive(Debug, Clone, Default)]
+pub struct RetryRequest<'a> {
+    pub id: &'a str,
+    /// The blocked deferral's raw cancellation handle.
+    pub handle: &'a str,
+    /// The corrected target; the blocked deferral's when `None`.
+    pub launch: Option<&'a str>,
+    /// The new deferral's bound; the blocked deferral's when `None`.
+    pub max_reentries: Option<u32>,
+    /// Check that an `exec:` program exists here (`--no-check` turns it off).
+    pub check_program: bool,
+}
+
+/// The new deferral and its retained receipt.
+#[derive(Debug, Clone)]
+pub struct Retried {
+    pub deferral: Deferral,
+    pub retry_of: String,
+    pub receipt: Receipt,
+}
+
+impl Retried {
+    /// `{"id","retry_of","state","launch","max_reentries","receipt"}`, the receipt in the
+    /// contract's field order.
+    pub fn to_json(&self) -> String {
+        let head = serde_json::json!({
+            "id": self.deferral.id,
+            "retry_of": self.retry_of,
+            "state": self.deferral.state.as_str(),
+            "launch": self.deferral.launch,
+            "max_reentries": self.deferral.max_reentries,
+        })
+        .to_string();
+        format!(
+            "{},\"receipt\":{}}}",
+            &head[..head.len() - 1],
+            self.receipt.to_json()
+        )
+    }
+}
+
+fn already_retried(id: &str, by: &str) -> HostError {
+    HostError::refused(
+        "already-retried",
+        format!("deferral {id} was retried already as {by}; retry {by} if it ended blocked too"),
+    )
+}
+
+/// Retries a blocked deferral whose window is still open, proven by its cancellation handle.
+pub fn retry(store: &dyn Store, request: &RetryRequest, now_ms: u64) -> Result<Retried, HostError> {
+    let original = load(store, request.id)?;
+    require_cancellation_handle(&original, request.handle, "retry")?;
+    let id = &original.id;
+    if original.state != State::Blocked {
+        return Err(HostError::refused(
+            "not-blocked",
+            format!(
+                "deferral {id} is {} ({}): only a deferral that ended blocked can be retried",
+                original.state.as_str(),
+                original.cause
+            ),
+        ));
+    }
+    if let Some(by) = store.retry_link(id)?.retried_by {
+        return Err(already_retried(id, &by));
+    }
+    if original.resume_by_ms < now_ms {
+        return Err(HostError::invalid(
+            "retry-expired",
+            format!(
+                "deferral {id}'s window closed at {}: nothing is left to retry; run the gate again \
+                 (it emits a new handoff receipt) and record that receipt",
+                iso8601(original.resume_by_ms)
+            ),
+        ));
+    }
+    let launch = request.launch.unwrap_or(&original.launch);
+    let target = Target::parse(launch)?;
+    if request.check_program {
+        check_installed(&target)?;
+    }
+    let max_reentries = request.max_reentries.unwrap_or(original.max_reentries);
+    let current = validate_str(&store.current_receipt(id)?.text)?;
+    let handoff = current.as_handoff();
+    let wakeup_digest = handle_digest(&new_handle());
+    let retained = handoff.retain(&wakeup_digest, &original.cancellation_digest)?;
+    let step = transition(Position::new(max_reentries), Event::Record)?;
+    let new = NewDeferral {
+        id: new_deferral_id(),
+        state: step.to.state,
+        reentries: step.to.reentries,
+        max_reentries,
+        cause: CAUSE_RETRY.to_string(),
+        launch: launch.to_string(),
+        window: window_of(&retained),
+        wakeup_digest,
+        cancellation_digest: original.cancellation_digest.clone(),
+        receipts: vec![
+            NewReceipt {
+                kind: KIND_RETRIED.into(),
+                text: handoff.to_json(),
+            },
+            NewReceipt {
+                kind: KIND_RETAINED.into(),
+                text: retained.to_json(),
+            },
+        ],
+        at_ms: now_ms,
+        keys: RecordKeys {
+            retry_of: Some(id.clone()),
+            artifact_name: store.artifact_name(id)?,
+            ..RecordKeys::default()
+        },
+    };
+    let deferral = match store.insert(&new) {
+        Ok(deferral) => deferral,
+        // Another operator retried it between our look-up and insert.
+        Err(StoreError::Duplicate(new_id)) => {
+            return Err(match store.retry_link(id)?.retried_by {
+                Some(by) => already_retried(id, &by),
+                None => StoreError::Duplicate(new_id).into(),
+            })
+        }
+        Err(err) => return Err(err.into()),
+    };
+    Ok(Retried {
+        deferral,
+        retry_of: id.clone(),
+        receipt: retained,
+    })
+}
+
+/// A receipt recorded already answers its deferral (idempotent) only for the same launch
+/// target; another target is `launch-conflict` (exit 2), which names the target kept and
+/// the way to change it.
+pub fn check_same_launch(existing: &Deferral, launch: &str) -> Result<(), HostError> {
+    if existing.launch == launch {
+        return Ok(());
+    }
+    let id = &existing.id;
+    let how = if existing.state == State::Blocked {
+        format!(
+            "it ended blocked: `deferral-host retry {id} --handle HANDLE --launch {launch:?}` \
+             starts it again with the new target"
+        )
+    } else {
+        format!(
+            "a deferral's target never changes; if it ends blocked, `deferral-host retry {id} \
+             --handle HANDLE --launch {launch:?}` starts it again with the new target"
+        )
+    };
+    Err(HostError::invalid(
+        "launch-conflict",
+        format!(
+            "this receipt is recorded already as deferral {id} ({}) with the launch target {:?}, not {launch:?}; {how}",
+            existing.state.as_str(),
+            existing.launch
+        ),
+    ))
+}
