@@ -81,6 +81,12 @@ impl Store for CountingStore<'_> {
     }
 }
 
+impl crate::store::retry::RetryStore for CountingStore<'_> {
+    counted! {
+        retry_link(deferral_id: &str) -> crate::store::retry::RetryLink;
+    }
+}
+
 impl LoopStore for CountingStore<'_> {
     counted! {
         find_by_receipt_digest(digest: &str) -> Option<String>;

@@ -34,7 +34,8 @@ impl StoreUrl {
                 ))),
             },
             StoreUrl::Postgres(url) => {
-                let mut client = super::postgres_tls::connect(url)?;
+                let mut client =
+                    super::postgres_tls::connect(url).map_err(super::postgres::connect_error)?;
                 let row = client
                     .query_one(
                         "SELECT to_regclass('deferral_schema_version') IS NOT NULL",

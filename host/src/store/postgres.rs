@@ -196,7 +196,7 @@ pub(super) fn backend(err: postgres::Error) -> StoreError {
     }
 }
 
-fn connect_error(err: super::postgres_tls::ConnectError) -> StoreError {
+pub(super) fn connect_error(err: super::postgres_tls::ConnectError) -> StoreError {
     match err {
         super::postgres_tls::ConnectError::Setup(message) => StoreError::Backend(message),
         super::postgres_tls::ConnectError::Connect(err) => backend(err),
