@@ -12,7 +12,6 @@ pub mod connections;
 pub mod group_commit;
 pub mod http;
 pub mod log;
-mod retry_route;
 pub mod routes;
 mod server;
 pub mod stores;

@@ -1,6 +1,8 @@
 //! The endpoints of `serve`. Each one parses its JSON body and calls the coordinator function
 //! the command line calls, so the same lifecycle, compare-and-set and events apply.
 
+mod retry;
+
 use super::http::{Request, Response};
 use crate::clock::now_ms;
 use crate::coordinator::{self, Reported};
@@ -172,9 +174,7 @@ pub fn handle(store: &dyn Store, policy: &Policy, request: &Request) -> Response
         Some(Route::Receipt(digest)) => by_receipt(store, digest),
         Some(Route::Action(id, "cancel")) => cancel(store, id, &request.body),
         Some(Route::Action(id, "claim")) => claim(store, id, &request.body),
-        Some(Route::Action(id, "retry")) => {
-            super::retry_route::retry(store, policy, id, &request.body)
-        }
+        Some(Route::Action(id, "retry")) => retry::retry(store, policy, id, &request.body),
         Some(Route::Action(id, _)) => outcome(store, id, &request.body),
         None => Err(HostError::invalid("not-found", "no such endpoint")),
     };

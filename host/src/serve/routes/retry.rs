@@ -3,11 +3,11 @@
 //! as `cancel` takes it; a target given must be one `--allow-launch` allows. Answers 201 with
 //! the new deferral's `{"id","retry_of","state","launch","max_reentries","receipt"}`.
 
-use super::http::Response;
-use super::routes::{Body, Policy};
+use super::{Body, Policy};
 use crate::clock::now_ms;
 use crate::error::HostError;
 use crate::retry::RetryRequest;
+use crate::serve::http::Response;
 use crate::store::Store;
 
 pub(super) fn retry(
