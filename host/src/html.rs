@@ -37,7 +37,7 @@ h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:28px 0 8px}
 .complete{border-left:6px solid #1a7f37}.blocked{border-left:6px solid #cf222e}
 .cancelled{border-left:6px solid #818b98}.ready{border-left:6px solid #8250df}
 table{border-collapse:collapse}td,th{border-bottom:1px solid #d1d9e0;padding:4px 10px;text-align:left;vertical-align:top}
-th{background:#f6f8fa}code{font-size:12px}
+th{background:#f6f8fa}code{font-size:12px}.at{white-space:nowrap}
 svg text{font:12px system-ui,sans-serif;fill:#1f2328}
 .empty{color:#59636e}
 ";
@@ -163,7 +163,7 @@ pub fn status_page(counts: &[(State, u64)], rows: &[Deferral], now: u64) -> Stri
          <meta http-equiv=\"Content-Security-Policy\" content=\"{CONTENT_SECURITY_POLICY}\">\
          <meta name=\"viewport\" content=\"width=device-width\">\
          <title>deferral-host status</title><style>{STYLE}</style></head><body>\n\
-         <h1>deferral-host status</h1><p class=\"sub\">as of {}</p>\n",
+         <h1>deferral-host status</h1><p class=\"sub\">as of <span class=\"at\">{}</span></p>\n",
         iso8601(now)
     );
     page.push_str(&counts_section(counts));
@@ -282,14 +282,15 @@ fn outcomes_section(rows: &[Deferral], now: u64) -> String {
     for d in done {
         let _ = writeln!(
             out,
-            "<tr class=\"{state}\"><td>{when}<br><code>{at}</code></td><td><code>{id}</code></td>\
+            "<tr class=\"{state}\"><td>{when}<br><code class=\"at\">{at}</code></td><td><code>{id}</code></td>\
              <td>{state}</td><td>{cause}</td><td>{detail}</td><td>{re}/{max}</td><td>{reason}</td></tr>",
             state = d.state.as_str(),
             when = escape(&relative(d.updated_ms, now)),
             at = iso8601(d.updated_ms),
             id = escape(&d.id),
             cause = escape(&d.cause),
-            detail = escape(d.detail.as_deref().unwrap_or("")),
+            // A detail that only repeats the cause (a cancel: `operator`, `operator`) is said once.
+            detail = escape(d.detail.as_deref().filter(|x| *x != d.cause).unwrap_or("")),
             re = d.reentries,
             max = d.max_reentries,
             reason = escape(&d.reason),

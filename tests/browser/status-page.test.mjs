@@ -79,7 +79,33 @@ test('status --html renders in headless Chromium: counts, pending windows, outco
     assert.ok(text.indexOf(soon.id) < text.indexOf(later.id), 'earliest window first');
     assert.match(text, new RegExp(`${blocks.id} blocked blocked exit 1`), 'the blocked outcome with its cause and detail');
     assert.match(text, new RegExp(`${completes.id} complete completed exit 0`));
-    assert.match(text, new RegExp(`${cancelled.id} cancelled operator`));
+    assert.match(text, new RegExp(`${cancelled.id} cancelled operator \\d+/\\d+ `), 'a cancel says "operator" once, not as cause and detail');
+
+    // No timestamp wraps mid-date, even in a narrow window: a copy of the page (its CSP, which
+    // forbids scripts, taken out) counts the timestamps the browser laid out on several lines.
+    const probePath = join(dir, 'probe.html');
+    const probe = page.replace(/<meta http-equiv="Content-Security-Policy"[^>]*>/, '').replace('</body>', `<script>
+      let n = 0, wrapped = 0;
+      const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+      while (walk.nextNode()) {
+        const t = walk.currentNode;
+        if (t.parentElement.closest('svg, style, script')) continue;
+        for (const m of t.data.matchAll(/\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?Z/g)) {
+          const r = document.createRange();
+          r.setStart(t, m.index);
+          r.setEnd(t, m.index + m[0].length);
+          n += 1;
+          if (new Set([...r.getClientRects()].map((x) => Math.round(x.top))).size > 1) wrapped += 1;
+        }
+      }
+      document.body.dataset.timestamps = n;
+      document.body.dataset.wrapped = wrapped;
+    </script></body>`);
+    writeFileSync(probePath, probe);
+    const narrow = chromium(dir, ['--window-size=360,700', '--dump-dom', pathToFileURL(probePath).href]);
+    const timestamps = Number(/data-timestamps="(\d+)"/.exec(narrow)?.[1]);
+    assert.ok(timestamps >= 4, `the probe found the page's timestamps: ${timestamps}`);
+    assert.match(narrow, /data-wrapped="0"/, 'no timestamp is broken over two lines');
 
     const shot = join(dir, 'status.png');
     chromium(dir, ['--window-size=1000,700', '--hide-scrollbars', `--screenshot=${shot}`, pathToFileURL(pagePath).href]);
