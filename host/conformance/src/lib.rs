@@ -996,6 +996,7 @@ pub fn expiry_waits_for_a_live_lease(backend: &dyn Backend) {
         http_timeout: std::time::Duration::from_secs(1),
         github: None,
         max_chain: deferral_host::coordinator::DEFAULT_MAX_CHAIN,
+        pools: Default::default(),
     };
     let [expirable, stale, due] =
         deferral_host::tick::plan(&*store, &options(vec![held.id.clone()]), t + HOUR + 5).unwrap();

@@ -40,6 +40,8 @@ pub struct RecordKeys {
     /// The artifact name a followed run uploads its new receipt under (`record --artifact`);
     /// `deferred-receipt` when `None`.
     pub artifact_name: Option<String>,
+    /// The pool, planned cost and seen rate state it is recorded with (see `store::pools`).
+    pub pool: Option<super::pools::PoolTag>,
 }
 
 /// The workflow run of one dispatched attempt.

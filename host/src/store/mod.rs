@@ -7,6 +7,7 @@
 //! pass the same conformance suite (the dev-only crate `deferral-host-conformance`). [`StoreUrl`] picks one from `--store`.
 
 pub mod github;
+pub mod pools;
 pub mod postgres;
 pub mod postgres_tls;
 mod private_file;
@@ -18,6 +19,7 @@ use std::fmt;
 use std::path::PathBuf;
 
 pub use self::github::{ArtifactRef, Link, LoopStore, RecordKeys, RunRecord};
+pub use self::pools::PoolStore;
 pub use self::postgres::PostgresStore;
 pub use sqlite::{IntegrityCheck, SqliteStore};
 
@@ -450,7 +452,7 @@ pub(crate) fn verify_receipt(receipt: StoredReceipt) -> Result<StoredReceipt, St
 
 /// A durable store of deferrals. Object-safe so callers and the conformance suite can take
 /// `&dyn Store`.
-pub trait Store: LoopStore {
+pub trait Store: LoopStore + PoolStore {
     /// Inserts a new deferral with its receipts and a first event, in one transaction.
     fn insert(&self, new: &NewDeferral) -> Result<Deferral, StoreError>;
 

@@ -25,6 +25,7 @@
 //! URL's `sslmode` asks (see [`super::postgres_tls`]; `verify-full` for a real deployment).
 
 mod github;
+mod pools;
 
 use super::sqlite::IntegrityCheck;
 use super::{
@@ -122,6 +123,8 @@ CREATE TABLE launch_processes (
     github::MIGRATION,
     // 4: a run's API URL (`run_url`) beside its page (`html_url`).
     github::RUN_URLS_MIGRATION,
+    // 5: pools, planned costs, admissions and the rate states reported (see `store::pools`).
+    pools::MIGRATION,
 ];
 
 /// The schema version this program writes.
@@ -530,6 +533,7 @@ fn insert_rows(tx: &mut Transaction, new: &NewDeferral) -> Result<Deferral, Stor
     }
     let seq = append_receipts(tx, &new.id, &new.receipts, new.at_ms)?;
     github::register_new(tx, new)?;
+    pools::register_new(tx, new)?;
     tx.execute(
         "UPDATE deferrals SET receipt_seq = $1 WHERE id = $2",
         &[&to_i64(seq), &new.id],

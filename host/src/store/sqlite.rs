@@ -6,6 +6,7 @@
 
 mod github;
 mod journal;
+mod pools;
 
 use super::{
     AttemptStatus, ClaimBuilder, Deferral, EventRecord, LaunchProcess, ListQuery, NewDeferral,
@@ -94,6 +95,8 @@ CREATE TABLE launch_processes (
     github::MIGRATION,
     // 4: a run's API URL (`run_url`) beside its page (`html_url`).
     github::RUN_URLS_MIGRATION,
+    // 5: pools, planned costs, admissions and the rate states reported (see `store::pools`).
+    pools::MIGRATION,
 ];
 
 /// How long a process waits for another one holding the store's lock.
@@ -566,6 +569,7 @@ impl Store for SqliteStore {
             .map_err(backend)?;
             let seq = append_receipts(conn, &new.id, &new.receipts, new.at_ms)?;
             github::register_new(conn, new)?;
+            pools::register_new(conn, new)?;
             conn.execute("UPDATE deferrals SET receipt_seq = ?1 WHERE id = ?2", params![to_i64(seq), new.id])
                 .map_err(backend)?;
             append_event(
