@@ -109,20 +109,18 @@ fn to_the_previous_schema(host: &Host) {
     if host.store.starts_with("postgres") {
         let mut client = postgres::Client::connect(&host.store, postgres::NoTls).unwrap();
         client
-            .batch_execute(
-                "ALTER TABLE runs DROP COLUMN run_url; \
-                 UPDATE deferral_schema_version SET version = version - 1",
-            )
+            .batch_execute(&format!(
+                "{}ALTER TABLE runs DROP COLUMN run_url; \
+                 UPDATE deferral_schema_version SET version = 3",
+                deferral_host_conformance::UNDO_POOLS_MIGRATION
+            ))
             .unwrap();
         return;
     }
     let conn = rusqlite::Connection::open(&host.db).unwrap();
-    let version: i64 = conn
-        .query_row("PRAGMA user_version", [], |r| r.get(0))
-        .unwrap();
     conn.execute_batch(&format!(
-        "ALTER TABLE runs DROP COLUMN run_url; PRAGMA user_version = {}",
-        version - 1
+        "{}ALTER TABLE runs DROP COLUMN run_url; PRAGMA user_version = 3",
+        deferral_host_conformance::UNDO_POOLS_MIGRATION
     ))
     .unwrap();
 }

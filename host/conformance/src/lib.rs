@@ -1359,3 +1359,10 @@ pub fn record_refuses_a_receipt_only_once_its_window_closed(backend: &dyn Backen
         "a cancel says who did it"
     );
 }
+
+/// SQL that takes a store back from migration 5 (pools) to the schema before it, the same on
+/// both backends, for tests that fake a store an older host left.
+pub const UNDO_POOLS_MIGRATION: &str = "DROP TABLE admissions; DROP TABLE pool_observations; \
+     DROP TABLE pools; DROP INDEX deferrals_pool_due; ALTER TABLE deferrals DROP COLUMN pool; \
+     ALTER TABLE deferrals DROP COLUMN rest_cost; ALTER TABLE deferrals DROP COLUMN graphql_cost; \
+     ALTER TABLE deferrals DROP COLUMN content_cost;";

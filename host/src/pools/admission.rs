@@ -87,7 +87,10 @@ pub fn room(pool: &PoolRow, open: &[Admission], now_ms: u64, options: &PoolOptio
             w.remaining.min(w.limit)
         };
         let signed = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
-        per_resource.push((r, signed(remaining) - signed(w.reserve) - signed(in_flight.of(r))));
+        per_resource.push((
+            r,
+            signed(remaining) - signed(w.reserve) - signed(in_flight.of(r)),
+        ));
     }
     Room {
         per_resource,
@@ -298,8 +301,7 @@ pub fn admit(
                 settled.push(a);
             }
         }
-        let candidates =
-            store.pool_candidates(pool_name, now, how.without_dispatch, how.limit)?;
+        let candidates = store.pool_candidates(pool_name, now, how.without_dispatch, how.limit)?;
         let examined_all = candidates.len() < how.limit;
         let mut next = row.clone();
         charge(&mut next, &settled);
@@ -316,7 +318,15 @@ pub fn admit(
                 metered: true,
             }
         } else {
-            decide(&next, &open, candidates, examined_all, now, how.options, jitter)
+            decide(
+                &next,
+                &open,
+                candidates,
+                examined_all,
+                now,
+                how.options,
+                jitter,
+            )
         };
         if how.dry_run || holding {
             return Ok(Pass {

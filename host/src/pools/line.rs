@@ -98,7 +98,11 @@ fn figures(resource: Resource, value: &Value) -> Result<Option<Figures>, HostErr
         remaining: rate("remaining")?,
         reserve: rate("reserve")?,
         reset_s: rate("reset")?,
-        planned_cost: whole(field("plannedCost"), "invalid-cost", &format!("{name}.plannedCost"))?,
+        planned_cost: whole(
+            field("plannedCost"),
+            "invalid-cost",
+            &format!("{name}.plannedCost"),
+        )?,
     };
     if f.planned_cost > f.limit {
         return Err(HostError::invalid(
@@ -225,21 +229,49 @@ mod tests {
         let input = record_input(LINE.as_bytes()).unwrap();
         assert_eq!(input.receipt, br#"{"b":1, "a":2}"#);
         let line = input.line.unwrap();
-        assert_eq!(line.cost(), Cost { rest: 10, graphql: 0, content: 2 });
+        assert_eq!(
+            line.cost(),
+            Cost {
+                rest: 10,
+                graphql: 0,
+                content: 2
+            }
+        );
         let obs = line.observations(7, "record", false);
-        assert_eq!((obs[0].limit, obs[0].remaining, obs[0].reset_ms), (45, 3, 1_800_000_000_000));
+        assert_eq!(
+            (obs[0].limit, obs[0].remaining, obs[0].reset_ms),
+            (45, 3, 1_800_000_000_000)
+        );
         assert_eq!(line.observations(7, "attempt", true)[0].remaining, 0);
     }
 
     #[test]
     fn bad_lines_have_their_codes() {
         let code = |text: &str| record_input(text.as_bytes()).unwrap_err().code;
-        assert_eq!(code(&LINE.replace("\"deferred\",\"mode\"", "\"ready\",\"mode\"")), "gate-not-deferred");
-        assert_eq!(code(&LINE.replace("\"plannedCost\":10", "\"plannedCost\":-1")), "invalid-cost");
-        assert_eq!(code(&LINE.replace("\"plannedCost\":10", "\"plannedCost\":1.5")), "invalid-cost");
-        assert_eq!(code(&LINE.replace("\"plannedCost\":10", "\"plannedCost\":46")), "invalid-cost");
-        assert_eq!(code(&LINE.replace("\"remaining\":3", "\"remaining\":\"3\"")), "invalid-rate-state");
-        assert_eq!(code(&LINE.replace("\"contentCreating\":2", "\"contentCreating\":-2")), "invalid-cost");
+        assert_eq!(
+            code(&LINE.replace("\"deferred\",\"mode\"", "\"ready\",\"mode\"")),
+            "gate-not-deferred"
+        );
+        assert_eq!(
+            code(&LINE.replace("\"plannedCost\":10", "\"plannedCost\":-1")),
+            "invalid-cost"
+        );
+        assert_eq!(
+            code(&LINE.replace("\"plannedCost\":10", "\"plannedCost\":1.5")),
+            "invalid-cost"
+        );
+        assert_eq!(
+            code(&LINE.replace("\"plannedCost\":10", "\"plannedCost\":46")),
+            "invalid-cost"
+        );
+        assert_eq!(
+            code(&LINE.replace("\"remaining\":3", "\"remaining\":\"3\"")),
+            "invalid-rate-state"
+        );
+        assert_eq!(
+            code(&LINE.replace("\"contentCreating\":2", "\"contentCreating\":-2")),
+            "invalid-cost"
+        );
         let bare = br#"{"schema":1,"version":"deferred-receipt-v1"}"#;
         assert_eq!(record_input(bare).unwrap().line, None);
     }

@@ -52,7 +52,11 @@ pub fn check_name(name: &str) -> Result<(), HostError> {
 }
 
 /// The pool tag of a record: the pool named (checked) and what the gate line says.
-pub fn tag(pool: Option<&str>, line: Option<&line::GateLine>, now_ms: u64) -> Result<PoolTag, HostError> {
+pub fn tag(
+    pool: Option<&str>,
+    line: Option<&line::GateLine>,
+    now_ms: u64,
+) -> Result<PoolTag, HostError> {
     if let Some(name) = pool {
         check_name(name)?;
     }

@@ -16,7 +16,13 @@ use crate::store::Store;
 
 /// Learns from an attempt of `deferral_id` that ended with `stdout`. Never fails the launch:
 /// the outcome is recorded whatever the pool learns.
-pub fn attempt_ended(store: &dyn Store, deferral_id: &str, attempt: u32, stdout: &str, now_ms: u64) {
+pub fn attempt_ended(
+    store: &dyn Store,
+    deferral_id: &str,
+    attempt: u32,
+    stdout: &str,
+    now_ms: u64,
+) {
     let line = last_gate_line(stdout);
     let source = format!("attempt {deferral_id}#{attempt}");
     if let Err(err) = learn(store, deferral_id, attempt, line.as_ref(), &source, now_ms) {

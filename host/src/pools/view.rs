@@ -11,9 +11,10 @@ use serde_json::{json, Value};
 use std::collections::HashMap;
 
 pub fn cost_json(cost: Option<&Cost>) -> Value {
-    cost.map_or(Value::Null, |c| {
-        json!({"rest": c.rest, "graphql": c.graphql, "content_creating": c.content})
-    })
+    cost.map_or(
+        Value::Null,
+        |c| json!({"rest": c.rest, "graphql": c.graphql, "content_creating": c.content}),
+    )
 }
 
 /// One pool's state: its windows, its hold, what is admitted and not yet reported.
@@ -52,12 +53,19 @@ pub fn pools_json(store: &dyn Store, now_ms: u64) -> Result<Value, HostError> {
 
 /// A table of the pools for people.
 pub fn pools_text(store: &dyn Store, now_ms: u64) -> Result<String, HostError> {
-    let mut out = String::from("POOL  REST (remaining/limit, reserve, reset)  GRAPHQL  ADMITTED  HELD\n");
+    let mut out =
+        String::from("POOL  REST (remaining/limit, reserve, reset)  GRAPHQL  ADMITTED  HELD\n");
     for row in store.pools()? {
         let open = store.open_admissions(&row.name, now_ms)?;
         let window = |r: Resource| {
             row.window(r).map_or("-".to_string(), |w| {
-                format!("{}/{}, {}, {}", w.remaining, w.limit, w.reserve, iso8601(w.reset_ms))
+                format!(
+                    "{}/{}, {}, {}",
+                    w.remaining,
+                    w.limit,
+                    w.reserve,
+                    iso8601(w.reset_ms)
+                )
             })
         };
         out.push_str(&format!(
@@ -93,16 +101,17 @@ impl Pools {
         };
         view["pool"] = json!(pool);
         view["cost"] = cost_json(cost.as_ref());
-        let due = d.state == State::Deferred && d.resume_after_ms <= now_ms && now_ms <= d.resume_by_ms;
+        let due =
+            d.state == State::Deferred && d.resume_after_ms <= now_ms && now_ms <= d.resume_by_ms;
         let admitted = store
             .admission_of(&d.id, d.reentries + 1, now_ms)
             .ok()
             .flatten()
             .is_some();
         let held = match self.row(store, &pool) {
-            Some(row) if due && !admitted => row.hold_reason.map(|why| {
-                json!({"why": why, "until": row.hold_until_ms.map(iso8601)})
-            }),
+            Some(row) if due && !admitted => row
+                .hold_reason
+                .map(|why| json!({"why": why, "until": row.hold_until_ms.map(iso8601)})),
             _ => None,
         };
         view["held"] = held.unwrap_or(Value::Null);
@@ -114,7 +123,10 @@ impl Pools {
         self.annotate(store, d, &mut view, now_ms);
         let held = view.get("held").filter(|h| !h.is_null())?;
         Some(match held["until"].as_str() {
-            Some(until) => format!("{} (due again at {until})", held["why"].as_str().unwrap_or_default()),
+            Some(until) => format!(
+                "{} (due again at {until})",
+                held["why"].as_str().unwrap_or_default()
+            ),
             None => held["why"].as_str().unwrap_or_default().to_string(),
         })
     }

@@ -184,15 +184,16 @@ fn record(store: &dyn Store, policy: &Policy, body: &[u8]) -> Result<Response, H
         pool: Some(crate::pools::tag(pool.as_deref(), None, now_ms())?),
         ..crate::store::RecordKeys::default()
     };
-    let rec = match coordinator::record_with(store, receipt.as_bytes(), &launch, max, keys, now_ms())? {
-        coordinator::Recording::New(rec) => rec,
-        // Recorded already: the same deferral, 200 instead of 201, no new handle.
-        coordinator::Recording::Existing(d) => {
-            let out = json!({"id": d.id, "already_recorded": true, "state": d.state.as_str()});
-            return Ok(Response::json(200, out.to_string())
-                .with_header("Location", format!("/v1/deferrals/{}", d.id)));
-        }
-    };
+    let rec =
+        match coordinator::record_with(store, receipt.as_bytes(), &launch, max, keys, now_ms())? {
+            coordinator::Recording::New(rec) => rec,
+            // Recorded already: the same deferral, 200 instead of 201, no new handle.
+            coordinator::Recording::Existing(d) => {
+                let out = json!({"id": d.id, "already_recorded": true, "state": d.state.as_str()});
+                return Ok(Response::json(200, out.to_string())
+                    .with_header("Location", format!("/v1/deferrals/{}", d.id)));
+            }
+        };
     // Written by hand so the receipt keeps the contract's field order.
     let text = format!(
         "{{\"id\":{},\"receipt\":{},\"cancellation_handle\":{}}}",

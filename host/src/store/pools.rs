@@ -372,7 +372,11 @@ pub(crate) fn window_of_cells(cells: WindowCells) -> Option<WindowState> {
 }
 
 /// A cost from its three columns (`None` when all are `NULL`).
-pub(crate) fn cost_of_cells(rest: Option<i64>, graphql: Option<i64>, content: Option<i64>) -> Option<Cost> {
+pub(crate) fn cost_of_cells(
+    rest: Option<i64>,
+    graphql: Option<i64>,
+    content: Option<i64>,
+) -> Option<Cost> {
     if rest.is_none() && graphql.is_none() && content.is_none() {
         return None;
     }
@@ -386,7 +390,11 @@ pub(crate) fn cost_of_cells(rest: Option<i64>, graphql: Option<i64>, content: Op
 pub(crate) fn cost_cells(cost: Option<&Cost>) -> (Option<i64>, Option<i64>, Option<i64>) {
     match cost {
         None => (None, None, None),
-        Some(c) => (Some(to_i64(c.rest)), Some(to_i64(c.graphql)), Some(to_i64(c.content))),
+        Some(c) => (
+            Some(to_i64(c.rest)),
+            Some(to_i64(c.graphql)),
+            Some(to_i64(c.content)),
+        ),
     }
 }
 
@@ -410,19 +418,33 @@ mod tests {
     #[test]
     fn a_later_window_wins_within_one_window_the_lowest_and_the_limit_never_rises() {
         let first = WindowState::merge(None, &obs(45, 30, 10_000, "a"));
-        assert_eq!((first.limit, first.remaining, first.reset_ms), (45, 30, 10_000));
+        assert_eq!(
+            (first.limit, first.remaining, first.reset_ms),
+            (45, 30, 10_000)
+        );
         let lower = WindowState::merge(Some(&first), &obs(45, 20, 10_000, "b"));
         assert_eq!((lower.remaining, lower.source.as_str()), (20, "b"));
         let late = WindowState::merge(Some(&lower), &obs(45, 40, 10_000, "c"));
-        assert_eq!(late.remaining, 20, "a late report of the same window never raises it");
+        assert_eq!(
+            late.remaining, 20,
+            "a late report of the same window never raises it"
+        );
         let older = WindowState::merge(Some(&lower), &obs(45, 45, 5_000, "d"));
         assert_eq!((older.remaining, older.reset_ms), (20, 10_000));
         let next = WindowState::merge(Some(&lower), &obs(45, 44, 20_000, "e"));
         assert_eq!((next.remaining, next.reset_ms), (44, 20_000));
         let bigger = WindowState::merge(Some(&next), &obs(1_000_000, 999_999, 30_000, "f"));
-        assert_eq!((bigger.limit, bigger.remaining), (45, 45), "a claimed larger window is not believed");
+        assert_eq!(
+            (bigger.limit, bigger.remaining),
+            (45, 45),
+            "a claimed larger window is not believed"
+        );
         let far = WindowState::merge(Some(&bigger), &obs(45, 3, u64::MAX / 2, "g"));
-        assert_eq!(far.reset_ms, 1_000 + MAX_WINDOW_MS, "a reset far away is believed an hour away");
+        assert_eq!(
+            far.reset_ms,
+            1_000 + MAX_WINDOW_MS,
+            "a reset far away is believed an hour away"
+        );
     }
 
     #[test]

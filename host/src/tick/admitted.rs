@@ -30,7 +30,12 @@ pub(super) fn dry_run(
     report: &mut TickReport,
 ) -> Result<(), HostError> {
     for pool in store.pools()? {
-        let pass = admission::admit(store, &pool.name, &how(options, options.limit, true), now_ms)?;
+        let pass = admission::admit(
+            store,
+            &pool.name,
+            &how(options, options.limit, true),
+            now_ms,
+        )?;
         for c in &pass.decision.admit {
             let d = coordinator::load(store, &c.id)?;
             report.launched.push(
@@ -84,7 +89,11 @@ pub(super) fn launch_admitted(
         let pass: Pass = admission::admit(store, &pool.name, &how(options, left, false), now_ms)?;
         for c in &pass.decision.admit {
             let unused = |store: &dyn Store| -> Result<(), HostError> {
-                match pass.admissions.iter().find(|a| a.deferral_id.as_deref() == Some(&c.id)) {
+                match pass
+                    .admissions
+                    .iter()
+                    .find(|a| a.deferral_id.as_deref() == Some(&c.id))
+                {
                     Some(a) => release(store, a, now_ms()),
                     None => Ok(()),
                 }

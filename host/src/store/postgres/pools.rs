@@ -92,7 +92,8 @@ fn read_pool(row: &Row) -> PoolRow {
     }
 }
 
-const ADMISSION_COLUMNS: &str = "seq, pool, deferral_id, attempt, rest_cost, graphql_cost, content_cost, \
+const ADMISSION_COLUMNS: &str =
+    "seq, pool, deferral_id, attempt, rest_cost, graphql_cost, content_cost, \
      window_reset_ms, expires_ms, admitted_ms, released_ms";
 
 fn read_admission(row: &Row) -> Admission {
@@ -109,7 +110,11 @@ fn read_admission(row: &Row) -> Admission {
     }
 }
 
-fn pool_in(conn: &mut impl GenericClient, name: &str, lock: bool) -> Result<Option<PoolRow>, StoreError> {
+fn pool_in(
+    conn: &mut impl GenericClient,
+    name: &str,
+    lock: bool,
+) -> Result<Option<PoolRow>, StoreError> {
     let sql = format!(
         "SELECT {POOL_COLUMNS} FROM pools WHERE name = $1{}",
         if lock { " FOR UPDATE" } else { "" }
@@ -128,7 +133,10 @@ fn write_pool_in(tx: &mut Transaction, w: &PoolWrite) -> Result<Option<PoolRow>,
     if version != w.expect_version {
         return Ok(None);
     }
-    let (rest, graphql) = (window_cells(w.row.rest.as_ref()), window_cells(w.row.graphql.as_ref()));
+    let (rest, graphql) = (
+        window_cells(w.row.rest.as_ref()),
+        window_cells(w.row.graphql.as_ref()),
+    );
     let next = to_i64(w.expect_version + 1);
     let hold = w.row.hold_until_ms.map(to_i64);
     let changed = tx
@@ -212,7 +220,10 @@ pub(super) fn register_new(tx: &mut Transaction, new: &NewDeferral) -> Result<()
             .map(|r| r.get(0)),
         _ => None,
     };
-    let pool = tag.pool.or(inherited).unwrap_or_else(|| DEFAULT_POOL.to_string());
+    let pool = tag
+        .pool
+        .or(inherited)
+        .unwrap_or_else(|| DEFAULT_POOL.to_string());
     let cost = cost_cells(tag.cost.as_ref());
     tx.execute(
         "UPDATE deferrals SET pool = $1, rest_cost = $2, graphql_cost = $3, content_cost = $4 WHERE id = $5",
@@ -241,9 +252,16 @@ pub(super) fn register_new(tx: &mut Transaction, new: &NewDeferral) -> Result<()
             let mut row = pool_in(tx, &pool, true)?.unwrap_or_else(|| PoolRow::empty(&pool));
             let expect_version = row.version;
             row.observe(&seen);
-            write_pool_in(tx, &PoolWrite { expect_version, row, ..write })?
-                .map(|_| ())
-                .ok_or_else(|| StoreError::Backend(format!("pool {pool} changed while recording")))
+            write_pool_in(
+                tx,
+                &PoolWrite {
+                    expect_version,
+                    row,
+                    ..write
+                },
+            )?
+            .map(|_| ())
+            .ok_or_else(|| StoreError::Backend(format!("pool {pool} changed while recording")))
         }
     }
 }
@@ -256,7 +274,10 @@ impl PoolStore for PostgresStore {
     fn pools(&self) -> Result<Vec<PoolRow>, StoreError> {
         Ok(self
             .client()
-            .query(format!("SELECT {POOL_COLUMNS} FROM pools ORDER BY name").as_str(), &[])
+            .query(
+                format!("SELECT {POOL_COLUMNS} FROM pools ORDER BY name").as_str(),
+                &[],
+            )
             .map_err(backend)?
             .iter()
             .map(read_pool)
@@ -283,7 +304,12 @@ impl PoolStore for PostgresStore {
             .collect())
     }
 
-    fn admission_of(&self, deferral_id: &str, attempt: u32, now_ms: u64) -> Result<Option<Admission>, StoreError> {
+    fn admission_of(
+        &self,
+        deferral_id: &str,
+        attempt: u32,
+        now_ms: u64,
+    ) -> Result<Option<Admission>, StoreError> {
         Ok(self
             .client()
             .query_opt(

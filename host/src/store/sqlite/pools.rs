@@ -108,7 +108,8 @@ fn read_admission(row: &Row) -> rusqlite::Result<Admission> {
     })
 }
 
-const ADMISSION_COLUMNS: &str = "seq, pool, deferral_id, attempt, rest_cost, graphql_cost, content_cost, \
+const ADMISSION_COLUMNS: &str =
+    "seq, pool, deferral_id, attempt, rest_cost, graphql_cost, content_cost, \
      window_reset_ms, expires_ms, admitted_ms, released_ms";
 
 fn pool_in(conn: &Connection, name: &str) -> Result<Option<PoolRow>, StoreError> {
@@ -119,7 +120,11 @@ fn pool_in(conn: &Connection, name: &str) -> Result<Option<PoolRow>, StoreError>
         .map_err(backend)
 }
 
-fn append_observations(conn: &Connection, pool: &str, list: &[Observation]) -> Result<(), StoreError> {
+fn append_observations(
+    conn: &Connection,
+    pool: &str,
+    list: &[Observation],
+) -> Result<(), StoreError> {
     for o in list {
         conn.prepare_cached(
             "INSERT INTO pool_observations (pool, deferral_id, resource, reported_limit, remaining, reserve, reset_ms, observed_ms, source) \
@@ -149,7 +154,10 @@ fn write_pool_in(conn: &Connection, w: &PoolWrite) -> Result<Option<PoolRow>, St
     if version != w.expect_version {
         return Ok(None);
     }
-    let (rest, graphql) = (window_cells(w.row.rest.as_ref()), window_cells(w.row.graphql.as_ref()));
+    let (rest, graphql) = (
+        window_cells(w.row.rest.as_ref()),
+        window_cells(w.row.graphql.as_ref()),
+    );
     let next = to_i64(w.expect_version + 1);
     let hold = w.row.hold_until_ms.map(to_i64);
     let changed = conn
@@ -195,10 +203,12 @@ fn write_pool_in(conn: &Connection, w: &PoolWrite) -> Result<Option<PoolRow>, St
         .map_err(backend)?;
     }
     for seq in &w.release {
-        conn.prepare_cached("UPDATE admissions SET released_ms = ?1 WHERE seq = ?2 AND released_ms IS NULL")
-            .map_err(backend)?
-            .execute(params![to_i64(w.at_ms), to_i64(*seq)])
-            .map_err(backend)?;
+        conn.prepare_cached(
+            "UPDATE admissions SET released_ms = ?1 WHERE seq = ?2 AND released_ms IS NULL",
+        )
+        .map_err(backend)?
+        .execute(params![to_i64(w.at_ms), to_i64(*seq)])
+        .map_err(backend)?;
     }
     append_observations(conn, name, &w.observations)?;
     pool_in(conn, name)
@@ -211,12 +221,19 @@ pub(super) fn register_new(conn: &Connection, new: &NewDeferral) -> Result<(), S
     let seen = tag.seen_by(&new.id);
     let inherited: Option<String> = match (&tag.pool, &new.keys.predecessor) {
         (None, Some(predecessor)) => conn
-            .query_row("SELECT pool FROM deferrals WHERE id = ?1", [predecessor], |r| r.get(0))
+            .query_row(
+                "SELECT pool FROM deferrals WHERE id = ?1",
+                [predecessor],
+                |r| r.get(0),
+            )
             .optional()
             .map_err(backend)?,
         _ => None,
     };
-    let pool = tag.pool.or(inherited).unwrap_or_else(|| DEFAULT_POOL.to_string());
+    let pool = tag
+        .pool
+        .or(inherited)
+        .unwrap_or_else(|| DEFAULT_POOL.to_string());
     let cost = cost_cells(tag.cost.as_ref());
     conn.prepare_cached(
         "UPDATE deferrals SET pool = ?1, rest_cost = ?2, graphql_cost = ?3, content_cost = ?4 WHERE id = ?5",
@@ -275,7 +292,12 @@ impl PoolStore for SqliteStore {
         rows.collect::<Result<_, _>>().map_err(backend)
     }
 
-    fn admission_of(&self, deferral_id: &str, attempt: u32, now_ms: u64) -> Result<Option<Admission>, StoreError> {
+    fn admission_of(
+        &self,
+        deferral_id: &str,
+        attempt: u32,
+        now_ms: u64,
+    ) -> Result<Option<Admission>, StoreError> {
         self.conn
             .prepare_cached(&format!(
                 "SELECT {ADMISSION_COLUMNS} FROM admissions WHERE deferral_id = ?1 AND attempt = ?2 \
@@ -307,21 +329,26 @@ impl PoolStore for SqliteStore {
             .map_err(backend)?;
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let rows = stmt
-            .query_map(params![pool, to_i64(now_ms), without_dispatch, limit], |row| {
-                Ok(Candidate {
-                    id: row.get(0)?,
-                    resume_after_ms: get_u64(row, 1)?,
-                    attempt: row.get::<_, u32>(2)? + 1,
-                    cost: cost_of_cells(row.get(3)?, row.get(4)?, row.get(5)?),
-                })
-            })
+            .query_map(
+                params![pool, to_i64(now_ms), without_dispatch, limit],
+                |row| {
+                    Ok(Candidate {
+                        id: row.get(0)?,
+                        resume_after_ms: get_u64(row, 1)?,
+                        attempt: row.get::<_, u32>(2)? + 1,
+                        cost: cost_of_cells(row.get(3)?, row.get(4)?, row.get(5)?),
+                    })
+                },
+            )
             .map_err(backend)?;
         rows.collect::<Result<_, _>>().map_err(backend)
     }
 
     fn pool_of(&self, deferral_id: &str) -> Result<Option<(String, Option<Cost>)>, StoreError> {
         self.conn
-            .prepare_cached("SELECT pool, rest_cost, graphql_cost, content_cost FROM deferrals WHERE id = ?1")
+            .prepare_cached(
+                "SELECT pool, rest_cost, graphql_cost, content_cost FROM deferrals WHERE id = ?1",
+            )
             .map_err(backend)?
             .query_row([deferral_id], |r| {
                 Ok((r.get(0)?, cost_of_cells(r.get(1)?, r.get(2)?, r.get(3)?)))
