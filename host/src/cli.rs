@@ -551,9 +551,10 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                     .collect();
                 let mut view = with_run(&*store, &d);
                 crate::pools::view::Pools::default().annotate(&*store, &d, &mut view, now_ms());
+                let observations = crate::pools::view::observations_json(&*store, &d.id)?;
                 out!(
                     "{}",
-                    json!({"deferral": view, "receipts": receipts, "events": events})
+                    json!({"deferral": view, "receipts": receipts, "events": events, "observations": observations})
                 );
             } else {
                 let mut text = show_text(&d, &receipts, &events, now_ms());

@@ -147,3 +147,18 @@ pub fn held_json(pass: &Pass) -> Option<Value> {
         "ids": d.held.iter().map(|c| c.id.clone()).collect::<Vec<_>>(),
     }))
 }
+
+/// The rate states reported with a deferral (its gate line's, its attempts'), as reported.
+pub fn observations_json(store: &dyn Store, id: &str) -> Result<Value, HostError> {
+    Ok(Value::Array(
+        store
+            .observations_of(id)?
+            .iter()
+            .map(|o| {
+                json!({"resource": o.resource.as_str(), "limit": o.limit, "remaining": o.remaining,
+                       "reserve": o.reserve, "reset_ms": o.reset_ms, "reset": iso8601(o.reset_ms),
+                       "observed": iso8601(o.observed_ms), "source": o.source})
+            })
+            .collect(),
+    ))
+}
