@@ -12,8 +12,10 @@
 
 pub mod github_loop;
 mod listing_race;
+mod pools;
 
 pub use listing_race::a_claim_is_not_hidden_by_a_concurrent_due_listing;
+pub use pools::{a_pool_write_is_a_compare_and_set_on_its_version, concurrent_tickers_never_admit_more_than_fits_a_window};
 
 use deferral_core::lifecycle::{Event, State};
 use deferral_core::receipt::{Bindings, Reason, Receipt};
@@ -60,7 +62,9 @@ macro_rules! store_conformance_tests {
             record_refuses_a_receipt_only_once_its_window_closed,
             list_and_counts,
             next_wakeup_is_the_earliest_waiting_deferral,
-            insert_batch_commits_each_item_or_reports_its_error);
+            insert_batch_commits_each_item_or_reports_its_error,
+            a_pool_write_is_a_compare_and_set_on_its_version,
+            concurrent_tickers_never_admit_more_than_fits_a_window);
     };
     (@each $backend:expr; $($name:ident),* $(,)?) => {
         $(
