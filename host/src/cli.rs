@@ -287,7 +287,8 @@ Errors: {\"error\":{\"code\",\"message\"[,\"path\"]}} with 400 invalid-request, 
 403 wrong-handle | launch-not-allowed, 404 not-found | unknown-route, 405 method-not-allowed,
 409 illegal-transition | stale-attempt | not-resumable | lease-expired | conflict,
 408 timeout, 411 length-required, 413 body-too-large, 422 receipt errors | already-retained |
-expired | invalid-launch | missing-receipt | binding-mismatch, 500 store failures,
+expired | invalid-launch | missing-receipt | binding-mismatch | gate-not-deferred | invalid-cost |
+invalid-rate-state | invalid-pool, 500 store failures,
 501 unsupported-transfer-encoding, 503 busy | stopping.
 
 Connections are kept alive; at --max-connections the oldest idle one is closed for a new one.
@@ -487,6 +488,7 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
             };
             if let Some(path) = &args.html {
                 let page = crate::html::status_page(&store.count_by_state()?, &rows, now_ms());
+                let page = crate::pools::view::with_held_section(&*store, page, now_ms())?;
                 std::fs::write(path, &page).map_err(|e| {
                     HostError::failure(
                         "unwritable-output",

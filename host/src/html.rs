@@ -57,7 +57,8 @@ pub fn store_page(store: &dyn Store, now: u64) -> Result<String, HostError> {
         state: None,
         limit: None,
     })?;
-    Ok(status_page(&store.count_by_state()?, &rows, now))
+    let page = status_page(&store.count_by_state()?, &rows, now);
+    crate::pools::view::with_held_section(store, page, now)
 }
 
 /// The whole page. `counts` per state (from the whole store), `rows` the deferrals to draw.

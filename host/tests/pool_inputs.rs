@@ -41,7 +41,18 @@ fn pool<'a>(pools: &'a Value, name: &str) -> &'a Value {
 fn record_takes_the_gate_line_its_receipt_cost_and_rate_state() {
     let host = Host::new();
     let line = gate_line(45, 3, 10, reset_s());
-    let out = host.expect(0, &["record", "--launch", "exec:/bin/true", "--pool", "app-42", "-"], &line);
+    let out = host.expect(
+        0,
+        &[
+            "record",
+            "--launch",
+            "exec:/bin/true",
+            "--pool",
+            "app-42",
+            "-",
+        ],
+        &line,
+    );
     let id = out["id"].as_str().unwrap();
     let receipt = serde_json::from_str::<Value>(&line).unwrap()["deferredReceipt"].clone();
     assert_eq!(
@@ -59,7 +70,10 @@ fn record_takes_the_gate_line_its_receipt_cost_and_rate_state() {
     assert_eq!(app["rest"]["remaining"], 3);
     assert_eq!(app["rest"]["reserve"], 5);
     assert_eq!(app["graphql"]["remaining"], 4000);
-    assert!(app["rest"]["source"].as_str().unwrap().contains(id), "{app}");
+    assert!(
+        app["rest"]["source"].as_str().unwrap().contains(id),
+        "{app}"
+    );
     // A bare receipt still records, cost unknown, in the default pool.
     let bare = deferral_host_conformance::distinct_handoff(now(), 0, HOUR).to_json();
     let out = host.expect(0, &["record", "--launch", "exec:/bin/true", "-"], &bare);
@@ -79,15 +93,43 @@ fn bad_input_is_a_stable_code_and_records_nothing() {
         (good.clone(), vec!["--pool", ""], "invalid-pool"),
         (good.clone(), vec!["--pool", &long], "invalid-pool"),
         (good.clone(), vec!["--pool", "app/42"], "invalid-pool"),
-        (good.replace("\"status\":\"deferred\"", "\"status\":\"ready\""), vec![], "gate-not-deferred"),
+        (
+            good.replace("\"status\":\"deferred\"", "\"status\":\"ready\""),
+            vec![],
+            "gate-not-deferred",
+        ),
         (gate_line(45, 3, 46, reset), vec![], "invalid-cost"),
-        (good.replace("\"plannedCost\":10", "\"plannedCost\":-10"), vec![], "invalid-cost"),
-        (good.replace("\"plannedCost\":10", "\"plannedCost\":2.5"), vec![], "invalid-cost"),
-        (good.replace("\"contentCreating\":2", "\"contentCreating\":0.5"), vec![], "invalid-cost"),
-        (good.replace("\"remaining\":3", "\"remaining\":-3"), vec![], "invalid-rate-state"),
-        (good.replace("\"limit\":45", "\"limit\":\"45\""), vec![], "invalid-rate-state"),
+        (
+            good.replace("\"plannedCost\":10", "\"plannedCost\":-10"),
+            vec![],
+            "invalid-cost",
+        ),
+        (
+            good.replace("\"plannedCost\":10", "\"plannedCost\":2.5"),
+            vec![],
+            "invalid-cost",
+        ),
+        (
+            good.replace("\"contentCreating\":2", "\"contentCreating\":0.5"),
+            vec![],
+            "invalid-cost",
+        ),
+        (
+            good.replace("\"remaining\":3", "\"remaining\":-3"),
+            vec![],
+            "invalid-rate-state",
+        ),
+        (
+            good.replace("\"limit\":45", "\"limit\":\"45\""),
+            vec![],
+            "invalid-rate-state",
+        ),
         // The receipt inside is validated by the core exactly as a bare one.
-        (good.replace("\"version\":\"deferred-receipt-v1\"", "\"version\":\"v0\""), vec![], "unsupported-version"),
+        (
+            good.replace("\"version\":\"deferred-receipt-v1\"", "\"version\":\"v0\""),
+            vec![],
+            "unsupported-version",
+        ),
     ];
     for (input, extra, code) in &cases {
         let mut args = vec!["record", "--launch", "exec:/bin/true"];
@@ -98,10 +140,21 @@ fn bad_input_is_a_stable_code_and_records_nothing() {
     }
     assert_eq!(count(&host), 0, "nothing recorded");
     let pools = host.expect(0, &["status", "--pools", "--json"], "");
-    assert_eq!(pools["pools"].as_array().unwrap().len(), 1, "only the default pool: {pools}");
+    assert_eq!(
+        pools["pools"].as_array().unwrap().len(),
+        1,
+        "only the default pool: {pools}"
+    );
     let out = host.expect(
         2,
-        &["watch", "octo/app", "--launch", "exec:/bin/true", "--pool", "no good"],
+        &[
+            "watch",
+            "octo/app",
+            "--launch",
+            "exec:/bin/true",
+            "--pool",
+            "no good",
+        ],
         "",
     );
     assert_eq!(out["error"]["code"], "invalid-pool");
@@ -111,7 +164,11 @@ fn bad_input_is_a_stable_code_and_records_nothing() {
 fn a_report_the_pool_does_not_believe_is_kept_as_evidence_only() {
     let host = Host::new();
     let reset = reset_s();
-    host.expect(0, &["record", "--launch", "exec:/bin/true", "--pool", "p", "-"], &gate_line(45, 30, 10, reset));
+    host.expect(
+        0,
+        &["record", "--launch", "exec:/bin/true", "--pool", "p", "-"],
+        &gate_line(45, 30, 10, reset),
+    );
     // A larger window than the pool's limit, and a reset ten days away.
     let far = now() / 1000 + 10 * 24 * 3600;
     let out = host.expect(
@@ -122,13 +179,22 @@ fn a_report_the_pool_does_not_believe_is_kept_as_evidence_only() {
     let id = out["id"].as_str().unwrap();
     let pools = host.expect(0, &["status", "--pools", "--json"], "");
     let p = pool(&pools, "p");
-    assert_eq!(p["rest"]["limit"], 45, "the pool's limit is not raised: {p}");
+    assert_eq!(
+        p["rest"]["limit"], 45,
+        "the pool's limit is not raised: {p}"
+    );
     assert!(p["rest"]["remaining"].as_u64().unwrap() <= 45, "{p}");
     let reset_ms = p["rest"]["reset_ms"].as_u64().unwrap();
-    assert!(reset_ms <= now() + 3_600_000, "a reset far away is believed an hour away: {p}");
+    assert!(
+        reset_ms <= now() + 3_600_000,
+        "a reset far away is believed an hour away: {p}"
+    );
     let show = host.expect(0, &["show", "--json", id], "");
     let seen = &show["observations"];
-    assert_eq!(seen[0]["limit"], 1_000_000, "the report is kept as it came: {show}");
+    assert_eq!(
+        seen[0]["limit"], 1_000_000,
+        "the report is kept as it came: {show}"
+    );
     assert_eq!(seen[0]["reset_ms"], far * 1000);
 }
 
@@ -145,8 +211,14 @@ fn serve_records_a_gate_line_in_a_pool_and_lists_the_pools() {
     assert_eq!(status, 200, "{pools}");
     assert_eq!(pool(&pools, "app-7")["rest"]["remaining"], 3);
     for (body, code) in [
-        (serde_json::json!({"receipt": line, "launch": "exec:/bin/true", "pool": "a b"}), "invalid-pool"),
-        (serde_json::json!({"receipt": line, "launch": "exec:/bin/true", "pool": 7}), "invalid-request"),
+        (
+            serde_json::json!({"receipt": line, "launch": "exec:/bin/true", "pool": "a b"}),
+            "invalid-pool",
+        ),
+        (
+            serde_json::json!({"receipt": line, "launch": "exec:/bin/true", "pool": 7}),
+            "invalid-request",
+        ),
     ] {
         let (status, out) = serve.post("/v1/deferrals", &body.to_string());
         assert_eq!(out["error"]["code"], code, "{out}");
@@ -158,7 +230,10 @@ fn serve_records_a_gate_line_in_a_pool_and_lists_the_pools() {
         "/v1/deferrals",
         &serde_json::json!({"receipt": ready, "launch": "exec:/bin/true"}).to_string(),
     );
-    assert_eq!((status, out["error"]["code"].as_str()), (422, Some("gate-not-deferred")));
+    assert_eq!(
+        (status, out["error"]["code"].as_str()),
+        (422, Some("gate-not-deferred"))
+    );
     drop(serve);
     assert_eq!(count(&host), 1, "only the first was recorded");
     assert_eq!(host.status(&id)["pool"], "app-7");

@@ -10,12 +10,16 @@
 //! back into the coordinator that is built on it (as River keeps its driver suite apart).
 //! [`github_loop`] holds the GitHub loop's part of the suite.
 
+pub mod backlog;
 pub mod github_loop;
 mod listing_race;
 mod pools;
 
 pub use listing_race::a_claim_is_not_hidden_by_a_concurrent_due_listing;
-pub use pools::{a_pool_write_is_a_compare_and_set_on_its_version, concurrent_tickers_never_admit_more_than_fits_a_window};
+pub use pools::{
+    a_pool_write_is_a_compare_and_set_on_its_version,
+    concurrent_tickers_never_admit_more_than_fits_a_window,
+};
 
 use deferral_core::lifecycle::{Event, State};
 use deferral_core::receipt::{Bindings, Reason, Receipt};

@@ -32,12 +32,18 @@ fn record_in(store: &dyn Store, pool: &str, n: usize, seen: &[Observation]) -> V
             let keys = RecordKeys {
                 pool: Some(PoolTag {
                     pool: Some(pool.into()),
-                    cost: Some(Cost { rest: 10, graphql: 0, content: 0 }),
+                    cost: Some(Cost {
+                        rest: 10,
+                        graphql: 0,
+                        content: 0,
+                    }),
                     seen: seen.to_vec(),
                 }),
                 ..RecordKeys::default()
             };
-            match coordinator::record_with(store, text.as_bytes(), "exec:/bin/true", 2, keys, now()).unwrap() {
+            match coordinator::record_with(store, text.as_bytes(), "exec:/bin/true", 2, keys, now())
+                .unwrap()
+            {
                 Recording::New(rec) => rec.deferral.id,
                 Recording::Existing(d) => panic!("recorded twice: {}", d.id),
             }
@@ -47,7 +53,11 @@ fn record_in(store: &dyn Store, pool: &str, n: usize, seen: &[Observation]) -> V
 
 pub fn a_pool_write_is_a_compare_and_set_on_its_version(backend: &dyn Backend) {
     let store = backend.connect();
-    assert_eq!(store.pool("p").unwrap(), None, "no row before the first write");
+    assert_eq!(
+        store.pool("p").unwrap(),
+        None,
+        "no row before the first write"
+    );
     let mut row = PoolRow::empty("p");
     row.observe(&[window(now() + HOUR, 30)]);
     let first = PoolWrite {
@@ -58,7 +68,10 @@ pub fn a_pool_write_is_a_compare_and_set_on_its_version(backend: &dyn Backend) {
         observations: vec![window(now() + HOUR, 30)],
         at_ms: now(),
     };
-    let written = store.write_pool(&first).unwrap().expect("the first write creates the row");
+    let written = store
+        .write_pool(&first)
+        .unwrap()
+        .expect("the first write creates the row");
     assert_eq!(written.version, 1);
     assert_eq!(written.rest.as_ref().unwrap().remaining, 30);
     let ids = record_in(&*store, "p", 1, &[]);
@@ -67,22 +80,46 @@ pub fn a_pool_write_is_a_compare_and_set_on_its_version(backend: &dyn Backend) {
     stale.admit = vec![deferral_host::store::pools::NewAdmission {
         deferral_id: Some(ids[0].clone()),
         attempt: 1,
-        cost: Some(Cost { rest: 10, graphql: 0, content: 0 }),
+        cost: Some(Cost {
+            rest: 10,
+            graphql: 0,
+            content: 0,
+        }),
         window_reset_ms: now() + HOUR,
         expires_ms: now() + HOUR,
     }];
-    assert_eq!(store.write_pool(&stale).unwrap(), None, "a stale version writes nothing");
+    assert_eq!(
+        store.write_pool(&stale).unwrap(),
+        None,
+        "a stale version writes nothing"
+    );
     let after = store.pool("p").unwrap().unwrap();
-    assert_eq!((after.version, after.rest.unwrap().remaining), (1, 30), "the row is unchanged");
-    assert!(store.open_admissions("p", now()).unwrap().is_empty(), "no admission was written");
+    assert_eq!(
+        (after.version, after.rest.unwrap().remaining),
+        (1, 30),
+        "the row is unchanged"
+    );
+    assert!(
+        store.open_admissions("p", now()).unwrap().is_empty(),
+        "no admission was written"
+    );
     stale.expect_version = 1;
-    let row = store.write_pool(&stale).unwrap().expect("the current version writes");
+    let row = store
+        .write_pool(&stale)
+        .unwrap()
+        .expect("the current version writes");
     assert_eq!(row.version, 2);
     let open = store.open_admissions("p", now()).unwrap();
     assert_eq!(open.len(), 1);
-    assert_eq!(store.admission_of(&ids[0], 1, now()).unwrap().as_ref(), open.first());
+    assert_eq!(
+        store.admission_of(&ids[0], 1, now()).unwrap().as_ref(),
+        open.first()
+    );
     assert!(
-        store.pool_candidates("p", now(), false, 10).unwrap().is_empty(),
+        store
+            .pool_candidates("p", now(), false, 10)
+            .unwrap()
+            .is_empty(),
         "an admitted deferral is no candidate"
     );
     let release = PoolWrite {
@@ -95,7 +132,10 @@ pub fn a_pool_write_is_a_compare_and_set_on_its_version(backend: &dyn Backend) {
     };
     store.write_pool(&release).unwrap().expect("released");
     assert!(store.open_admissions("p", now()).unwrap().is_empty());
-    assert_eq!(store.pool_candidates("p", now(), false, 10).unwrap().len(), 1);
+    assert_eq!(
+        store.pool_candidates("p", now(), false, 10).unwrap().len(),
+        1
+    );
 }
 
 pub fn concurrent_tickers_never_admit_more_than_fits_a_window(backend: &dyn Backend) {
@@ -136,15 +176,26 @@ pub fn concurrent_tickers_never_admit_more_than_fits_a_window(backend: &dyn Back
     let store = backend.connect();
     let open = store.open_admissions("shared", now()).unwrap();
     let cost: u64 = open.iter().map(|a| a.cost.unwrap().rest).sum();
-    assert!(cost <= LIMIT - RESERVE, "admitted {cost} > {} ({admitted:?})", LIMIT - RESERVE);
+    assert!(
+        cost <= LIMIT - RESERVE,
+        "admitted {cost} > {} ({admitted:?})",
+        LIMIT - RESERVE
+    );
     assert_eq!(open.len(), 4, "what fits is admitted: {admitted:?}");
-    assert_eq!(admitted.iter().sum::<usize>(), 4, "each admission counted once: {admitted:?}");
+    assert_eq!(
+        admitted.iter().sum::<usize>(),
+        4,
+        "each admission counted once: {admitted:?}"
+    );
     let mut ids: Vec<_> = open.iter().map(|a| a.deferral_id.clone()).collect();
     ids.dedup();
     assert_eq!(ids.len(), 4, "no deferral admitted twice");
     let row = store.pool("shared").unwrap().unwrap();
     assert!(
-        row.hold_reason.as_deref().unwrap_or_default().contains("4 of"),
+        row.hold_reason
+            .as_deref()
+            .unwrap_or_default()
+            .contains("4 of"),
         "the pool says why the rest wait: {row:?}"
     );
 }

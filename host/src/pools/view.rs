@@ -162,3 +162,46 @@ pub fn observations_json(store: &dyn Store, id: &str) -> Result<Value, HostError
             .collect(),
     ))
 }
+
+/// The status page's section on held deferrals: each pool that holds, why, until when, and the
+/// first 100 of its held deferrals. Empty when no pool holds.
+pub fn held_section_html(store: &dyn Store, now_ms: u64) -> Result<String, HostError> {
+    use crate::html::escape;
+    let mut out = String::new();
+    for row in store.pools()? {
+        let Some(why) = &row.hold_reason else {
+            continue;
+        };
+        let ids: Vec<String> = store
+            .pool_candidates(&row.name, now_ms, false, 100)?
+            .into_iter()
+            .map(|c| escape(&c.id))
+            .collect();
+        let until = row
+            .hold_until_ms
+            .map_or(String::new(), |t| format!(", due again at {}", iso8601(t)));
+        out.push_str(&format!(
+            "<p><b>{}</b>: {}{until}</p><p class=\"sub\">{}</p>\n",
+            escape(&row.name),
+            escape(why),
+            ids.join(" ")
+        ));
+    }
+    if out.is_empty() {
+        return Ok(out);
+    }
+    Ok(format!("<h2>Held by their pool</h2>\n{out}"))
+}
+
+/// `page` with [`held_section_html`] before its end.
+pub fn with_held_section(
+    store: &dyn Store,
+    page: String,
+    now_ms: u64,
+) -> Result<String, HostError> {
+    let section = held_section_html(store, now_ms)?;
+    Ok(match page.rfind("</body>") {
+        Some(at) if !section.is_empty() => format!("{}{section}{}", &page[..at], &page[at..]),
+        _ => page,
+    })
+}

@@ -152,8 +152,11 @@ pub fn handle(store: &dyn Store, policy: &Policy, request: &Request) -> Response
     let result = match route(&request.path) {
         Some(Route::Page) => crate::html::store_page(store, now_ms()).map(Response::html),
         Some(Route::Deferrals) => record(store, policy, &request.body),
-        Some(Route::Deferral(id)) => coordinator::load(store, id)
-            .map(|d| Response::json(200, with_run(store, &d).to_string())),
+        Some(Route::Deferral(id)) => coordinator::load(store, id).map(|d| {
+            let mut view = with_run(store, &d);
+            crate::pools::view::Pools::default().annotate(store, &d, &mut view, now_ms());
+            Response::json(200, view.to_string())
+        }),
         Some(Route::Receipt(digest)) => by_receipt(store, digest),
         Some(Route::Pools) => crate::pools::view::pools_json(store, now_ms())
             .map(|pools| Response::json(200, pools.to_string())),
