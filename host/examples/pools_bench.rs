@@ -149,7 +149,8 @@ fn main() {
     let old = PathBuf::from(arg(&args, "--old-bin").expect("--old-bin PATH"));
     let root = PathBuf::from(arg(&args, "--dir").unwrap_or_else(|| "bench/host".into()));
     let mut backlogs = Vec::new();
-    for jobs in list(&args, "--jobs", "24") {
+    // `--jobs 0`: no backlog, the tick figures only.
+    for jobs in list(&args, "--jobs", "24").into_iter().filter(|&j| j > 0) {
         eprintln!("backlog of {jobs}: with pools");
         let with = backlog(&new, jobs, true, &root);
         eprintln!("backlog of {jobs}: without pools");

@@ -218,6 +218,22 @@ pub fn record_input(bytes: &[u8]) -> Result<RecordInput, HostError> {
     })
 }
 
+/// `record`'s input and keys with what a gate line brings: the receipt's bytes, and the line's
+/// cost and seen rate state in the keys' pool tag (the pool named stays as given).
+pub fn with_line(
+    bytes: &[u8],
+    mut keys: crate::store::RecordKeys,
+    now_ms: u64,
+) -> Result<(Vec<u8>, crate::store::RecordKeys), HostError> {
+    let input = record_input(bytes)?;
+    if let Some(line) = &input.line {
+        let tag = keys.pool.get_or_insert_with(Default::default);
+        tag.cost = Some(line.cost());
+        tag.seen = line.observations(now_ms, "record", false);
+    }
+    Ok((input.receipt, keys))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -275,20 +291,4 @@ mod tests {
         let bare = br#"{"schema":1,"version":"deferred-receipt-v1"}"#;
         assert_eq!(record_input(bare).unwrap().line, None);
     }
-}
-
-/// `record`'s input and keys with what a gate line brings: the receipt's bytes, and the line's
-/// cost and seen rate state in the keys' pool tag (the pool named stays as given).
-pub fn with_line(
-    bytes: &[u8],
-    mut keys: crate::store::RecordKeys,
-    now_ms: u64,
-) -> Result<(Vec<u8>, crate::store::RecordKeys), HostError> {
-    let input = record_input(bytes)?;
-    if let Some(line) = &input.line {
-        let tag = keys.pool.get_or_insert_with(Default::default);
-        tag.cost = Some(line.cost());
-        tag.seen = line.observations(now_ms, "record", false);
-    }
-    Ok((input.receipt, keys))
 }
