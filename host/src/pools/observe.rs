@@ -90,3 +90,33 @@ pub fn learn(
         format!("pool {pool} changed under every update from {source}"),
     ))
 }
+
+/// A followed run's artifact: when it holds a gate or resume line (not a bare receipt), the
+/// pool of `deferral` learns from it and the line's `deferredReceipt` is the new receipt; any
+/// other text is given back as it is (the caller validates it).
+pub fn from_artifact(
+    store: &dyn Store,
+    deferral: &crate::store::Deferral,
+    artifact_id: u64,
+    text: String,
+) -> String {
+    let Ok(Some(line)) = super::line::parse(&text) else {
+        return text;
+    };
+    let Some(receipt) = line.receipt.clone() else {
+        return text;
+    };
+    let source = format!("run artifact {artifact_id}");
+    let now = crate::clock::now_ms();
+    if let Err(err) = learn(
+        store,
+        &deferral.id,
+        deferral.reentries,
+        Some(&line),
+        &source,
+        now,
+    ) {
+        eprintln!("deferral-host tick: pool not updated from {source}: {err}");
+    }
+    receipt
+}
