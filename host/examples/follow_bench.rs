@@ -53,6 +53,7 @@ fn run_tick(store: &dyn Store, standin: &Standin) -> (TickReport, Duration) {
         http_timeout: Duration::from_secs(30),
         github: Some(client(standin)),
         max_chain: 50,
+        pools: Default::default(),
     };
     let start = Instant::now();
     let report = tick(store, &options, now_ms).unwrap();

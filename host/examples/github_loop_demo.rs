@@ -49,6 +49,7 @@ fn run_tick(store: &dyn Store, standin: &Standin) -> Value {
         http_timeout: Duration::from_secs(10),
         github: Some(client(standin)),
         max_chain: 50,
+        pools: Default::default(),
     };
     tick(store, &options, now_ms).unwrap().to_json()
 }
@@ -85,6 +86,7 @@ fn main() {
         launch: TARGET.into(),
         artifact_name: "deferred-receipt".into(),
         max_reentries: 2,
+        pool: None,
         // Defaults: every workflow, the default branch, no pull request events; never a fork.
         trust: Default::default(),
     };

@@ -126,6 +126,9 @@ struct WatchArgs {
     /// Fresh-process launches allowed before a still-deferred deferral is blocked.
     #[arg(long, default_value_t = DEFAULT_MAX_REENTRIES)]
     max_reentries: u32,
+    /// The quota pool its deferrals wait in (default: `default`).
+    #[arg(long, value_name = "NAME")]
+    pool: Option<String>,
     /// Timeout of each GitHub request.
     #[arg(long, default_value = "30s", value_parser = parse_duration)]
     http_timeout: std::time::Duration,
@@ -160,8 +163,12 @@ struct RecordArgs {
     /// Do not check that an `exec:` program exists here (it lives on the machine that runs tick).
     #[arg(long)]
     no_check: bool,
-    /// The receipt file, or `-` for stdin.
-    #[arg(value_name = "RECEIPT_FILE|-")]
+    /// The quota pool it waits in (1 to 64 of A-Z a-z 0-9 . _ -; default: `default`).
+    #[arg(long, value_name = "NAME")]
+    pool: Option<String>,
+    /// The gate's or resume's JSON line (`deferral gate ... > gate.json`), or a bare receipt;
+    /// `-` for stdin.
+    #[arg(value_name = "GATE_OR_RECEIPT_FILE|-")]
     receipt: String,
 }
 
@@ -182,6 +189,9 @@ struct StatusArgs {
     /// through. stdout then says what was written.
     #[arg(long, value_name = "FILE")]
     html: Option<PathBuf>,
+    /// Each pool's state instead (windows, what is admitted, what is held and why).
+    #[arg(long, conflicts_with_all = ["html", "state", "id"])]
+    pools: bool,
     /// One deferral only.
     id: Option<String>,
 }
@@ -240,6 +250,12 @@ struct TickArgs {
     /// Successors a chain of progress may have before it is blocked (`chain-limit`).
     #[arg(long, default_value_t = coordinator::DEFAULT_MAX_CHAIN)]
     max_chain: u32,
+    /// After a pool's window resets, wait this long before admitting into the new one.
+    #[arg(long, default_value = "1s", value_parser = parse_duration)]
+    pool_buffer: std::time::Duration,
+    /// Plus a random wait of up to this long (several hosts sharing a quota spread out).
+    #[arg(long, default_value = "2s", value_parser = parse_duration)]
+    pool_jitter: std::time::Duration,
     #[command(flatten)]
     github: GithubArgs,
     /// No progress lines or summary on stderr (the JSON report on stdout stays).
@@ -300,8 +316,9 @@ The token comes from --token-file (first line) or DEFERRAL_SERVE_TOKEN, at least
 every request must send `Authorization: Bearer TOKEN`. Bodies are JSON, at most 16 KiB.
 
 Endpoints:
-  POST /v1/deferrals                {\"receipt\",\"launch\",\"max_reentries\"?}  201 {\"id\",\"receipt\",\"cancellation_handle\"}
+  POST /v1/deferrals                {\"receipt\",\"launch\",\"max_reentries\"?,\"pool\"?}  201 {\"id\",\"receipt\",\"cancellation_handle\"}
                                     200 {\"id\",\"already_recorded\":true,\"state\"} when recorded before
+  GET  /v1/pools                    200 each pool's state, as `status --pools --json` prints it
   GET  /                            200 the status page (HTML, as `status --html` writes it)
   GET  /metrics                     200 Prometheus' text format (docs/host.md, Metrics)
   GET  /v1/deferrals/ID             200 the deferral as `status --json ID` prints it
@@ -315,7 +332,8 @@ Errors: {\"error\":{\"code\",\"message\"[,\"path\"]}} with 400 invalid-request, 
 403 wrong-handle | launch-not-allowed, 404 not-found | unknown-route, 405 method-not-allowed,
 409 illegal-transition | stale-attempt | not-resumable | lease-expired | conflict,
 408 timeout, 411 length-required, 413 body-too-large, 422 receipt errors | already-retained |
-expired | invalid-launch | missing-receipt | binding-mismatch, 500 store failures,
+expired | invalid-launch | missing-receipt | binding-mismatch | gate-not-deferred | invalid-cost |
+invalid-rate-state | invalid-pool, 500 store failures,
 501 unsupported-transfer-encoding, 503 busy | stopping.
 
 Connections are kept alive; at --max-connections the oldest idle one is closed for a new one.
@@ -472,7 +490,9 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
         Command::Record(args) => {
             // Read and check the input before touching the store: invalid input stores nothing.
             let text = read_input(&args.receipt)?;
-            deferral_core::receipt::validate(&text)?;
+            let input = crate::pools::line::record_input(&text)?;
+            deferral_core::receipt::validate(&input.receipt)?;
+            let tag = crate::pools::tag(args.pool.as_deref(), None, now_ms())?;
             let target = crate::launch::Target::parse(&args.launch)?;
             if !args.no_check {
                 crate::launch::installed::check_installed(&target)?;
@@ -480,6 +500,7 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
             let store = create_store(cli)?;
             let keys = RecordKeys {
                 artifact_name: args.artifact.clone(),
+                pool: Some(tag),
                 ..RecordKeys::default()
             };
             let recording = coordinator::record_with(
@@ -518,6 +539,14 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
         }
         Command::Status(args) => {
             let store = open_store(cli)?;
+            if args.pools {
+                if args.json {
+                    out!("{}", crate::pools::view::pools_json(&*store, now_ms())?);
+                } else {
+                    print!("{}", crate::pools::view::pools_text(&*store, now_ms())?);
+                }
+                return Ok(());
+            }
             if let Some(path) = &args.html {
                 // Only what the page draws (as `GET /` reads it), whatever the store holds.
                 let rows = match &args.id {
@@ -529,6 +558,7 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                     )?,
                 };
                 let page = crate::html::status_page(&store.count_by_state()?, &rows, now_ms());
+                let page = crate::pools::view::with_held_section(&*store, page, now_ms())?;
                 crate::html::write_page_file(path, &page)?;
                 out!(
                     "{}",
@@ -544,7 +574,16 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                 })?,
             };
             if args.json {
-                let list: Vec<Value> = rows.iter().map(|d| with_run(&*store, d)).collect();
+                let mut pools = crate::pools::view::Pools::default();
+                let now = now_ms();
+                let list: Vec<Value> = rows
+                    .iter()
+                    .map(|d| {
+                        let mut view = with_run(&*store, d);
+                        pools.annotate(&*store, d, &mut view, now);
+                        view
+                    })
+                    .collect();
                 match &args.id {
                     Some(_) => out!("{}", list[0]),
                     None => out!("{}", json!({ "deferrals": list })),
@@ -552,9 +591,13 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
             } else {
                 let mut text = status_table(&rows, now_ms());
                 // The workflow run of each current attempt that has one, below the table.
+                let mut pools = crate::pools::view::Pools::default();
                 for d in &rows {
                     if let Some(url) = run_url(&*store, d) {
                         text.push_str(&format!("run of {}: {}\n", d.id, printable(&url)));
+                    }
+                    if let Some(why) = pools.held_text(&*store, d, now_ms()) {
+                        text.push_str(&format!("held {}: {}\n", d.id, printable(&why)));
                     }
                 }
                 print!("{text}");
@@ -582,9 +625,12 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                                "fence": e.fence, "reentries": e.reentries, "detail": e.detail})
                     })
                     .collect();
+                let mut view = with_run(&*store, &d);
+                crate::pools::view::Pools::default().annotate(&*store, &d, &mut view, now_ms());
+                let observations = crate::pools::view::observations_json(&*store, &d.id)?;
                 out!(
                     "{}",
-                    json!({"deferral": with_run(&*store, &d), "receipts": receipts, "events": events})
+                    json!({"deferral": view, "receipts": receipts, "events": events, "observations": observations})
                 );
             } else {
                 let mut text = show_text(&d, &receipts, &events, now_ms());
@@ -599,6 +645,11 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                         let line = format!("\n{name:<14}{}\nfence ", printable(&other));
                         text = text.replacen("\nfence ", &line, 1);
                     }
+                }
+                let mut pools = crate::pools::view::Pools::default();
+                if let Some(why) = pools.held_text(&*store, &d, now_ms()) {
+                    let why = printable(&why);
+                    text = text.replacen("\nfence ", &format!("\nheld          {why}\nfence "), 1);
                 }
                 print!("{text}");
             }
@@ -664,6 +715,10 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                 http_timeout: args.http_timeout,
                 github: if args.dry_run { None } else { github },
                 max_chain: args.max_chain,
+                pools: crate::pools::PoolOptions {
+                    buffer: args.pool_buffer,
+                    jitter: args.pool_jitter,
+                },
             };
             let mut progress =
                 crate::progress::TickProgress::new(std::io::stderr().is_terminal(), args.quiet);
@@ -746,6 +801,9 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
         Command::Watch(args) => {
             crate::launch::github_names::check_repo(&args.repo)?;
             crate::launch::Target::parse(&args.launch)?;
+            if let Some(pool) = &args.pool {
+                crate::pools::check_name(pool)?;
+            }
             let client = args
                 .github
                 .client(github_env(), args.http_timeout)?
@@ -761,6 +819,7 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                 launch: args.launch.clone(),
                 artifact_name: args.artifact.clone(),
                 max_reentries: args.max_reentries,
+                pool: args.pool.clone(),
                 trust: crate::github::trust::Trust {
                     workflows: args.workflows.clone(),
                     branches: args.branches.clone(),

@@ -231,6 +231,9 @@ pub fn record_with(
     keys: RecordKeys,
     now_ms: u64,
 ) -> Result<Recording, HostError> {
+    // A gate or resume line: its deferredReceipt, with its cost and rate state beside it.
+    let (text, keys) = crate::pools::line::with_line(text, keys, now_ms)?;
+    let text = &text[..];
     let receipt = validate(text)?;
     let submitted = String::from_utf8(text.to_vec())
         .map_err(|_| HostError::invalid("malformed-json", "the receipt is not UTF-8"))?;

@@ -7,6 +7,7 @@
 //! * [`coordinator`]: each change as the core lifecycle's `transition` plus one store write.
 //! * [`tick`]: one ticker pass: expire, recover stale leases, launch what is due.
 //! * [`launch`]: `exec:` and `workflow-dispatch:` launch targets.
+//! * [`pools`]: quota pools, planned costs and admission at tick (DESIGN section 9).
 //! * [`github`]: the GitHub client (ureq), following dispatched runs, `watch`.
 //! * [`handle`]: random 256-bit handles, stored only as SHA-256 digests.
 //! * [`progress`], [`human_time`]: what `tick` and `status` tell a person on stderr and in tables.
@@ -46,6 +47,7 @@ pub mod human_time;
 pub mod launch;
 pub mod logs;
 pub mod metrics;
+pub mod pools;
 pub mod progress;
 pub mod retry;
 pub mod serve;

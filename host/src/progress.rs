@@ -177,6 +177,18 @@ impl TickProgress {
                 _ => self.print(&format!("tick: {text}\n")),
             }
         }
+        // Held by their pool: one line per pool (see `pools`).
+        for held in &report.held {
+            let text = format!(
+                "held {}: {}",
+                held["held"],
+                held["why"].as_str().unwrap_or("the pool holds")
+            );
+            match self.mode {
+                Mode::Bar => self.print(&format!("\r\x1b[2K{text}\n")),
+                _ => self.print(&format!("tick: {text}\n")),
+            }
+        }
         let waiting = report.follow.as_ref().map_or(0, |f| f.waiting.len());
         let follow = if report.follow.is_some() {
             format!(", followed {} run(s), {waiting} waiting", followed.len())

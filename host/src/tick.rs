@@ -5,17 +5,18 @@
 //! and the other skips it. A ticker that dies leaves a lease; after the lease ends the next
 //! tick returns that deferral to `deferred` (counting the re-entry) and launches it again.
 
-use crate::coordinator::{self, ClaimNextFailure, Outcome};
+use crate::coordinator::{self, Outcome};
 use crate::error::HostError;
 use crate::github::client::GithubClient;
 use crate::handle::lease_owner;
 use crate::launch::process_group::{self, StaleGroup};
 use crate::launch::Target;
-use crate::store::{AttemptStatus, Change, Deferral, Lease, NextDue, Store};
+use crate::store::{AttemptStatus, Change, Deferral, Lease, Store};
 use deferral_core::lifecycle::State;
 use serde_json::{json, Value};
 use std::time::Duration;
 
+mod admitted;
 mod launch_dispatch;
 mod launch_exec;
 
@@ -32,6 +33,8 @@ pub struct TickOptions {
     pub github: Option<GithubClient>,
     /// Successors a chain may have before progress blocks (`chain-limit`).
     pub max_chain: u32,
+    /// How admission waits for a pool's next window (see `pools`).
+    pub pools: crate::pools::PoolOptions,
 }
 
 /// What a pass did (or, with `--dry-run`, would do).
@@ -42,6 +45,8 @@ pub struct TickReport {
     pub recovered: Vec<Value>,
     pub launched: Vec<Value>,
     pub skipped: Vec<Value>,
+    /// Per pool with held deferrals: `{pool, why, until, admitted, held, ids}`.
+    pub held: Vec<Value>,
     /// The follow step (see `github::follow`), when a GitHub client is configured.
     pub follow: Option<crate::github::follow::FollowReport>,
     /// GitHub calls made: `{requests, not_modified, blob, stopped, errors}`.
@@ -56,6 +61,7 @@ impl TickReport {
             "recovered": self.recovered,
             "launched": self.launched,
             "skipped": self.skipped,
+            "held": self.held,
             "followed": self.follow.as_ref().map_or(Vec::new(), |f| f.followed.clone()),
             "waiting": self.follow.as_ref().map_or(Vec::new(), |f| f.waiting.clone()),
             "github": self.github,
@@ -139,6 +145,11 @@ pub fn tick_observed(
     if options.dry_run {
         report.expired = expirable.iter().map(|d| d.id.clone()).collect();
         report.recovered = stale.iter().map(|d| json!({"id": d.id, "attempt_status": d.attempt_status.map(AttemptStatus::as_str)})).collect();
+        if options.ids.is_empty() {
+            // What each pool would admit and hold.
+            admitted::dry_run(store, options, &now_ms, &mut report)?;
+            return Ok(report);
+        }
         report.launched = due
             .iter()
             .map(|d| json!({"id": d.id, "attempt": d.reentries + 1, "launch": d.launch}))
@@ -193,8 +204,8 @@ pub fn tick_observed(
     });
     let owner = lease_owner();
     if options.ids.is_empty() {
-        // Recovered deferrals are due again: the atomic claim finds them like the others.
-        launch_next_due(store, &owner, options, &now_ms, &mut report, observe)?;
+        // Recovered deferrals are due again: admission finds them like the others.
+        admitted::launch_admitted(store, &owner, options, &now_ms, &mut report, observe)?;
         report.github = github_summary(options, &report);
         return Ok(report);
     }
@@ -325,82 +336,6 @@ fn no_dispatch(options: &TickOptions) -> Option<String> {
                 .map(|why| format!("github quota: {why}")),
         },
     }
-}
-
-/// Claims due deferrals one at a time with the store's atomic claim (each the earliest one no
-/// other ticker holds) and launches each, up to `options.limit`. Without `GITHUB_TOKEN`,
-/// dispatch targets are not claimed (no re-entry used) and are listed as skipped.
-fn launch_next_due(
-    store: &dyn Store,
-    owner: &str,
-    options: &TickOptions,
-    now_ms: &dyn Fn() -> u64,
-    report: &mut TickReport,
-    observe: &mut dyn FnMut(TickStep),
-) -> Result<(), HostError> {
-    let lease_ms = u64::try_from(options.lease_timeout.as_millis()).unwrap_or(u64::MAX);
-    let attempt_for = |d: &Deferral| match Target::parse(&d.launch) {
-        Ok(Target::WorkflowDispatch { .. }) => AttemptStatus::Dispatching,
-        _ => AttemptStatus::Launching,
-    };
-    let mut set_aside: Vec<String> = Vec::new();
-    let mut launched = 0;
-    while launched < options.limit {
-        let next = NextDue {
-            now_ms: now_ms(),
-            without_dispatch: no_dispatch(options).is_some(),
-            exclude: &set_aside,
-        };
-        match coordinator::claim_next(store, &next, owner, lease_ms, &attempt_for, next.now_ms) {
-            Ok(Some(claimed)) => {
-                launched += 1;
-                // One launch per deferral per pass, even if it is due again at once.
-                set_aside.push(claimed.deferral.id.clone());
-                observe(TickStep::Launching {
-                    id: &claimed.deferral.id,
-                    attempt: claimed.deferral.reentries,
-                });
-                let entry = match Target::parse(&claimed.deferral.launch) {
-                    Ok(target) => run_claimed(
-                        store,
-                        &claimed,
-                        target,
-                        options.github.as_ref(),
-                        owner,
-                        options,
-                        now_ms,
-                    ),
-                    Err(err) => refuse_claimed(store, &claimed.deferral, err, now_ms()),
-                };
-                observe(TickStep::Launched(&entry));
-                report.launched.push(entry);
-            }
-            Ok(None) => break,
-            // A deferral that cannot be claimed (its receipt fails its check): set aside for
-            // this pass, the others still go.
-            Err(ClaimNextFailure {
-                id: Some(id),
-                error,
-            }) => {
-                let entry = json!({"id": id, "why": format!("{}: {}", error.code, error.message)});
-                observe(TickStep::Skipped(&entry));
-                report.skipped.push(entry);
-                set_aside.push(id);
-            }
-            Err(ClaimNextFailure { id: None, error }) => return Err(error),
-        }
-    }
-    if let Some(why) = no_dispatch(options) {
-        for d in store.due(now_ms(), options.limit)? {
-            // One given back in this pass is in `launched` already, with its cause.
-            if d.launch.starts_with("workflow-dispatch:") && !set_aside.contains(&d.id) {
-                let entry = json!({"id": d.id, "why": why});
-                observe(TickStep::Skipped(&entry));
-                report.skipped.push(entry);
-            }
-        }
-    }
-    Ok(())
 }
 
 /// Blocks a claimed deferral whose stored target does not parse (cause `invalid-launch`).

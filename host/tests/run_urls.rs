@@ -109,17 +109,21 @@ fn to_the_previous_schema(host: &Host) {
     if host.store.starts_with("postgres") {
         let mut client = postgres::Client::connect(&host.store, postgres::NoTls).unwrap();
         client
-            .batch_execute(
-                "ALTER TABLE runs DROP COLUMN run_url; \
+            .batch_execute(&format!(
+                "{}DROP TABLE retries; ALTER TABLE runs DROP COLUMN run_url; \
                  UPDATE deferral_schema_version SET version = 3",
-            )
+                deferral_host_conformance::UNDO_POOLS_MIGRATION
+            ))
             .unwrap();
         return;
     }
     // Version 3: the GitHub loop's tables, before migration 4 added `run_url`.
     let conn = rusqlite::Connection::open(&host.db).unwrap();
-    conn.execute_batch("ALTER TABLE runs DROP COLUMN run_url; PRAGMA user_version = 3")
-        .unwrap();
+    conn.execute_batch(&format!(
+        "{}DROP TABLE retries; ALTER TABLE runs DROP COLUMN run_url; PRAGMA user_version = 3",
+        deferral_host_conformance::UNDO_POOLS_MIGRATION
+    ))
+    .unwrap();
 }
 
 fn migrates(host: Host) {

@@ -19,6 +19,18 @@ function readmeCommands(heading) {
   return block.split('\n').filter((l) => l.startsWith('$ ')).map((l) => l.slice(2));
 }
 
+/** The gate's JSON line of a job deferred for ten minutes: its deferredReceipt is a handoff
+ * receipt resumable for an hour, with the plan's cost and the rate state the gate saw. */
+function gateLine() {
+  const reset = Math.floor(Date.now() / 1000) + 600;
+  return JSON.stringify({
+    status: 'deferred', mode: 'gate', code: 'core-below-reserve', reason: 'rest-reserve',
+    rest: { limit: 5000, remaining: 120, reserve: 500, plannedCost: 38, reset, ok: false },
+    graphql: null, plan: { rest: 38, graphql: 0, contentCreating: 0 },
+    deferredReceipt: JSON.parse(handoff()),
+  });
+}
+
 /** A handoff receipt due in ten minutes, resumable for an hour. */
 function handoff() {
   const now = Date.now();
@@ -37,10 +49,10 @@ test('README durable-host commands work as written on a fresh HOME', () => {
   assert.match(commands[0], /^export DEFERRAL_STORE=sqlite:\$HOME\/\.deferral\/host\.db/);
   const home = mkdtempSync(join(tmpdir(), 'deferral-readme-home-'));
   try {
-    writeFileSync(join(home, 'receipt.json'), handoff());
     // The operator's own resume program, which record checks is there (issue 21).
     mkdirSync(join(home, 'bin'));
     writeFileSync(join(home, 'bin/resume-sync.sh'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    writeFileSync(join(home, 'gate.json'), gateLine());
     const env = { PATH: `${dirname(hostBinary)}:${process.env.PATH}`, HOME: home };
     let recorded = null;
     const lines = [];

@@ -10,10 +10,16 @@
 //! back into the coordinator that is built on it (as River keeps its driver suite apart).
 //! [`github_loop`] holds the GitHub loop's part of the suite.
 
+pub mod backlog;
 pub mod github_loop;
 mod listing_race;
+mod pools;
 
 pub use listing_race::a_claim_is_not_hidden_by_a_concurrent_due_listing;
+pub use pools::{
+    a_pool_write_is_a_compare_and_set_on_its_version,
+    concurrent_tickers_never_admit_more_than_fits_a_window,
+};
 
 use deferral_core::lifecycle::{Event, State};
 use deferral_core::receipt::{Bindings, Reason, Receipt};
@@ -61,7 +67,9 @@ macro_rules! store_conformance_tests {
             list_and_counts,
             first_in_state_reads_one_state_in_the_page_order,
             next_wakeup_is_the_earliest_waiting_deferral,
-            insert_batch_commits_each_item_or_reports_its_error);
+            insert_batch_commits_each_item_or_reports_its_error,
+            a_pool_write_is_a_compare_and_set_on_its_version,
+            concurrent_tickers_never_admit_more_than_fits_a_window);
     };
     (@each $backend:expr; $($name:ident),* $(,)?) => {
         $(
@@ -1044,6 +1052,7 @@ pub fn expiry_waits_for_a_live_lease(backend: &dyn Backend) {
         http_timeout: std::time::Duration::from_secs(1),
         github: None,
         max_chain: deferral_host::coordinator::DEFAULT_MAX_CHAIN,
+        pools: Default::default(),
     };
     let [expirable, stale, due] =
         deferral_host::tick::plan(&*store, &options(vec![held.id.clone()]), t + HOUR + 5).unwrap();
@@ -1406,3 +1415,10 @@ pub fn record_refuses_a_receipt_only_once_its_window_closed(backend: &dyn Backen
         "a cancel says who did it"
     );
 }
+
+/// SQL that takes a store back from migration 5 (pools) to the schema before it, the same on
+/// both backends, for tests that fake a store an older host left.
+pub const UNDO_POOLS_MIGRATION: &str = "DROP TABLE admissions; DROP TABLE pool_observations; \
+     DROP TABLE pools; DROP INDEX deferrals_pool_due; ALTER TABLE deferrals DROP COLUMN pool; \
+     ALTER TABLE deferrals DROP COLUMN rest_cost; ALTER TABLE deferrals DROP COLUMN graphql_cost; \
+     ALTER TABLE deferrals DROP COLUMN content_cost;";

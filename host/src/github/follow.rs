@@ -234,6 +234,8 @@ fn artifact_receipt(
             }))
         }
     };
+    // The run's whole resume line: its deferredReceipt, and what it saw teaches the pool.
+    let text = crate::pools::observe::from_artifact(store, deferral, artifact.id, text);
     let new = match validate_str(&text) {
         Ok(new) => new,
         Err(err) => {

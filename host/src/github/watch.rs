@@ -31,6 +31,8 @@ pub struct WatchOptions {
     pub launch: String,
     pub artifact_name: String,
     pub max_reentries: u32,
+    /// The pool its deferrals wait in (`None`: the store's default pool).
+    pub pool: Option<String>,
     /// The workflows, branches and events whose runs are trusted.
     pub trust: Trust,
 }
@@ -208,6 +210,10 @@ pub fn watch(
             }),
             artifact_name: (options.artifact_name != DEFAULT_ARTIFACT)
                 .then(|| options.artifact_name.clone()),
+            pool: Some(crate::store::pools::PoolTag {
+                pool: options.pool.clone(),
+                ..Default::default()
+            }),
             ..RecordKeys::default()
         };
         match coordinator::record_with(

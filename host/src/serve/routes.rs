@@ -33,6 +33,8 @@ enum Route<'a> {
     /// `/v1/receipts/{digest}`: the deferral that recorded or was issued that receipt.
     Receipt(&'a str),
     Action(&'a str, &'a str),
+    /// `/v1/pools`: each pool's state.
+    Pools,
 }
 
 fn route(path: &str) -> Option<Route<'_>> {
@@ -41,6 +43,9 @@ fn route(path: &str) -> Option<Route<'_>> {
     }
     if path == "/metrics" {
         return Some(Route::Metrics);
+    }
+    if path == "/v1/pools" {
+        return Some(Route::Pools);
     }
     if let Some(digest) = path.strip_prefix("/v1/receipts/") {
         return (!digest.is_empty() && !digest.contains('/')).then_some(Route::Receipt(digest));
@@ -66,7 +71,9 @@ pub fn is_page(path: &str) -> bool {
 
 fn allowed_method(route: &Route<'_>) -> &'static str {
     match route {
-        Route::Page | Route::Metrics | Route::Deferral(_) | Route::Receipt(_) => "GET",
+        Route::Page | Route::Metrics | Route::Deferral(_) | Route::Receipt(_) | Route::Pools => {
+            "GET"
+        }
         Route::Deferrals | Route::Action(..) => "POST",
     }
 }
@@ -169,9 +176,14 @@ pub fn handle(store: &dyn Store, policy: &Policy, request: &Request) -> Response
             Response::json(200, text).with_header("Content-Type", crate::metrics::CONTENT_TYPE)
         }),
         Some(Route::Deferrals) => record(store, policy, &request.body),
-        Some(Route::Deferral(id)) => coordinator::load(store, id)
-            .map(|d| Response::json(200, with_run(store, &d).to_string())),
+        Some(Route::Deferral(id)) => coordinator::load(store, id).map(|d| {
+            let mut view = with_run(store, &d);
+            crate::pools::view::Pools::default().annotate(store, &d, &mut view, now_ms());
+            Response::json(200, view.to_string())
+        }),
         Some(Route::Receipt(digest)) => by_receipt(store, digest),
+        Some(Route::Pools) => crate::pools::view::pools_json(store, now_ms())
+            .map(|pools| Response::json(200, pools.to_string())),
         Some(Route::Action(id, "cancel")) => cancel(store, id, &request.body),
         Some(Route::Action(id, "claim")) => claim(store, id, &request.body),
         Some(Route::Action(id, "retry")) => retry::retry(store, policy, id, &request.body),
@@ -182,7 +194,7 @@ pub fn handle(store: &dyn Store, policy: &Policy, request: &Request) -> Response
 }
 
 fn record(store: &dyn Store, policy: &Policy, body: &[u8]) -> Result<Response, HostError> {
-    let body = Body::parse(body, &["receipt", "launch", "max_reentries"])?;
+    let body = Body::parse(body, &["receipt", "launch", "max_reentries", "pool"])?;
     let receipt = body
         .receipt("receipt")
         .ok_or_else(|| bad("missing field \"receipt\" (the handoff receipt the gate emitted)"))?;
@@ -195,23 +207,25 @@ fn record(store: &dyn Store, policy: &Policy, body: &[u8]) -> Result<Response, H
     let max = body
         .number("max_reentries")?
         .unwrap_or(deferral_core::lifecycle::DEFAULT_MAX_REENTRIES);
-    let rec = match coordinator::record_with(
-        store,
-        receipt.as_bytes(),
-        &launch,
-        max,
-        crate::store::RecordKeys::default(),
-        now_ms(),
-    )? {
-        coordinator::Recording::New(rec) => rec,
-        // Recorded already: the same deferral, 200 instead of 201, no new handle.
-        coordinator::Recording::Existing(d) => {
-            crate::retry::check_same_launch(&d, &launch)?;
-            let out = json!({"id": d.id, "already_recorded": true, "state": d.state.as_str()});
-            return Ok(Response::json(200, out.to_string())
-                .with_header("Location", format!("/v1/deferrals/{}", d.id)));
-        }
+    let pool = match body.0.get("pool") {
+        Some(_) => Some(body.string("pool")?),
+        None => None,
     };
+    let keys = crate::store::RecordKeys {
+        pool: Some(crate::pools::tag(pool.as_deref(), None, now_ms())?),
+        ..crate::store::RecordKeys::default()
+    };
+    let rec =
+        match coordinator::record_with(store, receipt.as_bytes(), &launch, max, keys, now_ms())? {
+            coordinator::Recording::New(rec) => rec,
+            // Recorded already: the same deferral, 200 instead of 201, no new handle.
+            coordinator::Recording::Existing(d) => {
+                crate::retry::check_same_launch(&d, &launch)?;
+                let out = json!({"id": d.id, "already_recorded": true, "state": d.state.as_str()});
+                return Ok(Response::json(200, out.to_string())
+                    .with_header("Location", format!("/v1/deferrals/{}", d.id)));
+            }
+        };
     // Written by hand so the receipt keeps the contract's field order.
     let text = format!(
         "{{\"id\":{},\"receipt\":{},\"cancellation_handle\":{}}}",

@@ -213,3 +213,55 @@ impl crate::store::RetryStore for Session<'_> {
         self.conn.retry_link(deferral_id)
     }
 }
+/// The pools' part of the store, read and written on the pooled connection.
+impl crate::store::PoolStore for Session<'_> {
+    fn pool(&self, name: &str) -> Result<Option<PoolRow>, StoreError> {
+        self.conn.pool(name)
+    }
+
+    fn pools(&self) -> Result<Vec<PoolRow>, StoreError> {
+        self.conn.pools()
+    }
+
+    fn write_pool(&self, write: &PoolWrite) -> Result<Option<PoolRow>, StoreError> {
+        self.conn.write_pool(write)
+    }
+
+    fn open_admissions(&self, pool: &str, now_ms: u64) -> Result<Vec<Admission>, StoreError> {
+        self.conn.open_admissions(pool, now_ms)
+    }
+
+    fn admission_of(
+        &self,
+        deferral_id: &str,
+        attempt: u32,
+        now_ms: u64,
+    ) -> Result<Option<Admission>, StoreError> {
+        self.conn.admission_of(deferral_id, attempt, now_ms)
+    }
+
+    fn pool_candidates(
+        &self,
+        pool: &str,
+        now_ms: u64,
+        without_dispatch: bool,
+        limit: usize,
+    ) -> Result<Vec<Candidate>, StoreError> {
+        self.conn
+            .pool_candidates(pool, now_ms, without_dispatch, limit)
+    }
+
+    fn pool_of(&self, deferral_id: &str) -> Result<Option<(String, Option<Cost>)>, StoreError> {
+        self.conn.pool_of(deferral_id)
+    }
+
+    fn set_cost(&self, deferral_id: &str, cost: &Cost) -> Result<(), StoreError> {
+        self.conn.set_cost(deferral_id, cost)
+    }
+
+    fn observations_of(&self, deferral_id: &str) -> Result<Vec<Observation>, StoreError> {
+        self.conn.observations_of(deferral_id)
+    }
+}
+
+use crate::store::pools::{Admission, Candidate, Cost, Observation, PoolRow, PoolWrite};

@@ -42,6 +42,8 @@ pub struct RecordKeys {
     pub artifact_name: Option<String>,
     /// The blocked deferral this one retries (`deferral-host retry`); see `store::retry`.
     pub retry_of: Option<String>,
+    /// The pool, planned cost and seen rate state it is recorded with (see `store::pools`).
+    pub pool: Option<super::pools::PoolTag>,
 }
 
 /// The workflow run of one dispatched attempt.

@@ -8,6 +8,7 @@
 
 mod existing;
 pub mod github;
+pub mod pools;
 pub mod postgres;
 pub mod postgres_tls;
 mod private_file;
@@ -20,6 +21,7 @@ use std::fmt;
 use std::path::PathBuf;
 
 pub use self::github::{ArtifactRef, Link, LoopStore, RecordKeys, RunRecord};
+pub use self::pools::PoolStore;
 pub use self::postgres::PostgresStore;
 pub use self::retry::{RetryLink, RetryStore};
 pub use sqlite::{IntegrityCheck, SqliteStore};
@@ -477,7 +479,7 @@ pub(crate) fn verify_receipt(receipt: StoredReceipt) -> Result<StoredReceipt, St
 
 /// A durable store of deferrals. Object-safe so callers and the conformance suite can take
 /// `&dyn Store`.
-pub trait Store: LoopStore + RetryStore {
+pub trait Store: LoopStore + RetryStore + PoolStore {
     /// Inserts a new deferral with its receipts and a first event, in one transaction.
     fn insert(&self, new: &NewDeferral) -> Result<Deferral, StoreError>;
 

@@ -25,6 +25,7 @@
 //! URL's `sslmode` asks (see [`super::postgres_tls`]; `verify-full` for a real deployment).
 
 mod github;
+mod pools;
 mod retry;
 
 use super::sqlite::IntegrityCheck;
@@ -130,6 +131,8 @@ CREATE INDEX IF NOT EXISTS deferrals_changed ON deferrals (state, updated_ms, id
 "#,
     // 6: the links from a blocked deferral to its retry.
     retry::MIGRATION,
+    // 7: pools, planned costs, admissions and the rate states reported (see `store::pools`).
+    pools::MIGRATION,
 ];
 
 /// The schema version this program writes.
@@ -546,6 +549,7 @@ fn insert_rows(tx: &mut Transaction, new: &NewDeferral) -> Result<Deferral, Stor
     let seq = append_receipts(tx, &new.id, &new.receipts, new.at_ms)?;
     github::register_new(tx, new)?;
     retry::register(tx, new)?;
+    pools::register_new(tx, new)?;
     tx.execute(
         "UPDATE deferrals SET receipt_seq = $1 WHERE id = $2",
         &[&to_i64(seq), &new.id],

@@ -6,6 +6,7 @@
 
 mod github;
 mod journal;
+mod pools;
 mod retry;
 
 use super::{
@@ -102,6 +103,8 @@ CREATE INDEX IF NOT EXISTS deferrals_changed ON deferrals (state, updated_ms, id
 "#,
     // 6: the links from a blocked deferral to its retry.
     retry::MIGRATION,
+    // 7: pools, planned costs, admissions and the rate states reported (see `store::pools`).
+    pools::MIGRATION,
 ];
 
 /// How long a process waits for another one holding the store's lock.
@@ -575,6 +578,7 @@ impl Store for SqliteStore {
             let seq = append_receipts(conn, &new.id, &new.receipts, new.at_ms)?;
             github::register_new(conn, new)?;
             retry::register(conn, new)?;
+            pools::register_new(conn, new)?;
             conn.execute("UPDATE deferrals SET receipt_seq = ?1 WHERE id = ?2", params![to_i64(seq), new.id])
                 .map_err(backend)?;
             append_event(

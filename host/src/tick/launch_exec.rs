@@ -42,5 +42,13 @@ pub(super) fn run(run: &Run<'_>, program: &str, args: &[String]) -> Value {
             }
         },
     );
+    // The attempt's last line teaches its pool and releases its admission (see `pools`).
+    crate::pools::observe::attempt_ended(
+        run.store,
+        id,
+        run.attempt(),
+        &result.stdout,
+        (run.now_ms)(),
+    );
     run.finish(exec_outcome::outcome(program, &result))
 }

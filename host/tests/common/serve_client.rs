@@ -39,10 +39,19 @@ impl Serve {
 
     /// POST `path` with `body` and the token; answers (status, body as JSON or Null).
     pub fn post(&self, path: &str, body: &str) -> (u16, Value) {
+        self.call("POST", path, body)
+    }
+
+    /// GET `path` with the token; answers (status, body as JSON or Null).
+    pub fn get(&self, path: &str) -> (u16, Value) {
+        self.call("GET", path, "")
+    }
+
+    fn call(&self, method: &str, path: &str, body: &str) -> (u16, Value) {
         let mut stream = TcpStream::connect(&self.addr).unwrap();
         write!(
             stream,
-            "POST {path} HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer {TOKEN}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            "{method} {path} HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer {TOKEN}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
             body.len()
         )
         .unwrap();

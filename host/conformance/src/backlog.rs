@@ -1,0 +1,222 @@
+//! A backlog of jobs behind one quota, run through a `deferral-host` binary: the scenario of
+//! the pools test (`host/tests/pool_backlog.rs`) and of its benchmark (`bench/host/pools.sh`).
+//!
+//! Each job's launch is a script that plays the resume against a stand-in "GitHub": a counter
+//! file whose window of `limit` requests resets every `window_s` seconds. It spends `cost` when
+//! that fits above `reserve` (exit 0, a `ready` line with the state it read), else it defers its
+//! receipt to the next reset (exit 6, a `deferred` line). Every job is recorded deferred to the
+//! same reset of a spent window, as its gate's line (or only its `deferredReceipt`), and a tick
+//! runs every `tick_every` until every job has ended.
+
+use super::{distinct_handoff, now};
+use serde_json::Value;
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+pub struct Backlog<'a> {
+    pub bin: &'a Path,
+    pub store: &'a str,
+    /// Holds the stand-in's files and the script.
+    pub dir: &'a Path,
+    pub jobs: usize,
+    pub limit: u64,
+    pub reserve: u64,
+    pub cost: u64,
+    pub window_s: u64,
+    /// Record each gate's whole line in pool `app-42` and tick with a short pool buffer (a host
+    /// with pools); else record the bare receipts with nothing else (any host).
+    pub gate_lines: bool,
+    pub deadline: Duration,
+    pub tick_every: Duration,
+}
+
+pub struct BacklogRun {
+    pub states: Vec<String>,
+    pub causes: Vec<String>,
+    pub launches: usize,
+    /// The stand-in windows jobs spent in (distinct).
+    pub windows: Vec<u64>,
+    /// A dry-run tick taken while jobs were held (a host with pools).
+    pub held_seen: Option<Value>,
+    /// The status page (`status --html`) at that moment.
+    pub page_seen: Option<String>,
+    pub elapsed: Duration,
+}
+
+impl BacklogRun {
+    pub fn count(&self, state: &str) -> usize {
+        self.states.iter().filter(|s| *s == state).count()
+    }
+}
+
+impl Backlog<'_> {
+    /// Jobs that fit one window above the reserve.
+    pub fn fit(&self) -> u64 {
+        (self.limit - self.reserve) / self.cost
+    }
+
+    /// The fewest windows the backlog can complete in.
+    pub fn minimum_windows(&self) -> u64 {
+        (self.jobs as u64).div_ceil(self.fit())
+    }
+
+    fn host(&self, args: &[&str]) -> Value {
+        let out = Command::new(self.bin)
+            .arg("--store")
+            .arg(self.store)
+            .args(args)
+            .env_remove("GITHUB_TOKEN")
+            .env_remove("DEFERRAL_STORE")
+            .output()
+            .expect("deferral-host runs");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "deferral-host {args:?}: {stdout} {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        stdout
+            .lines()
+            .last()
+            .and_then(|l| serde_json::from_str(l).ok())
+            .unwrap_or(Value::Null)
+    }
+
+    fn script(&self) -> String {
+        let d = self.dir.display();
+        let body = format!(
+            r#"#!/bin/sh
+receipt=$(cat)
+now=$(date +%s%3N)
+k=$((now / {w}000))
+reset=$(((k + 1) * {w}))
+exec 9>>'{d}/lock'
+flock 9
+read wk spent < '{d}/gh' || {{ wk=$k; spent=0; }}
+[ "$wk" = "$k" ] || spent=0
+remaining=$(({limit} - spent))
+echo "$DEFERRAL_ID" >> '{d}/launches'
+rest="\"rest\":{{\"limit\":{limit},\"remaining\":$remaining,\"reserve\":{reserve},\"plannedCost\":{cost},\"reset\":$reset,\"ok\":true}}"
+if [ $((remaining - {cost})) -ge {reserve} ]; then
+  echo "$k $((spent + {cost}))" > '{d}/gh'
+  echo "$k" >> '{d}/spends'
+  echo "{{\"status\":\"ready\",\"mode\":\"resume\",\"code\":null,$rest,\"graphql\":null}}"
+  exit 0
+fi
+after=$((reset * 1000 + 200))
+new=$(printf '%s' "$receipt" | sed -e "s/\"resume_after_ms\":[0-9]*/\"resume_after_ms\":$after/" -e "s/\"resume_by_ms\":[0-9]*/\"resume_by_ms\":$((after + 600000))/")
+echo "{{\"status\":\"deferred\",\"mode\":\"resume\",\"code\":\"core-below-reserve\",$rest,\"graphql\":null,\"deferredReceipt\":$new}}"
+exit 6
+"#,
+            w = self.window_s,
+            limit = self.limit,
+            reserve = self.reserve,
+            cost = self.cost,
+        );
+        let path = self.dir.join("resume.sh");
+        std::fs::write(&path, body).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        format!("exec:'{}'", path.display())
+    }
+
+    /// The gate's line for one job deferred to `reset_s`, or its bare receipt.
+    fn gate_input(&self, reset_s: u64) -> String {
+        let at = now();
+        let after = reset_s * 1000 + 200 - at;
+        let receipt = distinct_handoff(at, after, after + 600_000).to_json();
+        if !self.gate_lines {
+            return receipt;
+        }
+        let (limit, reserve, cost) = (self.limit, self.reserve, self.cost);
+        format!(
+            r#"{{"status":"deferred","mode":"gate","code":"core-below-reserve","reason":"rest-reserve","rest":{{"limit":{limit},"remaining":0,"reserve":{reserve},"plannedCost":{cost},"reset":{reset_s},"ok":false}},"graphql":null,"plan":{{"rest":{cost},"graphql":0,"contentCreating":{cost}}},"deferredReceipt":{receipt}}}"#
+        )
+    }
+
+    /// Records the backlog and ticks until every job has ended or the deadline passes.
+    pub fn run(&self) -> BacklogRun {
+        let launch = self.script();
+        let window_ms = self.window_s * 1000;
+        // The window before `reset_s` is spent: every gate defers to its reset, far enough
+        // away for the recording to end before it.
+        let k0 = (now() + 500 + 100 * self.jobs as u64).div_ceil(window_ms) - 1;
+        std::fs::write(self.dir.join("gh"), format!("{k0} {}\n", self.limit)).unwrap();
+        let reset_s = (k0 + 1) * self.window_s;
+        let mut ids = Vec::new();
+        for i in 0..self.jobs {
+            let file = self.dir.join(format!("gate-{i}.json"));
+            std::fs::write(&file, self.gate_input(reset_s)).unwrap();
+            let mut args = vec!["record", "--launch", &launch];
+            if self.gate_lines {
+                args.extend(["--pool", "app-42"]);
+            }
+            args.push(file.to_str().unwrap());
+            ids.push(self.host(&args)["id"].as_str().unwrap().to_string());
+        }
+        let started = Instant::now();
+        let mut held_seen = None;
+        let mut page_seen = None;
+        loop {
+            if self.gate_lines {
+                self.host(&[
+                    "tick",
+                    "--quiet",
+                    "--pool-buffer",
+                    "200ms",
+                    "--pool-jitter",
+                    "100ms",
+                ]);
+            } else {
+                self.host(&["tick", "--quiet"]);
+            }
+            let listed = self.host(&["status", "--json"]);
+            let rows: Vec<&Value> = listed["deferrals"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|d| ids.iter().any(|id| d["id"] == id.as_str()))
+                .collect();
+            let live = rows
+                .iter()
+                .filter(|s| matches!(s["state"].as_str(), Some("deferred" | "resumable")))
+                .count();
+            if held_seen.is_none()
+                && rows
+                    .iter()
+                    .any(|s| s.get("held").is_some_and(|h| !h.is_null()))
+            {
+                held_seen = Some(self.host(&["tick", "--dry-run"]));
+                let page = self.dir.join("page.html");
+                self.host(&["status", "--html", page.to_str().unwrap()]);
+                page_seen = std::fs::read_to_string(&page).ok();
+            }
+            if live == 0 || started.elapsed() > self.deadline {
+                let lines = |name: &str| -> Vec<String> {
+                    std::fs::read_to_string(self.dir.join(name))
+                        .map(|t| t.lines().map(str::to_string).collect())
+                        .unwrap_or_default()
+                };
+                let mut windows: Vec<u64> =
+                    lines("spends").iter().map(|k| k.parse().unwrap()).collect();
+                windows.dedup();
+                let text = |key: &str| {
+                    rows.iter()
+                        .map(|s| s[key].as_str().unwrap_or("").to_string())
+                        .collect()
+                };
+                return BacklogRun {
+                    states: text("state"),
+                    causes: text("cause"),
+                    launches: lines("launches").len(),
+                    windows,
+                    held_seen,
+                    page_seen,
+                    elapsed: started.elapsed(),
+                };
+            }
+            std::thread::sleep(self.tick_every);
+        }
+    }
+}

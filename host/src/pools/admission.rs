@@ -1,0 +1,399 @@
+//! Admission: which due deferrals of a pool may launch in this window.
+//!
+//! The rule, per pool, at each tick:
+//! * a pool that never learned a window (only bare receipts, attempts that print no gate line)
+//!   is unmetered: every due deferral is admitted, as before pools;
+//! * otherwise, per resource the pool knows, the room is what is left of the window (the whole
+//!   limit once the reset plus the buffer has passed) less the reserve, less the cost of every
+//!   admission not yet released nor expired; due deferrals are admitted earliest first, then by
+//!   id, while their planned cost fits; the first that does not fit stops the pass (no
+//!   overtaking: the earliest is never starved by smaller later ones);
+//! * a deferral of unknown cost (a bare receipt) is admitted only alone: when nothing else of
+//!   the pool is admitted and unreported and something is left above the reserve; it then holds
+//!   the whole window until its attempt reports (which teaches its cost and the window);
+//! * the others are held: nothing is written to them (not claimed, no re-entry counted); the
+//!   pool's row says why and until when (the window's reset plus buffer and a jitter).
+//!
+//! The decision is written with one compare-and-set on the pool's row ([`crate::store::PoolStore::write_pool`]):
+//! two tickers that read the same version never both admit; the loser reads again and decides
+//! on top of the winner's admissions. Another caller (an admission request for a gate's plan)
+//! uses the same write.
+
+use super::PoolOptions;
+use crate::clock::iso8601;
+use crate::error::HostError;
+use crate::store::pools::{Admission, Candidate, Cost, NewAdmission, PoolRow, PoolWrite, Resource};
+use crate::store::Store;
+use deferral_core::lifecycle::State;
+
+/// What is left for new admissions in a pool, per resource it meters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Room {
+    /// `(resource, room above the reserve after open admissions)`; may be negative.
+    pub per_resource: Vec<(Resource, i64)>,
+    /// The reset of the window the room is in, when known (`None`: a reset passed, the new
+    /// window's reset is not known yet).
+    pub window_reset_ms: Option<u64>,
+    /// An admission of unknown cost is open: it holds the window alone.
+    pub alone: bool,
+    /// The cost admitted and not yet reported, per resource.
+    pub in_flight: Cost,
+}
+
+impl Room {
+    pub fn fits(&self, cost: &Cost) -> bool {
+        !self.alone
+            && self
+                .per_resource
+                .iter()
+                .all(|(r, room)| i64::try_from(cost.of(*r)).unwrap_or(i64::MAX) <= *room)
+    }
+
+    fn take(&mut self, cost: &Cost) {
+        for (r, room) in &mut self.per_resource {
+            *room -= i64::try_from(cost.of(*r)).unwrap_or(i64::MAX);
+        }
+    }
+
+    fn any_left(&self) -> bool {
+        !self.alone && self.per_resource.iter().all(|(_, room)| *room > 0)
+    }
+}
+
+/// Whether the pool meters anything (it learned at least one window).
+pub fn metered(pool: &PoolRow) -> bool {
+    pool.rest.is_some() || pool.graphql.is_some()
+}
+
+/// The room of `pool` at `now_ms` with `open` admissions.
+pub fn room(pool: &PoolRow, open: &[Admission], now_ms: u64, options: &PoolOptions) -> Room {
+    let buffer = u64::try_from(options.buffer.as_millis()).unwrap_or(u64::MAX);
+    let mut per_resource = Vec::new();
+    let mut window_reset_ms = None;
+    let mut in_flight = Cost::default();
+    for a in open {
+        if let Some(c) = &a.cost {
+            in_flight.rest += c.rest;
+            in_flight.graphql += c.graphql;
+            in_flight.content += c.content;
+        }
+    }
+    for r in Resource::ALL {
+        let Some(w) = pool.window(r) else { continue };
+        let remaining = if now_ms >= w.reset_ms.saturating_add(buffer) {
+            w.limit
+        } else {
+            window_reset_ms = Some(window_reset_ms.map_or(w.reset_ms, |t: u64| t.max(w.reset_ms)));
+            w.remaining.min(w.limit)
+        };
+        let signed = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
+        per_resource.push((
+            r,
+            signed(remaining) - signed(w.reserve) - signed(in_flight.of(r)),
+        ));
+    }
+    Room {
+        per_resource,
+        window_reset_ms,
+        alone: open.iter().any(|a| a.cost.is_none()),
+        in_flight,
+    }
+}
+
+/// Whether `cost` fits a whole window of the pool above its reserve.
+pub fn fits_a_window(pool: &PoolRow, cost: &Cost) -> bool {
+    Resource::ALL.into_iter().all(|r| {
+        pool.window(r)
+            .is_none_or(|w| cost.of(r) <= w.limit.saturating_sub(w.reserve))
+    })
+}
+
+/// What admission decided for one pool.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decision {
+    pub admit: Vec<Candidate>,
+    pub held: Vec<Candidate>,
+    /// Why the held are held (`None` when none is).
+    pub reason: Option<String>,
+    /// Nothing more is admitted before this (`None`: decide again at the next tick).
+    pub hold_until_ms: Option<u64>,
+    /// The window the admissions count against (its reset; `now` when unknown).
+    pub window_reset_ms: u64,
+    pub metered: bool,
+}
+
+/// Decides admission for `candidates` (earliest first, then by id; at most the tick's limit).
+/// `examined_all` is false when the candidates were cut at the limit (more are due).
+pub fn decide(
+    pool: &PoolRow,
+    open: &[Admission],
+    candidates: Vec<Candidate>,
+    examined_all: bool,
+    now_ms: u64,
+    options: &PoolOptions,
+    jitter_ms: u64,
+) -> Decision {
+    if !metered(pool) {
+        return Decision {
+            admit: candidates,
+            held: Vec::new(),
+            reason: None,
+            hold_until_ms: None,
+            window_reset_ms: now_ms,
+            metered: false,
+        };
+    }
+    let mut room = room(pool, open, now_ms, options);
+    let total = candidates.len();
+    let mut admit = Vec::new();
+    let mut rest = candidates.into_iter();
+    let mut held = Vec::new();
+    for c in rest.by_ref() {
+        // A cost no whole window holds above the reserve is admitted as an unknown one is.
+        let cost = c.cost.filter(|cost| fits_a_window(pool, cost));
+        let ok = match &cost {
+            Some(cost) => room.fits(cost),
+            None => admit.is_empty() && open.is_empty() && room.any_left(),
+        };
+        if !ok {
+            held.push(c);
+            break;
+        }
+        match &cost {
+            Some(cost) => room.take(cost),
+            None => room.alone = true,
+        }
+        admit.push(c);
+    }
+    held.extend(rest);
+    let window_reset_ms = room.window_reset_ms.unwrap_or(now_ms);
+    if held.is_empty() {
+        return Decision {
+            admit,
+            held,
+            reason: None,
+            hold_until_ms: None,
+            window_reset_ms,
+            metered: true,
+        };
+    }
+    let buffer = u64::try_from(options.buffer.as_millis()).unwrap_or(u64::MAX);
+    let of = if examined_all {
+        format!("{total}")
+    } else {
+        format!("at least {total}")
+    };
+    let (reason, hold_until_ms) = match room.window_reset_ms {
+        Some(reset) => (
+            format!(
+                "pool {}: {} of {of} fit the window that resets at {}",
+                pool.name,
+                admit.len(),
+                iso8601(reset)
+            ),
+            Some(reset.saturating_add(buffer).saturating_add(jitter_ms)),
+        ),
+        // A new window whose reset is not known yet: what is admitted and unreported fills it;
+        // decide again as soon as a report comes (every tick).
+        None => (
+            format!(
+                "pool {}: {} of {of} fit the new window ({} admitted and not yet reported)",
+                pool.name,
+                admit.len(),
+                open.len() + admit.len()
+            ),
+            None,
+        ),
+    };
+    Decision {
+        admit,
+        held,
+        reason: Some(reason),
+        hold_until_ms,
+        window_reset_ms,
+        metered: true,
+    }
+}
+
+/// Whether an open admission still belongs to a live attempt: its deferral waits for the claim
+/// the admission is for, or runs that attempt. Anything else (reported, recovered, cancelled)
+/// is settled: released, its cost taken off what the window has left (a report that taught the
+/// window releases its admission itself, see `observe`).
+fn is_live(store: &dyn Store, a: &Admission) -> Result<bool, HostError> {
+    let Some(id) = &a.deferral_id else {
+        return Ok(true);
+    };
+    Ok(match store.get(id)? {
+        Some(d) => match d.state {
+            State::Deferred => d.reentries + 1 == a.attempt,
+            State::Resumable => d.reentries == a.attempt,
+            _ => false,
+        },
+        None => false,
+    })
+}
+
+/// Takes released admissions' costs off the window they were admitted in (an attempt that
+/// ended without saying what it saw is taken to have spent its planned cost).
+pub fn charge(row: &mut PoolRow, settled: &[Admission]) {
+    for a in settled {
+        let Some(cost) = &a.cost else { continue };
+        for r in Resource::ALL {
+            if let Some(w) = row.window_mut(r) {
+                if w.reset_ms == a.window_reset_ms {
+                    w.remaining = w.remaining.saturating_sub(cost.of(r));
+                }
+            }
+        }
+    }
+}
+
+/// One pool's admission pass, written (or, with `dry_run`, only decided).
+#[derive(Debug, Clone)]
+pub struct Pass {
+    pub pool: String,
+    pub decision: Decision,
+    /// The admissions written, in the order of `decision.admit`.
+    pub admissions: Vec<Admission>,
+}
+
+/// How long an admission of a launch counts at least (the launch's lease).
+pub struct Admit<'a> {
+    pub options: &'a PoolOptions,
+    pub lease_ms: u64,
+    pub without_dispatch: bool,
+    pub limit: usize,
+    pub dry_run: bool,
+}
+
+fn random_below(bound: u64) -> u64 {
+    if bound == 0 {
+        return 0;
+    }
+    let mut bytes = [0u8; 8];
+    if getrandom::fill(&mut bytes).is_err() {
+        return 0;
+    }
+    u64::from_le_bytes(bytes) % bound
+}
+
+/// Admits due deferrals of `pool_name`: reads the row, settles admissions whose attempt is
+/// over, decides, and writes the decision with the compare-and-set (read and decided again
+/// when another ticker wrote first).
+pub fn admit(
+    store: &dyn Store,
+    pool_name: &str,
+    how: &Admit,
+    now_ms: &dyn Fn() -> u64,
+) -> Result<Pass, HostError> {
+    let jitter = random_below(u64::try_from(how.options.jitter.as_millis()).unwrap_or(0) + 1);
+    for _ in 0..16 {
+        let now = now_ms();
+        let row = store
+            .pool(pool_name)?
+            .unwrap_or_else(|| PoolRow::empty(pool_name));
+        let mut open = Vec::new();
+        let mut settled = Vec::new();
+        for a in store.open_admissions(pool_name, now)? {
+            if is_live(store, &a)? {
+                open.push(a);
+            } else {
+                settled.push(a);
+            }
+        }
+        let candidates = store.pool_candidates(pool_name, now, how.without_dispatch, how.limit)?;
+        let examined_all = candidates.len() < how.limit;
+        let mut next = row.clone();
+        charge(&mut next, &settled);
+        let holding = row.hold_until_ms.is_some_and(|t| t > now) && settled.is_empty();
+        let decision = if holding {
+            // Held until the window's reset plus buffer and jitter: nothing is admitted before,
+            // unless a report changes the pool (which lifts the hold).
+            Decision {
+                admit: Vec::new(),
+                held: candidates,
+                reason: row.hold_reason.clone(),
+                hold_until_ms: row.hold_until_ms,
+                window_reset_ms: now,
+                metered: true,
+            }
+        } else {
+            decide(
+                &next,
+                &open,
+                candidates,
+                examined_all,
+                now,
+                how.options,
+                jitter,
+            )
+        };
+        if how.dry_run || holding {
+            return Ok(Pass {
+                pool: pool_name.to_string(),
+                decision,
+                admissions: Vec::new(),
+            });
+        }
+        if !decision.metered && settled.is_empty() {
+            // Unmetered: nothing to count, nothing written (as before pools).
+            return Ok(Pass {
+                pool: pool_name.to_string(),
+                decision,
+                admissions: Vec::new(),
+            });
+        }
+        let unchanged = decision.admit.is_empty()
+            && settled.is_empty()
+            && decision.reason == row.hold_reason
+            && decision.hold_until_ms == row.hold_until_ms;
+        if unchanged {
+            return Ok(Pass {
+                pool: pool_name.to_string(),
+                decision,
+                admissions: Vec::new(),
+            });
+        }
+        next.hold_until_ms = decision.hold_until_ms;
+        next.hold_reason = decision.reason.clone();
+        let admit: Vec<NewAdmission> = decision
+            .admit
+            .iter()
+            .map(|c| NewAdmission {
+                deferral_id: Some(c.id.clone()),
+                attempt: c.attempt,
+                cost: c.cost,
+                window_reset_ms: decision.window_reset_ms,
+                expires_ms: decision
+                    .window_reset_ms
+                    .max(now.saturating_add(how.lease_ms)),
+            })
+            .collect();
+        let write = PoolWrite {
+            expect_version: row.version,
+            row: next,
+            admit,
+            release: settled.iter().map(|a| a.seq).collect(),
+            observations: Vec::new(),
+            at_ms: now,
+        };
+        if store.write_pool(&write)?.is_some() {
+            let mut admissions = Vec::new();
+            for c in &decision.admit {
+                if let Some(a) = store.admission_of(&c.id, c.attempt, now)? {
+                    admissions.push(a);
+                }
+            }
+            return Ok(Pass {
+                pool: pool_name.to_string(),
+                decision,
+                admissions,
+            });
+        }
+        // Another writer got there first: read its admissions and decide again.
+    }
+    Err(HostError::refused(
+        "pool-busy",
+        format!("pool {pool_name} changed under every admission attempt of this tick"),
+    ))
+}

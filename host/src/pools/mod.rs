@@ -1,0 +1,68 @@
+//! Pools: the host schedules against the quota, not the clock (DESIGN section 9).
+//!
+//! A pool is one quota boundary (an App installation, a user's token, an Enterprise Server).
+//! A deferral belongs to one pool and has a planned cost per resource; the pool's row holds
+//! the last known window per resource. At each tick, [`admission`] admits a pool's due
+//! deferrals earliest first while their cost fits above the reserve in what is left of the
+//! window, less what is admitted and not yet reported; the rest are held (not claimed, no
+//! re-entry counted) until the pool's next reset plus a buffer and a jitter. [`observe`]
+//! teaches the pool from every attempt's last JSON line and releases its admission; [`line`]
+//! reads the gate's line at record. Pool and cost are host metadata beside a receipt, never
+//! a field of one.
+
+pub mod admission;
+pub mod line;
+pub mod observe;
+pub mod view;
+
+use crate::error::HostError;
+use crate::store::pools::{pool_name_ok, PoolTag};
+use std::time::Duration;
+
+/// How admission waits for a window: after a reset, `buffer` (the host's and GitHub's clocks
+/// differ) plus up to `jitter` (several hosts sharing a quota do not all start at once).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PoolOptions {
+    pub buffer: Duration,
+    pub jitter: Duration,
+}
+
+impl Default for PoolOptions {
+    fn default() -> PoolOptions {
+        PoolOptions {
+            buffer: Duration::from_secs(1),
+            jitter: Duration::from_secs(2),
+        }
+    }
+}
+
+/// Checks a pool name given by a caller (`invalid-pool`).
+pub fn check_name(name: &str) -> Result<(), HostError> {
+    if pool_name_ok(name) {
+        Ok(())
+    } else {
+        Err(HostError::invalid(
+            "invalid-pool",
+            format!(
+                "pool name {:?} is not 1 to 64 of A-Z a-z 0-9 . _ -",
+                name.chars().take(80).collect::<String>()
+            ),
+        ))
+    }
+}
+
+/// The pool tag of a record: the pool named (checked) and what the gate line says.
+pub fn tag(
+    pool: Option<&str>,
+    line: Option<&line::GateLine>,
+    now_ms: u64,
+) -> Result<PoolTag, HostError> {
+    if let Some(name) = pool {
+        check_name(name)?;
+    }
+    Ok(PoolTag {
+        pool: pool.map(str::to_string),
+        cost: line.map(line::GateLine::cost),
+        seen: line.map_or_else(Vec::new, |l| l.observations(now_ms, "record", false)),
+    })
+}

@@ -1,0 +1,207 @@
+//! How pools and held deferrals are shown: `status --pools`, `GET /v1/pools`, the `pool`,
+//! `cost` and `held` of a deferral in `status`/`show`, and the tick report's `held`.
+
+use super::admission::{metered, Pass};
+use crate::clock::iso8601;
+use crate::error::HostError;
+use crate::store::pools::{Cost, PoolRow, Resource};
+use crate::store::{Deferral, Store};
+use deferral_core::lifecycle::State;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+
+pub fn cost_json(cost: Option<&Cost>) -> Value {
+    cost.map_or(
+        Value::Null,
+        |c| json!({"rest": c.rest, "graphql": c.graphql, "content_creating": c.content}),
+    )
+}
+
+/// One pool's state: its windows, its hold, what is admitted and not yet reported.
+pub fn pool_json(store: &dyn Store, row: &PoolRow, now_ms: u64) -> Result<Value, HostError> {
+    let open = store.open_admissions(&row.name, now_ms)?;
+    let mut value = json!({
+        "pool": row.name,
+        "version": row.version,
+        "metered": metered(row),
+        "admitted": open.len(),
+        "held": row.hold_reason.is_some(),
+        "why": row.hold_reason,
+        "hold_until": row.hold_until_ms.map(iso8601),
+        "updated": iso8601(row.updated_ms),
+    });
+    for r in Resource::ALL {
+        let in_flight: u64 = open.iter().filter_map(|a| a.cost.map(|c| c.of(r))).sum();
+        value[r.as_str()] = row.window(r).map_or(Value::Null, |w| {
+            json!({"limit": w.limit, "remaining": w.remaining, "reserve": w.reserve,
+                   "reset": iso8601(w.reset_ms), "reset_ms": w.reset_ms, "reset_passed": w.reset_ms <= now_ms,
+                   "observed": iso8601(w.observed_ms), "source": w.source, "in_flight": in_flight})
+        });
+    }
+    value["unknown_cost_in_flight"] = json!(open.iter().filter(|a| a.cost.is_none()).count());
+    Ok(value)
+}
+
+/// `{"pools":[...]}`.
+pub fn pools_json(store: &dyn Store, now_ms: u64) -> Result<Value, HostError> {
+    let mut list = Vec::new();
+    for row in store.pools()? {
+        list.push(pool_json(store, &row, now_ms)?);
+    }
+    Ok(json!({ "pools": list }))
+}
+
+/// A table of the pools for people.
+pub fn pools_text(store: &dyn Store, now_ms: u64) -> Result<String, HostError> {
+    let mut out =
+        String::from("POOL  REST (remaining/limit, reserve, reset)  GRAPHQL  ADMITTED  HELD\n");
+    for row in store.pools()? {
+        let open = store.open_admissions(&row.name, now_ms)?;
+        let window = |r: Resource| {
+            row.window(r).map_or("-".to_string(), |w| {
+                format!(
+                    "{}/{}, {}, {}",
+                    w.remaining,
+                    w.limit,
+                    w.reserve,
+                    iso8601(w.reset_ms)
+                )
+            })
+        };
+        out.push_str(&format!(
+            "{}  {}  {}  {}  {}\n",
+            row.name,
+            window(Resource::Rest),
+            window(Resource::Graphql),
+            open.len(),
+            row.hold_reason.as_deref().unwrap_or("-")
+        ));
+    }
+    Ok(out)
+}
+
+/// Pool rows read once per listing.
+#[derive(Default)]
+pub struct Pools(HashMap<String, Option<PoolRow>>);
+
+impl Pools {
+    fn row(&mut self, store: &dyn Store, name: &str) -> Option<PoolRow> {
+        if !self.0.contains_key(name) {
+            let row = store.pool(name).ok().flatten();
+            self.0.insert(name.to_string(), row);
+        }
+        self.0.get(name).cloned().flatten()
+    }
+
+    /// Adds `pool`, `cost` and `held` (`{"why","until"}` or null) to a deferral's JSON view. A
+    /// deferral is held when it is due, its pool holds, and it has no admission.
+    pub fn annotate(&mut self, store: &dyn Store, d: &Deferral, view: &mut Value, now_ms: u64) {
+        let Ok(Some((pool, cost))) = store.pool_of(&d.id) else {
+            return;
+        };
+        view["pool"] = json!(pool);
+        view["cost"] = cost_json(cost.as_ref());
+        let due =
+            d.state == State::Deferred && d.resume_after_ms <= now_ms && now_ms <= d.resume_by_ms;
+        let admitted = store
+            .admission_of(&d.id, d.reentries + 1, now_ms)
+            .ok()
+            .flatten()
+            .is_some();
+        let held = match self.row(store, &pool) {
+            Some(row) if due && !admitted => row
+                .hold_reason
+                .map(|why| json!({"why": why, "until": row.hold_until_ms.map(iso8601)})),
+            _ => None,
+        };
+        view["held"] = held.unwrap_or(Value::Null);
+    }
+
+    /// `held: pool ...: why (until ...)` for a person, when held.
+    pub fn held_text(&mut self, store: &dyn Store, d: &Deferral, now_ms: u64) -> Option<String> {
+        let mut view = json!({});
+        self.annotate(store, d, &mut view, now_ms);
+        let held = view.get("held").filter(|h| !h.is_null())?;
+        Some(match held["until"].as_str() {
+            Some(until) => format!(
+                "{} (due again at {until})",
+                held["why"].as_str().unwrap_or_default()
+            ),
+            None => held["why"].as_str().unwrap_or_default().to_string(),
+        })
+    }
+}
+
+/// The tick report's entry for one pool's pass with held deferrals.
+pub fn held_json(pass: &Pass) -> Option<Value> {
+    let d = &pass.decision;
+    if d.held.is_empty() {
+        return None;
+    }
+    Some(json!({
+        "pool": pass.pool,
+        "why": d.reason,
+        "until": d.hold_until_ms.map(iso8601),
+        "admitted": d.admit.len(),
+        "held": d.held.len(),
+        "ids": d.held.iter().map(|c| c.id.clone()).collect::<Vec<_>>(),
+    }))
+}
+
+/// The rate states reported with a deferral (its gate line's, its attempts'), as reported.
+pub fn observations_json(store: &dyn Store, id: &str) -> Result<Value, HostError> {
+    Ok(Value::Array(
+        store
+            .observations_of(id)?
+            .iter()
+            .map(|o| {
+                json!({"resource": o.resource.as_str(), "limit": o.limit, "remaining": o.remaining,
+                       "reserve": o.reserve, "reset_ms": o.reset_ms, "reset": iso8601(o.reset_ms),
+                       "observed": iso8601(o.observed_ms), "source": o.source})
+            })
+            .collect(),
+    ))
+}
+
+/// The status page's section on held deferrals: each pool that holds, why, until when, and the
+/// first 100 of its held deferrals. Empty when no pool holds.
+pub fn held_section_html(store: &dyn Store, now_ms: u64) -> Result<String, HostError> {
+    use crate::html::escape;
+    let mut out = String::new();
+    for row in store.pools()? {
+        let Some(why) = &row.hold_reason else {
+            continue;
+        };
+        let ids: Vec<String> = store
+            .pool_candidates(&row.name, now_ms, false, 100)?
+            .into_iter()
+            .map(|c| escape(&c.id))
+            .collect();
+        let until = row.hold_until_ms.map_or(String::new(), |t| {
+            format!(", due again at <span class=\"at\">{}</span>", iso8601(t))
+        });
+        out.push_str(&format!(
+            "<p><b>{}</b>: {}{until}</p><p class=\"sub\">{}</p>\n",
+            escape(&row.name),
+            escape(why),
+            ids.join(" ")
+        ));
+    }
+    if out.is_empty() {
+        return Ok(out);
+    }
+    Ok(format!("<h2>Held by their pool</h2>\n{out}"))
+}
+
+/// `page` with [`held_section_html`] before its end.
+pub fn with_held_section(
+    store: &dyn Store,
+    page: String,
+    now_ms: u64,
+) -> Result<String, HostError> {
+    let section = held_section_html(store, now_ms)?;
+    Ok(match page.rfind("</body>") {
+        Some(at) if !section.is_empty() => format!("{}{section}{}", &page[..at], &page[at..]),
+        _ => page,
+    })
+}

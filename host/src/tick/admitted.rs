@@ -1,0 +1,148 @@
+//! The launch step of a tick, pool by pool: admission (`pools::admission`) picks which due
+//! deferrals fit their pool's window; each admitted one is claimed (the compare-and-set on its
+//! state and fence) and launched; the rest are held, listed in the report with their pool and
+//! why. An admission that is not used (the claim lost, the launch skipped) is released.
+
+use super::{launch, no_dispatch, Skip, TickOptions, TickReport, TickStep};
+use crate::coordinator;
+use crate::error::HostError;
+use crate::pools::admission::{self, Admit, Pass};
+use crate::pools::view::held_json;
+use crate::store::pools::{Admission, PoolWrite};
+use crate::store::Store;
+use serde_json::{json, Value};
+
+fn how<'a>(options: &'a TickOptions, limit: usize, dry_run: bool) -> Admit<'a> {
+    Admit {
+        options: &options.pools,
+        lease_ms: u64::try_from(options.lease_timeout.as_millis()).unwrap_or(u64::MAX),
+        without_dispatch: no_dispatch(options).is_some(),
+        limit,
+        dry_run,
+    }
+}
+
+/// `--dry-run`: what each pool would admit (`launched`) and hold (`held`), writing nothing.
+pub(super) fn dry_run(
+    store: &dyn Store,
+    options: &TickOptions,
+    now_ms: &dyn Fn() -> u64,
+    report: &mut TickReport,
+) -> Result<(), HostError> {
+    for pool in store.pools()? {
+        let pass = admission::admit(
+            store,
+            &pool.name,
+            &how(options, options.limit, true),
+            now_ms,
+        )?;
+        for c in &pass.decision.admit {
+            let d = coordinator::load(store, &c.id)?;
+            report.launched.push(
+                json!({"id": d.id, "attempt": c.attempt, "launch": d.launch, "pool": pass.pool}),
+            );
+        }
+        report.held.extend(held_json(&pass));
+    }
+    Ok(())
+}
+
+/// Releases an admission that was not used (no attempt ran under it).
+fn release(store: &dyn Store, a: &Admission, now: u64) -> Result<(), HostError> {
+    for _ in 0..16 {
+        let Some(row) = store.pool(&a.pool)? else {
+            return Ok(());
+        };
+        let mut next = row.clone();
+        next.hold_until_ms = None;
+        next.hold_reason = None;
+        let write = PoolWrite {
+            expect_version: row.version,
+            row: next,
+            admit: Vec::new(),
+            release: vec![a.seq],
+            observations: Vec::new(),
+            at_ms: now,
+        };
+        if store.write_pool(&write)?.is_some() {
+            return Ok(());
+        }
+    }
+    Ok(())
+}
+
+/// Admits, claims and launches, pool by pool, at most `options.limit` launches in all.
+pub(super) fn launch_admitted(
+    store: &dyn Store,
+    owner: &str,
+    options: &TickOptions,
+    now_ms: &dyn Fn() -> u64,
+    report: &mut TickReport,
+    observe: &mut dyn FnMut(TickStep),
+) -> Result<(), HostError> {
+    let mut launched = 0;
+    for pool in store.pools()? {
+        let left = options.limit.saturating_sub(launched);
+        if left == 0 {
+            break;
+        }
+        let pass: Pass = admission::admit(store, &pool.name, &how(options, left, false), now_ms)?;
+        for c in &pass.decision.admit {
+            let unused = |store: &dyn Store| -> Result<(), HostError> {
+                match pass
+                    .admissions
+                    .iter()
+                    .find(|a| a.deferral_id.as_deref() == Some(&c.id))
+                {
+                    Some(a) => release(store, a, now_ms()),
+                    None => Ok(()),
+                }
+            };
+            let d = match coordinator::load(store, &c.id) {
+                Ok(d) => d,
+                Err(_) => {
+                    unused(store)?;
+                    continue;
+                }
+            };
+            observe(TickStep::Launching {
+                id: &d.id,
+                attempt: d.reentries + 1,
+            });
+            match launch(store, &d, owner, options, now_ms) {
+                Ok(Some(entry)) => {
+                    launched += 1;
+                    let mut entry: Value = entry;
+                    entry["pool"] = json!(pass.pool);
+                    observe(TickStep::Launched(&entry));
+                    report.launched.push(entry);
+                }
+                Ok(None) => {
+                    unused(store)?;
+                    observe(TickStep::ClaimedElsewhere { id: &d.id });
+                }
+                Err(Skip(why)) => {
+                    unused(store)?;
+                    let entry = json!({"id": d.id, "why": why});
+                    observe(TickStep::Skipped(&entry));
+                    report.skipped.push(entry);
+                }
+            }
+        }
+        report.held.extend(held_json(&pass));
+    }
+    if let Some(why) = no_dispatch(options) {
+        // One given back or skipped in this pass is in the report already, with its cause.
+        let listed: Vec<String> = (report.launched.iter().chain(&report.skipped))
+            .filter_map(|e| e["id"].as_str().map(str::to_string))
+            .collect();
+        for d in store.due(now_ms(), options.limit)? {
+            if d.launch.starts_with("workflow-dispatch:") && !listed.contains(&d.id) {
+                let entry = json!({"id": d.id, "why": why});
+                observe(TickStep::Skipped(&entry));
+                report.skipped.push(entry);
+            }
+        }
+    }
+    Ok(())
+}
