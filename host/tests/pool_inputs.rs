@@ -85,6 +85,7 @@ fn record_takes_the_gate_line_its_receipt_cost_and_rate_state() {
 #[test]
 fn bad_input_is_a_stable_code_and_records_nothing() {
     let host = Host::new();
+    host.expect(0, &["init"], "");
     let reset = reset_s();
     let good = gate_line(45, 3, 10, reset);
     let long = "x".repeat(65);

@@ -258,7 +258,9 @@ fn by_receipt(store: &dyn Store, digest: &str) -> Result<Response, HostError> {
         .find_by_receipt_digest(digest)?
         .ok_or_else(not_found)?;
     let d = coordinator::load(store, &id)?;
-    Ok(Response::json(200, with_run(store, &d).to_string()))
+    let mut view = with_run(store, &d);
+    crate::pools::view::Pools::default().annotate(store, &d, &mut view, now_ms());
+    Ok(Response::json(200, view.to_string()))
 }
 
 fn cancel(store: &dyn Store, id: &str, body: &[u8]) -> Result<Response, HostError> {

@@ -73,6 +73,8 @@ pub fn tick(host: &Host, standin: &Standin) -> Run {
 
 /// `watch` with `args` after `watch`, expected to succeed.
 pub fn watch(host: &Host, standin: &Standin, args: &[&str]) -> Run {
+    // `watch` refuses a missing store (`store-not-found`): made once, as an operator does.
+    let _ = run_host(host, standin, &["init"]);
     let mut all = vec!["watch"];
     all.extend_from_slice(args);
     let (out, output) = run_host(host, standin, &all);
