@@ -64,8 +64,7 @@ pub fn escape(text: &str) -> String {
 /// A store failure.
 pub fn store_page(store: &dyn Store, now: u64) -> Result<String, HostError> {
     let rows = page_rows(store, None, MAX_ROWS)?;
-    let page = status_page(&store.count_by_state()?, &rows, now);
-    crate::pools::view::with_held_section(store, page, now)
+    Ok(status_page(&store.count_by_state()?, &rows, now))
 }
 
 /// The rows the page draws, and no others: the `limit` (at most [`MAX_ROWS`]) earliest pending

@@ -171,7 +171,9 @@ impl Body {
 /// Handles one admitted request with its body.
 pub fn handle(store: &dyn Store, policy: &Policy, request: &Request) -> Response {
     let result = match route(&request.path) {
-        Some(Route::Page) => crate::html::store_page(store, now_ms()).map(Response::html),
+        Some(Route::Page) => crate::html::store_page(store, now_ms())
+            .and_then(|page| crate::pools::view::with_held_section(store, page, now_ms()))
+            .map(Response::html),
         Some(Route::Metrics) => crate::metrics::serve::exposition(store).map(|text| {
             Response::json(200, text).with_header("Content-Type", crate::metrics::CONTENT_TYPE)
         }),

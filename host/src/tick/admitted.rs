@@ -98,12 +98,9 @@ pub(super) fn launch_admitted(
                     None => Ok(()),
                 }
             };
-            let d = match coordinator::load(store, &c.id) {
-                Ok(d) => d,
-                Err(_) => {
-                    unused(store)?;
-                    continue;
-                }
+            let Ok(d) = coordinator::load(store, &c.id) else {
+                unused(store)?;
+                continue;
             };
             observe(TickStep::Launching {
                 id: &d.id,
