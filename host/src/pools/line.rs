@@ -184,6 +184,15 @@ pub struct RecordInput {
 /// `deferredReceipt`; any other line is refused (`gate-not-deferred`), bad figures are
 /// `invalid-cost` or `invalid-rate-state`; anything else is a bare receipt (cost unknown), left
 /// to the core's validation.
+/// Whether `text` is `record`'s own answer passed back in (`{"id","receipt","cancellation_handle"}`).
+fn is_record_answer(text: &str) -> bool {
+    serde_json::from_str::<serde_json::Value>(text).is_ok_and(|v| {
+        ["id", "receipt", "cancellation_handle"]
+            .iter()
+            .all(|k| v.get(k).is_some())
+    })
+}
+
 pub fn record_input(bytes: &[u8]) -> Result<RecordInput, HostError> {
     let Ok(text) = std::str::from_utf8(bytes) else {
         return Ok(RecordInput {
@@ -191,6 +200,14 @@ pub fn record_input(bytes: &[u8]) -> Result<RecordInput, HostError> {
             line: None,
         });
     };
+    if is_record_answer(text) {
+        return Err(HostError::invalid(
+            "record-answer",
+            "this is deferral-host record's answer ({\"id\",\"receipt\",\"cancellation_handle\"}), \
+             not something to record: that deferral is recorded already (see `status ID`); \
+             record takes the gate's JSON line (deferral gate ... > gate.json) or its handoff receipt",
+        ));
+    }
     let Some(line) = parse(text)? else {
         return Ok(RecordInput {
             receipt: bytes.to_vec(),
@@ -264,6 +281,10 @@ mod tests {
     #[test]
     fn bad_lines_have_their_codes() {
         let code = |text: &str| record_input(text.as_bytes()).unwrap_err().code;
+        assert_eq!(
+            code(r#"{"id":"d1","receipt":{},"cancellation_handle":"h"}"#),
+            "record-answer"
+        );
         assert_eq!(
             code(&LINE.replace("\"deferred\",\"mode\"", "\"ready\",\"mode\"")),
             "gate-not-deferred"
