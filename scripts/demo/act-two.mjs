@@ -50,6 +50,11 @@ consumes the receipt artifact. GitHub is again a stand-in on loopback (API and b
   say(`The nightly schedule fires: run ${scheduled.id} gates, defers before any write (conclusion ${scheduled.conclusion},`
     + ` since on-deferral: succeed), and uploads the artifact deferred-receipt (id ${stats.artifacts[0].id}).`);
 
+  const init = hostCmd('init');
+  expect(init.status === 0, `deferral-host init should create the store: ${init.stdout}${init.stderr}`);
+  say('deferral-host init creates this act\'s store once (host-actions.db). Every command but init, record and'
+    + ' serve refuses a store that does not exist (store-not-found), so a typo in --store cannot start an empty one.');
+
   const watchArgs = ['watch', REPO, '--workflow', WORKFLOW, '--launch', `workflow-dispatch:${REPO}/${WORKFLOW}@main`];
   const watched = hostCmd(...watchArgs);
   expect(watched.status === 0 && watched.json?.ingested?.length === 1, `watch should ingest the artifact: ${watched.stdout}${watched.stderr}`);
