@@ -316,8 +316,12 @@ The token comes from --token-file (first line) or DEFERRAL_SERVE_TOKEN, at least
 every request must send `Authorization: Bearer TOKEN`. Bodies are JSON, at most 16 KiB.
 
 Endpoints:
-  POST /v1/deferrals                {\"receipt\",\"launch\",\"max_reentries\"?,\"pool\"?}  201 {\"id\",\"receipt\",\"cancellation_handle\"}
+  POST /v1/deferrals                {\"receipt\",\"launch\",\"max_reentries\"?,\"pool\"?,\"cost\"?,\"rate\"?}
+                                    201 {\"id\",\"receipt\",\"cancellation_handle\"}
                                     200 {\"id\",\"already_recorded\":true,\"state\"} when recorded before
+  POST /v1/admissions               {\"pool\",\"cost\",\"rate\"}  201 {\"admitted\":true,\"admission\",\"expires_ms\",\"window\"}
+                                    200 {\"admitted\":false,\"reason\",\"window\"} (defer to the window's reset)
+  POST /v1/admissions/SEQ/release   {\"rate\"?}  200 {\"released\":true} | {\"released\":false,\"already\":true}
   GET  /v1/pools                    200 each pool's state, as `status --pools --json` prints it
   GET  /                            200 the status page (HTML, as `status --html` writes it)
   GET  /metrics                     200 Prometheus' text format (docs/host.md, Metrics)
@@ -328,9 +332,10 @@ Endpoints:
   POST /v1/deferrals/ID/claim       {\"wakeup_handle\"}                          200 {\"id\",\"state\",\"attempt\",...,\"receipt\"}
   POST /v1/deferrals/ID/outcome     {\"attempt\",\"outcome\",\"handle\",\"receipt\"?}  200 {\"id\",\"state\",\"cause\"[,\"receipt\"]}
 
-Errors: {\"error\":{\"code\",\"message\"[,\"path\"]}} with 400 invalid-request, 401 unauthorized,
+Errors: {\"error\":{\"code\",\"message\"[,\"path\"]}} with 400 invalid-request (and, from
+/v1/admissions, invalid-pool | invalid-cost | invalid-rate-state), 401 unauthorized,
 403 wrong-handle | launch-not-allowed, 404 not-found | unknown-route, 405 method-not-allowed,
-409 illegal-transition | stale-attempt | not-resumable | lease-expired | conflict,
+409 illegal-transition | stale-attempt | not-resumable | lease-expired | conflict | pool-busy,
 408 timeout, 411 length-required, 413 body-too-large, 422 receipt errors | already-retained |
 expired | invalid-launch | missing-receipt | binding-mismatch | gate-not-deferred | invalid-cost |
 invalid-rate-state | invalid-pool, 500 store failures,
@@ -374,6 +379,10 @@ struct ServeArgs {
     /// machine that runs tick).
     #[arg(long)]
     no_check: bool,
+    /// After a pool's window resets, admissions count the new window only this long after
+    /// (as `tick --pool-buffer`; give both the same).
+    #[arg(long, default_value = "1s", value_parser = parse_duration)]
+    pool_buffer: std::time::Duration,
 }
 
 fn serve_token(args: &ServeArgs) -> Result<String, HostError> {
@@ -790,6 +799,10 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                 policy: crate::serve::Policy {
                     launch_policy,
                     check_programs: !args.no_check,
+                    pools: crate::pools::PoolOptions {
+                        buffer: args.pool_buffer,
+                        ..crate::pools::PoolOptions::default()
+                    },
                 },
                 limits: crate::serve::Limits {
                     max_connections: args.max_connections,

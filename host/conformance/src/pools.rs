@@ -72,8 +72,9 @@ pub fn a_pool_write_is_a_compare_and_set_on_its_version(backend: &dyn Backend) {
         .write_pool(&first)
         .unwrap()
         .expect("the first write creates the row");
-    assert_eq!(written.version, 1);
-    assert_eq!(written.rest.as_ref().unwrap().remaining, 30);
+    assert_eq!(written.row.version, 1);
+    assert_eq!(written.row.rest.as_ref().unwrap().remaining, 30);
+    assert!(written.admitted.is_empty(), "nothing admitted");
     let ids = record_in(&*store, "p", 1, &[]);
     let mut stale = first.clone();
     stale.row.rest.as_mut().unwrap().remaining = 0;
@@ -104,13 +105,24 @@ pub fn a_pool_write_is_a_compare_and_set_on_its_version(backend: &dyn Backend) {
         "no admission was written"
     );
     stale.expect_version = 1;
-    let row = store
+    let written = store
         .write_pool(&stale)
         .unwrap()
         .expect("the current version writes");
-    assert_eq!(row.version, 2);
+    assert_eq!(written.row.version, 2);
     let open = store.open_admissions("p", now()).unwrap();
     assert_eq!(open.len(), 1);
+    assert_eq!(
+        written.admitted,
+        vec![open[0].seq],
+        "the write answers the admission's seq"
+    );
+    assert_eq!(
+        store.admission(open[0].seq).unwrap().as_ref(),
+        open.first(),
+        "found by its seq"
+    );
+    assert_eq!(store.admission(open[0].seq + 1000).unwrap(), None);
     assert_eq!(
         store.admission_of(&ids[0], 1, now()).unwrap().as_ref(),
         open.first()
@@ -132,6 +144,11 @@ pub fn a_pool_write_is_a_compare_and_set_on_its_version(backend: &dyn Backend) {
     };
     store.write_pool(&release).unwrap().expect("released");
     assert!(store.open_admissions("p", now()).unwrap().is_empty());
+    let released = store
+        .admission(open[0].seq)
+        .unwrap()
+        .expect("still found once released");
+    assert!(released.released_ms.is_some(), "{released:?}");
     assert_eq!(
         store.pool_candidates("p", now(), false, 10).unwrap().len(),
         1

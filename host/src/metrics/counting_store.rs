@@ -91,7 +91,8 @@ impl crate::store::PoolStore for CountingStore<'_> {
     counted! {
         pool(name: &str) -> Option<crate::store::pools::PoolRow>;
         pools() -> Vec<crate::store::pools::PoolRow>;
-        write_pool(write: &crate::store::pools::PoolWrite) -> Option<crate::store::pools::PoolRow>;
+        write_pool(write: &crate::store::pools::PoolWrite) -> Option<crate::store::pools::PoolWritten>;
+        admission(seq: u64) -> Option<crate::store::pools::Admission>;
         open_admissions(pool: &str, now_ms: u64) -> Vec<crate::store::pools::Admission>;
         admission_of(deferral_id: &str, attempt: u32, now_ms: u64) -> Option<crate::store::pools::Admission>;
         pool_candidates(pool: &str, now_ms: u64, without_dispatch: bool, limit: usize) -> Vec<crate::store::pools::Candidate>;

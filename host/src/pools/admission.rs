@@ -16,8 +16,9 @@
 //!
 //! The decision is written with one compare-and-set on the pool's row ([`crate::store::PoolStore::write_pool`]):
 //! two tickers that read the same version never both admit; the loser reads again and decides
-//! on top of the winner's admissions. Another caller (an admission request for a gate's plan)
-//! uses the same write.
+//! on top of the winner's admissions. A runner's request for its gate's plan
+//! (`POST /v1/admissions`, see `pools::request`) is decided by the same [`Room::fits`] and
+//! written with the same compare-and-set.
 
 use super::PoolOptions;
 use crate::clock::iso8601;
@@ -233,6 +234,26 @@ fn is_live(store: &dyn Store, a: &Admission) -> Result<bool, HostError> {
     })
 }
 
+/// The open admissions of `pool` at `now_ms`, split into those that still count (`.0`) and
+/// those whose attempt is over and that are to be released (`.1`, see `is_live`). An admission
+/// a runner asked for (`POST /v1/admissions`) counts until it is released or expires.
+pub fn open_and_settled(
+    store: &dyn Store,
+    pool: &str,
+    now_ms: u64,
+) -> Result<(Vec<Admission>, Vec<Admission>), HostError> {
+    let mut open = Vec::new();
+    let mut settled = Vec::new();
+    for a in store.open_admissions(pool, now_ms)? {
+        if is_live(store, &a)? {
+            open.push(a);
+        } else {
+            settled.push(a);
+        }
+    }
+    Ok((open, settled))
+}
+
 /// Takes released admissions' costs off the window they were admitted in (an attempt that
 /// ended without saying what it saw is taken to have spent its planned cost).
 pub fn charge(row: &mut PoolRow, settled: &[Admission]) {
@@ -292,15 +313,7 @@ pub fn admit(
         let row = store
             .pool(pool_name)?
             .unwrap_or_else(|| PoolRow::empty(pool_name));
-        let mut open = Vec::new();
-        let mut settled = Vec::new();
-        for a in store.open_admissions(pool_name, now)? {
-            if is_live(store, &a)? {
-                open.push(a);
-            } else {
-                settled.push(a);
-            }
-        }
+        let (open, settled) = open_and_settled(store, pool_name, now)?;
         let candidates = store.pool_candidates(pool_name, now, how.without_dispatch, how.limit)?;
         let examined_all = candidates.len() < how.limit;
         let mut next = row.clone();

@@ -244,9 +244,14 @@ pub fn with_line(
 ) -> Result<(Vec<u8>, crate::store::RecordKeys), HostError> {
     let input = record_input(bytes)?;
     if let Some(line) = &input.line {
+        // A cost or rate state given beside the line (serve's body) wins over the line's.
         let tag = keys.pool.get_or_insert_with(Default::default);
-        tag.cost = Some(line.cost());
-        tag.seen = line.observations(now_ms, "record", false);
+        if tag.cost.is_none() {
+            tag.cost = Some(line.cost());
+        }
+        if tag.seen.is_empty() {
+            tag.seen = line.observations(now_ms, "record", false);
+        }
     }
     Ok((input.receipt, keys))
 }

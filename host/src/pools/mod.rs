@@ -7,13 +7,16 @@
 //! window, less what is admitted and not yet reported; the rest are held (not claimed, no
 //! re-entry counted) until the pool's next reset plus a buffer and a jitter. [`observe`]
 //! teaches the pool from every attempt's last JSON line and releases its admission; [`line`]
-//! reads the gate's line at record. Pool and cost are host metadata beside a receipt, never
-//! a field of one.
+//! reads the gate's line at record; [`request`] admits a runner's plan across runners
+//! (`POST /v1/admissions`), in the shapes [`wire`] reads. Pool and cost are host metadata
+//! beside a receipt, never a field of one.
 
 pub mod admission;
 pub mod line;
 pub mod observe;
+pub mod request;
 pub mod view;
+pub mod wire;
 
 use crate::error::HostError;
 use crate::store::pools::{pool_name_ok, PoolTag};

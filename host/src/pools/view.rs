@@ -1,10 +1,11 @@
-//! How pools and held deferrals are shown: `status --pools`, `GET /v1/pools`, the `pool`,
+//! How pools and held deferrals are shown: `status --pools`, `GET /v1/pools` (with the open
+//! admissions, the runners' among them, and their cost), the `pool`,
 //! `cost` and `held` of a deferral in `status`/`show`, and the tick report's `held`.
 
 use super::admission::{metered, Pass};
 use crate::clock::iso8601;
 use crate::error::HostError;
-use crate::store::pools::{Cost, PoolRow, Resource};
+use crate::store::pools::{Admission, Cost, PoolRow, Resource};
 use crate::store::{Deferral, Store};
 use deferral_core::lifecycle::State;
 use serde_json::{json, Value};
@@ -39,7 +40,45 @@ pub fn pool_json(store: &dyn Store, row: &PoolRow, now_ms: u64) -> Result<Value,
         });
     }
     value["unknown_cost_in_flight"] = json!(open.iter().filter(|a| a.cost.is_none()).count());
+    value["admissions"] = admissions_json(&open);
     Ok(value)
+}
+
+/// What is admitted and not yet reported: how many, how many of them runners asked for
+/// (`POST /v1/admissions`), and their cost together.
+fn admissions_json(open: &[Admission]) -> Value {
+    let mut cost = Cost::default();
+    for c in open.iter().filter_map(|a| a.cost.as_ref()) {
+        cost.rest += c.rest;
+        cost.graphql += c.graphql;
+        cost.content += c.content;
+    }
+    json!({
+        "open": open.len(),
+        "runners": open.iter().filter(|a| a.deferral_id.is_none()).count(),
+        "cost": cost_json(Some(&cost)),
+        "unknown_cost": open.iter().filter(|a| a.cost.is_none()).count(),
+    })
+}
+
+/// `3 (rest 30, graphql 0)`: the open admissions and their known cost, for people.
+fn admissions_text(open: &[Admission]) -> String {
+    if open.is_empty() {
+        return "0".to_string();
+    }
+    let sum = |r: Resource| -> u64 { open.iter().filter_map(|a| a.cost.map(|c| c.of(r))).sum() };
+    let unknown = open.iter().filter(|a| a.cost.is_none()).count();
+    format!(
+        "{} (rest {}, graphql {}{})",
+        open.len(),
+        sum(Resource::Rest),
+        sum(Resource::Graphql),
+        if unknown == 0 {
+            String::new()
+        } else {
+            format!(", {unknown} of unknown cost")
+        }
+    )
 }
 
 /// `{"pools":[...]}`.
@@ -73,7 +112,7 @@ pub fn pools_text(store: &dyn Store, now_ms: u64) -> Result<String, HostError> {
             row.name,
             window(Resource::Rest),
             window(Resource::Graphql),
-            open.len(),
+            admissions_text(&open),
             row.hold_reason.as_deref().unwrap_or("-")
         ));
     }

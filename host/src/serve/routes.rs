@@ -1,6 +1,7 @@
 //! The endpoints of `serve`. Each one parses its JSON body and calls the coordinator function
 //! the command line calls, so the same lifecycle, compare-and-set and events apply.
 
+mod admissions;
 mod retry;
 
 use super::http::{Request, Response};
@@ -20,6 +21,8 @@ pub struct Policy {
     pub launch_policy: crate::launch::LaunchPolicy,
     /// Check that a requested `exec:` program exists here (`serve --no-check` turns it off).
     pub check_programs: bool,
+    /// How admission counts a window that reset (`serve --pool-buffer`, as `tick` has it).
+    pub pools: crate::pools::PoolOptions,
 }
 
 /// A route known to the server, with the methods it answers.
@@ -35,6 +38,10 @@ enum Route<'a> {
     Action(&'a str, &'a str),
     /// `/v1/pools`: each pool's state.
     Pools,
+    /// `/v1/admissions`: a runner asks to admit its plan's cost.
+    Admissions,
+    /// `/v1/admissions/{seq}/release`.
+    Release(&'a str),
 }
 
 fn route(path: &str) -> Option<Route<'_>> {
@@ -46,6 +53,15 @@ fn route(path: &str) -> Option<Route<'_>> {
     }
     if path == "/v1/pools" {
         return Some(Route::Pools);
+    }
+    if path == "/v1/admissions" {
+        return Some(Route::Admissions);
+    }
+    if let Some(rest) = path.strip_prefix("/v1/admissions/") {
+        return match rest.split('/').collect::<Vec<_>>()[..] {
+            [seq, "release"] if !seq.is_empty() => Some(Route::Release(seq)),
+            _ => None,
+        };
     }
     if let Some(digest) = path.strip_prefix("/v1/receipts/") {
         return (!digest.is_empty() && !digest.contains('/')).then_some(Route::Receipt(digest));
@@ -74,7 +90,7 @@ fn allowed_method(route: &Route<'_>) -> &'static str {
         Route::Page | Route::Metrics | Route::Deferral(_) | Route::Receipt(_) | Route::Pools => {
             "GET"
         }
-        Route::Deferrals | Route::Action(..) => "POST",
+        Route::Deferrals | Route::Action(..) | Route::Admissions | Route::Release(_) => "POST",
     }
 }
 
@@ -153,6 +169,13 @@ impl Body {
             .transpose()
     }
 
+    /// A field's JSON value, when given.
+    pub(super) fn value(&self, name: &str) -> Option<Value> {
+        self.0
+            .get(name)
+            .and_then(|raw| serde_json::from_str(raw.get()).ok())
+    }
+
     pub(super) fn has(&self, name: &str) -> bool {
         self.0.contains_key(name)
     }
@@ -186,6 +209,8 @@ pub fn handle(store: &dyn Store, policy: &Policy, request: &Request) -> Response
         Some(Route::Receipt(digest)) => by_receipt(store, digest),
         Some(Route::Pools) => crate::pools::view::pools_json(store, now_ms())
             .map(|pools| Response::json(200, pools.to_string())),
+        Some(Route::Admissions) => admissions::admit(store, policy, &request.body),
+        Some(Route::Release(seq)) => admissions::release(store, seq, &request.body),
         Some(Route::Action(id, "cancel")) => cancel(store, id, &request.body),
         Some(Route::Action(id, "claim")) => claim(store, id, &request.body),
         Some(Route::Action(id, "retry")) => retry::retry(store, policy, id, &request.body),
@@ -196,7 +221,10 @@ pub fn handle(store: &dyn Store, policy: &Policy, request: &Request) -> Response
 }
 
 fn record(store: &dyn Store, policy: &Policy, body: &[u8]) -> Result<Response, HostError> {
-    let body = Body::parse(body, &["receipt", "launch", "max_reentries", "pool"])?;
+    let body = Body::parse(
+        body,
+        &["receipt", "launch", "max_reentries", "pool", "cost", "rate"],
+    )?;
     let receipt = body
         .receipt("receipt")
         .ok_or_else(|| bad("missing field \"receipt\" (the handoff receipt the gate emitted)"))?;
@@ -213,8 +241,16 @@ fn record(store: &dyn Store, policy: &Policy, body: &[u8]) -> Result<Response, H
         Some(_) => Some(body.string("pool")?),
         None => None,
     };
+    // A refused runner's planned cost and the rate state it saw, kept beside its deferral.
+    let (cost, rate) = crate::pools::wire::cost_and_rate(
+        body.value("cost").as_ref(),
+        body.value("rate").as_ref(),
+    )?;
+    let mut tag = crate::pools::tag(pool.as_deref(), None, now_ms())?;
+    tag.cost = cost;
+    tag.seen = rate.map_or_else(Vec::new, |r| r.observations("record", now_ms()));
     let keys = crate::store::RecordKeys {
-        pool: Some(crate::pools::tag(pool.as_deref(), None, now_ms())?),
+        pool: Some(tag),
         ..crate::store::RecordKeys::default()
     };
     let rec =
@@ -335,6 +371,10 @@ mod tests {
         assert!(check_route("POST", "/v1/deferrals").is_none());
         assert!(check_route("GET", "/v1/deferrals/d1").is_none());
         assert!(check_route("POST", "/v1/deferrals/d1/claim").is_none());
+        assert!(check_route("POST", "/v1/admissions").is_none());
+        assert!(check_route("POST", "/v1/admissions/7/release").is_none());
+        assert_eq!(check_route("GET", "/v1/admissions").unwrap().status, 405);
+        assert_eq!(check_route("POST", "/v1/admissions/7").unwrap().status, 404);
         assert_eq!(check_route("GET", "/v1/deferrals").unwrap().status, 405);
         assert_eq!(check_route("POST", "/v1/deferrals/d1").unwrap().status, 405);
         assert!(check_route("GET", "/").is_none(), "the status page");

@@ -223,8 +223,12 @@ impl crate::store::PoolStore for Session<'_> {
         self.conn.pools()
     }
 
-    fn write_pool(&self, write: &PoolWrite) -> Result<Option<PoolRow>, StoreError> {
+    fn write_pool(&self, write: &PoolWrite) -> Result<Option<PoolWritten>, StoreError> {
         self.conn.write_pool(write)
+    }
+
+    fn admission(&self, seq: u64) -> Result<Option<Admission>, StoreError> {
+        self.conn.admission(seq)
     }
 
     fn open_admissions(&self, pool: &str, now_ms: u64) -> Result<Vec<Admission>, StoreError> {
@@ -264,4 +268,6 @@ impl crate::store::PoolStore for Session<'_> {
     }
 }
 
-use crate::store::pools::{Admission, Candidate, Cost, Observation, PoolRow, PoolWrite};
+use crate::store::pools::{
+    Admission, Candidate, Cost, Observation, PoolRow, PoolWrite, PoolWritten,
+};

@@ -263,6 +263,15 @@ pub struct PoolWrite {
     pub at_ms: u64,
 }
 
+/// What a [`PoolWrite`] that won its compare-and-set wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PoolWritten {
+    /// The row as written.
+    pub row: PoolRow,
+    /// The `seq` of each admission written, in the order of [`PoolWrite::admit`].
+    pub admitted: Vec<u64>,
+}
+
 /// A due deferral of a pool, as admission sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Candidate {
@@ -282,8 +291,12 @@ pub trait PoolStore {
     fn pools(&self) -> Result<Vec<PoolRow>, StoreError>;
 
     /// The compare-and-set: `Ok(None)` when the row's version is no longer `expect_version`
-    /// (another writer got there first; nothing was written), else the row as written.
-    fn write_pool(&self, write: &PoolWrite) -> Result<Option<PoolRow>, StoreError>;
+    /// (another writer got there first; nothing was written), else the row as written and the
+    /// admissions' `seq`s.
+    fn write_pool(&self, write: &PoolWrite) -> Result<Option<PoolWritten>, StoreError>;
+
+    /// One admission by its `seq`, released or expired or not (`None`: no such admission).
+    fn admission(&self, seq: u64) -> Result<Option<Admission>, StoreError>;
 
     /// Admissions of `pool` not released and not expired at `now_ms`.
     fn open_admissions(&self, pool: &str, now_ms: u64) -> Result<Vec<Admission>, StoreError>;

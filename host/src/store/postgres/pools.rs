@@ -4,7 +4,7 @@
 
 use super::super::pools::{
     cost_cells, cost_of_cells, window_cells, window_of_cells, Admission, Candidate, Cost,
-    Observation, PoolRow, PoolStore, PoolWrite, Resource, DEFAULT_POOL, POOL_COLUMNS,
+    Observation, PoolRow, PoolStore, PoolWrite, PoolWritten, Resource, DEFAULT_POOL, POOL_COLUMNS,
 };
 use super::super::{NewDeferral, StoreError};
 use super::{backend, to_i64, to_u32, to_u64, PostgresStore};
@@ -126,7 +126,7 @@ fn pool_in(
 }
 
 /// The compare-and-set of [`PoolStore::write_pool`], inside a transaction the caller holds.
-fn write_pool_in(tx: &mut Transaction, w: &PoolWrite) -> Result<Option<PoolRow>, StoreError> {
+fn write_pool_in(tx: &mut Transaction, w: &PoolWrite) -> Result<Option<PoolWritten>, StoreError> {
     let name = &w.row.name;
     // The lock: a concurrent writer of this pool waits here, then reads our version.
     let version = pool_in(tx, name, true)?.map_or(0, |p| p.version);
@@ -161,11 +161,12 @@ fn write_pool_in(tx: &mut Transaction, w: &PoolWrite) -> Result<Option<PoolRow>,
     if changed != 1 {
         return Ok(None);
     }
+    let mut admitted = Vec::with_capacity(w.admit.len());
     for a in &w.admit {
         let cost = cost_cells(a.cost.as_ref());
-        tx.execute(
+        let row = tx.query_one(
             "INSERT INTO admissions (pool, deferral_id, attempt, rest_cost, graphql_cost, content_cost, window_reset_ms, expires_ms, admitted_ms) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING seq",
             &[
                 name,
                 &a.deferral_id,
@@ -179,6 +180,7 @@ fn write_pool_in(tx: &mut Transaction, w: &PoolWrite) -> Result<Option<PoolRow>,
             ],
         )
         .map_err(backend)?;
+        admitted.push(to_u64(row.get(0)));
     }
     for seq in &w.release {
         tx.execute(
@@ -205,7 +207,7 @@ fn write_pool_in(tx: &mut Transaction, w: &PoolWrite) -> Result<Option<PoolRow>,
         )
         .map_err(backend)?;
     }
-    pool_in(tx, name, false)
+    Ok(pool_in(tx, name, false)?.map(|row| PoolWritten { row, admitted }))
 }
 
 /// Writes a new deferral's pool and cost in its insert transaction, and teaches the pool the
@@ -284,8 +286,19 @@ impl PoolStore for PostgresStore {
             .collect())
     }
 
-    fn write_pool(&self, write: &PoolWrite) -> Result<Option<PoolRow>, StoreError> {
+    fn write_pool(&self, write: &PoolWrite) -> Result<Option<PoolWritten>, StoreError> {
         self.write(|tx| write_pool_in(tx, write))
+    }
+
+    fn admission(&self, seq: u64) -> Result<Option<Admission>, StoreError> {
+        Ok(self
+            .client()
+            .query_opt(
+                format!("SELECT {ADMISSION_COLUMNS} FROM admissions WHERE seq = $1").as_str(),
+                &[&to_i64(seq)],
+            )
+            .map_err(backend)?
+            .map(|r| read_admission(&r)))
     }
 
     fn open_admissions(&self, pool: &str, now_ms: u64) -> Result<Vec<Admission>, StoreError> {

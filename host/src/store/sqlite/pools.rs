@@ -2,7 +2,7 @@
 
 use super::super::pools::{
     cost_cells, cost_of_cells, window_cells, window_of_cells, Admission, Candidate, Cost,
-    Observation, PoolRow, PoolStore, PoolWrite, Resource, DEFAULT_POOL, POOL_COLUMNS,
+    Observation, PoolRow, PoolStore, PoolWrite, PoolWritten, Resource, DEFAULT_POOL, POOL_COLUMNS,
 };
 use super::super::{NewDeferral, StoreError};
 use super::{backend, get_u64, to_i64, SqliteStore};
@@ -148,7 +148,7 @@ fn append_observations(
 }
 
 /// The compare-and-set of [`PoolStore::write_pool`], inside a transaction the caller holds.
-fn write_pool_in(conn: &Connection, w: &PoolWrite) -> Result<Option<PoolRow>, StoreError> {
+fn write_pool_in(conn: &Connection, w: &PoolWrite) -> Result<Option<PoolWritten>, StoreError> {
     let name = &w.row.name;
     let version = pool_in(conn, name)?.map_or(0, |p| p.version);
     if version != w.expect_version {
@@ -182,6 +182,7 @@ fn write_pool_in(conn: &Connection, w: &PoolWrite) -> Result<Option<PoolRow>, St
     if changed != 1 {
         return Ok(None);
     }
+    let mut admitted = Vec::with_capacity(w.admit.len());
     for a in &w.admit {
         let cost = cost_cells(a.cost.as_ref());
         conn.prepare_cached(
@@ -201,6 +202,7 @@ fn write_pool_in(conn: &Connection, w: &PoolWrite) -> Result<Option<PoolRow>, St
             to_i64(w.at_ms)
         ])
         .map_err(backend)?;
+        admitted.push(u64::try_from(conn.last_insert_rowid()).unwrap_or(0));
     }
     for seq in &w.release {
         conn.prepare_cached(
@@ -211,7 +213,7 @@ fn write_pool_in(conn: &Connection, w: &PoolWrite) -> Result<Option<PoolRow>, St
         .map_err(backend)?;
     }
     append_observations(conn, name, &w.observations)?;
-    pool_in(conn, name)
+    Ok(pool_in(conn, name)?.map(|row| PoolWritten { row, admitted }))
 }
 
 /// Writes a new deferral's pool and cost in its insert transaction, and teaches the pool the
@@ -275,8 +277,19 @@ impl PoolStore for SqliteStore {
         rows.collect::<Result<_, _>>().map_err(backend)
     }
 
-    fn write_pool(&self, write: &PoolWrite) -> Result<Option<PoolRow>, StoreError> {
+    fn write_pool(&self, write: &PoolWrite) -> Result<Option<PoolWritten>, StoreError> {
         self.write(|conn| write_pool_in(conn, write))
+    }
+
+    fn admission(&self, seq: u64) -> Result<Option<Admission>, StoreError> {
+        self.conn
+            .prepare_cached(&format!(
+                "SELECT {ADMISSION_COLUMNS} FROM admissions WHERE seq = ?1"
+            ))
+            .map_err(backend)?
+            .query_row([to_i64(seq)], read_admission)
+            .optional()
+            .map_err(backend)
     }
 
     fn open_admissions(&self, pool: &str, now_ms: u64) -> Result<Vec<Admission>, StoreError> {

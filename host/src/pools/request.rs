@@ -1,0 +1,382 @@
+//! One admission across runners (`POST /v1/admissions`): a gate asks the host to admit its
+//! plan's cost in its pool before it proceeds, with the rate state it just read.
+//!
+//! The report is merged into the pool as an observation (`WindowState::merge`: within one
+//! window the lowest remaining wins, the limit never rises, a reset at most an hour away), then
+//! the cost is decided by the rule tick admits by ([`Room::fits`], [`fits_a_window`]): per
+//! resource, what the pool has left less the open admissions' cost less the reserve must hold
+//! the cost; an open admission of unknown cost holds the window alone; a pool that holds (its
+//! held deferrals wait for the next window) admits nothing until a later window is reported.
+//! The decision is written with the compare-and-set on the pool's row, retried a bounded
+//! number of times on a lost race, so runners and tickers together never admit more than fits.
+//!
+//! A runner admission counts against its window until it is released
+//! (`POST /v1/admissions/{seq}/release`, with the rate state the run saw after its work, or
+//! without: its cost is then taken as spent) or until the window resets.
+
+use super::admission::{self, charge, fits_a_window, Room};
+use super::PoolOptions;
+use crate::clock::iso8601;
+use crate::error::HostError;
+use crate::store::pools::{
+    Cost, NewAdmission, Observation, PoolRow, PoolWrite, Resource, MAX_WINDOW_MS,
+};
+use crate::store::Store;
+use serde_json::{json, Value};
+
+/// Compare-and-set attempts of one request before it answers `pool-busy`.
+pub const TRIES: usize = 64;
+
+/// What is left of one window for a runner, as answered (GitHub's terms: `remaining` before
+/// the reserve is taken off).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Left {
+    pub resource: Resource,
+    pub limit: u64,
+    pub remaining: u64,
+    pub reserve: u64,
+    pub reset_ms: u64,
+}
+
+/// The decision on one request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    Admitted { seq: u64, expires_ms: u64 },
+    Refused { reason: String },
+}
+
+/// The answer to one request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Asked {
+    pub pool: String,
+    pub verdict: Verdict,
+    /// Admitted: what is left for others after this admission. Refused: what is left for
+    /// this caller (0 while the pool holds).
+    pub window: Vec<Left>,
+}
+
+impl Asked {
+    pub fn to_json(&self) -> Value {
+        let mut window = json!({});
+        for w in &self.window {
+            window[w.resource.as_str()] = json!({"limit": w.limit, "remaining": w.remaining,
+                "reserve": w.reserve, "reset_ms": w.reset_ms});
+        }
+        match &self.verdict {
+            Verdict::Admitted { seq, expires_ms } => json!({"admitted": true,
+                "admission": seq.to_string(), "pool": self.pool, "expires_ms": expires_ms,
+                "window": window}),
+            Verdict::Refused { reason } => json!({"admitted": false, "pool": self.pool,
+                "reason": reason, "window": window}),
+        }
+    }
+}
+
+/// Whether `next` knows a later window than `row` of some resource (the reset it held for
+/// has passed: the hold no longer stands).
+fn later_window(row: &PoolRow, next: &PoolRow) -> bool {
+    Resource::ALL
+        .into_iter()
+        .any(|r| match (row.window(r), next.window(r)) {
+            (None, Some(_)) => true,
+            (Some(before), Some(after)) => after.reset_ms > before.reset_ms,
+            _ => false,
+        })
+}
+
+/// `row` after `seen`, and whether it still holds at `now_ms`: a runner's report lifts a
+/// pool's hold only when it shows a later window (else the runner would overtake the held
+/// deferrals that wait, earliest first, for that window).
+fn learn(row: &PoolRow, seen: &[Observation], now_ms: u64) -> (PoolRow, bool) {
+    let mut next = row.clone();
+    next.observe(seen);
+    let holds = row.hold_until_ms.is_some_and(|t| t > now_ms) && !later_window(row, &next);
+    if holds {
+        next.hold_until_ms = row.hold_until_ms;
+        next.hold_reason = row.hold_reason.clone();
+    }
+    (next, holds)
+}
+
+fn what(resource: Resource) -> &'static str {
+    match resource {
+        Resource::Rest => "REST",
+        Resource::Graphql => "GraphQL points",
+    }
+}
+
+fn signed(v: u64) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
+}
+
+fn unsigned(v: i64) -> u64 {
+    u64::try_from(v).unwrap_or(0)
+}
+
+/// "the window that resets at ..." while it runs, else "the new window".
+fn window_words(row: &PoolRow, resource: Resource, now_ms: u64, options: &PoolOptions) -> String {
+    let buffer = u64::try_from(options.buffer.as_millis()).unwrap_or(u64::MAX);
+    match row.window(resource) {
+        Some(w) if now_ms < w.reset_ms.saturating_add(buffer) => {
+            format!("the window that resets at {}", iso8601(w.reset_ms))
+        }
+        _ => "the new window".to_string(),
+    }
+}
+
+fn in_flight_words(open: usize) -> String {
+    if open == 0 {
+        String::new()
+    } else {
+        format!(" ({open} admitted, not reported)")
+    }
+}
+
+/// Why `cost` is refused, when it is. The rule is [`fits_a_window`] and [`Room::fits`]; this
+/// only says which part of it failed.
+#[allow(clippy::too_many_arguments)]
+fn refusal(
+    row: &PoolRow,
+    holds: bool,
+    room: &Room,
+    cost: &Cost,
+    open: usize,
+    now_ms: u64,
+    options: &PoolOptions,
+) -> Option<String> {
+    let name = &row.name;
+    if holds {
+        let why = row
+            .hold_reason
+            .as_deref()
+            .unwrap_or("its held deferrals wait");
+        let why = why
+            .strip_prefix(&format!("pool {name}: "))
+            .unwrap_or(why)
+            .to_string();
+        let until = row.hold_until_ms.map(iso8601).unwrap_or_default();
+        return Some(format!("pool {name} holds until {until}: {why}"));
+    }
+    if !fits_a_window(row, cost) {
+        let (r, w) = Resource::ALL
+            .into_iter()
+            .filter_map(|r| row.window(r).map(|w| (r, w)))
+            .find(|(r, w)| cost.of(*r) > w.limit.saturating_sub(w.reserve))?;
+        return Some(format!(
+            "pool {name}: {} {} never fit above the reserve {} in a whole window of {}",
+            cost.of(r),
+            what(r),
+            w.reserve,
+            w.limit
+        ));
+    }
+    if room.fits(cost) {
+        return None;
+    }
+    if room.alone {
+        let r = room.per_resource.first().map_or(Resource::Rest, |p| p.0);
+        return Some(format!(
+            "pool {name}: an admission of unknown cost holds {} alone until its attempt reports{}",
+            window_words(row, r, now_ms, options),
+            in_flight_words(open)
+        ));
+    }
+    let (r, left) = room
+        .per_resource
+        .iter()
+        .find(|(r, left)| signed(cost.of(*r)) > *left)?;
+    let reserve = row.window(*r).map_or(0, |w| w.reserve);
+    Some(format!(
+        "pool {name}: {} {} do not fit above the reserve {reserve} in the {} left of {}{}",
+        cost.of(*r),
+        what(*r),
+        unsigned(left.saturating_add(signed(reserve))),
+        window_words(row, *r, now_ms, options),
+        in_flight_words(open)
+    ))
+}
+
+/// What is left per window: the room plus the reserve, less `taken` (this admission), 0 while
+/// the pool holds.
+fn left(row: &PoolRow, room: &Room, taken: Option<&Cost>, holds: bool) -> Vec<Left> {
+    room.per_resource
+        .iter()
+        .filter_map(|(r, room_left)| {
+            let w = row.window(*r)?;
+            let remaining = if holds {
+                0
+            } else {
+                let spent = taken.map_or(0, |c| signed(c.of(*r)));
+                unsigned(room_left.saturating_add(signed(w.reserve)) - spent).min(w.limit)
+            };
+            Some(Left {
+                resource: *r,
+                limit: w.limit,
+                remaining,
+                reserve: w.reserve,
+                reset_ms: w.reset_ms,
+            })
+        })
+        .collect()
+}
+
+fn busy(subject: &str) -> HostError {
+    HostError::refused(
+        "pool-busy",
+        format!(
+            "{subject} changed under each of {TRIES} attempts to write this request; ask again"
+        ),
+    )
+}
+
+/// Decides a runner's request for `cost` in `pool`, whose gate saw `seen` (already checked:
+/// at least one window), and writes the decision and the observations.
+pub fn ask(
+    store: &dyn Store,
+    pool: &str,
+    cost: &Cost,
+    seen: &[Observation],
+    options: &PoolOptions,
+    now_ms: &dyn Fn() -> u64,
+) -> Result<Asked, HostError> {
+    for _ in 0..TRIES {
+        let now = now_ms();
+        let row = store.pool(pool)?.unwrap_or_else(|| PoolRow::empty(pool));
+        let (open, settled) = admission::open_and_settled(store, pool, now)?;
+        let (mut next, holds) = learn(&row, seen, now);
+        charge(&mut next, &settled);
+        let room = admission::room(&next, &open, now, options);
+        let reason = refusal(&next, holds, &room, cost, open.len(), now, options);
+        let window_reset_ms = room.window_reset_ms.unwrap_or(now);
+        // It counts until its window resets (an hour at most when that reset is not known).
+        let expires_ms = room
+            .window_reset_ms
+            .filter(|t| *t > now)
+            .unwrap_or(now.saturating_add(MAX_WINDOW_MS));
+        let admit = match reason {
+            None => vec![NewAdmission {
+                deferral_id: None,
+                attempt: 0,
+                cost: Some(*cost),
+                window_reset_ms,
+                expires_ms,
+            }],
+            Some(_) => Vec::new(),
+        };
+        let write = PoolWrite {
+            expect_version: row.version,
+            row: next.clone(),
+            admit,
+            release: settled.iter().map(|a| a.seq).collect(),
+            observations: seen.to_vec(),
+            at_ms: now,
+        };
+        let Some(written) = store.write_pool(&write)? else {
+            continue;
+        };
+        let verdict = match (reason, written.admitted.first()) {
+            (None, Some(seq)) => Verdict::Admitted {
+                seq: *seq,
+                expires_ms,
+            },
+            (Some(reason), _) => Verdict::Refused { reason },
+            (None, None) => {
+                return Err(HostError::failure(
+                    "backend",
+                    "the store wrote the admission without answering its seq",
+                ))
+            }
+        };
+        let taken = matches!(verdict, Verdict::Admitted { .. }).then_some(cost);
+        return Ok(Asked {
+            pool: pool.to_string(),
+            window: left(&next, &room, taken, holds),
+            verdict,
+        });
+    }
+    Err(busy(&format!("pool {pool}")))
+}
+
+/// What a release did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Released {
+    Released,
+    /// Released before (a second release changes nothing).
+    Already,
+}
+
+/// Releases runner admission `seq`: the pool learns `seen` (what the run saw after its work),
+/// or, without it, the admission's cost is taken off its window as spent. Idempotent.
+pub fn release(
+    store: &dyn Store,
+    seq: u64,
+    seen: &[Observation],
+    now_ms: &dyn Fn() -> u64,
+) -> Result<Released, HostError> {
+    for _ in 0..TRIES {
+        let now = now_ms();
+        let a = store
+            .admission(seq)?
+            .filter(|a| a.deferral_id.is_none())
+            .ok_or_else(|| {
+                HostError::invalid(
+                    "not-found",
+                    format!("no runner admission {seq} (POST /v1/admissions answers one)"),
+                )
+            })?;
+        if a.released_ms.is_some() {
+            return Ok(Released::Already);
+        }
+        let row = store
+            .pool(&a.pool)?
+            .unwrap_or_else(|| PoolRow::empty(&a.pool));
+        let mut next = row.clone();
+        if seen.is_empty() {
+            charge(&mut next, std::slice::from_ref(&a));
+        } else {
+            next.observe(seen);
+        }
+        // Capacity may differ now: admission decides again.
+        next.hold_until_ms = None;
+        next.hold_reason = None;
+        let write = PoolWrite {
+            expect_version: row.version,
+            row: next,
+            admit: Vec::new(),
+            release: vec![seq],
+            observations: seen.to_vec(),
+            at_ms: now,
+        };
+        if store.write_pool(&write)?.is_some() {
+            return Ok(Released::Released);
+        }
+    }
+    Err(busy(&format!("the pool of admission {seq}")))
+}
+
+/// Teaches `pool` what `seen` says (the host's own `GET /rate_limit`): merged as any report
+/// is; a hold stands unless a later window is reported.
+pub fn observe(
+    store: &dyn Store,
+    pool: &str,
+    seen: &[Observation],
+    now_ms: &dyn Fn() -> u64,
+) -> Result<PoolRow, HostError> {
+    for _ in 0..TRIES {
+        let now = now_ms();
+        let row = store.pool(pool)?.unwrap_or_else(|| PoolRow::empty(pool));
+        let (next, _) = learn(&row, seen, now);
+        let write = PoolWrite {
+            expect_version: row.version,
+            row: next,
+            admit: Vec::new(),
+            release: Vec::new(),
+            observations: seen.to_vec(),
+            at_ms: now,
+        };
+        if let Some(written) = store.write_pool(&write)? {
+            return Ok(written.row);
+        }
+    }
+    Err(busy(&format!("pool {pool}")))
+}

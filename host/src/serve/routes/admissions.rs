@@ -1,0 +1,100 @@
+//! `POST /v1/admissions` `{"pool","cost","rate"}` and `POST /v1/admissions/{seq}/release`
+//! `{"rate"?}`: one admission across runners (see `pools::request`). A bad body is 400 with its
+//! code (`invalid-request`, `invalid-pool`, `invalid-cost`, `invalid-rate-state`), and nothing
+//! is admitted or recorded.
+
+use super::{Body, Policy};
+use crate::clock::now_ms;
+use crate::error::{HostError, EXIT_INVALID};
+use crate::pools::request::{self, Released, Verdict};
+use crate::pools::wire;
+use crate::serve::http::Response;
+use crate::store::Store;
+use serde_json::json;
+
+/// Bad input to these endpoints is 400, whatever its code.
+fn answer(result: Result<Response, HostError>) -> Result<Response, HostError> {
+    result.or_else(|err| {
+        if err.exit_code == EXIT_INVALID && err.code != "not-found" {
+            Ok(Response::json(400, err.to_json_value().to_string()))
+        } else {
+            Err(err)
+        }
+    })
+}
+
+pub(super) fn admit(
+    store: &dyn Store,
+    policy: &Policy,
+    body: &[u8],
+) -> Result<Response, HostError> {
+    answer((|| {
+        let body = Body::parse(body, &["pool", "cost", "rate"])?;
+        let pool = match body.value("pool") {
+            Some(serde_json::Value::String(name)) => name,
+            Some(other) => {
+                return Err(HostError::invalid(
+                    "invalid-pool",
+                    format!("\"pool\" must be a string naming the pool (got {other})"),
+                ))
+            }
+            None => {
+                return Err(HostError::invalid(
+                    "invalid-pool",
+                    "missing field \"pool\" (the quota pool to admit in)",
+                ))
+            }
+        };
+        crate::pools::check_name(&pool)?;
+        let cost = body.value("cost").ok_or_else(|| {
+            HostError::invalid(
+                "invalid-cost",
+                "missing field \"cost\" (the plan's {\"rest\",\"graphql\",\"content\"})",
+            )
+        })?;
+        let rate = body.value("rate").ok_or_else(|| {
+            HostError::invalid(
+                "invalid-rate-state",
+                "missing field \"rate\" (what the gate just read: {\"observed_ms\",\"rest\"?,\"graphql\"?})",
+            )
+        })?;
+        let (cost, rate) = wire::cost_and_rate(Some(&cost), Some(&rate))?;
+        let (Some(cost), Some(rate)) = (cost, rate) else {
+            unreachable!("both were given");
+        };
+        let seen = rate.observations("runner admission", now_ms());
+        let asked = request::ask(store, &pool, &cost, &seen, &policy.pools, &now_ms)?;
+        let status = match asked.verdict {
+            Verdict::Admitted { .. } => 201,
+            Verdict::Refused { .. } => 200,
+        };
+        Ok(Response::json(status, asked.to_json().to_string()))
+    })())
+}
+
+pub(super) fn release(store: &dyn Store, seq: &str, body: &[u8]) -> Result<Response, HostError> {
+    let not_found = || HostError::invalid("not-found", format!("no runner admission {seq:?}"));
+    let digits = !seq.is_empty() && seq.len() <= 20 && seq.bytes().all(|b| b.is_ascii_digit());
+    let seq: u64 = match seq.parse() {
+        Ok(n) if digits => n,
+        _ => return Err(not_found()),
+    };
+    answer((|| {
+        let seen = if body.iter().all(u8::is_ascii_whitespace) {
+            Vec::new()
+        } else {
+            let body = Body::parse(body, &["rate"])?;
+            match body.value("rate") {
+                Some(rate) => {
+                    wire::rate(&rate)?.observations(&format!("runner release {seq}"), now_ms())
+                }
+                None => Vec::new(),
+            }
+        };
+        let out = match request::release(store, seq, &seen, &now_ms)? {
+            Released::Released => json!({"released": true}),
+            Released::Already => json!({"released": false, "already": true}),
+        };
+        Ok(Response::json(200, out.to_string()))
+    })())
+}
