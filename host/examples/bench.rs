@@ -119,6 +119,7 @@ fn bench_due(dir: &Path, stored: usize) -> serde_json::Value {
         http_timeout: Duration::from_secs(30),
         github: None,
         max_chain: 50,
+        rate_limit: None,
         pools: Default::default(),
     };
     let mut due_times = Vec::new();

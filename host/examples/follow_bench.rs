@@ -53,6 +53,7 @@ fn run_tick(store: &dyn Store, standin: &Standin) -> (TickReport, Duration) {
         http_timeout: Duration::from_secs(30),
         github: Some(client(standin)),
         max_chain: 50,
+        rate_limit: None,
         pools: Default::default(),
     };
     let start = Instant::now();

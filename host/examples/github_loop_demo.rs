@@ -49,6 +49,7 @@ fn run_tick(store: &dyn Store, standin: &Standin) -> Value {
         http_timeout: Duration::from_secs(10),
         github: Some(client(standin)),
         max_chain: 50,
+        rate_limit: None,
         pools: Default::default(),
     };
     tick(store, &options, now_ms).unwrap().to_json()

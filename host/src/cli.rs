@@ -256,6 +256,13 @@ struct TickArgs {
     /// Plus a random wait of up to this long (several hosts sharing a quota spread out).
     #[arg(long, default_value = "2s", value_parser = parse_duration)]
     pool_jitter: std::time::Duration,
+    /// Before admission, read GET /rate_limit with the host's GitHub credentials (free of
+    /// primary quota) and teach this pool what is left: the pool those credentials spend.
+    #[arg(long, value_name = "NAME")]
+    rate_limit_pool: Option<String>,
+    /// With a GitHub App: the repository (OWNER/REPO) whose installation's quota is that pool.
+    #[arg(long, value_name = "OWNER/REPO")]
+    rate_limit_repo: Option<String>,
     #[command(flatten)]
     github: GithubArgs,
     /// No progress lines or summary on stderr (the JSON report on stdout stays).
@@ -383,6 +390,42 @@ struct ServeArgs {
     /// (as `tick --pool-buffer`; give both the same).
     #[arg(long, default_value = "1s", value_parser = parse_duration)]
     pool_buffer: std::time::Duration,
+}
+
+/// `tick --rate-limit-pool NAME [--rate-limit-repo OWNER/REPO]`, checked: a pool name, GitHub
+/// credentials to read with, and with a GitHub App the repository whose installation it is.
+fn rate_limit_pool(
+    args: &TickArgs,
+    credentials: bool,
+) -> Result<Option<crate::tick::rate_limit::RateLimitPool>, HostError> {
+    let bad = |message: &str| HostError::invalid("invalid-github", message);
+    let Some(pool) = &args.rate_limit_pool else {
+        if args.rate_limit_repo.is_some() {
+            return Err(bad("--rate-limit-repo goes with --rate-limit-pool NAME"));
+        }
+        return Ok(None);
+    };
+    crate::pools::check_name(pool)?;
+    if !credentials {
+        return Err(HostError::invalid(
+            "no-github-credentials",
+            "--rate-limit-pool reads GET /rate_limit: it needs GITHUB_TOKEN (or GH_TOKEN) or --github-app-id with --github-app-key",
+        ));
+    }
+    if let Some(repo) = &args.rate_limit_repo {
+        crate::launch::github_names::check_repo(repo)?;
+    } else if args.github.github_app_id.is_some() {
+        return Err(bad(
+            "--rate-limit-pool with a GitHub App needs --rate-limit-repo OWNER/REPO: the repository whose installation's quota the pool is",
+        ));
+    }
+    let reserve = deferral_core::decision::Reserve::parse(&args.github.github_reserve)
+        .ok_or_else(|| bad("--github-reserve is neither a count nor a percentage"))?;
+    Ok(Some(crate::tick::rate_limit::RateLimitPool {
+        pool: pool.clone(),
+        repo: args.rate_limit_repo.clone(),
+        reserve,
+    }))
 }
 
 fn serve_token(args: &ServeArgs) -> Result<String, HostError> {
@@ -706,6 +749,7 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
         Command::Tick(args) => {
             crate::logs::set_format(args.log_format);
             let github = args.github.client(github_env(), args.http_timeout)?;
+            let rate_limit = rate_limit_pool(args, github.is_some())?;
             let metrics = crate::metrics::tick_file::TickMetrics::new();
             let metrics_file = args.metrics_file.as_ref().filter(|_| !args.dry_run);
             let store = open_store(cli).inspect_err(|err| {
@@ -728,6 +772,7 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                     buffer: args.pool_buffer,
                     jitter: args.pool_jitter,
                 },
+                rate_limit,
             };
             let mut progress =
                 crate::progress::TickProgress::new(std::io::stderr().is_terminal(), args.quiet);

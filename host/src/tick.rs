@@ -19,6 +19,7 @@ use std::time::Duration;
 mod admitted;
 mod launch_dispatch;
 mod launch_exec;
+pub mod rate_limit;
 
 pub struct TickOptions {
     pub dry_run: bool,
@@ -35,6 +36,8 @@ pub struct TickOptions {
     pub max_chain: u32,
     /// How admission waits for a pool's next window (see `pools`).
     pub pools: crate::pools::PoolOptions,
+    /// Teach this pool the host's own `GET /rate_limit` before admission (needs `github`).
+    pub rate_limit: Option<rate_limit::RateLimitPool>,
 }
 
 /// What a pass did (or, with `--dry-run`, would do).
@@ -51,6 +54,8 @@ pub struct TickReport {
     pub follow: Option<crate::github::follow::FollowReport>,
     /// GitHub calls made: `{requests, not_modified, blob, stopped, errors}`.
     pub github: Option<Value>,
+    /// What the host's own `GET /rate_limit` taught its pool (`--rate-limit-pool`).
+    pub rate_limit: Option<Value>,
 }
 
 impl TickReport {
@@ -65,6 +70,7 @@ impl TickReport {
             "followed": self.follow.as_ref().map_or(Vec::new(), |f| f.followed.clone()),
             "waiting": self.follow.as_ref().map_or(Vec::new(), |f| f.waiting.clone()),
             "github": self.github,
+            "rate_limit": self.rate_limit,
         })
     }
 }
@@ -204,6 +210,10 @@ pub fn tick_observed(
     });
     let owner = lease_owner();
     if options.ids.is_empty() {
+        if let (Some(client), Some(how)) = (&options.github, &options.rate_limit) {
+            // What is left of the quota, read just before admission decides on it.
+            report.rate_limit = Some(rate_limit::learn(store, client, how, &now_ms));
+        }
         // Recovered deferrals are due again: admission finds them like the others.
         admitted::launch_admitted(store, &owner, options, &now_ms, &mut report, observe)?;
         report.github = github_summary(options, &report);

@@ -1052,6 +1052,7 @@ pub fn expiry_waits_for_a_live_lease(backend: &dyn Backend) {
         http_timeout: std::time::Duration::from_secs(1),
         github: None,
         max_chain: deferral_host::coordinator::DEFAULT_MAX_CHAIN,
+        rate_limit: None,
         pools: Default::default(),
     };
     let [expirable, stale, due] =

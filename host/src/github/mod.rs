@@ -7,6 +7,7 @@
 //! * [`client`]: the REST client on the transport: credentials, quota, call counts,
 //!   redirects followed by hand without the token to other hosts.
 //! * [`quota`]: stop calling for the pass when the reserve is reached or a limit holds.
+//! * [`rate_limit`]: `GET /rate_limit`, what is left of the quota the host's credentials spend.
 //! * [`dispatch`]: the `workflow-dispatch:` launch, which returns the run.
 //! * [`api`]: the few REST calls the loop makes, with ETags.
 //! * [`artifact`]: read the one JSON file of a `deferred-receipt` artifact zip, bounded.
@@ -24,6 +25,7 @@ pub mod dispatch;
 pub mod follow;
 pub mod options;
 pub mod quota;
+pub mod rate_limit;
 pub mod request_kind;
 pub mod transport;
 pub mod trust;

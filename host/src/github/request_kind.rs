@@ -14,6 +14,7 @@ pub fn of(method: &str, path: &str) -> &'static str {
         ["repos", _, _, "actions", "runs", _, "artifacts"] => "run-artifacts",
         ["repos", _, _, "actions", "artifacts"] => "artifacts",
         ["repos", _, _, "actions", "artifacts", _, "zip"] => "artifact-download",
+        ["rate_limit"] => "rate-limit",
         _ => "other",
     }
 }
@@ -58,7 +59,7 @@ mod tests {
                 "/app/installations/9/access_tokens",
                 "installation-token",
             ),
-            ("GET", "/rate_limit", "other"),
+            ("GET", "/rate_limit", "rate-limit"),
         ];
         for (method, path, kind) in cases {
             assert_eq!(super::of(method, path), kind, "{method} {path}");

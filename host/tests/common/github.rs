@@ -141,6 +141,10 @@ pub struct State {
     pub bare_artifact_runs: bool,
     /// Answer `POST .../access_tokens` with this status and body instead of issuing a token.
     pub access_token_answer: Option<(u16, serde_json::Value)>,
+    /// GraphQL points left, as `GET /rate_limit` states them.
+    pub graphql_remaining: u64,
+    /// Answer `GET /rate_limit` with this status and body instead of the documented shape.
+    pub rate_limit_answer: Option<(u16, serde_json::Value)>,
     next_id: u64,
 }
 
@@ -300,6 +304,7 @@ impl Standin {
         let blob = format!("http://{}", blob_listener.local_addr().unwrap());
         let state = Arc::new(Mutex::new(State {
             remaining: 4999,
+            graphql_remaining: 5000,
             token_lifetime_s: 3600,
             next_id: 1000,
             ..State::default()
@@ -311,7 +316,8 @@ impl Standin {
             let mut state = api_state.lock().unwrap();
             let authorization = request.header("authorization").map(str::to_string);
             let mut answer = api_answer(&mut state, &request, &api_base, &blob_base);
-            if answer.status != 304 {
+            // A 304 costs no quota, nor does GET /rate_limit (GitHub's REST docs).
+            if answer.status != 304 && request.path != "/rate_limit" {
                 state.remaining = state.remaining.saturating_sub(1);
             }
             for (k, v) in [
@@ -417,6 +423,24 @@ impl Standin {
 
 fn unauthorized() -> Answer {
     Answer::json(401, serde_json::json!({"message": "Bad credentials"}))
+}
+
+/// `GET /rate_limit` as GitHub documents it: `resources` with `core`, `graphql` and other
+/// buckets, each `{limit, used, remaining, reset}` (epoch seconds), and the deprecated `rate`.
+fn rate_limit_json(state: &State) -> serde_json::Value {
+    let reset = epoch_s() + 3600;
+    let bucket = |limit: u64, remaining: u64| serde_json::json!({"limit": limit, "used": limit.saturating_sub(remaining), "remaining": remaining, "reset": reset});
+    let core = bucket(state.remaining.max(5000), state.remaining);
+    serde_json::json!({
+        "resources": {
+            "core": core,
+            "search": bucket(30, 30),
+            "graphql": bucket(5000, state.graphql_remaining),
+            "integration_manifest": bucket(5000, 5000),
+            "code_search": bucket(10, 10),
+        },
+        "rate": core,
+    })
 }
 
 /// The token is the fixed test token or an installation token still valid.
@@ -595,6 +619,12 @@ fn api_answer(state: &mut State, request: &Request, api: &str, blob: &str) -> An
         );
         answer.headers.push(("retry-after".into(), "60".into()));
         return answer;
+    }
+    if route == "/rate_limit" && request.method == "GET" {
+        if let Some((status, body)) = state.rate_limit_answer.clone() {
+            return Answer::json(status, body);
+        }
+        return Answer::json(200, rate_limit_json(state));
     }
     let runs_prefix = format!("/repos/{REPO}/actions/runs/");
     let workflow_prefix = format!("/repos/{REPO}/actions/workflows/{WORKFLOW}/");
