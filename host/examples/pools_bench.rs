@@ -52,6 +52,7 @@ fn backlog(bin: &Path, jobs: usize, gate_lines: bool, root: &Path) -> Value {
         gate_lines,
         deadline: Duration::from_secs(30 + 6 * jobs as u64),
         tick_every: Duration::from_millis(250),
+        tickers: 1,
     };
     let run = scenario.run();
     let minimum = scenario.minimum_windows();

@@ -30,6 +30,7 @@ fn run(host: &Host, gate_lines: bool) -> (BacklogRun, u64) {
         gate_lines,
         deadline: Duration::from_secs(60),
         tick_every: Duration::from_millis(250),
+        tickers: 1,
     };
     (scenario.run(), scenario.minimum_windows())
 }

@@ -5,8 +5,8 @@
 //! file whose window of `limit` requests resets every `window_s` seconds. It spends `cost` when
 //! that fits above `reserve` (exit 0, a `ready` line with the state it read), else it defers its
 //! receipt to the next reset (exit 6, a `deferred` line). Every job is recorded deferred to the
-//! same reset of a spent window, as its gate's line (or only its `deferredReceipt`), and a tick
-//! runs every `tick_every` until every job has ended.
+//! same reset of a spent window, as its gate's line (or only its `deferredReceipt`), and
+//! `tickers` ticks (processes at once) run every `tick_every` until every job has ended.
 
 use super::{distinct_handoff, now};
 use serde_json::Value;
@@ -29,12 +29,16 @@ pub struct Backlog<'a> {
     pub gate_lines: bool,
     pub deadline: Duration,
     pub tick_every: Duration,
+    /// `tick` processes started at once each time (several tickers on one store).
+    pub tickers: usize,
 }
 
 pub struct BacklogRun {
     pub states: Vec<String>,
     pub causes: Vec<String>,
     pub launches: usize,
+    /// Launches per stand-in window: `(window, launches that began in it)`, in order.
+    pub launches_per_window: Vec<(u64, usize)>,
     /// The stand-in windows jobs spent in (distinct).
     pub windows: Vec<u64>,
     /// A dry-run tick taken while jobs were held (a host with pools).
@@ -96,7 +100,7 @@ flock 9
 read wk spent < '{d}/gh' || {{ wk=$k; spent=0; }}
 [ "$wk" = "$k" ] || spent=0
 remaining=$(({limit} - spent))
-echo "$DEFERRAL_ID" >> '{d}/launches'
+echo "$k $DEFERRAL_ID" >> '{d}/launches'
 rest="\"rest\":{{\"limit\":{limit},\"remaining\":$remaining,\"reserve\":{reserve},\"plannedCost\":{cost},\"reset\":$reset,\"ok\":true}}"
 if [ $((remaining - {cost})) -ge {reserve} ]; then
   echo "$k $((spent + {cost}))" > '{d}/gh'
@@ -135,6 +139,49 @@ exit 6
         )
     }
 
+    /// One round of ticks: `tickers` `tick` processes started at once, each waited for.
+    fn ticks(&self) {
+        let args: &[&str] = if self.gate_lines {
+            &[
+                "tick",
+                "--quiet",
+                "--pool-buffer",
+                "200ms",
+                "--pool-jitter",
+                "100ms",
+            ]
+        } else {
+            &["tick", "--quiet"]
+        };
+        if self.tickers <= 1 {
+            self.host(args);
+            return;
+        }
+        let children: Vec<_> = (0..self.tickers)
+            .map(|_| {
+                Command::new(self.bin)
+                    .arg("--store")
+                    .arg(self.store)
+                    .args(args)
+                    .env_remove("GITHUB_TOKEN")
+                    .env_remove("DEFERRAL_STORE")
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .expect("deferral-host runs")
+            })
+            .collect();
+        for child in children {
+            let out = child.wait_with_output().expect("tick ends");
+            assert!(
+                out.status.success(),
+                "deferral-host {args:?}: {} {}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+
     /// Records the backlog and ticks until every job has ended or the deadline passes.
     pub fn run(&self) -> BacklogRun {
         let launch = self.script();
@@ -159,18 +206,7 @@ exit 6
         let mut held_seen = None;
         let mut page_seen = None;
         loop {
-            if self.gate_lines {
-                self.host(&[
-                    "tick",
-                    "--quiet",
-                    "--pool-buffer",
-                    "200ms",
-                    "--pool-jitter",
-                    "100ms",
-                ]);
-            } else {
-                self.host(&["tick", "--quiet"]);
-            }
+            self.ticks();
             let listed = self.host(&["status", "--json"]);
             let rows: Vec<&Value> = listed["deferrals"]
                 .as_array()
@@ -201,6 +237,15 @@ exit 6
                 let mut windows: Vec<u64> =
                     lines("spends").iter().map(|k| k.parse().unwrap()).collect();
                 windows.dedup();
+                let mut launches_per_window: Vec<(u64, usize)> = Vec::new();
+                for line in lines("launches") {
+                    let k: u64 = line.split(' ').next().unwrap().parse().unwrap();
+                    match launches_per_window.iter_mut().find(|(w, _)| *w == k) {
+                        Some((_, n)) => *n += 1,
+                        None => launches_per_window.push((k, 1)),
+                    }
+                }
+                launches_per_window.sort_unstable();
                 let text = |key: &str| {
                     rows.iter()
                         .map(|s| s[key].as_str().unwrap_or("").to_string())
@@ -210,6 +255,7 @@ exit 6
                     states: text("state"),
                     causes: text("cause"),
                     launches: lines("launches").len(),
+                    launches_per_window,
                     windows,
                     held_seen,
                     page_seen,

@@ -134,7 +134,6 @@ fn in_flight_words(open: usize) -> String {
 
 /// Why `cost` is refused, when it is. The rule is [`fits_a_window`] and [`Room::fits`]; this
 /// only says which part of it failed.
-#[allow(clippy::too_many_arguments)]
 fn refusal(
     row: &PoolRow,
     holds: bool,

@@ -28,48 +28,49 @@ pub(super) fn admit(
     policy: &Policy,
     body: &[u8],
 ) -> Result<Response, HostError> {
-    answer((|| {
-        let body = Body::parse(body, &["pool", "cost", "rate"])?;
-        let pool = match body.value("pool") {
-            Some(serde_json::Value::String(name)) => name,
-            Some(other) => {
-                return Err(HostError::invalid(
-                    "invalid-pool",
-                    format!("\"pool\" must be a string naming the pool (got {other})"),
-                ))
-            }
-            None => {
-                return Err(HostError::invalid(
-                    "invalid-pool",
-                    "missing field \"pool\" (the quota pool to admit in)",
-                ))
-            }
-        };
-        crate::pools::check_name(&pool)?;
-        let cost = body.value("cost").ok_or_else(|| {
-            HostError::invalid(
-                "invalid-cost",
-                "missing field \"cost\" (the plan's {\"rest\",\"graphql\",\"content\"})",
-            )
-        })?;
-        let rate = body.value("rate").ok_or_else(|| {
+    answer(decide(store, policy, body))
+}
+
+fn decide(store: &dyn Store, policy: &Policy, body: &[u8]) -> Result<Response, HostError> {
+    let body = Body::parse(body, &["pool", "cost", "rate"])?;
+    let pool = match body.value("pool") {
+        Some(serde_json::Value::String(name)) => name,
+        Some(other) => {
+            return Err(HostError::invalid(
+                "invalid-pool",
+                format!("\"pool\" must be a string naming the pool (got {other})"),
+            ))
+        }
+        None => {
+            return Err(HostError::invalid(
+                "invalid-pool",
+                "missing field \"pool\" (the quota pool to admit in)",
+            ))
+        }
+    };
+    crate::pools::check_name(&pool)?;
+    let cost = body.value("cost").ok_or_else(|| {
+        HostError::invalid(
+            "invalid-cost",
+            "missing field \"cost\" (the plan's {\"rest\",\"graphql\",\"content\"})",
+        )
+    })?;
+    let rate = body.value("rate").ok_or_else(|| {
             HostError::invalid(
                 "invalid-rate-state",
                 "missing field \"rate\" (what the gate just read: {\"observed_ms\",\"rest\"?,\"graphql\"?})",
             )
         })?;
-        let (cost, rate) = wire::cost_and_rate(Some(&cost), Some(&rate))?;
-        let (Some(cost), Some(rate)) = (cost, rate) else {
-            unreachable!("both were given");
-        };
-        let seen = rate.observations("runner admission", now_ms());
-        let asked = request::ask(store, &pool, &cost, &seen, &policy.pools, &now_ms)?;
-        let status = match asked.verdict {
-            Verdict::Admitted { .. } => 201,
-            Verdict::Refused { .. } => 200,
-        };
-        Ok(Response::json(status, asked.to_json().to_string()))
-    })())
+    let rate = wire::rate(&rate)?;
+    let cost = wire::cost(&cost)?;
+    wire::check_fits(&cost, &rate)?;
+    let seen = rate.observations("runner admission", now_ms());
+    let asked = request::ask(store, &pool, &cost, &seen, &policy.pools, &now_ms)?;
+    let status = match asked.verdict {
+        Verdict::Admitted { .. } => 201,
+        Verdict::Refused { .. } => 200,
+    };
+    Ok(Response::json(status, asked.to_json().to_string()))
 }
 
 pub(super) fn release(store: &dyn Store, seq: &str, body: &[u8]) -> Result<Response, HostError> {
@@ -79,22 +80,24 @@ pub(super) fn release(store: &dyn Store, seq: &str, body: &[u8]) -> Result<Respo
         Ok(n) if digits => n,
         _ => return Err(not_found()),
     };
-    answer((|| {
-        let seen = if body.iter().all(u8::is_ascii_whitespace) {
-            Vec::new()
-        } else {
-            let body = Body::parse(body, &["rate"])?;
-            match body.value("rate") {
-                Some(rate) => {
-                    wire::rate(&rate)?.observations(&format!("runner release {seq}"), now_ms())
-                }
-                None => Vec::new(),
+    answer(release_seq(store, seq, body))
+}
+
+fn release_seq(store: &dyn Store, seq: u64, body: &[u8]) -> Result<Response, HostError> {
+    let seen = if body.iter().all(u8::is_ascii_whitespace) {
+        Vec::new()
+    } else {
+        let body = Body::parse(body, &["rate"])?;
+        match body.value("rate") {
+            Some(rate) => {
+                wire::rate(&rate)?.observations(&format!("runner release {seq}"), now_ms())
             }
-        };
-        let out = match request::release(store, seq, &seen, &now_ms)? {
-            Released::Released => json!({"released": true}),
-            Released::Already => json!({"released": false, "already": true}),
-        };
-        Ok(Response::json(200, out.to_string()))
-    })())
+            None => Vec::new(),
+        }
+    };
+    let out = match request::release(store, seq, &seen, &now_ms)? {
+        Released::Released => json!({"released": true}),
+        Released::Already => json!({"released": false, "already": true}),
+    };
+    Ok(Response::json(200, out.to_string()))
 }
