@@ -47,9 +47,7 @@ INSERT INTO deferral_counts (state, cause, n)
 /// Deferrals per state, from the kept counts (a handful of rows, whatever the store holds).
 pub(super) fn by_state(conn: &Connection) -> Result<Vec<(State, u64)>, StoreError> {
     let mut stmt = conn
-        .prepare_cached(
-            "SELECT state, SUM(n) FROM deferral_counts GROUP BY state ORDER BY state",
-        )
+        .prepare_cached("SELECT state, SUM(n) FROM deferral_counts GROUP BY state ORDER BY state")
         .map_err(backend)?;
     let rows = stmt
         .query_map([], |row| Ok((get_state(row, 0)?, get_u64(row, 1)?)))
