@@ -29,6 +29,8 @@ CREATE TRIGGER deferral_counts_insert AFTER INSERT ON deferrals BEGIN
     INSERT INTO deferral_counts (state, cause, n) VALUES (NEW.state, NEW.cause, 1)
         ON CONFLICT (state, cause) DO UPDATE SET n = n + 1;
 END;
+-- Taking one away: a last one deletes its row, any other count goes down by one (in that
+-- order, so no row ever holds 0).
 CREATE TRIGGER deferral_counts_update AFTER UPDATE OF state, cause ON deferrals
 WHEN OLD.state IS NOT NEW.state OR OLD.cause IS NOT NEW.cause BEGIN
     DELETE FROM deferral_counts WHERE state = OLD.state AND cause = OLD.cause AND n = 1;
