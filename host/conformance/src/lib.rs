@@ -1422,3 +1422,10 @@ pub const UNDO_POOLS_MIGRATION: &str = "DROP TABLE admissions; DROP TABLE pool_o
      DROP TABLE pools; DROP INDEX deferrals_pool_due; ALTER TABLE deferrals DROP COLUMN pool; \
      ALTER TABLE deferrals DROP COLUMN rest_cost; ALTER TABLE deferrals DROP COLUMN graphql_cost; \
      ALTER TABLE deferrals DROP COLUMN content_cost;";
+
+/// SQL that takes a SQLite store back from migration 8 (the counts kept by triggers) to the
+/// schema before it, for tests that fake a store an older host left (PostgreSQL has no such
+/// migration: it counts with a `GROUP BY`).
+pub const UNDO_SQLITE_COUNTS_MIGRATION: &str = "DROP TRIGGER deferral_counts_insert; \
+     DROP TRIGGER deferral_counts_update; DROP TRIGGER deferral_counts_delete; \
+     DROP TABLE deferral_counts;";

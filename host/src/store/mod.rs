@@ -550,11 +550,12 @@ pub trait Store: LoopStore + RetryStore + PoolStore {
         limit: usize,
     ) -> Result<Vec<Deferral>, StoreError>;
 
-    /// Number of deferrals per state (one `GROUP BY` query).
+    /// Number of deferrals per state with any, exactly what `GROUP BY state` over every row
+    /// gives (a backend may keep the counts as rows change rather than count on each call).
     fn count_by_state(&self) -> Result<Vec<(State, u64)>, StoreError>;
 
-    /// Number of deferrals per state and cause, counted by the database (one `GROUP BY`), for
-    /// the metrics gauges (`crate::metrics`).
+    /// Number of deferrals per state and cause, exactly what `GROUP BY state, cause` gives
+    /// (kept or counted by the database), for the metrics gauges (`crate::metrics`).
     fn count_by_state_cause(&self) -> Result<Vec<(State, String, u64)>, StoreError>;
 
     /// Runs the backend's integrity check.

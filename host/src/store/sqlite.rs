@@ -3,7 +3,9 @@
 //! Schema changes are numbered migrations tracked in `PRAGMA user_version`. Receipts and
 //! events are append-only: triggers refuse any UPDATE or DELETE on them, so not even a bug in
 //! this program can edit evidence. `PRAGMA integrity_check` runs on open (or `quick_check`).
+//! The counts per state are kept by triggers in `deferral_counts` (see `counts`).
 
+mod counts;
 mod github;
 mod journal;
 mod pools;
@@ -105,6 +107,8 @@ CREATE INDEX IF NOT EXISTS deferrals_changed ON deferrals (state, updated_ms, id
     retry::MIGRATION,
     // 7: pools, planned costs, admissions and the rate states reported (see `store::pools`).
     pools::MIGRATION,
+    // 8: the counts per state and cause, kept by triggers (see `counts`).
+    counts::MIGRATION,
 ];
 
 /// How long a process waits for another one holding the store's lock.
@@ -825,28 +829,13 @@ impl Store for SqliteStore {
         self.select(&tail, &[&state.as_str(), &limit])
     }
 
+    /// From `deferral_counts`, kept by triggers: no read of the deferrals themselves.
     fn count_by_state(&self) -> Result<Vec<(State, u64)>, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT state, COUNT(*) FROM deferrals GROUP BY state")
-            .map_err(backend)?;
-        let rows = stmt
-            .query_map([], |row| Ok((get_state(row, 0)?, get_u64(row, 1)?)))
-            .map_err(backend)?;
-        rows.collect::<Result<Vec<_>, _>>().map_err(backend)
+        counts::by_state(&self.conn)
     }
 
     fn count_by_state_cause(&self) -> Result<Vec<(State, String, u64)>, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT state, cause, COUNT(*) FROM deferrals GROUP BY state, cause")
-            .map_err(backend)?;
-        let rows = stmt
-            .query_map([], |row| {
-                Ok((get_state(row, 0)?, row.get(1)?, get_u64(row, 2)?))
-            })
-            .map_err(backend)?;
-        rows.collect::<Result<Vec<_>, _>>().map_err(backend)
+        counts::by_state_cause(&self.conn)
     }
 
     fn check_integrity(&self) -> Result<(), StoreError> {
