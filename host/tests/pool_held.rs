@@ -6,11 +6,10 @@ mod common;
 
 use common::{now, Host, HOUR};
 
-/// A gate line deferred with REST spent (reset in `rest_in_s`) and a full GraphQL window that
-/// resets in `graphql_in_s`; the plan costs 10 REST and no GraphQL.
-fn rest_only_line(rest_in_s: u64, graphql_in_s: u64) -> String {
+/// A gate line deferred with REST spent (resetting at `rest_reset` s) and a full GraphQL window
+/// that resets at `graphql_reset` s; the plan costs 10 REST and no GraphQL.
+fn rest_only_line(rest_reset: u64, graphql_reset: u64) -> String {
     let receipt = deferral_host_conformance::distinct_handoff(now(), 0, HOUR).to_json();
-    let (rest_reset, graphql_reset) = (now() / 1000 + rest_in_s, now() / 1000 + graphql_in_s);
     format!(
         r#"{{"status":"deferred","mode":"gate","code":"core-below-reserve","rest":{{"limit":45,"remaining":3,"reserve":5,"plannedCost":10,"reset":{rest_reset},"ok":false}},"graphql":{{"limit":5000,"remaining":5000,"reserve":500,"plannedCost":0,"reset":{graphql_reset},"ok":true}},"plan":{{"rest":10,"graphql":0,"contentCreating":10}},"deferredReceipt":{receipt}}}"#
     )
@@ -19,28 +18,46 @@ fn rest_only_line(rest_in_s: u64, graphql_in_s: u64) -> String {
 #[test]
 fn a_rest_only_job_is_held_until_rests_reset_and_the_dry_run_says_so() {
     let host = Host::new();
-    let line = rest_only_line(600, 3000);
+    let rest_reset_s = now() / 1000 + 600;
+    let line = rest_only_line(rest_reset_s, rest_reset_s + 2400);
     host.expect(
         0,
-        &["record", "--launch", "exec:/bin/true", "--pool", "app-42", "-"],
+        &[
+            "record",
+            "--launch",
+            "exec:/bin/true",
+            "--pool",
+            "app-42",
+            "-",
+        ],
         &line,
     );
-    let out = host.run(&["tick", "--dry-run", "--pool-jitter", "0s"], "");
+    let out = host.run(
+        &[
+            "tick",
+            "--dry-run",
+            "--pool-buffer",
+            "1s",
+            "--pool-jitter",
+            "0s",
+        ],
+        "",
+    );
     let report: serde_json::Value =
         serde_json::from_str(String::from_utf8_lossy(&out.stdout).trim()).unwrap();
     let held = &report["held"][0];
     assert_eq!(held["held"], 1, "{report}");
-    let rest_reset_ms = (now() / 1000 + 600) * 1000;
     let until = held["until"].as_str().unwrap();
     let why = held["why"].as_str().unwrap();
-    let rest_reset = deferral_host::clock::iso8601(rest_reset_ms);
+    let rest_reset = deferral_host::clock::iso8601(rest_reset_s * 1000);
     assert!(
-        why.contains(&rest_reset[..16]),
+        why.ends_with(&format!("resets at {rest_reset}")),
         "the reason names REST's reset ({rest_reset}): {why}"
     );
-    assert!(
-        until.starts_with(&rest_reset[..16]),
-        "held until REST's reset plus the buffer ({rest_reset}), not GraphQL's: {until}"
+    assert_eq!(
+        until,
+        deferral_host::clock::iso8601(rest_reset_s * 1000 + 1000),
+        "held until REST's reset plus the buffer, not GraphQL's"
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
