@@ -3,10 +3,10 @@
 // CLI, dist/cli.js gate) defers to the same reset; deferral-host records each gate's JSON line in
 // one pool, and tick admits only what fits each window: the backlog drains in waves, every job
 // launched once, none refused half-way. Stand-in: scripts/demo/quota-stand-in.mjs.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { hostRunner, startStandIn } from './processes.mjs';
 
 // Windows far longer than a wave (2 jobs launched one after the other): a job's writes never
 // straddle a reset, so each window's count is exact and the act's checks are strict.
@@ -21,24 +21,13 @@ const TOKEN = 'installation-token-not-real';
 const REPO = 'octo-demo/hello-world';
 
 export async function actThree({ root, work, host, say, more, expect, children }) {
-  const standIn = spawn(process.execPath, [join(root, 'scripts/demo/quota-stand-in.mjs'), String(LIMIT), String(FIRST_S), String(WINDOW_S)],
-    { stdio: ['ignore', 'pipe', 'inherit'] });
-  children.push(standIn);
-  const { port, firstReset } = JSON.parse(await new Promise((resolve, reject) => {
-    createInterface({ input: standIn.stdout }).once('line', resolve);
-    standIn.once('exit', () => reject(new Error('the quota stand-in exited early')));
-  }));
+  const { port, firstReset } = await startStandIn(join(root, 'scripts/demo/quota-stand-in.mjs'),
+    [String(LIMIT), String(FIRST_S), String(WINDOW_S)], children, 'quota stand-in');
   const api = `http://127.0.0.1:${port}`;
   const stats = async () => (await fetch(`${api}/_stand-in/stats`)).json();
   const store = `sqlite:${join(work, 'host-backlog.db')}`;
   const env = { PATH: process.env.PATH, HOME: process.env.HOME, GITHUB_API_URL: api, GITHUB_REPOSITORY: REPO };
-  const hostCmd = (...args) => {
-    const run = spawnSync(host, ['--store', store, ...args], { encoding: 'utf8', env });
-    if (run.error) throw run.error;
-    let json = null;
-    try { json = JSON.parse(run.stdout.trim().split('\n').at(-1)); } catch { /* a table */ }
-    return { ...run, json };
-  };
+  const hostCmd = hostRunner(host, store, env);
   const plan = JSON.stringify({ rest: [{ method: 'POST', route: '/repos/{owner}/{repo}/issues/{issue_number}/labels', count: COST }] });
   const policy = ['--plan', plan, '--rest-reserve', String(RESERVE), '--resume-buffer', '1s', '--resume-jitter', '0s'];
   const scope = (job) => JSON.stringify({ work: 'nightly-sync', job });
