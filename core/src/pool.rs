@@ -124,6 +124,11 @@ impl PoolWindows {
         }
     }
 
+    /// `{"rest":{...},"graphql":{...}}` with the resources there are.
+    pub fn to_json(&self) -> String {
+        format!("{{{}}}", self.members().trim_start_matches(','))
+    }
+
     /// The members `"rest":{...},"graphql":{...}` for the resources there are, each after a comma.
     fn members(&self) -> String {
         let mut out = String::new();

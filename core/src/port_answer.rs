@@ -119,6 +119,14 @@ fn pool_window(v: Option<&Value>) -> Result<Option<PoolWindow>, Unusable> {
     Ok(Some(w))
 }
 
+/// The `rest` and `graphql` windows of an object (either may be absent), each checked.
+pub fn pool_windows(v: &Value) -> Result<PoolWindows, Unusable> {
+    Ok(PoolWindows {
+        rest: pool_window(v.get("rest"))?,
+        graphql: pool_window(v.get("graphql"))?,
+    })
+}
+
 /// An admission answer for `pool`: `{"admitted":true,"admission","pool","expires_ms","window"}`
 /// or `{"admitted":false,"pool","reason","window"}`, every part checked.
 pub fn check_admission(answer: &Map<String, Value>, pool: &str) -> Result<Admission, Unusable> {
@@ -130,10 +138,7 @@ pub fn check_admission(answer: &Map<String, Value>, pool: &str) -> Result<Admiss
         return Err("an admission of another pool than the one asked");
     }
     let window = match answer.get("window") {
-        Some(Value::Object(w)) => PoolWindows {
-            rest: pool_window(w.get("rest"))?,
-            graphql: pool_window(w.get("graphql"))?,
-        },
+        Some(w @ Value::Object(_)) => pool_windows(w)?,
         _ => return Err("an admission without a window object"),
     };
     if admitted {
