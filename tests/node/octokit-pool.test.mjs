@@ -118,6 +118,7 @@ test('the serve port: admit and release check what they send and what they get',
     [{ pool: 'p', cost: { rest: 1.5 }, rate }, 'invalid-admission-request'],
     [{ pool: 'p', cost: { Rest: 1 }, rate }, 'invalid-admission-request'],
     [{ pool: 'p', cost: {}, rate: { rest: rate.rest } }, 'invalid-admission-request'],
+    [{ pool: 'p', cost: {}, rate: { observed_ms: 1 } }, 'invalid-admission-request'],
     [{ pool: 'p', cost: {}, rate: { ...rate, rest: { ...rate.rest, remaining: '50' } } }, 'invalid-admission-request'],
   ]) {
     await assert.rejects(p.admit(input), (err) => err instanceof PortError && err.status === 0 && err.code === code, JSON.stringify(input));

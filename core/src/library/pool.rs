@@ -67,7 +67,7 @@ fn figures(v: &Value, names: &[&str], what: &str) -> Result<Vec<u64>, Refusal> {
 }
 
 const COST: &str = "a cost {rest, graphql, content} of whole numbers";
-const RATE: &str = "a rate {observed_ms, rest?, graphql?} whose windows are {limit, remaining, reserve, reset_ms} of whole numbers";
+const RATE: &str = "a rate {observed_ms, rest?, graphql?} with at least one window, each {limit, remaining, reserve, reset_ms} of whole numbers";
 
 /// The request's `rate`, checked and written as the wire protocol has it.
 fn rate(v: &Value) -> Result<String, Refusal> {
@@ -99,6 +99,9 @@ fn rate(v: &Value) -> Result<String, Refusal> {
             reserve: f[2],
             reset_ms: f[3],
         });
+    }
+    if windows.rest.is_none() && windows.graphql.is_none() {
+        return Err(request(RATE));
     }
     Ok(pool::rate_json(observed, &windows))
 }
