@@ -158,6 +158,8 @@ With a durable port also \"deferralId\" and \"cancellationHandlePath\" (retained
 ",
     gate_flags_help!(),
     "
+
+A durable port (deferral-host serve), and a pool:
   --coordinator-url URL   a deferral-host serve durable port: a deferral is sent there to be
                           retained and woken; its bearer token is read from the variable
                           DEFERRAL_COORDINATOR_TOKEN (needs --coordinator-launch)
