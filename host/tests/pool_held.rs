@@ -22,7 +22,14 @@ fn a_rest_only_job_is_held_until_rests_reset_and_the_dry_run_says_so() {
     let line = rest_only_line(600, 3000);
     host.expect(
         0,
-        &["record", "--launch", "exec:/bin/true", "--pool", "app-42", "-"],
+        &[
+            "record",
+            "--launch",
+            "exec:/bin/true",
+            "--pool",
+            "app-42",
+            "-",
+        ],
         &line,
     );
     let out = host.run(&["tick", "--dry-run", "--pool-jitter", "0s"], "");
