@@ -120,6 +120,7 @@ fn bench_due(dir: &Path, stored: usize) -> serde_json::Value {
         github: None,
         max_chain: 50,
         pools: Default::default(),
+        launchers: deferral_host::launch::Launchers::builtin(),
     };
     let mut due_times = Vec::new();
     let mut plan_times = Vec::new();

@@ -54,6 +54,7 @@ fn run_tick(store: &dyn Store, standin: &Standin) -> (TickReport, Duration) {
         github: Some(client(standin)),
         max_chain: 50,
         pools: Default::default(),
+        launchers: deferral_host::launch::Launchers::builtin(),
     };
     let start = Instant::now();
     let report = tick(store, &options, now_ms).unwrap();

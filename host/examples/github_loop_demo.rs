@@ -50,6 +50,7 @@ fn run_tick(store: &dyn Store, standin: &Standin) -> Value {
         github: Some(client(standin)),
         max_chain: 50,
         pools: Default::default(),
+        launchers: deferral_host::launch::Launchers::builtin(),
     };
     tick(store, &options, now_ms).unwrap().to_json()
 }

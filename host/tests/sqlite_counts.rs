@@ -11,7 +11,9 @@ use deferral_host::store::sqlite::{IntegrityCheck, SCHEMA_VERSION};
 use deferral_host::store::{
     AttemptStatus, Change, NewDeferral, NewReceipt, SqliteStore, Store, StoreError, Window,
 };
-use deferral_host_conformance::{distinct_handoff, handoff, UNDO_SQLITE_COUNTS_MIGRATION};
+use deferral_host_conformance::{
+    distinct_handoff, handoff, UNDO_LAUNCH_KIND_MIGRATION, UNDO_SQLITE_COUNTS_MIGRATION,
+};
 use rusqlite::Connection;
 use std::path::{Path, PathBuf};
 
@@ -356,7 +358,7 @@ fn a_version_7_store_gets_the_counts_of_the_rows_it_holds() {
     // triggers yet): the migration must count the rows, not remember older counts.
     let old = by_hand(&path);
     old.execute_batch(&format!(
-        "{UNDO_SQLITE_COUNTS_MIGRATION} PRAGMA user_version = 7;"
+        "{UNDO_LAUNCH_KIND_MIGRATION} {UNDO_SQLITE_COUNTS_MIGRATION} PRAGMA user_version = 7;"
     ))
     .unwrap();
     old.execute_batch(

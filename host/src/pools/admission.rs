@@ -309,7 +309,8 @@ pub struct Pass {
 pub struct Admit<'a> {
     pub options: &'a PoolOptions,
     pub lease_ms: u64,
-    pub without_dispatch: bool,
+    /// Launcher kinds that cannot launch in this pass: their due deferrals are not candidates.
+    pub skip_kinds: &'a [&'a str],
     pub limit: usize,
     pub dry_run: bool,
 }
@@ -349,7 +350,7 @@ pub fn admit(
                 settled.push(a);
             }
         }
-        let candidates = store.pool_candidates(pool_name, now, how.without_dispatch, how.limit)?;
+        let candidates = store.pool_candidates(pool_name, now, how.skip_kinds, how.limit)?;
         let examined_all = candidates.len() < how.limit;
         let mut next = row.clone();
         charge(&mut next, &settled);

@@ -109,6 +109,14 @@ impl AttemptStatus {
     }
 }
 
+/// The kind of a launch target, as the store records it in the `launch_kind` column: the text
+/// before the first colon (`exec` for `exec:/bin/true`), empty when there is none. A launcher
+/// kind is found by this name (see `crate::launch`), and queries filter on the column, never on
+/// the target's text. The migration that added the column filled it by the same rule.
+pub fn launch_kind(launch: &str) -> &str {
+    launch.split_once(':').map_or("", |(kind, _)| kind)
+}
+
 /// One deferral as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Deferral {
@@ -224,8 +232,9 @@ pub struct LaunchProcess {
 #[derive(Debug, Clone, Default)]
 pub struct NextDue<'a> {
     pub now_ms: u64,
-    /// Leave `workflow-dispatch:` targets alone (no token to send them with).
-    pub without_dispatch: bool,
+    /// Leave targets of these kinds alone ([`launch_kind`]; e.g. `workflow-dispatch` when there
+    /// is no token to send a dispatch with).
+    pub skip_kinds: &'a [&'a str],
     /// Deferrals this pass already launched or gave up on.
     pub exclude: &'a [String],
 }
