@@ -11,7 +11,7 @@ const receiptText = (receipt) => (typeof receipt === 'string' ? receipt.trim() :
 
 /**
  * createPortClient({url, token, timeoutMs?, env?}) answers {record, get, getByReceipt, cancel,
- * retry, claim, outcome}.
+ * retry, claim, outcome, admit, release}.
  * Each resolves with the port's JSON answer on 2xx and rejects with a PortError otherwise.
  */
 export function createPortClient({ url, token, timeoutMs, env = process.env } = {}) {
@@ -59,6 +59,13 @@ export function createPortClient({ url, token, timeoutMs, env = process.env } = 
       const head = JSON.stringify({ attempt, outcome, handle });
       const body = receipt === undefined ? head : `${head.slice(0, -1)},"receipt":${receiptText(receipt)}}`;
       return call('POST', at(id, '/outcome'), body);
+    },
+    /** Asks a pool to admit a plan's cost (POST /v1/admissions); the core checks and writes the body. */
+    admit: ({ pool, cost, rate } = {}) => call('POST', '/v1/admissions', ask('pool_admit', { pool: pool ?? null, cost: cost ?? null, rate: rate ?? null }).body),
+    /** Gives an admission back (POST /v1/admissions/ID/release), with the rate state seen last if given. */
+    release: (admission, rate) => {
+      const { body } = ask('pool_release', { admission: admission ?? null, rate: rate ?? null });
+      return call('POST', `/v1/admissions/${encodeURIComponent(admission)}/release`, body);
     },
   };
 }

@@ -3,7 +3,9 @@
 // handoff receipt that was recorded (lowercase hex SHA-256 of its JCS form), which a retained
 // receipt also gives once its ownership is put back to the handoff form. The raw cancellation
 // handle serve answers once is kept in a key store under that digest, never returned or logged.
-// Every check, digest and state mapping is the core's (core/src/library/serve.rs).
+// `admit` and `release` speak for one admission across runners: a pool of the host admits a
+// plan's cost, or refuses with the pool's window. Every check, digest and state mapping is the
+// core's (core/src/library/serve.rs, core/src/library/pool.rs).
 import { ask, encode } from './ask.js';
 import { createPortClient } from './host-port.js';
 import { createFileKeyStore } from './key-store.js';
@@ -66,6 +68,23 @@ export function createServePort(options = {}) {
     async state(receipt) {
       const { state, cause } = await deferralOf(receipt);
       return ask('port_state', { state, cause: cause ?? null }).state;
+    },
+
+    /**
+     * Asks `pool` to admit a plan's `cost` ({rest, graphql, content}) with the `rate` state the
+     * caller read ({observed_ms, rest?, graphql?}, each {limit, remaining, reserve, reset_ms}).
+     * Answers {admitted: true, admission, pool, expiresMs, window} or {admitted: false, pool,
+     * reason, window}, checked before it is returned.
+     */
+    async admit({ pool, cost, rate } = {}) {
+      const answer = await client.admit({ pool, cost, rate });
+      return ask('pool_admitted', { pool: pool ?? null, answer }).admission;
+    },
+
+    /** Gives an admission back, with the rate state seen last if given: {released, already}. */
+    async release(admission, rate) {
+      const answer = await client.release(admission, rate);
+      return ask('pool_released', { answer }).release;
     },
 
     /** Cancels with the kept handle; cancelling a cancelled deferral again changes nothing. */

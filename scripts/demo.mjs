@@ -4,7 +4,8 @@
 // first write and leaves a receipt; deferral-host records it on an embedded SQLite store, wakes
 // when it is due and launches a fresh process; that process runs the resume preflight, then does
 // the 200 writes against a loopback stand-in for GitHub. A second act plays the same loop with
-// GitHub Actions as the runner (scripts/demo/act-two.mjs). Each step prints one numbered line;
+// GitHub Actions as the runner (scripts/demo/act-two.mjs); a third drains a backlog of jobs behind
+// one quota in waves (scripts/demo/act-three.mjs). Each step prints one numbered line;
 // the demo exits non-zero if any step does not behave as it says.
 // Usage: npm run demo [-- --keep]   (--keep leaves the demo's files in place and says where)
 import { spawn, spawnSync } from 'node:child_process';
@@ -15,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { runAction } from './demo/runner.mjs';
 import { actTwo } from './demo/act-two.mjs';
+import { actThree } from './demo/act-three.mjs';
 
 const root = join(fileURLToPath(import.meta.url), '..', '..');
 const keep = process.argv.includes('--keep');
@@ -240,6 +242,7 @@ exec '${process.execPath}' '${join(root, 'scripts/demo/label-issues.mjs')}' ${WR
     + ` Here nothing was written until the quota was back, then all ${WRITES} in one fresh run.`);
 
   await actTwo({ root, work, host, say, more, expect, children, scenario: { left: LEFT, writes: WRITES, plan, scope } });
+  await actThree({ root, work, host, say, more, expect, children });
 }
 
 main().then(

@@ -188,7 +188,8 @@ export type LibraryErrorCode =
   | 'invalid-clock' | 'invalid-now' | 'invalid-fresh-process' | 'invalid-durable-port'
   | 'invalid-launch' | 'missing-receipt' | 'stale-attempt' | 'unexpected-receipt' | 'invalid-port'
   | 'port-unreachable' | 'port-error' | 'invalid-key-store' | 'invalid-key' | 'already-recorded'
-  | 'key-store-failed' | 'no-cancellation-handle' | 'invalid-port-answer' | 'invalid-options' | 'invalid-octokit'
+  | 'key-store-failed' | 'no-cancellation-handle' | 'invalid-port-answer' | 'invalid-pool'
+  | 'invalid-admission-request' | 'coordinator-failed' | 'invalid-options' | 'invalid-octokit'
   | 'already-gated' | 'unknown-op';
 
 /** The TypeError of a call not allowed now: upstream's message, with a code. */
@@ -246,6 +247,10 @@ export interface PortClient {
   retry(id: string, input: { handle: string; launch?: string; maxReentries?: number }): Promise<{ id: string; retry_of: string; state: LifecycleState; launch: string; max_reentries: number; receipt: DeferredReceiptV1 }>;
   claim(id: string, wakeupHandle: string): Promise<{ id: string; state: LifecycleState; attempt: number; receipt: DeferredReceiptV1; [field: string]: unknown }>;
   outcome(id: string, input: { attempt: number; outcome: 'complete' | 'blocked' | 'deferred'; handle: string; receipt?: ReceiptSource }): Promise<{ id: string; state: LifecycleState; cause: string; receipt?: DeferredReceiptV1 }>;
+  /** POST /v1/admissions: the port's answer as it came (the serve port's admit checks it). */
+  admit(input: AdmissionRequest): Promise<Record<string, unknown>>;
+  /** POST /v1/admissions/ID/release, with the rate state seen last if given. */
+  release(admission: string, rate?: PoolRate): Promise<Record<string, unknown>>;
 }
 export declare function createPortClient(options: PortClientOptions): PortClient;
 
@@ -283,4 +288,44 @@ export type ServePortOptions = (PortClientOptions | { client: PortClient }) & {
   maxReentries?: number;
   keyStore?: KeyStore;
 };
-export declare function createServePort(options: ServePortOptions): DurableDeferralPort & { url: string };
+/** A durable port with upstream's methods, and a pool's admissions (one admission across runners). */
+export interface ServePort extends DurableDeferralPort, PoolPort {
+  url: string;
+}
+export declare function createServePort(options: ServePortOptions): ServePort;
+
+// ---- one admission across runners ----
+
+/** What a plan asks of a pool: REST requests, GraphQL points, content-creating requests (absent: 0). */
+export interface PoolCost {
+  rest?: number;
+  graphql?: number;
+  content?: number;
+}
+/** One resource's window: reset_ms on the caller's clock (GitHub's reset less the clock offset). */
+export interface PoolWindow {
+  limit: number;
+  remaining: number;
+  reserve: number;
+  reset_ms: number;
+}
+/** The rate state the caller read, and when (epoch ms). */
+export interface PoolRate {
+  observed_ms: number;
+  rest?: PoolWindow;
+  graphql?: PoolWindow;
+}
+export interface AdmissionRequest {
+  /** 1 to 64 of A-Z a-z 0-9 . _ - */
+  pool: string;
+  cost: PoolCost;
+  rate: PoolRate;
+}
+export type Admission =
+  | { admitted: true; admission: string; pool: string; expiresMs: number; window: { rest?: PoolWindow; graphql?: PoolWindow } }
+  | { admitted: false; pool: string; reason: string; window: { rest?: PoolWindow; graphql?: PoolWindow } };
+/** What admits and releases: createServePort's, or any object with the two methods. */
+export interface PoolPort {
+  admit(input: AdmissionRequest): Promise<Admission>;
+  release(admission: string, rate?: PoolRate): Promise<{ released: boolean; already: boolean }>;
+}

@@ -1,6 +1,6 @@
 // Declarations for `deferral/octokit` (dist/lib/octokit/index.js): the @octokit/core plugin and
 // wrapOctokit, which throw DeferredError instead of sleeping or retrying.
-import type { DecisionStatus, DeferredReason, DeferredReceiptV1, HandoffOwnership } from './index.js';
+import type { DecisionStatus, DeferredReason, DeferredReceiptV1, HandoffOwnership, PoolPort } from './index.js';
 
 export interface DeferralOctokitOptions {
   /** REST quota kept untouched: a count or a percentage of the limit. Default '10%'. */
@@ -23,6 +23,18 @@ export interface DeferralOctokitOptions {
   freshApprovalRequired?: boolean;
   /** A clock in epoch milliseconds. Default Date.now. */
   now?: () => number;
+  /** With `pool` (and a `plan`): the durable port that admits the plan, e.g. createServePort(...). */
+  port?: PoolPort;
+  /** With `port`: the pool whose quota the work shares (1 to 64 of A-Z a-z 0-9 . _ -). */
+  pool?: string;
+}
+
+/** `octokit.deferral` on a gated instance: the pool's admission of the plan, and giving it back. */
+export interface DeferralHandle {
+  /** The admission id, or null (no pool, not yet admitted, or released). */
+  admission(): string | null;
+  /** Gives the admission back with the rate state seen last; null when there is none. */
+  release(): Promise<{ released: boolean; already: boolean } | null>;
 }
 
 /** Thrown instead of sending a request that would cross the reserve, or on a limit answer. */
@@ -36,6 +48,9 @@ export declare class DeferredError extends Error {
   readonly resumeBy: string;
   readonly resumeAfterMs: number;
   readonly resumeByMs: number;
+  /** When a pool refused the plan: the pool and its reason. */
+  readonly pool?: string;
+  readonly poolReason?: string;
 }
 
 /** The work can never fit as planned (`blocked`), or no decision could be made (`error`). */
@@ -53,7 +68,7 @@ export interface OctokitLike {
 }
 
 /** Gates an existing instance (e.g. the `github` of actions/github-script); answers it. */
-export declare function wrapOctokit<O extends OctokitLike>(octokit: O, options?: DeferralOctokitOptions): O;
+export declare function wrapOctokit<O extends OctokitLike>(octokit: O, options?: DeferralOctokitOptions): O & { readonly deferral: DeferralHandle };
 
 /** The @octokit/core plugin: `Octokit.plugin(deferral)`, options as `{deferral: {...}}`. */
-export declare function deferral(octokit: OctokitLike, options: { deferral?: DeferralOctokitOptions; [option: string]: any }): {};
+export declare function deferral(octokit: OctokitLike, options: { deferral?: DeferralOctokitOptions; [option: string]: any }): { deferral: DeferralHandle };

@@ -12,21 +12,24 @@
 //!  "token": true, "now_ms": 1800000000000, "utc_offset_min": 60, "temp_dir": "/tmp",
 //!  "files": {"plan": "<text>", "receipt": "<text>", "rate-state": "<text>", "ledger": null},
 //!  "answer": {"status": 200, "headers": [[name, value]], "body": "<text>"},
-//!  "transport_error": "ECONNREFUSED", "retained": {...}, "coordinator_error": "..."}
+//!  "transport_error": "ECONNREFUSED", "port_answer": {...}, "coordinator_error": "...",
+//!  "admission_answer": {...}, "admission_error": "..."}
 //! ```
 //!
 //! Each answer is a step: `read` (files to read, by input name) and/or `request` (the one
 //! `GET /rate_limit` to make; the shell adds its token), `lock` (hold the ledger file's lock
 //! and pass its text, or null, as `files.ledger` in the next call; write back the `ledger` text
-//! an answer carries), `retain` (hand the receipt to the
-//! durable port), or `done`: the exit code, the CLI's line and verdict or the Action's outputs,
-//! summary and workflow commands, the ledger text to write, and files to write. A gate run
-//! crosses twice (what to read and ask; the decision); a resume that needs fresh rate state
-//! three times, because checks that need none come first and cost no request.
+//! an answer carries), `admit` (ask the durable port to admit the plan in its pool before the
+//! work proceeds), `retain` (hand the receipt to the durable port), or `done`: the exit code,
+//! the CLI's line and verdict or the Action's outputs, summary and workflow commands, the
+//! ledger text to write, and files to write. A gate run crosses twice (what to read and ask;
+//! the decision), once more for each request to the durable port; a resume that needs fresh
+//! rate state three times, because checks that need none come first and cost no request.
 
 mod error;
 mod inputs;
 pub mod markdown;
+mod port;
 pub mod view;
 
 pub use error::AttemptError;
@@ -276,23 +279,6 @@ impl Attempt<'_> {
         }
     }
 
-    /// The durable port's settings (Action, gate mode): checked before any request.
-    fn coordinator(&self) -> Result<Option<(&str, &str)>, AttemptError> {
-        let Some(url) = self.input("coordinator-url") else {
-            return Ok(None);
-        };
-        if !(url.starts_with("http://") || url.starts_with("https://")) || url.len() < 9 {
-            return Err(AttemptError::InvalidCoordinatorUrl);
-        }
-        if self.input("coordinator-token").is_none() {
-            return Err(AttemptError::MissingCoordinatorToken);
-        }
-        let launch = self
-            .input("coordinator-launch")
-            .ok_or(AttemptError::MissingCoordinatorLaunch)?;
-        Ok(Some((url, launch)))
-    }
-
     fn decision_input(
         &self,
         options: &Options,
@@ -415,34 +401,17 @@ impl Attempt<'_> {
         };
         let rate = read.snapshot.clone().unwrap_or_default();
         let fresh = self.decision_input(options, rate, Some(&read), ledger);
-        let mut finished = if self.resume {
+        if self.resume {
             let mut input = self.preflight_input(fresh);
             input.approval_granted = options.approval_granted;
-            self.finished_resume(preflight(&input), Some(&read))
-        } else {
-            let decision = decide(&fresh);
-            Self::finished_gate(decision, Some(&read))
-        };
-        if let Some(retained) = self.retained(&finished) {
-            match retained {
-                Ok((id, receipt, handle)) => {
-                    return self.retained_done(finished, id, receipt, &handle)
-                }
-                Err(e) => {
-                    finished.status = "error";
-                    finished.code = Some(e.code().to_string());
-                    finished.error = Some((e.to_string(), "$".into()));
-                    finished.exit = e.exit();
-                    return self.done_kept(&finished);
-                }
-            }
+            let finished = self.finished_resume(preflight(&input), Some(&read));
+            return self.done(&finished, ledger_text.as_deref());
         }
-        if finished.status == "deferred" && self.action && !self.resume {
-            if let Ok(Some((url, launch))) = self.coordinator() {
-                return self.retain_step(&finished, url, launch, ledger_text.as_deref());
-            }
+        let finished = Self::finished_gate(decide(&fresh), Some(&read));
+        match self.coordinator() {
+            Ok(Some(port)) => self.through_port(&port, finished, &fresh, &read, ledger_text),
+            _ => self.done(&finished, ledger_text.as_deref()),
         }
-        self.done(&finished, ledger_text.as_deref())
     }
 
     fn exit_of(status: Status, code: Option<&str>) -> Exit {
@@ -500,6 +469,10 @@ impl Attempt<'_> {
             diagnostics: d.diagnostics.clone(),
             exit: Self::exit_of(d.status, d.code.as_deref()),
             deferral_id: None,
+            handle_path: None,
+            pool: None,
+            admission: None,
+            pool_reason: None,
             decision: Some(d),
         }
     }
@@ -536,6 +509,10 @@ impl Attempt<'_> {
             diagnostics,
             exit: Self::exit_of(p.status, p.code.as_deref()),
             deferral_id: None,
+            handle_path: None,
+            pool: None,
+            admission: None,
+            pool_reason: None,
             decision,
         }
     }
@@ -556,6 +533,10 @@ impl Attempt<'_> {
             field: None,
             exit,
             deferral_id: None,
+            handle_path: None,
+            pool: None,
+            admission: None,
+            pool_reason: None,
         }
     }
 
@@ -677,119 +658,5 @@ impl Attempt<'_> {
             .str("text", Some(text))
             .bool("append", Some(true))
             .end()
-    }
-
-    /// Deferred in the Action's gate mode with a durable port: keep the handoff receipt on
-    /// disk, then hand it to the port (`POST /v1/deferrals` of `deferral-host serve`).
-    fn retain_step(&self, f: &Finished, url: &str, launch: &str, ledger: Option<&str>) -> String {
-        let r = f.receipt.as_ref().map(Receipt::to_json).unwrap_or_default();
-        let writes: Vec<String> = f
-            .receipt
-            .iter()
-            .map(|r| {
-                let (path, text) = self.receipt_file(r);
-                Self::write(&path, &text, 0o644, false)
-            })
-            .collect();
-        let url = format!("{}/v1/deferrals", url.trim_end_matches('/'));
-        let proxy = crate::proxy::proxy_for(&url, &self.env).ok().flatten();
-        let body = Obj::default()
-            .raw("receipt", &r)
-            .str("launch", Some(launch))
-            .end();
-        let request = Obj::default()
-            .str("url", Some(&url))
-            .str("method", Some("POST"))
-            .raw(
-                "headers",
-                "[[\"content-type\",\"application/json\"],[\"accept\",\"application/json\"]]",
-            )
-            .str("body", Some(&body))
-            .str("token_env", Some("INPUT_COORDINATOR-TOKEN"))
-            .str("proxy", proxy.as_deref())
-            .num("timeout_ms", Some(crate::run::REQUEST_TIMEOUT_MS))
-            .num("max_bytes", Some(crate::run::MAX_ANSWER_BYTES))
-            .str("into", Some("port_answer"))
-            .str("error_into", Some("coordinator_error"))
-            .end();
-        Obj::default()
-            .str("step", Some("retain"))
-            .raw("request", &request)
-            // The port's answer is read against the clock of the decision it follows.
-            .bool("same_clock", Some(true))
-            // The ledger was read for this crossing: write it now (the next repeats the decision).
-            .str("ledger", ledger)
-            .raw("writes", &format!("[{}]", writes.join(",")))
-            .end()
-    }
-
-    /// The port's answer: its JSON body on a 2xx, else why it refused, as `coordinator-failed`.
-    fn port_answer(&self) -> Option<Result<Value, AttemptError>> {
-        if let Some(message) = self.v["coordinator_error"].as_str() {
-            return Some(Err(AttemptError::CoordinatorFailed {
-                detail: format!("port-unreachable: {message}"),
-            }));
-        }
-        let answer = self.v.get("port_answer")?;
-        let status = answer["status"].as_u64().unwrap_or(0);
-        let body: Value = answer["body"]
-            .as_str()
-            .and_then(|b| serde_json::from_str(b).ok())
-            .unwrap_or(Value::Null);
-        if (200..300).contains(&status) && body.is_object() {
-            return Some(Ok(body));
-        }
-        let error = &body["error"];
-        let detail = match (error["code"].as_str(), error["message"].as_str()) {
-            (Some(code), message) => {
-                format!("HTTP {status} {code}: {}", message.unwrap_or(code))
-            }
-            _ => format!("HTTP {status} without a JSON error"),
-        };
-        Some(Err(AttemptError::CoordinatorFailed { detail }))
-    }
-
-    /// The port's answer, checked: `None` when there is none to check.
-    fn retained(&self, f: &Finished) -> Option<Result<(String, Receipt, String), AttemptError>> {
-        let answer = match self.port_answer()? {
-            Ok(a) => a,
-            Err(e) => return Some(Err(e)),
-        };
-        let answer = answer.as_object()?;
-        let handoff = f.receipt.as_ref()?;
-        // The one check of a port's answer, shared with the library's serve-backed port.
-        Some(
-            crate::port_answer::check_retained(answer, handoff)
-                .map_err(|detail| AttemptError::InvalidCoordinatorAnswer { detail }),
-        )
-    }
-
-    fn retained_done(&self, mut f: Finished, id: String, receipt: Receipt, handle: &str) -> String {
-        let (path, text) = self.receipt_file(&receipt);
-        let handle_path = format!("{}/cancellation-handle-{id}", self.temp());
-        let writes = vec![
-            Self::write(&path, &text, 0o644, false),
-            // Exclusive: never follow or reuse a file someone put there first.
-            Self::write(&handle_path, &format!("{handle}\n"), 0o600, true),
-        ];
-        f.receipt = Some(receipt);
-        f.deferral_id = Some(id);
-        self.render(&f, None, writes, &path, &handle_path)
-    }
-
-    /// A port failure after the handoff receipt was kept: status error, receipt outputs kept.
-    fn done_kept(&self, f: &Finished) -> String {
-        let receipt_path = f
-            .receipt
-            .as_ref()
-            .map(|r| self.receipt_file(r).0)
-            .unwrap_or_default();
-        let mut kept = f.clone();
-        kept.diagnostics = vec![Diagnostic {
-            code: f.code.clone().unwrap_or_default(),
-            message: f.error.as_ref().map(|e| e.0.clone()).unwrap_or_default(),
-        }];
-        kept.decision = None;
-        self.render(&kept, None, Vec::new(), &receipt_path, "")
     }
 }

@@ -11,6 +11,7 @@
 //! * [`lifecycle`]: the durable host's state machine.
 //! * [`rate_state`]: what one `GET /rate_limit` answer (live or saved) tells an attempt.
 //! * [`exit`]: the exit classes every command ends with.
+//! * [`pool`] and [`port_answer`]: one admission across runners, and a durable port's answers.
 //! * [`library`]: the JS library's checks, codes and defaults.
 //! * [`signals`], [`graphql_cost`], [`plan`], [`ledger`], [`decision`], [`preflight`]: reading
 //!   GitHub's rate state and deciding whether work may proceed.
@@ -39,6 +40,7 @@ pub mod library;
 pub mod lifecycle;
 pub mod observe;
 pub mod plan;
+pub mod pool;
 pub mod port_answer;
 pub mod preflight;
 pub mod proxy;

@@ -8,6 +8,8 @@
 //!   could not hold), and upstream's governed-handoff builder with its default window.
 //! * [`upstream`]: upstream's host `createResumableDeferralHost(port, nowMs)`.
 //! * [`serve`]: the serve client form, the port client, the serve-backed port and key store.
+//! * [`pool`]: one admission across runners: the serve port's `admit` and `release`, and what
+//!   the Octokit gate sends and folds with a port and a pool.
 //! * [`octokit`]: `deferral/octokit`'s gate: its options, defaults and decisions; with
 //!   [`octokit_request`] (a request's bucket and plan) and [`octokit_answer`] (what an answer
 //!   tells the gate).
@@ -22,6 +24,7 @@ pub mod input;
 pub mod octokit;
 pub mod octokit_answer;
 pub mod octokit_request;
+pub mod pool;
 pub mod serve;
 pub mod upstream;
 
@@ -46,6 +49,7 @@ pub fn answer(input: &str) -> String {
     let result = upstream::run(op, &v)
         .or_else(|| serve::run(op, &v))
         .or_else(|| octokit::run(op, &v))
+        .or_else(|| pool::run(op, &v))
         .unwrap_or_else(|| {
             Err(Refusal::new(
                 error::Form::Type,

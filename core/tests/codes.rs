@@ -43,9 +43,17 @@ fn attempt_errors() -> Vec<AttemptError> {
         AttemptError::MissingInput { input: "receipt" },
         AttemptError::MissingToken,
         AttemptError::InvalidCoordinatorUrl,
-        AttemptError::MissingCoordinatorToken,
+        AttemptError::MissingCoordinatorToken {
+            from: "coordinator-token",
+        },
         AttemptError::MissingCoordinatorLaunch,
+        AttemptError::InvalidCoordinatorPool,
+        AttemptError::MissingCoordinatorUrl,
         AttemptError::CoordinatorFailed { detail: detail() },
+        AttemptError::AdmissionFailed {
+            pool: "app-42".into(),
+            detail: detail(),
+        },
         AttemptError::InvalidCoordinatorAnswer { detail: "x" },
         AttemptError::Transport { detail: detail() },
         AttemptError::InvalidAttempt { detail: detail() },
@@ -82,9 +90,12 @@ fn attempt_errors() -> Vec<AttemptError> {
             | AttemptError::MissingInput { .. }
             | AttemptError::MissingToken
             | AttemptError::InvalidCoordinatorUrl
-            | AttemptError::MissingCoordinatorToken
+            | AttemptError::MissingCoordinatorToken { .. }
             | AttemptError::MissingCoordinatorLaunch
+            | AttemptError::InvalidCoordinatorPool
+            | AttemptError::MissingCoordinatorUrl
             | AttemptError::CoordinatorFailed { .. }
+            | AttemptError::AdmissionFailed { .. }
             | AttemptError::InvalidCoordinatorAnswer { .. }
             | AttemptError::Transport { .. }
             | AttemptError::InvalidAttempt { .. }

@@ -174,6 +174,13 @@ function createPortClient({ url, token, timeoutMs, env = process.env } = {}) {
       const head = JSON.stringify({ attempt, outcome, handle });
       const body = receipt === void 0 ? head : `${head.slice(0, -1)},"receipt":${receiptText(receipt)}}`;
       return call2("POST", at(id, "/outcome"), body);
+    },
+    /** Asks a pool to admit a plan's cost (POST /v1/admissions); the core checks and writes the body. */
+    admit: ({ pool, cost, rate } = {}) => call2("POST", "/v1/admissions", ask("pool_admit", { pool: pool ?? null, cost: cost ?? null, rate: rate ?? null }).body),
+    /** Gives an admission back (POST /v1/admissions/ID/release), with the rate state seen last if given. */
+    release: (admission, rate) => {
+      const { body } = ask("pool_release", { admission: admission ?? null, rate: rate ?? null });
+      return call2("POST", `/v1/admissions/${encodeURIComponent(admission)}/release`, body);
     }
   };
 }
@@ -342,6 +349,21 @@ function createServePort(options = {}) {
     async state(receipt) {
       const { state, cause } = await deferralOf(receipt);
       return ask("port_state", { state, cause: cause ?? null }).state;
+    },
+    /**
+     * Asks `pool` to admit a plan's `cost` ({rest, graphql, content}) with the `rate` state the
+     * caller read ({observed_ms, rest?, graphql?}, each {limit, remaining, reserve, reset_ms}).
+     * Answers {admitted: true, admission, pool, expiresMs, window} or {admitted: false, pool,
+     * reason, window}, checked before it is returned.
+     */
+    async admit({ pool, cost, rate } = {}) {
+      const answer = await client.admit({ pool, cost, rate });
+      return ask("pool_admitted", { pool: pool ?? null, answer }).admission;
+    },
+    /** Gives an admission back, with the rate state seen last if given: {released, already}. */
+    async release(admission, rate) {
+      const answer = await client.release(admission, rate);
+      return ask("pool_released", { answer }).release;
     },
     /** Cancels with the kept handle; cancelling a cancelled deferral again changes nothing. */
     async cancel(receipt) {

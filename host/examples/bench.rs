@@ -121,6 +121,7 @@ fn bench_due(dir: &Path, stored: usize) -> serde_json::Value {
         max_chain: 50,
         rate_limit: None,
         pools: Default::default(),
+        launchers: deferral_host::launch::Launchers::builtin(),
     };
     let mut due_times = Vec::new();
     let mut plan_times = Vec::new();

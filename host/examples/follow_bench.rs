@@ -55,6 +55,7 @@ fn run_tick(store: &dyn Store, standin: &Standin) -> (TickReport, Duration) {
         max_chain: 50,
         rate_limit: None,
         pools: Default::default(),
+        launchers: deferral_host::launch::Launchers::builtin(),
     };
     let start = Instant::now();
     let report = tick(store, &options, now_ms).unwrap();

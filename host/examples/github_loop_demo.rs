@@ -51,6 +51,7 @@ fn run_tick(store: &dyn Store, standin: &Standin) -> Value {
         max_chain: 50,
         rate_limit: None,
         pools: Default::default(),
+        launchers: deferral_host::launch::Launchers::builtin(),
     };
     tick(store, &options, now_ms).unwrap().to_json()
 }

@@ -2,7 +2,7 @@
 //! (default 1,000 and 50,000 deferrals): time per page and the peak memory of the server under
 //! parallel loads, with each figure's ratio to the smallest store measured in the same run.
 //!
-//! Each store is created by the binary under test (`status`, so its own schema), then filled
+//! Each store is created by the binary under test (`init`, so its own schema), then filled
 //! in one transaction by plain SQL inserts: every row of `deferrals` valid (states, windows,
 //! digests, causes as the host writes them), each with its current receipt in `receipts`; no
 //! events (the page reads none). Mix: 40% deferred (windows over the next 30 days), 5%
@@ -62,7 +62,7 @@ fn fill(bin: &Path, db: &Path, count: u64) -> Duration {
     let created = Command::new(bin)
         .arg("--store")
         .arg(format!("sqlite:{}", db.display()))
-        .args(["status", "--limit", "1"])
+        .arg("init")
         .output()
         .unwrap_or_else(|e| panic!("cannot run {}: {e}", bin.display()));
     assert!(created.status.success(), "{created:?}");

@@ -76,7 +76,7 @@ fn fill(bin: &Path, path: &Path, n: usize, held: bool) {
     let status = Command::new(bin)
         .arg("--store")
         .arg(format!("sqlite:{}", path.display()))
-        .args(["status", "--json"])
+        .arg("init")
         .output()
         .unwrap();
     assert!(status.status.success(), "the store is created");

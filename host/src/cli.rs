@@ -6,6 +6,7 @@ use crate::coordinator::{self, Reported};
 use crate::error::{HostError, EXIT_OK};
 use crate::github::options::{GithubArgs, GithubEnv};
 use crate::human_time::relative;
+use crate::launch::{LaunchPolicy, Launchers};
 use crate::store::{
     AttemptStatus, Deferral, IntegrityCheck, ListQuery, RecordKeys, Store, StoreUrl,
 };
@@ -545,9 +546,9 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
             let input = crate::pools::line::record_input(&text)?;
             deferral_core::receipt::validate(&input.receipt)?;
             let tag = crate::pools::tag(args.pool.as_deref(), None, now_ms())?;
-            let target = crate::launch::Target::parse(&args.launch)?;
+            let target = Launchers::builtin().parse(&args.launch)?;
             if !args.no_check {
-                crate::launch::installed::check_installed(&target)?;
+                target.check_installed()?;
             }
             let store = create_store(cli)?;
             let keys = RecordKeys {
@@ -773,6 +774,7 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                     jitter: args.pool_jitter,
                 },
                 rate_limit,
+                launchers: Launchers::builtin(),
             };
             let mut progress =
                 crate::progress::TickProgress::new(std::io::stderr().is_terminal(), args.quiet);
@@ -824,17 +826,15 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
             let token = serve_token(args)?;
             // Opened once here to migrate and check it; each worker then opens its own connection.
             drop(create_store(cli)?);
-            let allowed_launch = if args.allow_launch.is_empty() {
-                vec!["workflow-dispatch:".to_string()]
+            let launchers = Launchers::builtin();
+            let launch_policy = if args.allow_launch.is_empty() {
+                LaunchPolicy::by_default(&launchers)
             } else {
-                args.allow_launch.clone()
+                LaunchPolicy::parse(&launchers, &args.allow_launch)?
             };
-            let launch_policy = crate::launch::LaunchPolicy::parse(&allowed_launch)?;
             if !args.no_check {
-                for entry in &allowed_launch {
-                    if let Ok(target) = crate::launch::Target::parse(entry) {
-                        crate::launch::installed::check_installed(&target)?;
-                    }
+                for target in launch_policy.targets() {
+                    target.check_installed()?;
                 }
             }
             crate::serve::serve(crate::serve::ServeOptions {
@@ -858,7 +858,7 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
         }
         Command::Watch(args) => {
             crate::launch::github_names::check_repo(&args.repo)?;
-            crate::launch::Target::parse(&args.launch)?;
+            Launchers::builtin().parse(&args.launch)?;
             if let Some(pool) = &args.pool {
                 crate::pools::check_name(pool)?;
             }

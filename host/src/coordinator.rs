@@ -6,7 +6,6 @@
 
 use crate::error::HostError;
 use crate::handle::{handle_digest, handle_matches, new_deferral_id, new_handle};
-use crate::launch::Target;
 use crate::store::github::receipt_digest;
 use crate::store::{
     AttemptStatus, Change, Deferral, Lease, NewDeferral, NewReceipt, RecordKeys, Store, StoreError,
@@ -223,6 +222,10 @@ pub fn find_recorded(
 /// Records a handoff receipt once: the same receipt (by its digest) or the same artifact
 /// answers the deferral that has it, whichever entry (`record`, `serve`, `watch`, a followed
 /// run) brings it, even when two entries race.
+///
+/// `launch` is stored as given: each entry parses it first with the launcher kinds it knows
+/// (`crate::launch::Launchers::parse`, refusing `invalid-launch`), and `tick` parses it again
+/// when it is due, blocking a target no kind parses (`invalid-launch`, never run).
 pub fn record_with(
     store: &dyn Store,
     text: &[u8],
@@ -253,7 +256,6 @@ pub fn record_with(
     if let Some(existing) = find_recorded(store, &submitted, &keys)? {
         return Ok(Recording::Existing(existing));
     }
-    Target::parse(launch)?;
     let step = transition(Position::new(max_reentries), Event::Record)?;
     // The record-time wake-up handle is never shown: each launch gets a fresh one (see claim).
     let cancellation_handle = new_handle();

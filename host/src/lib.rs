@@ -6,7 +6,8 @@
 //!   dev-only crate `deferral-host-conformance`, in `host/conformance/`).
 //! * [`coordinator`]: each change as the core lifecycle's `transition` plus one store write.
 //! * [`tick`]: one ticker pass: expire, recover stale leases, launch what is due.
-//! * [`launch`]: `exec:` and `workflow-dispatch:` launch targets.
+//! * [`launch`]: launch targets and the launcher kinds (`exec:`, `workflow-dispatch:`), one
+//!   [`launch::Launcher`] each.
 //! * [`pools`]: quota pools, planned costs and admission at tick (DESIGN section 9).
 //! * [`github`]: the GitHub client (ureq), following dispatched runs, `watch`.
 //! * [`handle`]: random 256-bit handles, stored only as SHA-256 digests.
@@ -39,7 +40,6 @@ pub mod cli;
 pub mod clock;
 pub mod coordinator;
 pub mod error;
-pub mod exec_outcome;
 pub mod github;
 pub mod handle;
 pub mod html;

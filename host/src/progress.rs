@@ -195,13 +195,28 @@ impl TickProgress {
         } else {
             String::new()
         };
-        let next = next_text(next, now_ms);
+        // Held deferrals are due again when their pool's hold ends, even with nothing else waiting.
+        let held_until = report
+            .held
+            .iter()
+            .filter_map(|h| h["until"].as_str())
+            .min()
+            .map(str::to_string);
+        let held_count: u64 = report.held.iter().filter_map(|h| h["held"].as_u64()).sum();
+        let next = match (next, held_until) {
+            (None, Some(until)) => format!("the held are due again at {until}"),
+            (next, _) => next_text(next, now_ms),
+        };
         let text = if report.dry_run {
             if report.launched.is_empty()
                 && report.expired.is_empty()
                 && report.recovered.is_empty()
             {
-                format!("tick --dry-run: nothing due; {next}\n")
+                if held_count > 0 {
+                    format!("tick --dry-run: nothing to launch, {held_count} held; {next}\n")
+                } else {
+                    format!("tick --dry-run: nothing due; {next}\n")
+                }
             } else {
                 format!(
                     "tick --dry-run: would launch {}, expire {}, recover {}; {next}\n",

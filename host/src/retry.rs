@@ -14,8 +14,7 @@ use crate::clock::iso8601;
 use crate::coordinator::{load, require_cancellation_handle, window_of, KIND_RETAINED};
 use crate::error::HostError;
 use crate::handle::{handle_digest, new_deferral_id, new_handle};
-use crate::launch::installed::check_installed;
-use crate::launch::Target;
+use crate::launch::Launchers;
 use crate::store::{Deferral, NewDeferral, NewReceipt, RecordKeys, Store, StoreError};
 use deferral_core::lifecycle::{transition, Event, Position, State};
 use deferral_core::receipt::{validate_str, Receipt};
@@ -105,9 +104,9 @@ pub fn retry(store: &dyn Store, request: &RetryRequest, now_ms: u64) -> Result<R
         ));
     }
     let launch = request.launch.unwrap_or(&original.launch);
-    let target = Target::parse(launch)?;
+    let target = Launchers::builtin().parse(launch)?;
     if request.check_program {
-        check_installed(&target)?;
+        target.check_installed()?;
     }
     let max_reentries = request.max_reentries.unwrap_or(original.max_reentries);
     let current = validate_str(&store.current_receipt(id)?.text)?;

@@ -8,17 +8,15 @@
 use crate::coordinator::{self, Outcome};
 use crate::error::HostError;
 use crate::github::client::GithubClient;
+use crate::github::follow::FollowReport;
 use crate::handle::lease_owner;
-use crate::launch::process_group::{self, StaleGroup};
-use crate::launch::Target;
-use crate::store::{AttemptStatus, Change, Deferral, Lease, Store};
+use crate::launch::{recover, Attempt, Launchers, Pass};
+use crate::store::{AttemptStatus, Deferral, Store};
 use deferral_core::lifecycle::State;
 use serde_json::{json, Value};
 use std::time::Duration;
 
 mod admitted;
-mod launch_dispatch;
-mod launch_exec;
 pub mod rate_limit;
 
 pub struct TickOptions {
@@ -38,6 +36,28 @@ pub struct TickOptions {
     pub pools: crate::pools::PoolOptions,
     /// Teach this pool the host's own `GET /rate_limit` before admission (needs `github`).
     pub rate_limit: Option<rate_limit::RateLimitPool>,
+    /// The launcher kinds this tick launches ([`Launchers::builtin`]; a target of another kind
+    /// is refused as `invalid-launch`).
+    pub launchers: Launchers,
+}
+
+impl TickOptions {
+    fn lease_ms(&self) -> u64 {
+        u64::try_from(self.lease_timeout.as_millis()).unwrap_or(u64::MAX)
+    }
+
+    /// What the launcher kinds see of this pass.
+    fn pass<'a>(&'a self, store: &'a dyn Store, now_ms: &'a dyn Fn() -> u64) -> Pass<'a> {
+        Pass {
+            store,
+            github: self.github.as_ref(),
+            ids: &self.ids,
+            limit: self.limit,
+            lease_ms: self.lease_ms(),
+            max_chain: self.max_chain,
+            now_ms,
+        }
+    }
 }
 
 /// What a pass did (or, with `--dry-run`, would do).
@@ -165,7 +185,7 @@ pub fn tick_observed(
     for d in &expirable {
         if d.state == State::Resumable {
             // Nothing launches it again, but nothing of it should keep running either.
-            let _ = end_old_launch(store, d);
+            let _ = recover::end_old_launch(store, d);
         }
         match coordinator::expire(store, d, now_ms()) {
             Ok(_) => report.expired.push(d.id.clone()),
@@ -175,7 +195,7 @@ pub fn tick_observed(
     }
     let mut due = due;
     for d in &stale {
-        match recover(store, d, now_ms()) {
+        match options.launchers.recover(store, d, now_ms()) {
             Ok(Some(after)) => {
                 report.recovered.push(json!({"id": d.id, "state": after.state.as_str(), "cause": after.cause, "attempt_status": after.attempt_status.map(AttemptStatus::as_str)}));
                 if is_due(&after, now_ms()) && !due.iter().any(|x| x.id == after.id) {
@@ -192,17 +212,12 @@ pub fn tick_observed(
             Err(err) => return Err(err),
         }
     }
-    if let Some(client) = &options.github {
-        // Dispatched runs to their outcomes, before new launches (see `github::follow`).
-        let followed = crate::github::follow::follow(
-            store,
-            client,
-            &options.ids,
-            options.limit,
-            options.max_chain,
-            &now_ms,
-        )?;
-        report.follow = Some(followed);
+    // Attempts whose outcome comes later (dispatched runs), before new launches.
+    let pass = options.pass(store, &now_ms);
+    for kind in options.launchers.iter() {
+        if let Some(followed) = kind.follow(&pass)? {
+            report.follow = Some(merge_follow(report.follow.take(), followed));
+        }
     }
     observe(TickStep::Planned {
         expired: report.expired.len(),
@@ -257,95 +272,26 @@ fn github_summary(options: &TickOptions, report: &TickReport) -> Option<Value> {
     )
 }
 
-/// A lease that ended without an outcome: an `exec:` launch goes back to `deferred` (a new
-/// launch follows); a dispatch that was being sent becomes `dispatch-unknown`.
-fn recover(store: &dyn Store, d: &Deferral, now: u64) -> Result<Option<Deferral>, HostError> {
-    match d.attempt_status {
-        Some(AttemptStatus::Dispatching) => {
-            let effects = coordinator::Effects {
-                detail: Some("lease-expired: the ticker stopped while dispatching".into()),
-                attempt_status: Change::Set(AttemptStatus::DispatchUnknown),
-                lease: Change::Set(Lease {
-                    owner: "operator".into(),
-                    until_ms: d.resume_by_ms,
-                }),
-                ..Default::default()
-            };
-            coordinator::note(store, d, "dispatch-unknown", "lease-expired", effects, now).map(Some)
-        }
-        Some(AttemptStatus::Dispatched | AttemptStatus::DispatchUnknown) => Ok(None),
-        Some(AttemptStatus::Launching) | None => {
-            // Whatever the old launch left running is ended (and seen gone) before the deferral
-            // can be launched again, so two launches of it never overlap.
-            let ended = end_old_launch(store, d)?;
-            coordinator::finish(
-                store,
-                d,
-                Outcome::Returned {
-                    detail: format!(
-                        "lease-expired: the launch did not report before its lease ended{ended}"
-                    ),
-                },
-                now,
-            )
-            .map(Some)
-        }
-    }
-}
-
-/// How long a recovering ticker waits for a killed process group to be gone.
-const GROUP_GONE_WAIT: Duration = Duration::from_secs(5);
-
-/// Ends the process group recorded for the current attempt of `d`, if any is left. Returns a
-/// note for the event's detail, or `launch-still-running` (the deferral is not recovered by
-/// this tick) when the group is on another machine or does not die.
-fn end_old_launch(store: &dyn Store, d: &Deferral) -> Result<String, HostError> {
-    let Some(process) = store.launch_process(&d.id)? else {
-        return Ok(String::new());
+/// Two kinds' follow reports as one (the first's stop reason wins).
+fn merge_follow(first: Option<FollowReport>, mut next: FollowReport) -> FollowReport {
+    let Some(mut first) = first else {
+        return next;
     };
-    if process.fence != d.fence {
-        return Ok(String::new());
-    }
-    match process_group::end_stale_group(&process, GROUP_GONE_WAIT) {
-        StaleGroup::Gone => Ok("; its process group had ended".into()),
-        StaleGroup::Killed(n) => Ok(format!(
-            "; its process group {} was killed ({n} processes) and is gone",
-            process.pgid
-        )),
-        StaleGroup::Elsewhere(machine) => Err(HostError::refused(
-            "launch-still-running",
-            format!(
-                "the stale launch's process group {} runs on machine {machine}; a ticker there recovers it (or it expires)",
-                process.pgid
-            ),
-        )),
-        StaleGroup::StillRunning(n) => Err(HostError::refused(
-            "launch-still-running",
-            format!(
-                "the stale launch's process group {} still has {n} processes after SIGKILL",
-                process.pgid
-            ),
-        )),
-    }
+    first.followed.append(&mut next.followed);
+    first.waiting.append(&mut next.waiting);
+    first.errors.append(&mut next.errors);
+    first.stopped = first.stopped.or(next.stopped);
+    first
 }
 
 struct Skip(String);
 
-/// Why dispatch targets cannot be claimed in this pass, if they cannot: no credentials, GitHub
-/// could not be reached, or the GitHub quota for the pass is spent (they stay due, no re-entry
-/// used).
-fn no_dispatch(options: &TickOptions) -> Option<String> {
-    match &options.github {
-        None => Some("GITHUB_TOKEN is not set".into()),
-        Some(client) => match client.unreachable() {
-            Some(why) => Some(format!("github unreachable: {why}")),
-            None => client
-                .quota
-                .borrow()
-                .stopped()
-                .map(|why| format!("github quota: {why}")),
-        },
-    }
+/// The kinds that cannot launch in this pass, each with why ([`crate::launch::Launcher::not_ready`]).
+fn not_ready(pass: &Pass<'_>, launchers: &Launchers) -> Vec<(&'static str, String)> {
+    launchers
+        .iter()
+        .filter_map(|kind| kind.not_ready(pass).map(|why| (kind.name(), why)))
+        .collect()
 }
 
 /// Blocks a claimed deferral whose stored target does not parse (cause `invalid-launch`).
@@ -372,7 +318,7 @@ fn refuse_stored_target(
     now_ms: &dyn Fn() -> u64,
     err: HostError,
 ) -> Option<Value> {
-    let lease_ms = u64::try_from(options.lease_timeout.as_millis()).unwrap_or(u64::MAX);
+    let lease_ms = options.lease_ms();
     let at = now_ms();
     let refused = coordinator::claim(
         store,
@@ -397,31 +343,24 @@ fn launch(
     options: &TickOptions,
     now_ms: &dyn Fn() -> u64,
 ) -> Result<Option<Value>, Skip> {
-    let target = match Target::parse(&d.launch) {
+    let target = match options.launchers.parse(&d.launch) {
         Ok(target) => target,
         // Stored by an older version (e.g. a shell command line): refused, never run.
         Err(err) => return Ok(refuse_stored_target(store, d, owner, options, now_ms, err)),
     };
-    let github = match &target {
-        // Checked before claiming, so missing credentials or a spent quota use no re-entry.
-        Target::WorkflowDispatch { .. } => match no_dispatch(options) {
-            None => options.github.as_ref(),
-            Some(why) => return Err(Skip(why)),
-        },
-        Target::Exec { .. } => None,
-    };
-    let attempt_status = match target {
-        Target::Exec { .. } => AttemptStatus::Launching,
-        Target::WorkflowDispatch { .. } => AttemptStatus::Dispatching,
-    };
-    let lease_ms = u64::try_from(options.lease_timeout.as_millis()).unwrap_or(u64::MAX);
+    let kind = target.kind();
+    let pass = options.pass(store, now_ms);
+    // Checked before claiming, so missing credentials or a spent quota use no re-entry.
+    if let Some(why) = kind.not_ready(&pass) {
+        return Err(Skip(why));
+    }
     let claimed_at = now_ms();
     let claimed = match coordinator::claim(
         store,
         d,
         owner,
-        claimed_at.saturating_add(lease_ms),
-        attempt_status,
+        claimed_at.saturating_add(pass.lease_ms),
+        kind.claimed_status(),
         claimed_at,
     ) {
         Ok(claimed) => claimed,
@@ -429,87 +368,11 @@ fn launch(
         Err(err) if err.is_conflict() => return Ok(None),
         Err(err) => return Err(Skip(format!("{}: {}", err.code, err.message))),
     };
-    Ok(Some(run_claimed(
-        store, &claimed, target, github, owner, options, now_ms,
-    )))
-}
-
-/// Runs the launch `claimed` is for and records how it ended; the line for the report.
-/// Each launcher has its own file: [`launch_exec`] and [`launch_dispatch`].
-fn run_claimed(
-    store: &dyn Store,
-    claimed: &coordinator::Claimed,
-    target: Target,
-    github: Option<&GithubClient>,
-    owner: &str,
-    options: &TickOptions,
-    now_ms: &dyn Fn() -> u64,
-) -> Value {
-    let run = Run {
-        store,
-        claimed,
+    // The kind runs the launch and records how it ended (see `launch::kinds`).
+    let attempt = Attempt {
+        pass: &pass,
+        claimed: &claimed,
         owner,
-        options,
-        now_ms,
     };
-    match target {
-        Target::Exec { program, args } => launch_exec::run(&run, &program, &args),
-        Target::WorkflowDispatch {
-            owner: gh_owner,
-            repo,
-            workflow,
-            git_ref,
-        } => launch_dispatch::run(
-            &run,
-            github,
-            &launch_dispatch::Workflow {
-                owner: &gh_owner,
-                repo: &repo,
-                workflow: &workflow,
-                git_ref: &git_ref,
-            },
-        ),
-    }
-}
-
-/// One claimed launch, as both launchers see it.
-struct Run<'a> {
-    store: &'a dyn Store,
-    claimed: &'a coordinator::Claimed,
-    owner: &'a str,
-    options: &'a TickOptions,
-    now_ms: &'a dyn Fn() -> u64,
-}
-
-impl Run<'_> {
-    fn id(&self) -> &str {
-        &self.claimed.deferral.id
-    }
-
-    fn attempt(&self) -> u32 {
-        self.claimed.deferral.reentries
-    }
-
-    fn lease_ms(&self) -> u64 {
-        u64::try_from(self.options.lease_timeout.as_millis()).unwrap_or(u64::MAX)
-    }
-
-    /// Records how the launch ended (through the chain rule); the report line.
-    fn finish(&self, outcome: Outcome) -> Value {
-        let (id, attempt) = (self.id(), self.attempt());
-        match coordinator::finish_chained(
-            self.store,
-            &self.claimed.deferral,
-            outcome,
-            self.options.max_chain,
-            (self.now_ms)(),
-        ) {
-            Ok(after) => {
-                json!({"id": id, "attempt": attempt, "state": after.state.as_str(), "cause": after.cause, "detail": after.detail})
-            }
-            Err(err) => {
-                json!({"id": id, "attempt": attempt, "error": err.to_json_value()["error"]})
-            }
-        }
-    }
+    Ok(Some(kind.launch(&target, &attempt)))
 }

@@ -120,7 +120,8 @@ fn to_the_previous_schema(host: &Host) {
     // Version 3: the GitHub loop's tables, before migration 4 added `run_url`.
     let conn = rusqlite::Connection::open(&host.db).unwrap();
     conn.execute_batch(&format!(
-        "{}DROP TABLE retries; ALTER TABLE runs DROP COLUMN run_url; PRAGMA user_version = 3",
+        "{}{}DROP TABLE retries; ALTER TABLE runs DROP COLUMN run_url; PRAGMA user_version = 3",
+        deferral_host_conformance::UNDO_SQLITE_COUNTS_MIGRATION,
         deferral_host_conformance::UNDO_POOLS_MIGRATION
     ))
     .unwrap();

@@ -174,9 +174,10 @@ fn sqlite_migrates_a_store_from_before_the_github_loop_and_indexes_its_receipts(
     store
         .connection()
         .execute_batch(&format!(
-            "{}DROP TABLE retries; DROP TABLE receipt_keys; DROP TABLE artifacts; DROP TABLE runs; DROP TABLE links; \
+            "{}{}DROP TABLE retries; DROP TABLE receipt_keys; DROP TABLE artifacts; DROP TABLE runs; DROP TABLE links; \
              DROP TABLE http_cache; DROP TABLE artifact_names; DROP INDEX deferrals_attempt; \
              PRAGMA user_version = {before};",
+            deferral_host_conformance::UNDO_SQLITE_COUNTS_MIGRATION,
             deferral_host_conformance::UNDO_POOLS_MIGRATION
         ))
         .unwrap();
@@ -209,9 +210,10 @@ fn a_version_1_store_migrates_to_the_launch_process_table_keeping_its_rows() {
     store
         .connection()
         .execute_batch(&format!(
-            "{}DROP TABLE retries; DROP TABLE launch_processes; DROP TABLE receipt_keys; DROP TABLE artifacts; \
+            "{}{}DROP TABLE retries; DROP TABLE launch_processes; DROP TABLE receipt_keys; DROP TABLE artifacts; \
              DROP TABLE runs; DROP TABLE links; DROP TABLE http_cache; DROP TABLE artifact_names; \
              DROP INDEX deferrals_attempt; PRAGMA user_version = 1; PRAGMA application_id = 0",
+            deferral_host_conformance::UNDO_SQLITE_COUNTS_MIGRATION,
             deferral_host_conformance::UNDO_POOLS_MIGRATION
         ))
         .unwrap();

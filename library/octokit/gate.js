@@ -28,15 +28,21 @@ export function requestOf(options) {
 }
 
 export function createGate(options = {}, env = process.env) {
+  const { port, ...rest } = options;
   const now = options.now ?? Date.now;
   // Only the variables the default scope reads go to the core (never a token in env).
   const runner = Object.fromEntries(ask('octokit_env').names.map((name) => [name, env[name] ?? null]));
+  const portState = port === undefined || port === null ? 'none'
+    : typeof port.admit === 'function' && typeof port.release === 'function' ? 'usable' : 'unusable';
   // The work's bindings, whatever one request is being admitted; bad options throw here.
-  const { base, plan, bindings } = ask('octokit_gate', { options, env: runner, now_ms: now() });
+  const { base, plan, bindings, pool } = ask('octokit_gate', { options: rest, port: portState, env: runner, now_ms: now() });
 
   let snapshot = null;
   let ledger = null;
   let planAdmitted = plan === null;
+  // With a port and a pool: the admission the pool gave the plan, until it is released.
+  let admission = null;
+  let admitting = null;
   // What admitted requests not yet answered will spend, by bucket.
   const inFlight = {};
 
@@ -45,13 +51,39 @@ export function createGate(options = {}, env = process.env) {
     input: { ...base, rate: snapshot, ledger, plan: requestPlan, now_ms: now() }, in_flight: inFlight, bucket,
   });
 
-  /** Throws what the decision says, unless it lets the request go. */
-  function enforce({ decision, go }, cause) {
+  /** Throws what the decision says, unless it lets the request go; `refused` is the pool's refusal. */
+  function enforce({ decision, go }, cause, refused) {
     if (go) return;
     if (!decision.receipt) throw new DeferralBlockedError(decision);
     const receipt = parseDeferredReceiptV1({ ...decision.receipt, bindings });
     const why = decision.diagnostics.map((d) => d.message).join('; ');
-    throw new DeferredError(receipt, `${decision.status} (${receipt.reason}): ${cause ?? why}; resume after ${new Date(receipt.resume_after_ms).toISOString()}`, decision.status);
+    const error = new DeferredError(receipt, `${decision.status} (${receipt.reason}): ${cause ?? why}; resume after ${new Date(receipt.resume_after_ms).toISOString()}`, decision.status);
+    if (refused) Object.assign(error, { pool: refused.pool, poolReason: refused.reason });
+    throw error;
+  }
+
+  /**
+   * The plan, once, before the first request: the core's decision, then with a port and a pool
+   * the pool's admission. Refused, the pool's window joins the rate state and the same decision
+   * runs again, which throws DeferredError; a decision that still lets the plan through is the
+   * host and the gate disagreeing, thrown as PortError coordinator-failed. Nothing is sent
+   * without an admission: a port that fails throws its PortError.
+   */
+  async function admitPlan() {
+    const first = decideNow(plan);
+    enforce(first);
+    if (pool !== null) {
+      const { cost, rate } = ask('octokit_admission', { decision: first.decision, now_ms: now() });
+      const answer = await port.admit({ pool, cost, rate });
+      if (!answer.admitted) {
+        snapshot = ask('octokit_fold', { snapshot, window: answer.window, clock_offset_ms: first.decision.clock_offset_ms, now_ms: now() }).snapshot;
+        const again = decideNow(plan);
+        if (again.go) ask('octokit_disagrees', { pool });
+        enforce(again, `pool ${pool} refused: ${answer.reason}`, answer);
+      }
+      admission = answer.admission;
+    }
+    planAdmitted = true;
   }
 
   return {
@@ -64,15 +96,33 @@ export function createGate(options = {}, env = process.env) {
       snapshot = parsed.snapshot;
     },
 
+    /** Before the first request: the plan admitted once (shared by concurrent first requests). */
+    async admitPlan() {
+      if (planAdmitted) return;
+      admitting ??= admitPlan().finally(() => { admitting = null; });
+      await admitting;
+    },
+
+    /** The pool's admission id of the plan, or null. */
+    admission: () => admission,
+
     /**
-     * Before a request: admits the work's plan once, then this request's own cost with what is
-     * in flight counted. Answers `release`, to call once the request has its answer.
+     * Gives the pool's admission back, with the rate state seen last; answers the port's
+     * {released, already}, or null when there is nothing to release.
+     */
+    async release() {
+      if (admission === null) return null;
+      const { rate } = ask('octokit_admission', { decision: decideNow(null).decision, now_ms: now() });
+      const id = admission;
+      admission = null;
+      return port.release(id, rate);
+    },
+
+    /**
+     * Before a request, once the plan is admitted: this request's own cost with what is in
+     * flight counted. Answers `release`, to call once the request has its answer.
      */
     admit(request) {
-      if (!planAdmitted) {
-        enforce(decideNow(plan));
-        planAdmitted = true;
-      }
       const answer = decideNow(request.plan, request.bucket);
       enforce(answer);
       for (const [bucket, n] of Object.entries(answer.spends)) inFlight[bucket] = (inFlight[bucket] ?? 0) + n;

@@ -15,9 +15,18 @@ const WRAPPED = Symbol.for('deferral.octokit.gate');
  * Hooks the gate into `octokit.hook` ('request'). Options: restReserve, graphqlReserve
  * (default '10%'), resumeBufferMs, resumeWindowMs, jitterMaxMs, scope (default: the Action's,
  * from GITHUB_* variables), request, plan (admitted whole before the first request),
- * freshApprovalRequired (default true), now (a clock, default Date.now). Answers the octokit.
+ * freshApprovalRequired (default true), now (a clock, default Date.now), and together port
+ * (createServePort(...)) and pool (a pool name): the plan is admitted in the pool before the
+ * first request, and `octokit.deferral.release()` gives it back when the work is done. Answers
+ * the octokit.
  */
 export function wrapOctokit(octokit, options = {}) {
+  Object.defineProperty(octokit, 'deferral', { value: gateOctokit(octokit, options) });
+  return octokit;
+}
+
+/** Gates `octokit`; answers the caller's handle on the pool: `{admission(), release()}`. */
+function gateOctokit(octokit, options) {
   const instance = typeof octokit?.hook?.wrap === 'function' && typeof octokit.request === 'function';
   ask('octokit_wrap', { octokit: instance, wrapped: Boolean(instance && octokit[WRAPPED]) });
   const gate = createGate(options);
@@ -62,14 +71,15 @@ export function wrapOctokit(octokit, options = {}) {
     // Reading the rate state spends no quota: it is observed, never gated.
     if (known.free) return send(request, options, known, () => {});
     if (!gate.hasRateState()) await readRateState();
+    await gate.admitPlan();
     return send(request, options, known, gate.admit(known));
   });
   Object.defineProperty(octokit, WRAPPED, { value: gate });
-  return octokit;
+  // The caller's one handle on the pool: which admission the plan holds, and giving it back.
+  return Object.freeze({ admission: () => gate.admission(), release: () => gate.release() });
 }
 
 /** The @octokit/core plugin: `Octokit.plugin(deferral)`, options as `new MyOctokit({deferral: {...}})`. */
 export function deferral(octokit, octokitOptions = {}) {
-  wrapOctokit(octokit, octokitOptions.deferral ?? {});
-  return {};
+  return { deferral: gateOctokit(octokit, octokitOptions.deferral ?? {}) };
 }

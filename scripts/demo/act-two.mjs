@@ -2,10 +2,9 @@
 // stand-in (scripts/demo/github-actions-stand-in.mjs). A scheduled run defers and uploads its
 // receipt as an artifact; deferral-host watch ingests it once; tick dispatches the workflow
 // when it is due and follows the run it started to its end.
-import { spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { hostRunner, startStandIn } from './processes.mjs';
 
 const REPO = 'octo-demo/hello-world';
 const WORKFLOW = 'labels.yml';
@@ -20,22 +19,11 @@ export async function actTwo({ root, work, host, say, more, expect, scenario, ch
     github: { GITHUB_REPOSITORY: REPO, GITHUB_WORKFLOW_REF: `${REPO}/.github/workflows/${WORKFLOW}@refs/heads/main`, GITHUB_JOB: 'relabel' },
     inputs: { plan, scope, 'rest-reserve': '10%', 'resume-buffer': '1s', 'resume-jitter': '0s' },
   }));
-  const standIn = spawn(process.execPath, [join(root, 'scripts/demo/github-actions-stand-in.mjs'), config], { stdio: ['ignore', 'pipe', 'inherit'] });
-  children.push(standIn);
-  const { api, reset } = JSON.parse(await new Promise((resolve, reject) => {
-    createInterface({ input: standIn.stdout }).once('line', resolve);
-    standIn.once('exit', () => reject(new Error('the GitHub Actions stand-in exited early')));
-  }));
+  const { api, reset } = await startStandIn(join(root, 'scripts/demo/github-actions-stand-in.mjs'), [config], children, 'GitHub Actions stand-in');
   const control = async (path, method = 'GET') => (await fetch(`${api}/_stand-in/${path}`, { method })).json();
   const store = `sqlite:${join(work, 'host-actions.db')}`;
   const env = { PATH: process.env.PATH, HOME: process.env.HOME, GITHUB_TOKEN: HOST_TOKEN, GITHUB_API_URL: api };
-  const hostCmd = (...args) => {
-    const run = spawnSync(host, ['--store', store, ...args], { encoding: 'utf8', env });
-    if (run.error) throw run.error;
-    let json = null;
-    try { json = JSON.parse(run.stdout.trim().split('\n').at(-1)); } catch { /* a table */ }
-    return { ...run, json };
-  };
+  const hostCmd = hostRunner(host, store, env);
 
   console.log(`\nAct 2: the same job as a GitHub Actions workflow, with deferral-host as the scheduler that
 consumes the receipt artifact. GitHub is again a stand-in on loopback (API and blob storage).

@@ -217,7 +217,7 @@ test('outputs are heredoc records whose delimiter is not in the value', async ()
   const gh = await api('rest-low');
   const run = await runAction(gh.url, { 'on-deferral': 'succeed' });
   const names = Object.keys(parseOutputFile(run.rawOutput)).sort();
-  assert.deepEqual(names, ['cancellation-handle-path', 'deferral-id', 'deferred-receipt', 'fresh-approval-required', 'graphql-remaining', 'reason', 'receipt-path', 'resume-after', 'resume-by', 'rest-remaining', 'status'].sort());
+  assert.deepEqual(names, ['admission-id', 'cancellation-handle-path', 'deferral-id', 'deferred-receipt', 'fresh-approval-required', 'graphql-remaining', 'reason', 'receipt-path', 'resume-after', 'resume-by', 'rest-remaining', 'status'].sort());
   for (const [, delim] of run.rawOutput.matchAll(/^[a-z-]+<<(.+)$/gm)) assert.match(delim, /^ghadelimiter_[0-9a-f]{32}$/);
   run.cleanup();
 });

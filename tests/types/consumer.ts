@@ -71,6 +71,22 @@ async function clientFlow(): Promise<void> {
   }
 }
 
+// A pool's admissions through the serve port.
+async function poolFlow(): Promise<void> {
+  const rate = { observed_ms: 1800000000000, rest: { limit: 5000, remaining: 4990, reserve: 500, reset_ms: 1800003600000 } };
+  const answer = await servePort.admit({ pool: 'app-42', cost: { rest: 10 }, rate });
+  if (answer.admitted) {
+    const id: string = answer.admission;
+    const { released, already }: { released: boolean; already: boolean } = await servePort.release(id, rate);
+  } else {
+    const why: string = answer.reason;
+    const left: number | undefined = answer.window.rest?.remaining;
+  }
+  await client.admit({ pool: 'app-42', cost: {}, rate });
+  // @ts-expect-error a window's figures are numbers
+  await servePort.admit({ pool: 'app-42', cost: {}, rate: { observed_ms: 1, rest: { limit: '5000', remaining: 1, reserve: 0, reset_ms: 1 } } });
+}
+
 // The decision and the lifecycle.
 const decision: Decision = decide({ rate: { unlimited: false, resources: { core: { limit: 5000, remaining: 10, reset: 1800000000 } } }, scope: { work: 'sync' }, now_ms: 1800000000000 });
 if (decision.status === 'deferred' && decision.receipt) {

@@ -29,12 +29,19 @@ pub enum AttemptError {
     MissingToken,
     /// `coordinator-url` is not http(s).
     InvalidCoordinatorUrl,
-    /// `coordinator-url` without `coordinator-token`.
-    MissingCoordinatorToken,
+    /// `coordinator-url` without its token: `from` names where the token is read.
+    MissingCoordinatorToken { from: &'static str },
     /// `coordinator-url` without `coordinator-launch`.
     MissingCoordinatorLaunch,
+    /// `coordinator-pool` that is not 1 to 64 of `[A-Za-z0-9._-]`.
+    InvalidCoordinatorPool,
+    /// `coordinator-pool` without `coordinator-url`.
+    MissingCoordinatorUrl,
     /// The durable port did not retain the receipt.
     CoordinatorFailed { detail: String },
+    /// The durable port did not admit the plan in the pool (unreachable, refused, an answer
+    /// that cannot be used, or a refusal the decision does not agree with): no work runs.
+    AdmissionFailed { pool: String, detail: String },
     /// The durable port answered something unusable.
     InvalidCoordinatorAnswer { detail: &'static str },
     /// The one request did not get an answer.
@@ -75,7 +82,7 @@ pub enum AttemptError {
 
 impl AttemptError {
     /// Every code this type answers.
-    pub const CODES: [&'static str; 31] = [
+    pub const CODES: [&'static str; 33] = [
         "invalid-duration",
         "invalid-reserve",
         "invalid-fresh-approval",
@@ -90,6 +97,8 @@ impl AttemptError {
         "invalid-coordinator-url",
         "missing-coordinator-token",
         "missing-coordinator-launch",
+        "invalid-coordinator-pool",
+        "missing-coordinator-url",
         "coordinator-failed",
         "invalid-coordinator-answer",
         "transport-error",
@@ -131,9 +140,13 @@ impl AttemptError {
             AttemptError::MissingInput { .. } => "missing-argument",
             AttemptError::MissingToken => "missing-token",
             AttemptError::InvalidCoordinatorUrl => "invalid-coordinator-url",
-            AttemptError::MissingCoordinatorToken => "missing-coordinator-token",
+            AttemptError::MissingCoordinatorToken { .. } => "missing-coordinator-token",
             AttemptError::MissingCoordinatorLaunch => "missing-coordinator-launch",
-            AttemptError::CoordinatorFailed { .. } => "coordinator-failed",
+            AttemptError::InvalidCoordinatorPool => "invalid-coordinator-pool",
+            AttemptError::MissingCoordinatorUrl => "missing-coordinator-url",
+            AttemptError::CoordinatorFailed { .. } | AttemptError::AdmissionFailed { .. } => {
+                "coordinator-failed"
+            }
             AttemptError::InvalidCoordinatorAnswer { .. } => "invalid-coordinator-answer",
             AttemptError::Transport { .. } => "transport-error",
             AttemptError::InvalidAttempt { .. } => "invalid-attempt",
@@ -158,6 +171,7 @@ impl AttemptError {
         match self {
             AttemptError::MissingToken => Exit::Auth,
             AttemptError::CoordinatorFailed { .. }
+            | AttemptError::AdmissionFailed { .. }
             | AttemptError::InvalidCoordinatorAnswer { .. }
             | AttemptError::Transport { .. }
             | AttemptError::LedgerLockTimeout { .. }
@@ -195,11 +209,22 @@ impl fmt::Display for AttemptError {
             AttemptError::InvalidCoordinatorUrl => f.write_str(
                 "coordinator-url must be an http:// or https:// URL of deferral-host serve",
             ),
-            AttemptError::MissingCoordinatorToken => f.write_str(
-                "coordinator-url needs coordinator-token (the serve bearer token, from a secret)",
+            AttemptError::MissingCoordinatorToken { from } => write!(
+                f,
+                "coordinator-url needs {from} (the serve bearer token, from a secret)"
             ),
             AttemptError::MissingCoordinatorLaunch => f.write_str(
                 "coordinator-url needs coordinator-launch, e.g. workflow-dispatch:OWNER/REPO/WORKFLOW@REF",
+            ),
+            AttemptError::InvalidCoordinatorPool => f.write_str(
+                "coordinator-pool must be 1 to 64 of A-Z a-z 0-9 . _ - (the durable host's pool, e.g. app-42)",
+            ),
+            AttemptError::MissingCoordinatorUrl => f.write_str(
+                "coordinator-pool needs coordinator-url (the deferral-host serve that keeps the pool)",
+            ),
+            AttemptError::AdmissionFailed { pool, detail } => write!(
+                f,
+                "the durable port did not admit the plan in pool {pool} ({detail}); with coordinator-pool set the gate never proceeds without an admission, so no work ran"
             ),
             AttemptError::CoordinatorFailed { detail } => write!(
                 f,

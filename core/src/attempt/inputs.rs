@@ -8,7 +8,7 @@ use crate::digest::input_value;
 use serde_json::{Map, Value};
 
 /// Every input an attempt reads, by its Action name (CLI flags use the same names).
-pub const INPUTS: [&str; 18] = [
+pub const INPUTS: [&str; 19] = [
     "rest-reserve",
     "graphql-reserve",
     "plan",
@@ -27,6 +27,7 @@ pub const INPUTS: [&str; 18] = [
     "coordinator-url",
     "coordinator-token",
     "coordinator-launch",
+    "coordinator-pool",
 ];
 
 /// `fresh-approval` when absent: receipts require fresh approval.

@@ -28,6 +28,14 @@ pub struct Finished {
     pub exit: Exit,
     /// The durable host's id, once a port retained the receipt.
     pub deferral_id: Option<String>,
+    /// Where the raw cancellation handle of a retained receipt was written.
+    pub handle_path: Option<String>,
+    /// The pool named (`coordinator-pool`), when the gate has a durable port and a pool.
+    pub pool: Option<String>,
+    /// The pool's admission id, when the port admitted the plan.
+    pub admission: Option<String>,
+    /// Why the pool refused the plan (the port's words), when it did.
+    pub pool_reason: Option<String>,
 }
 
 /// A JSON object written in the order its members are pushed (serde_json's map sorts keys).
@@ -227,6 +235,18 @@ impl Finished {
         if let Some(id) = &self.deferral_id {
             obj = obj.str("deferralId", Some(id));
         }
+        if let Some(path) = &self.handle_path {
+            obj = obj.str("cancellationHandlePath", Some(path));
+        }
+        if let Some(pool) = &self.pool {
+            obj = obj.str("pool", Some(pool));
+        }
+        if let Some(id) = &self.admission {
+            obj = obj.str("admission", Some(id));
+        }
+        if let Some(reason) = &self.pool_reason {
+            obj = obj.str("poolReason", Some(reason));
+        }
         if let Some((message, path)) = &self.error {
             let code = self.code.as_deref().unwrap_or("error");
             let path = if path.is_empty() { "$" } else { path };
@@ -267,6 +287,7 @@ impl Finished {
             ),
             ("deferral-id", text(self.deferral_id.clone())),
             ("cancellation-handle-path", handle_path.to_string()),
+            ("admission-id", text(self.admission.clone())),
             (
                 "rest-remaining",
                 text(
@@ -299,14 +320,24 @@ impl Finished {
                     .and_then(|d| d.graphql.as_ref())
                     .map(|f| format!(", GraphQL {} remaining", f.remaining))
                     .unwrap_or_default();
-                format!("Ready: REST {rest} remaining{graphql}.")
+                let admitted = match (&self.pool, &self.admission) {
+                    (Some(pool), Some(id)) => format!("; admitted in pool {pool} (admission {id})"),
+                    _ => String::new(),
+                };
+                format!("Ready: REST {rest} remaining{graphql}{admitted}.")
             }
-            "deferred" => format!(
-                "Deferred ({}): a fresh attempt may start at {} and must start by {}. Nothing was changed; resume with the receipt.",
-                self.reason().unwrap_or("?"),
-                self.resume_after().map(iso_ms).unwrap_or_default(),
-                self.resume_by().map(iso_ms).unwrap_or_default()
-            ),
+            "deferred" => {
+                let refused = match (&self.pool, &self.pool_reason) {
+                    (Some(pool), Some(why)) => format!(" Pool {pool} refused: {why}"),
+                    _ => String::new(),
+                };
+                format!(
+                    "Deferred ({}): a fresh attempt may start at {} and must start by {}. Nothing was changed; resume with the receipt.{refused}",
+                    self.reason().unwrap_or("?"),
+                    self.resume_after().map(iso_ms).unwrap_or_default(),
+                    self.resume_by().map(iso_ms).unwrap_or_default()
+                )
+            }
             _ => {
                 let (label, code, why) = self.stop_parts().unwrap_or(("Error", "error", ""));
                 format!("{label} ({code}): {why}")
@@ -338,6 +369,9 @@ impl Finished {
             "ready" => "Ready: the planned work fits above the reserve",
             "deferred" => "Deferred: the work stopped before running out of quota",
             "blocked" => "Blocked: this work must not run as it stands",
+            _ if self.pool.is_some() && self.receipt.is_none() && self.decision.is_some() => {
+                "Error: the pool did not admit the work, so none of it ran"
+            }
             _ => "Error: no decision was made",
         };
         let mut lines = vec![format!("### Deferral: {headline}"), String::new()];
@@ -371,6 +405,14 @@ impl Finished {
             }
             lines.push(String::new());
         }
+        if let (Some(pool), Some(id)) = (&self.pool, &self.admission) {
+            lines.push(format!(
+                "Admitted in pool {} as admission {}: runners sharing the pool count this plan's cost against it until the admission is released or its window ends.",
+                markdown::literal(pool),
+                markdown::literal(id)
+            ));
+            lines.push(String::new());
+        }
         if let Some(r) = self.deferred_receipt() {
             lines.push("| deferral | |".into());
             lines.push("|---|---|".into());
@@ -391,6 +433,16 @@ impl Finished {
                     "no"
                 }
             ));
+            if let Some(pool) = &self.pool {
+                lines.push(match &self.pool_reason {
+                    Some(why) => format!(
+                        "| pool | {} refused: {} |",
+                        markdown::cell(pool),
+                        markdown::cell(why)
+                    ),
+                    None => format!("| pool | {} |", markdown::cell(pool)),
+                });
+            }
             if let Some(id) = &self.deferral_id {
                 lines.push(format!(
                     "| durable host | retained as {} |",
@@ -546,6 +598,11 @@ impl Finished {
                 ));
             }
         }
+        match (&self.pool, &self.admission, &self.pool_reason) {
+            (Some(pool), Some(id), _) => lines.push(format!("  admitted in pool {pool} as {id}")),
+            (Some(pool), None, Some(why)) => lines.push(format!("  pool {pool} refused: {why}")),
+            _ => {}
+        }
         if let Some(why) = self.why() {
             lines.push(format!("  {why}"));
         }
@@ -602,6 +659,10 @@ mod tests {
             ],
             exit: Exit::Provider,
             deferral_id: None,
+            handle_path: None,
+            pool: None,
+            admission: None,
+            pool_reason: None,
         };
         let summary = f.summary();
         let spanned = markdown::literal(hostile);

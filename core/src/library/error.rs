@@ -30,6 +30,9 @@ pub enum Code {
     KeyStoreFailed,
     NoCancellationHandle,
     InvalidPortAnswer,
+    InvalidPool,
+    InvalidAdmissionRequest,
+    CoordinatorFailed,
     /// Thrown with the decision's own code (`invalid-input`, ...), which says what is wrong.
     InvalidOptions,
     InvalidOctokit,
@@ -38,7 +41,7 @@ pub enum Code {
 }
 
 impl Code {
-    pub const ALL: [Code; 26] = [
+    pub const ALL: [Code; 29] = [
         Code::NotRetained,
         Code::AlreadyRetained,
         Code::NotYetDue,
@@ -61,6 +64,9 @@ impl Code {
         Code::KeyStoreFailed,
         Code::NoCancellationHandle,
         Code::InvalidPortAnswer,
+        Code::InvalidPool,
+        Code::InvalidAdmissionRequest,
+        Code::CoordinatorFailed,
         Code::InvalidOptions,
         Code::InvalidOctokit,
         Code::AlreadyGated,
@@ -92,6 +98,9 @@ impl Code {
             Code::KeyStoreFailed => "key-store-failed",
             Code::NoCancellationHandle => "no-cancellation-handle",
             Code::InvalidPortAnswer => "invalid-port-answer",
+            Code::InvalidPool => "invalid-pool",
+            Code::InvalidAdmissionRequest => "invalid-admission-request",
+            Code::CoordinatorFailed => "coordinator-failed",
             Code::InvalidOptions => "invalid-options",
             Code::InvalidOctokit => "invalid-octokit",
             Code::AlreadyGated => "already-gated",
@@ -124,6 +133,9 @@ impl Code {
             Code::KeyStoreFailed => "deferral {id} is recorded, but its cancellation handle could not be kept: {why}",
             Code::NoCancellationHandle => "this port keeps no cancellation handle for the receipt: cancel where it was scheduled, or with deferral-host cancel and the handle",
             Code::InvalidPortAnswer => "the durable port answered {detail}; nothing of it was kept or used",
+            Code::InvalidPool => "a pool is 1 to 64 of A-Z a-z 0-9 . _ -, not {got}",
+            Code::InvalidAdmissionRequest => "an admission request needs {what}",
+            Code::CoordinatorFailed => "pool {pool} refused the plan, yet its window leaves room for it: the host and the gate disagree, so nothing was sent",
             Code::InvalidOptions => "invalid deferral options: {why}",
             Code::InvalidOctokit => "wrapOctokit needs an Octokit instance (with hook and request)",
             Code::AlreadyGated => "this Octokit instance is already gated by deferral",

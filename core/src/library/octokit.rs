@@ -239,11 +239,45 @@ fn gate(v: &Value) -> Answer {
         refusal.code = shape["code"].as_str().unwrap_or_default().to_string();
         return Err(refusal);
     }
+    let pool = pool_option(options, &plan, v["port"].as_str().unwrap_or("none"))?;
     Ok(obj(vec![
         ("base", base),
         ("plan", plan),
         ("bindings", shape["bindings"].clone()),
+        ("pool", pool.map_or(Value::Null, Value::from)),
     ]))
+}
+
+/// `port` (`none`, `usable` with admit and release methods, or `unusable`) and `pool` come
+/// together, with a plan: the batch the pool admits before it proceeds.
+fn pool_option<'a>(
+    options: &'a Value,
+    plan: &Value,
+    port: &str,
+) -> Result<Option<&'a str>, Refusal> {
+    let why = |why: &str| Refusal::new(Form::Type, Code::InvalidOptions, &[("why", why)]);
+    if port == "unusable" {
+        return Err(why(
+            "port needs admit and release methods, e.g. createServePort(...)",
+        ));
+    }
+    match (
+        options.get("pool").filter(|p| !p.is_null()),
+        port == "usable",
+    ) {
+        (None, false) => Ok(None),
+        (None, true) => Err(why("port needs pool: the pool whose quota the work shares")),
+        (Some(_), false) => Err(why(
+            "pool needs port: a durable port with admit and release, e.g. createServePort(...)",
+        )),
+        (Some(_), true) if plan.is_null() => Err(why(
+            "pool needs plan: the batch the pool admits before the first request",
+        )),
+        (Some(name), true) => super::pool::pool_name(name).map(Some).map_err(|mut r| {
+            r.form = Form::Type;
+            r
+        }),
+    }
 }
 
 /// What `GET /rate_limit` answered and the core cannot read: no rate state, no decision, so

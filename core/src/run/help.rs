@@ -41,7 +41,7 @@ pub const COMMANDS: [Command; 6] = [
         summary: "Check the rate state before a batch; ready, or deferred with a receipt.",
         help: GATE_HELP,
         values: GATE_VALUES,
-        own_values: &[],
+        own_values: &["coordinator-url", "coordinator-launch", "coordinator-pool"],
         booleans: OUTPUT_FLAGS,
         lists: &[],
     },
@@ -152,10 +152,23 @@ Reads the rate state once (GET /rate_limit, or --rate-state FILE), checks the pl
 against what is left above the reserves, and prints one JSON line:
   {\"status\":\"ready\"|\"deferred\"|\"blocked\"|\"error\", \"reason\", \"resumeAfter\", \"resumeBy\", \"rest\",
    \"graphql\", \"plan\", \"bindings\", \"diagnostics\":[{code,message}], \"deferredReceipt\" (when deferred)}
+With a durable port also \"deferralId\" and \"cancellationHandlePath\" (retained), \"pool\",
+\"admission\" (admitted) and \"poolReason\" (refused).
 
 ",
     gate_flags_help!(),
     "
+
+A durable port (deferral-host serve), and a pool:
+  --coordinator-url URL   a deferral-host serve durable port: a deferral is sent there to be
+                          retained and woken; its bearer token is read from the variable
+                          DEFERRAL_COORDINATOR_TOKEN (needs --coordinator-launch)
+  --coordinator-launch T  what the host wakes: exec:PROGRAM or workflow-dispatch:OWNER/REPO/WF@REF
+  --coordinator-pool NAME the pool (1-64 of A-Za-z0-9._-) whose quota this work shares: before
+                          proceeding, the port is asked to admit the plan's cost there
+                          (POST /v1/admissions); refused, the gate defers to the pool's reset;
+                          a port that cannot be asked stops the gate (coordinator-failed): with
+                          a pool, no work proceeds without an admission
 
 Exit codes: 0 ready, 2 invalid input, 3 authentication, 4 provider or transport failure,
 5 blocked, 6 deferred."

@@ -46,24 +46,46 @@ function requestOf(options) {
   });
 }
 function createGate(options = {}, env = process.env) {
+  const { port, ...rest } = options;
   const now = options.now ?? Date.now;
   const runner = Object.fromEntries(ask("octokit_env").names.map((name) => [name, env[name] ?? null]));
-  const { base, plan, bindings } = ask("octokit_gate", { options, env: runner, now_ms: now() });
+  const portState = port === void 0 || port === null ? "none" : typeof port.admit === "function" && typeof port.release === "function" ? "usable" : "unusable";
+  const { base, plan, bindings, pool } = ask("octokit_gate", { options: rest, port: portState, env: runner, now_ms: now() });
   let snapshot = null;
   let ledger = null;
   let planAdmitted = plan === null;
+  let admission = null;
+  let admitting = null;
   const inFlight = {};
   const decideNow = (requestPlan, bucket = null) => ask("octokit_decide", {
     input: { ...base, rate: snapshot, ledger, plan: requestPlan, now_ms: now() },
     in_flight: inFlight,
     bucket
   });
-  function enforce({ decision, go }, cause) {
+  function enforce({ decision, go }, cause, refused) {
     if (go) return;
     if (!decision.receipt) throw new DeferralBlockedError(decision);
     const receipt = parseDeferredReceiptV1({ ...decision.receipt, bindings });
     const why = decision.diagnostics.map((d) => d.message).join("; ");
-    throw new DeferredError(receipt, `${decision.status} (${receipt.reason}): ${cause ?? why}; resume after ${new Date(receipt.resume_after_ms).toISOString()}`, decision.status);
+    const error = new DeferredError(receipt, `${decision.status} (${receipt.reason}): ${cause ?? why}; resume after ${new Date(receipt.resume_after_ms).toISOString()}`, decision.status);
+    if (refused) Object.assign(error, { pool: refused.pool, poolReason: refused.reason });
+    throw error;
+  }
+  async function admitPlan() {
+    const first = decideNow(plan);
+    enforce(first);
+    if (pool !== null) {
+      const { cost, rate } = ask("octokit_admission", { decision: first.decision, now_ms: now() });
+      const answer = await port.admit({ pool, cost, rate });
+      if (!answer.admitted) {
+        snapshot = ask("octokit_fold", { snapshot, window: answer.window, clock_offset_ms: first.decision.clock_offset_ms, now_ms: now() }).snapshot;
+        const again = decideNow(plan);
+        if (again.go) ask("octokit_disagrees", { pool });
+        enforce(again, `pool ${pool} refused: ${answer.reason}`, answer);
+      }
+      admission = answer.admission;
+    }
+    planAdmitted = true;
   }
   return {
     hasRateState: () => snapshot !== null,
@@ -73,15 +95,32 @@ function createGate(options = {}, env = process.env) {
       if (!parsed.ok) throw new DeferralBlockedError(ask("octokit_unreadable", { error: parsed.error }).decision);
       snapshot = parsed.snapshot;
     },
+    /** Before the first request: the plan admitted once (shared by concurrent first requests). */
+    async admitPlan() {
+      if (planAdmitted) return;
+      admitting ??= admitPlan().finally(() => {
+        admitting = null;
+      });
+      await admitting;
+    },
+    /** The pool's admission id of the plan, or null. */
+    admission: () => admission,
     /**
-     * Before a request: admits the work's plan once, then this request's own cost with what is
-     * in flight counted. Answers `release`, to call once the request has its answer.
+     * Gives the pool's admission back, with the rate state seen last; answers the port's
+     * {released, already}, or null when there is nothing to release.
+     */
+    async release() {
+      if (admission === null) return null;
+      const { rate } = ask("octokit_admission", { decision: decideNow(null).decision, now_ms: now() });
+      const id = admission;
+      admission = null;
+      return port.release(id, rate);
+    },
+    /**
+     * Before a request, once the plan is admitted: this request's own cost with what is in
+     * flight counted. Answers `release`, to call once the request has its answer.
      */
     admit(request) {
-      if (!planAdmitted) {
-        enforce(decideNow(plan));
-        planAdmitted = true;
-      }
       const answer = decideNow(request.plan, request.bucket);
       enforce(answer);
       for (const [bucket, n] of Object.entries(answer.spends)) inFlight[bucket] = (inFlight[bucket] ?? 0) + n;
@@ -110,6 +149,10 @@ function createGate(options = {}, env = process.env) {
 // library/octokit/index.js
 var WRAPPED = /* @__PURE__ */ Symbol.for("deferral.octokit.gate");
 function wrapOctokit(octokit, options = {}) {
+  Object.defineProperty(octokit, "deferral", { value: gateOctokit(octokit, options) });
+  return octokit;
+}
+function gateOctokit(octokit, options) {
   const instance = typeof octokit?.hook?.wrap === "function" && typeof octokit.request === "function";
   ask("octokit_wrap", { octokit: instance, wrapped: Boolean(instance && octokit[WRAPPED]) });
   const gate = createGate(options);
@@ -148,14 +191,14 @@ function wrapOctokit(octokit, options = {}) {
     if (known.free) return send(request, options2, known, () => {
     });
     if (!gate.hasRateState()) await readRateState();
+    await gate.admitPlan();
     return send(request, options2, known, gate.admit(known));
   });
   Object.defineProperty(octokit, WRAPPED, { value: gate });
-  return octokit;
+  return Object.freeze({ admission: () => gate.admission(), release: () => gate.release() });
 }
 function deferral(octokit, octokitOptions = {}) {
-  wrapOctokit(octokit, octokitOptions.deferral ?? {});
-  return {};
+  return { deferral: gateOctokit(octokit, octokitOptions.deferral ?? {}) };
 }
 export {
   DeferralBlockedError,

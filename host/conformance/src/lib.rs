@@ -12,9 +12,11 @@
 
 pub mod backlog;
 pub mod github_loop;
+mod launch_kinds;
 mod listing_race;
 mod pools;
 
+pub use launch_kinds::due_queries_leave_out_the_kinds_asked_by_their_stored_name;
 pub use listing_race::a_claim_is_not_hidden_by_a_concurrent_due_listing;
 pub use pools::{
     a_pool_write_is_a_compare_and_set_on_its_version,
@@ -69,7 +71,8 @@ macro_rules! store_conformance_tests {
             next_wakeup_is_the_earliest_waiting_deferral,
             insert_batch_commits_each_item_or_reports_its_error,
             a_pool_write_is_a_compare_and_set_on_its_version,
-            concurrent_tickers_never_admit_more_than_fits_a_window);
+            concurrent_tickers_never_admit_more_than_fits_a_window,
+            due_queries_leave_out_the_kinds_asked_by_their_stored_name);
     };
     (@each $backend:expr; $($name:ident),* $(,)?) => {
         $(
@@ -1054,6 +1057,7 @@ pub fn expiry_waits_for_a_live_lease(backend: &dyn Backend) {
         max_chain: deferral_host::coordinator::DEFAULT_MAX_CHAIN,
         rate_limit: None,
         pools: Default::default(),
+        launchers: deferral_host::launch::Launchers::builtin(),
     };
     let [expirable, stale, due] =
         deferral_host::tick::plan(&*store, &options(vec![held.id.clone()]), t + HOUR + 5).unwrap();
@@ -1234,7 +1238,7 @@ pub fn claim_next_takes_the_earliest_due_deferral_once(backend: &dyn Backend) {
     .deferral;
     let next = deferral_host::store::NextDue {
         now_ms: t,
-        without_dispatch: true,
+        skip_kinds: &["workflow-dispatch"],
         exclude: &[],
     };
     let c = next_due(&*store, &next).expect("something is due");
@@ -1268,7 +1272,7 @@ pub fn claim_next_takes_the_earliest_due_deferral_once(backend: &dyn Backend) {
     assert_eq!(next_due(&*store, &next).unwrap().deferral.id, second.id);
     assert!(next_due(&*store, &next).is_none(), "nothing else is due");
     let with_dispatch = deferral_host::store::NextDue {
-        without_dispatch: false,
+        skip_kinds: &[],
         ..next
     };
     assert_eq!(
@@ -1417,9 +1421,22 @@ pub fn record_refuses_a_receipt_only_once_its_window_closed(backend: &dyn Backen
     );
 }
 
-/// SQL that takes a store back from migration 5 (pools) to the schema before it, the same on
-/// both backends, for tests that fake a store an older host left.
-pub const UNDO_POOLS_MIGRATION: &str = "DROP TABLE admissions; DROP TABLE pool_observations; \
+/// SQL that takes a store back from the `launch_kind` column's migration (9 on SQLite, 8 on
+/// PostgreSQL: the last on both) to the schema before it, the same on both backends.
+pub const UNDO_LAUNCH_KIND_MIGRATION: &str = "ALTER TABLE deferrals DROP COLUMN launch_kind;";
+
+/// SQL that takes a store back from migration 7 (pools) to the schema before it (undoing the
+/// later ones too: [`UNDO_LAUNCH_KIND_MIGRATION`] first), the same on both backends, for tests
+/// that fake a store an older host left.
+pub const UNDO_POOLS_MIGRATION: &str = "ALTER TABLE deferrals DROP COLUMN launch_kind; \
+     DROP TABLE admissions; DROP TABLE pool_observations; \
      DROP TABLE pools; DROP INDEX deferrals_pool_due; ALTER TABLE deferrals DROP COLUMN pool; \
      ALTER TABLE deferrals DROP COLUMN rest_cost; ALTER TABLE deferrals DROP COLUMN graphql_cost; \
      ALTER TABLE deferrals DROP COLUMN content_cost;";
+
+/// SQL that takes a SQLite store back from migration 8 (the counts kept by triggers) to the
+/// schema before it, for tests that fake a store an older host left (PostgreSQL has no such
+/// migration: it counts with a `GROUP BY`).
+pub const UNDO_SQLITE_COUNTS_MIGRATION: &str = "DROP TRIGGER deferral_counts_insert; \
+     DROP TRIGGER deferral_counts_update; DROP TRIGGER deferral_counts_delete; \
+     DROP TABLE deferral_counts;";

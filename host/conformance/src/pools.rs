@@ -129,7 +129,7 @@ pub fn a_pool_write_is_a_compare_and_set_on_its_version(backend: &dyn Backend) {
     );
     assert!(
         store
-            .pool_candidates("p", now(), false, 10)
+            .pool_candidates("p", now(), &[], 10)
             .unwrap()
             .is_empty(),
         "an admitted deferral is no candidate"
@@ -149,10 +149,7 @@ pub fn a_pool_write_is_a_compare_and_set_on_its_version(backend: &dyn Backend) {
         .unwrap()
         .expect("still found once released");
     assert!(released.released_ms.is_some(), "{released:?}");
-    assert_eq!(
-        store.pool_candidates("p", now(), false, 10).unwrap().len(),
-        1
-    );
+    assert_eq!(store.pool_candidates("p", now(), &[], 10).unwrap().len(), 1);
 }
 
 pub fn concurrent_tickers_never_admit_more_than_fits_a_window(backend: &dyn Backend) {
@@ -174,7 +171,7 @@ pub fn concurrent_tickers_never_admit_more_than_fits_a_window(backend: &dyn Back
                     let how = Admit {
                         options: &options,
                         lease_ms: 60_000,
-                        without_dispatch: false,
+                        skip_kinds: &[],
                         limit: 1000,
                         dry_run: false,
                     };

@@ -3,18 +3,14 @@
 //! its due time. `--no-check` skips it for a target that lives on another ticker's machine.
 //!
 //! The same causes as a launch that cannot start (`launch-not-found`, `launch-not-executable`),
-//! exit 2. A `workflow-dispatch:` target is not checked here (that needs GitHub).
+//! exit 2. The `exec` kind's [`super::Launcher::check_installed`].
 
-use super::Target;
 use crate::error::HostError;
 use std::path::Path;
 
-/// Refuses an `exec:` target whose program (or its `#!` interpreter) is missing or cannot be
-/// executed by this user on this machine; any other target passes.
-pub fn check_installed(target: &Target) -> Result<(), HostError> {
-    let Target::Exec { program, .. } = target else {
-        return Ok(());
-    };
+/// Refuses an `exec:` target's program when it (or its `#!` interpreter) is missing or cannot
+/// be executed by this user on this machine.
+pub fn check_installed(program: &str) -> Result<(), HostError> {
     check_program(program, "program")?;
     if let Some(interpreter) = interpreter_of(Path::new(program)) {
         check_program(&interpreter, "interpreter (its #! line)")

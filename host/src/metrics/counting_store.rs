@@ -95,7 +95,7 @@ impl crate::store::PoolStore for CountingStore<'_> {
         admission(seq: u64) -> Option<crate::store::pools::Admission>;
         open_admissions(pool: &str, now_ms: u64) -> Vec<crate::store::pools::Admission>;
         admission_of(deferral_id: &str, attempt: u32, now_ms: u64) -> Option<crate::store::pools::Admission>;
-        pool_candidates(pool: &str, now_ms: u64, without_dispatch: bool, limit: usize) -> Vec<crate::store::pools::Candidate>;
+        pool_candidates(pool: &str, now_ms: u64, skip_kinds: &[&str], limit: usize) -> Vec<crate::store::pools::Candidate>;
         pool_of(deferral_id: &str) -> Option<(String, Option<crate::store::pools::Cost>)>;
         set_cost(deferral_id: &str, cost: &crate::store::pools::Cost) -> ();
         observations_of(deferral_id: &str) -> Vec<crate::store::pools::Observation>;

@@ -17,13 +17,13 @@
 use super::{encode, gauge_vec, store_gauges, zero_store_errors, STORE_ERROR_CODES};
 use crate::error::HostError;
 use crate::github::client::CallLog;
+use crate::launch::Launchers;
 use crate::store::Store;
 use crate::tick::TickReport;
 use prometheus::{Gauge, IntCounterVec, IntGauge, Opts, Registry};
 use serde_json::Value;
 use std::time::Instant;
 
-const KINDS: [&str; 2] = ["exec", "workflow-dispatch"];
 const OUTCOMES: [&str; 5] = ["complete", "deferred", "blocked", "dispatched", "error"];
 
 /// What one tick counts while it runs; [`TickMetrics::render`] makes the file's text.
@@ -124,9 +124,9 @@ impl TickMetrics {
             "Launches of the last tick by kind and outcome.",
             &["kind", "outcome"],
         );
-        for kind in KINDS {
+        for kind in Launchers::builtin().iter() {
             for outcome in OUTCOMES {
-                launches.with_label_values(&[kind, outcome]);
+                launches.with_label_values(&[kind.name(), outcome]);
             }
         }
         for entry in report.map_or(&[][..], |r| &r.launched[..]) {
@@ -164,16 +164,17 @@ impl TickMetrics {
     }
 }
 
-/// `exec` or `workflow-dispatch`, from the launched deferral's stored target.
+/// The launched deferral's kind (`exec`, `workflow-dispatch`), from its stored target:
+/// `invalid` when no kind of this program names it.
 fn kind_of(store: &dyn Store, entry: &Value) -> &'static str {
     let launch = entry["id"]
         .as_str()
         .and_then(|id| store.get(id).ok().flatten())
         .map(|d| d.launch);
-    match launch.as_deref() {
-        Some(l) if l.starts_with("exec:") => "exec",
-        Some(l) if l.starts_with("workflow-dispatch:") => "workflow-dispatch",
-        Some(_) => "invalid",
+    match launch {
+        Some(launch) => Launchers::builtin()
+            .kind_of(&launch)
+            .map_or("invalid", |kind| kind.name()),
         None => "unknown",
     }
 }

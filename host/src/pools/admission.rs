@@ -35,6 +35,9 @@ pub struct Room {
     /// The reset of the window the room is in, when known (`None`: a reset passed, the new
     /// window's reset is not known yet).
     pub window_reset_ms: Option<u64>,
+    /// Per resource mid-window, its reset: a cost waits only for the resets of the resources it
+    /// spends (a REST-only job never waits for GraphQL's window).
+    pub resets: Vec<(Resource, u64)>,
     /// An admission of unknown cost is open: it holds the window alone.
     pub alone: bool,
     /// The cost admitted and not yet reported, per resource.
@@ -59,6 +62,39 @@ impl Room {
     fn any_left(&self) -> bool {
         !self.alone && self.per_resource.iter().all(|(_, room)| *room > 0)
     }
+
+    /// The latest reset among `resources` that are mid-window.
+    fn latest_reset(&self, resources: impl Fn(Resource) -> bool) -> Option<u64> {
+        self.resets
+            .iter()
+            .filter(|(r, _)| resources(*r))
+            .map(|(_, t)| *t)
+            .max()
+    }
+
+    /// The window an admission of `cost` counts in: the latest reset of the resources it
+    /// spends (of every resource when its cost is unknown).
+    pub fn window_of(&self, cost: Option<&Cost>) -> Option<u64> {
+        self.latest_reset(|r| cost.is_none_or(|c| c.of(r) > 0))
+    }
+
+    /// When `cost`, held, may fit: the latest reset of the resources it does not fit (room
+    /// left at all, for an unknown cost); the window it counts in when none binds (it waits
+    /// for admissions to report).
+    fn binding_reset(&self, cost: Option<&Cost>) -> Option<u64> {
+        let binds = |r: Resource| {
+            let room = self
+                .per_resource
+                .iter()
+                .find(|(x, _)| *x == r)
+                .map_or(i64::MAX, |(_, room)| *room);
+            match cost {
+                Some(c) => i64::try_from(c.of(r)).unwrap_or(i64::MAX) > room,
+                None => room <= 0,
+            }
+        };
+        self.latest_reset(binds).or_else(|| self.window_of(cost))
+    }
 }
 
 /// Whether the pool meters anything (it learned at least one window).
@@ -71,6 +107,7 @@ pub fn room(pool: &PoolRow, open: &[Admission], now_ms: u64, options: &PoolOptio
     let buffer = u64::try_from(options.buffer.as_millis()).unwrap_or(u64::MAX);
     let mut per_resource = Vec::new();
     let mut window_reset_ms = None;
+    let mut resets = Vec::new();
     let mut in_flight = Cost::default();
     for a in open {
         if let Some(c) = &a.cost {
@@ -85,6 +122,7 @@ pub fn room(pool: &PoolRow, open: &[Admission], now_ms: u64, options: &PoolOptio
             w.limit
         } else {
             window_reset_ms = Some(window_reset_ms.map_or(w.reset_ms, |t: u64| t.max(w.reset_ms)));
+            resets.push((r, w.reset_ms));
             w.remaining.min(w.limit)
         };
         let signed = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
@@ -96,6 +134,7 @@ pub fn room(pool: &PoolRow, open: &[Admission], now_ms: u64, options: &PoolOptio
     Room {
         per_resource,
         window_reset_ms,
+        resets,
         alone: open.iter().any(|a| a.cost.is_none()),
         in_flight,
     }
@@ -113,6 +152,8 @@ pub fn fits_a_window(pool: &PoolRow, cost: &Cost) -> bool {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Decision {
     pub admit: Vec<Candidate>,
+    /// For each of `admit`, the reset of the window it counts in (`now` when unknown).
+    pub admit_windows: Vec<u64>,
     pub held: Vec<Candidate>,
     /// Why the held are held (`None` when none is).
     pub reason: Option<String>,
@@ -136,6 +177,7 @@ pub fn decide(
 ) -> Decision {
     if !metered(pool) {
         return Decision {
+            admit_windows: vec![now_ms; candidates.len()],
             admit: candidates,
             held: Vec::new(),
             reason: None,
@@ -149,6 +191,8 @@ pub fn decide(
     let mut admit = Vec::new();
     let mut rest = candidates.into_iter();
     let mut held = Vec::new();
+    let mut admit_windows = Vec::new();
+    let mut binding = None;
     for c in rest.by_ref() {
         // A cost no whole window holds above the reserve is admitted as an unknown one is.
         let cost = c.cost.filter(|cost| fits_a_window(pool, cost));
@@ -157,9 +201,11 @@ pub fn decide(
             None => admit.is_empty() && open.is_empty() && room.any_left(),
         };
         if !ok {
+            binding = Some(room.binding_reset(cost.as_ref()));
             held.push(c);
             break;
         }
+        admit_windows.push(room.window_of(cost.as_ref()).unwrap_or(now_ms));
         match &cost {
             Some(cost) => room.take(cost),
             None => room.alone = true,
@@ -171,6 +217,7 @@ pub fn decide(
     if held.is_empty() {
         return Decision {
             admit,
+            admit_windows,
             held,
             reason: None,
             hold_until_ms: None,
@@ -184,7 +231,7 @@ pub fn decide(
     } else {
         format!("at least {total}")
     };
-    let (reason, hold_until_ms) = match room.window_reset_ms {
+    let (reason, hold_until_ms) = match binding.flatten() {
         Some(reset) => (
             format!(
                 "pool {}: {} of {of} fit the window that resets at {}",
@@ -208,6 +255,7 @@ pub fn decide(
     };
     Decision {
         admit,
+        admit_windows,
         held,
         reason: Some(reason),
         hold_until_ms,
@@ -282,7 +330,8 @@ pub struct Pass {
 pub struct Admit<'a> {
     pub options: &'a PoolOptions,
     pub lease_ms: u64,
-    pub without_dispatch: bool,
+    /// Launcher kinds that cannot launch in this pass: their due deferrals are not candidates.
+    pub skip_kinds: &'a [&'a str],
     pub limit: usize,
     pub dry_run: bool,
 }
@@ -314,7 +363,7 @@ pub fn admit(
             .pool(pool_name)?
             .unwrap_or_else(|| PoolRow::empty(pool_name));
         let (open, settled) = open_and_settled(store, pool_name, now)?;
-        let candidates = store.pool_candidates(pool_name, now, how.without_dispatch, how.limit)?;
+        let candidates = store.pool_candidates(pool_name, now, how.skip_kinds, how.limit)?;
         let examined_all = candidates.len() < how.limit;
         let mut next = row.clone();
         charge(&mut next, &settled);
@@ -324,6 +373,7 @@ pub fn admit(
             // unless a report changes the pool (which lifts the hold).
             Decision {
                 admit: Vec::new(),
+                admit_windows: Vec::new(),
                 held: candidates,
                 reason: row.hold_reason.clone(),
                 hold_until_ms: row.hold_until_ms,
@@ -372,14 +422,13 @@ pub fn admit(
         let admit: Vec<NewAdmission> = decision
             .admit
             .iter()
-            .map(|c| NewAdmission {
+            .zip(&decision.admit_windows)
+            .map(|(c, &window)| NewAdmission {
                 deferral_id: Some(c.id.clone()),
                 attempt: c.attempt,
                 cost: c.cost,
-                window_reset_ms: decision.window_reset_ms,
-                expires_ms: decision
-                    .window_reset_ms
-                    .max(now.saturating_add(how.lease_ms)),
+                window_reset_ms: window,
+                expires_ms: window.max(now.saturating_add(how.lease_ms)),
             })
             .collect();
         let write = PoolWrite {
@@ -409,4 +458,82 @@ pub fn admit(
         "pool-busy",
         format!("pool {pool_name} changed under every admission attempt of this tick"),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::pools::WindowState;
+    use std::time::Duration;
+
+    fn window(limit: u64, remaining: u64, reserve: u64, reset_ms: u64) -> WindowState {
+        WindowState {
+            limit,
+            remaining,
+            reserve,
+            reset_ms,
+            observed_ms: 0,
+            source: "test".into(),
+        }
+    }
+
+    fn job(id: &str, rest: u64) -> Candidate {
+        Candidate {
+            id: id.into(),
+            resume_after_ms: 0,
+            attempt: 1,
+            cost: Some(Cost {
+                rest,
+                graphql: 0,
+                content: rest,
+            }),
+        }
+    }
+
+    const OPTIONS: PoolOptions = PoolOptions {
+        buffer: Duration::from_millis(500),
+        jitter: Duration::ZERO,
+    };
+
+    /// A REST-only backlog is held until REST's reset, not until the later reset of a GraphQL
+    /// window it spends nothing of, and its admissions count in REST's window.
+    #[test]
+    fn the_hold_and_the_admissions_follow_the_resource_that_binds() {
+        let mut pool = PoolRow::empty("app-42");
+        pool.rest = Some(window(45, 25, 5, 6_000));
+        pool.graphql = Some(window(5000, 5000, 500, 3_600_000));
+        let jobs = vec![job("a", 10), job("b", 10), job("c", 10)];
+        let d = decide(&pool, &[], jobs, true, 1_000, &OPTIONS, 0);
+        assert_eq!(d.admit.len(), 2);
+        assert_eq!(d.held.len(), 1);
+        assert_eq!(d.hold_until_ms, Some(6_500), "REST's reset plus the buffer");
+        assert!(
+            d.reason.as_deref().unwrap().contains("1970-01-01T00:00:06"),
+            "{:?}",
+            d.reason
+        );
+        assert_eq!(d.admit_windows, vec![6_000, 6_000]);
+    }
+
+    /// A job that spends both resources counts until the later of their resets.
+    #[test]
+    fn a_job_of_both_resources_counts_until_the_later_reset() {
+        let mut pool = PoolRow::empty("app-42");
+        pool.rest = Some(window(45, 45, 5, 6_000));
+        pool.graphql = Some(window(100, 100, 10, 9_000));
+        let mut both = job("a", 10);
+        if let Some(c) = &mut both.cost {
+            c.graphql = 50;
+        }
+        let held = {
+            let mut j = job("b", 10);
+            if let Some(c) = &mut j.cost {
+                c.graphql = 50;
+            }
+            j
+        };
+        let d = decide(&pool, &[], vec![both, held], true, 1_000, &OPTIONS, 0);
+        assert_eq!(d.admit_windows, vec![9_000]);
+        assert_eq!(d.hold_until_ms, Some(9_500), "GraphQL binds the second job");
+    }
 }

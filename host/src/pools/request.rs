@@ -246,10 +246,11 @@ pub fn ask(
         charge(&mut next, &settled);
         let room = admission::room(&next, &open, now, options);
         let reason = refusal(&next, holds, &room, cost, open.len(), now, options);
-        let window_reset_ms = room.window_reset_ms.unwrap_or(now);
-        // It counts until its window resets (an hour at most when that reset is not known).
-        let expires_ms = room
-            .window_reset_ms
+        // It counts in the window of the resources it spends, until that window resets (an
+        // hour at most when that reset is not known).
+        let window = room.window_of(Some(cost));
+        let window_reset_ms = window.unwrap_or(now);
+        let expires_ms = window
             .filter(|t| *t > now)
             .unwrap_or(now.saturating_add(MAX_WINDOW_MS));
         let admit = match reason {

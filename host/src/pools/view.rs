@@ -212,7 +212,7 @@ pub fn held_section_html(store: &dyn Store, now_ms: u64) -> Result<String, HostE
             continue;
         };
         let ids: Vec<String> = store
-            .pool_candidates(&row.name, now_ms, false, 100)?
+            .pool_candidates(&row.name, now_ms, &[], 100)?
             .into_iter()
             .map(|c| escape(&c.id))
             .collect();

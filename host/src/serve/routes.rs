@@ -232,7 +232,7 @@ fn record(store: &dyn Store, policy: &Policy, body: &[u8]) -> Result<Response, H
     // A launch target runs on this host: a caller may name only the kinds the operator allowed.
     let target = policy.launch_policy.check(&launch)?;
     if policy.check_programs {
-        crate::launch::installed::check_installed(&target)?;
+        target.check_installed()?;
     }
     let max = body
         .number("max_reentries")?

@@ -248,11 +248,10 @@ impl crate::store::PoolStore for Session<'_> {
         &self,
         pool: &str,
         now_ms: u64,
-        without_dispatch: bool,
+        skip_kinds: &[&str],
         limit: usize,
     ) -> Result<Vec<Candidate>, StoreError> {
-        self.conn
-            .pool_candidates(pool, now_ms, without_dispatch, limit)
+        self.conn.pool_candidates(pool, now_ms, skip_kinds, limit)
     }
 
     fn pool_of(&self, deferral_id: &str) -> Result<Option<(String, Option<Cost>)>, StoreError> {

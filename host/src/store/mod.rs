@@ -109,6 +109,14 @@ impl AttemptStatus {
     }
 }
 
+/// The kind of a launch target, as the store records it in the `launch_kind` column: the text
+/// before the first colon (`exec` for `exec:/bin/true`), empty when there is none. A launcher
+/// kind is found by this name (see `crate::launch`), and queries filter on the column, never on
+/// the target's text. The migration that added the column filled it by the same rule.
+pub fn launch_kind(launch: &str) -> &str {
+    launch.split_once(':').map_or("", |(kind, _)| kind)
+}
+
 /// One deferral as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Deferral {
@@ -224,8 +232,9 @@ pub struct LaunchProcess {
 #[derive(Debug, Clone, Default)]
 pub struct NextDue<'a> {
     pub now_ms: u64,
-    /// Leave `workflow-dispatch:` targets alone (no token to send them with).
-    pub without_dispatch: bool,
+    /// Leave targets of these kinds alone ([`launch_kind`]; e.g. `workflow-dispatch` when there
+    /// is no token to send a dispatch with).
+    pub skip_kinds: &'a [&'a str],
     /// Deferrals this pass already launched or gave up on.
     pub exclude: &'a [String],
 }
@@ -550,11 +559,12 @@ pub trait Store: LoopStore + RetryStore + PoolStore {
         limit: usize,
     ) -> Result<Vec<Deferral>, StoreError>;
 
-    /// Number of deferrals per state (one `GROUP BY` query).
+    /// Number of deferrals per state with any, exactly what `GROUP BY state` over every row
+    /// gives (a backend may keep the counts as rows change rather than count on each call).
     fn count_by_state(&self) -> Result<Vec<(State, u64)>, StoreError>;
 
-    /// Number of deferrals per state and cause, counted by the database (one `GROUP BY`), for
-    /// the metrics gauges (`crate::metrics`).
+    /// Number of deferrals per state and cause, exactly what `GROUP BY state, cause` gives
+    /// (kept or counted by the database), for the metrics gauges (`crate::metrics`).
     fn count_by_state_cause(&self) -> Result<Vec<(State, String, u64)>, StoreError>;
 
     /// Runs the backend's integrity check.

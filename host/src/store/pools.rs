@@ -311,13 +311,13 @@ pub trait PoolStore {
 
     /// Due `deferred` rows of `pool` (`resume_after_ms <= now_ms <= resume_by_ms`) without an
     /// open admission, earliest first then by id, at most `limit` (an indexed range: the cost
-    /// does not grow with the rows not due). `without_dispatch` leaves `workflow-dispatch:`
-    /// targets out.
+    /// does not grow with the rows not due). Targets of the kinds in `skip_kinds` are left out
+    /// (see [`super::launch_kind`]).
     fn pool_candidates(
         &self,
         pool: &str,
         now_ms: u64,
-        without_dispatch: bool,
+        skip_kinds: &[&str],
         limit: usize,
     ) -> Result<Vec<Candidate>, StoreError>;
 

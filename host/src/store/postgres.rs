@@ -133,6 +133,13 @@ CREATE INDEX IF NOT EXISTS deferrals_changed ON deferrals (state, updated_ms, id
     retry::MIGRATION,
     // 7: pools, planned costs, admissions and the rate states reported (see `store::pools`).
     pools::MIGRATION,
+    r#"
+-- 8: each target's kind (`super::launch_kind`: the text before its first colon), so that a
+-- query picks targets by kind, never by their text; rows stored before are filled by that rule.
+ALTER TABLE deferrals ADD COLUMN launch_kind TEXT NOT NULL DEFAULT '';
+UPDATE deferrals SET launch_kind = CASE WHEN strpos(launch, ':') > 0
+    THEN split_part(launch, ':', 1) ELSE '' END;
+"#,
 ];
 
 /// The schema version this program writes.
@@ -525,8 +532,9 @@ fn insert_rows(tx: &mut Transaction, new: &NewDeferral) -> Result<Deferral, Stor
     let inserted = tx
         .execute(
             "INSERT INTO deferrals (id, state, fence, reentries, max_reentries, reason, resume_after_ms, \
-             resume_by_ms, launch, wakeup_digest, cancellation_digest, cause, receipt_seq, created_ms, updated_ms) \
-             VALUES ($1, $2, 1, $3, $4, $5, $6, $7, $8, $9, $10, $11, 0, $12, $12) ON CONFLICT (id) DO NOTHING",
+             resume_by_ms, launch, wakeup_digest, cancellation_digest, cause, receipt_seq, created_ms, updated_ms, \
+             launch_kind) VALUES ($1, $2, 1, $3, $4, $5, $6, $7, $8, $9, $10, $11, 0, $12, $12, $13) \
+             ON CONFLICT (id) DO NOTHING",
             &[
                 &new.id,
                 &new.state.as_str(),
@@ -540,6 +548,7 @@ fn insert_rows(tx: &mut Transaction, new: &NewDeferral) -> Result<Deferral, Stor
                 &new.cancellation_digest,
                 &new.cause,
                 &to_i64(new.at_ms),
+                &super::launch_kind(&new.launch),
             ],
         )
         .map_err(backend)?;
@@ -675,15 +684,16 @@ impl Store for PostgresStore {
         claim: &mut ClaimBuilder,
     ) -> Result<Option<Deferral>, StoreError> {
         let exclude: Vec<String> = next.exclude.to_vec();
+        let skip_kinds: Vec<&str> = next.skip_kinds.to_vec();
         self.write(|tx| {
             // The row is locked from here to the commit; a row another ticker holds is skipped,
             // never waited for, so concurrent tickers each get the next free one.
             let Some(row) = select_with(
                 tx,
                 "WHERE state = 'deferred' AND resume_after_ms <= $1 AND resume_by_ms >= $1 \
-                 AND (NOT $2 OR launch NOT LIKE 'workflow-dispatch:%') AND NOT (id = ANY($3)) \
+                 AND NOT (launch_kind = ANY($2)) AND NOT (id = ANY($3)) \
                  ORDER BY resume_after_ms LIMIT 1 FOR UPDATE SKIP LOCKED",
-                &[&to_i64(next.now_ms), &next.without_dispatch, &exclude],
+                &[&to_i64(next.now_ms), &skip_kinds, &exclude],
             )?
             .pop() else {
                 return Ok(None);

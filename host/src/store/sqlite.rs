@@ -3,7 +3,9 @@
 //! Schema changes are numbered migrations tracked in `PRAGMA user_version`. Receipts and
 //! events are append-only: triggers refuse any UPDATE or DELETE on them, so not even a bug in
 //! this program can edit evidence. `PRAGMA integrity_check` runs on open (or `quick_check`).
+//! The counts per state are kept by triggers in `deferral_counts` (see `counts`).
 
+mod counts;
 mod github;
 mod journal;
 mod pools;
@@ -105,6 +107,15 @@ CREATE INDEX IF NOT EXISTS deferrals_changed ON deferrals (state, updated_ms, id
     retry::MIGRATION,
     // 7: pools, planned costs, admissions and the rate states reported (see `store::pools`).
     pools::MIGRATION,
+    // 8: the counts per state and cause, kept by triggers (see `counts`).
+    counts::MIGRATION,
+    r#"
+-- 9: each target's kind (`super::launch_kind`: the text before its first colon), so that a
+-- query picks targets by kind, never by their text; rows stored before are filled by that rule.
+ALTER TABLE deferrals ADD COLUMN launch_kind TEXT NOT NULL DEFAULT '';
+UPDATE deferrals SET launch_kind = CASE WHEN instr(launch, ':') > 0
+    THEN substr(launch, 1, instr(launch, ':') - 1) ELSE '' END;
+"#,
 ];
 
 /// How long a process waits for another one holding the store's lock.
@@ -556,8 +567,8 @@ impl Store for SqliteStore {
             // The row first (receipts reference it), with a placeholder receipt_seq fixed below.
             conn.prepare_cached(
                 "INSERT INTO deferrals (id, state, fence, reentries, max_reentries, reason, resume_after_ms, \
-                 resume_by_ms, launch, wakeup_digest, cancellation_digest, cause, receipt_seq, created_ms, updated_ms) \
-                 VALUES (?1, ?2, 1, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 0, ?12, ?12)",
+                 resume_by_ms, launch, wakeup_digest, cancellation_digest, cause, receipt_seq, created_ms, updated_ms, \
+                 launch_kind) VALUES (?1, ?2, 1, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 0, ?12, ?12, ?13)",
             )
             .map_err(backend)?
             .execute(params![
@@ -573,6 +584,7 @@ impl Store for SqliteStore {
                 new.cancellation_digest,
                 new.cause,
                 to_i64(new.at_ms),
+                super::launch_kind(&new.launch),
             ])
             .map_err(backend)?;
             let seq = append_receipts(conn, &new.id, &new.receipts, new.at_ms)?;
@@ -670,15 +682,15 @@ impl Store for SqliteStore {
         next: &NextDue,
         claim: &mut ClaimBuilder,
     ) -> Result<Option<Deferral>, StoreError> {
-        let exclude =
-            serde_json::to_string(next.exclude).map_err(|e| StoreError::Backend(e.to_string()))?;
+        let exclude = json_list(next.exclude);
+        let skip_kinds = json_list(next.skip_kinds);
         self.write(|conn| {
             let Some(row) = select_with(
                 conn,
                 "WHERE state = 'deferred' AND resume_after_ms <= ?1 AND resume_by_ms >= ?1 \
-                 AND (?2 = 0 OR launch NOT LIKE 'workflow-dispatch:%') \
+                 AND launch_kind NOT IN (SELECT value FROM json_each(?2)) \
                  AND id NOT IN (SELECT value FROM json_each(?3)) ORDER BY resume_after_ms LIMIT 1",
-                &[&to_i64(next.now_ms), &next.without_dispatch, &exclude],
+                &[&to_i64(next.now_ms), &skip_kinds, &exclude],
             )?
             .pop() else {
                 return Ok(None);
@@ -825,33 +837,23 @@ impl Store for SqliteStore {
         self.select(&tail, &[&state.as_str(), &limit])
     }
 
+    /// From `deferral_counts`, kept by triggers: no read of the deferrals themselves.
     fn count_by_state(&self) -> Result<Vec<(State, u64)>, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT state, COUNT(*) FROM deferrals GROUP BY state")
-            .map_err(backend)?;
-        let rows = stmt
-            .query_map([], |row| Ok((get_state(row, 0)?, get_u64(row, 1)?)))
-            .map_err(backend)?;
-        rows.collect::<Result<Vec<_>, _>>().map_err(backend)
+        counts::by_state(&self.conn)
     }
 
     fn count_by_state_cause(&self) -> Result<Vec<(State, String, u64)>, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT state, cause, COUNT(*) FROM deferrals GROUP BY state, cause")
-            .map_err(backend)?;
-        let rows = stmt
-            .query_map([], |row| {
-                Ok((get_state(row, 0)?, row.get(1)?, get_u64(row, 2)?))
-            })
-            .map_err(backend)?;
-        rows.collect::<Result<Vec<_>, _>>().map_err(backend)
+        counts::by_state_cause(&self.conn)
     }
 
     fn check_integrity(&self) -> Result<(), StoreError> {
         self.run_check("integrity_check")
     }
+}
+
+/// A list as a JSON array, for `json_each` (SQLite has no array parameter).
+pub(super) fn json_list<T: AsRef<str>>(items: &[T]) -> String {
+    serde_json::Value::from(items.iter().map(AsRef::as_ref).collect::<Vec<&str>>()).to_string()
 }
 
 fn current_receipt_in(conn: &Connection, id: &str) -> Result<StoredReceipt, StoreError> {

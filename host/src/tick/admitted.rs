@@ -3,7 +3,7 @@
 //! state and fence) and launched; the rest are held, listed in the report with their pool and
 //! why. An admission that is not used (the claim lost, the launch skipped) is released.
 
-use super::{launch, no_dispatch, Skip, TickOptions, TickReport, TickStep};
+use super::{launch, not_ready, Skip, TickOptions, TickReport, TickStep};
 use crate::coordinator;
 use crate::error::HostError;
 use crate::pools::admission::{self, Admit, Pass};
@@ -12,14 +12,24 @@ use crate::store::pools::{Admission, PoolWrite};
 use crate::store::Store;
 use serde_json::{json, Value};
 
-fn how<'a>(options: &'a TickOptions, limit: usize, dry_run: bool) -> Admit<'a> {
+fn how<'a>(
+    options: &'a TickOptions,
+    skip_kinds: &'a [&'a str],
+    limit: usize,
+    dry_run: bool,
+) -> Admit<'a> {
     Admit {
         options: &options.pools,
-        lease_ms: u64::try_from(options.lease_timeout.as_millis()).unwrap_or(u64::MAX),
-        without_dispatch: no_dispatch(options).is_some(),
+        lease_ms: options.lease_ms(),
+        skip_kinds,
         limit,
         dry_run,
     }
+}
+
+/// The names of the kinds that cannot launch in this pass (their due deferrals are left out).
+fn names(not_ready: &[(&'static str, String)]) -> Vec<&'static str> {
+    not_ready.iter().map(|(kind, _)| *kind).collect()
 }
 
 /// `--dry-run`: what each pool would admit (`launched`) and hold (`held`), writing nothing.
@@ -29,11 +39,12 @@ pub(super) fn dry_run(
     now_ms: &dyn Fn() -> u64,
     report: &mut TickReport,
 ) -> Result<(), HostError> {
+    let skip_kinds = names(&not_ready(&options.pass(store, now_ms), &options.launchers));
     for pool in store.pools()? {
         let pass = admission::admit(
             store,
             &pool.name,
-            &how(options, options.limit, true),
+            &how(options, &skip_kinds, options.limit, true),
             now_ms,
         )?;
         for c in &pass.decision.admit {
@@ -81,12 +92,19 @@ pub(super) fn launch_admitted(
     observe: &mut dyn FnMut(TickStep),
 ) -> Result<(), HostError> {
     let mut launched = 0;
+    let not_ready = not_ready(&options.pass(store, now_ms), &options.launchers);
+    let skip_kinds = names(&not_ready);
     for pool in store.pools()? {
         let left = options.limit.saturating_sub(launched);
         if left == 0 {
             break;
         }
-        let pass: Pass = admission::admit(store, &pool.name, &how(options, left, false), now_ms)?;
+        let pass: Pass = admission::admit(
+            store,
+            &pool.name,
+            &how(options, &skip_kinds, left, false),
+            now_ms,
+        )?;
         for c in &pass.decision.admit {
             let unused = |store: &dyn Store| -> Result<(), HostError> {
                 match pass
@@ -128,13 +146,18 @@ pub(super) fn launch_admitted(
         }
         report.held.extend(held_json(&pass));
     }
-    if let Some(why) = no_dispatch(options) {
+    if !not_ready.is_empty() {
         // One given back or skipped in this pass is in the report already, with its cause.
         let listed: Vec<String> = (report.launched.iter().chain(&report.skipped))
             .filter_map(|e| e["id"].as_str().map(str::to_string))
             .collect();
         for d in store.due(now_ms(), options.limit)? {
-            if d.launch.starts_with("workflow-dispatch:") && !listed.contains(&d.id) {
+            let kind = crate::store::launch_kind(&d.launch);
+            let why = not_ready
+                .iter()
+                .find(|(k, _)| *k == kind)
+                .map(|(_, why)| why);
+            if let Some(why) = why.filter(|_| !listed.contains(&d.id)) {
                 let entry = json!({"id": d.id, "why": why});
                 observe(TickStep::Skipped(&entry));
                 report.skipped.push(entry);

@@ -341,7 +341,7 @@ impl PoolStore for PostgresStore {
         &self,
         pool: &str,
         now_ms: u64,
-        without_dispatch: bool,
+        skip_kinds: &[&str],
         limit: usize,
     ) -> Result<Vec<Candidate>, StoreError> {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
@@ -350,11 +350,11 @@ impl PoolStore for PostgresStore {
             .query(
                 "SELECT id, resume_after_ms, reentries, rest_cost, graphql_cost, content_cost FROM deferrals d \
                  WHERE state = 'deferred' AND pool = $1 AND resume_after_ms <= $2 AND resume_by_ms >= $2 \
-                 AND (NOT $3 OR launch NOT LIKE 'workflow-dispatch:%') \
+                 AND NOT (launch_kind = ANY($3)) \
                  AND NOT EXISTS (SELECT 1 FROM admissions a WHERE a.deferral_id = d.id AND a.attempt = d.reentries + 1 \
                                  AND a.released_ms IS NULL AND a.expires_ms > $2) \
                  ORDER BY resume_after_ms, id LIMIT $4",
-                &[&pool, &to_i64(now_ms), &without_dispatch, &limit],
+                &[&pool, &to_i64(now_ms), &skip_kinds, &limit],
             )
             .map_err(backend)?
             .iter()

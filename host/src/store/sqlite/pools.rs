@@ -326,7 +326,7 @@ impl PoolStore for SqliteStore {
         &self,
         pool: &str,
         now_ms: u64,
-        without_dispatch: bool,
+        skip_kinds: &[&str],
         limit: usize,
     ) -> Result<Vec<Candidate>, StoreError> {
         let mut stmt = self
@@ -334,7 +334,7 @@ impl PoolStore for SqliteStore {
             .prepare_cached(
                 "SELECT id, resume_after_ms, reentries, rest_cost, graphql_cost, content_cost FROM deferrals d \
                  WHERE state = 'deferred' AND pool = ?1 AND resume_after_ms <= ?2 AND resume_by_ms >= ?2 \
-                 AND (?3 = 0 OR launch NOT LIKE 'workflow-dispatch:%') \
+                 AND launch_kind NOT IN (SELECT value FROM json_each(?3)) \
                  AND NOT EXISTS (SELECT 1 FROM admissions a WHERE a.deferral_id = d.id AND a.attempt = d.reentries + 1 \
                                  AND a.released_ms IS NULL AND a.expires_ms > ?2) \
                  ORDER BY resume_after_ms, id LIMIT ?4",
@@ -343,7 +343,7 @@ impl PoolStore for SqliteStore {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let rows = stmt
             .query_map(
-                params![pool, to_i64(now_ms), without_dispatch, limit],
+                params![pool, to_i64(now_ms), super::json_list(skip_kinds), limit],
                 |row| {
                     Ok(Candidate {
                         id: row.get(0)?,

@@ -8,8 +8,8 @@
 //! host's own (`launch-not-found`, `launch-not-executable`, `lease-timeout`, ...), so
 //! `status` says why without re-running anything by hand.
 
+use super::exec::{ExecEnd, ExecResult};
 use crate::coordinator::Outcome;
-use crate::launch::exec::{ExecEnd, ExecResult};
 use serde_json::value::RawValue;
 use std::collections::HashMap;
 use std::io::ErrorKind;

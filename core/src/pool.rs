@@ -1,0 +1,283 @@
+//! A pool as a gate sees it: one quota boundary shared with other runners (a GitHub App
+//! installation, one user's token), named by the caller and kept by the durable host. Before a
+//! gate with a pool proceeds it asks the host to admit its plan's cost there, with the rate
+//! state it just read; a refusal comes with the pool's window, which the gate folds into its
+//! own rate state before it runs the same decision again.
+//!
+//! This file holds the pool's name rule, the cost and rate a gate sends (`{"rest","graphql",
+//! "content"}` and `{"observed_ms","rest":{limit,remaining,reserve,reset_ms},"graphql":...}`,
+//! times in host milliseconds as the decision uses them) and the fold.
+
+use crate::decision::{Decision, ResourceFigures};
+use crate::ledger::ResourceEntry;
+use crate::plan::PlanCost;
+use crate::signals::{RateSnapshot, GRAPHQL_RESOURCE, REST_RESOURCE};
+
+/// The longest pool name.
+pub const MAX_POOL_NAME: usize = 64;
+
+/// Resets of one resource this close together (host milliseconds) are one window. A gate's
+/// reset in host time is GitHub's reset less the clock offset it measured from the `date`
+/// header, which has whole seconds only: two runners reading the same window disagree by up to
+/// a second or so. GitHub's windows of one resource are an hour apart.
+pub const SAME_WINDOW_SLACK_MS: u64 = 60_000;
+
+/// `true` for 1 to 64 of `[A-Za-z0-9._-]`.
+pub fn is_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= MAX_POOL_NAME
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+}
+
+/// What a plan asks of a pool, per resource.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PoolCost {
+    pub rest: u64,
+    pub graphql: u64,
+    /// Content-creating requests.
+    pub content: u64,
+}
+
+impl PoolCost {
+    /// The cost of a decision's plan (nothing without a plan).
+    pub fn of(plan: Option<&PlanCost>) -> PoolCost {
+        plan.map_or_else(PoolCost::default, |p| PoolCost {
+            rest: p.rest,
+            graphql: p.graphql,
+            content: p.content_creating,
+        })
+    }
+
+    /// `{"rest":N,"graphql":N,"content":N}`.
+    pub fn to_json(&self) -> String {
+        format!(
+            "{{\"rest\":{},\"graphql\":{},\"content\":{}}}",
+            self.rest, self.graphql, self.content
+        )
+    }
+}
+
+/// One resource's window as a pool states it, or as a gate saw it: reset in host milliseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PoolWindow {
+    pub limit: u64,
+    pub remaining: u64,
+    pub reserve: u64,
+    pub reset_ms: u64,
+}
+
+impl PoolWindow {
+    /// A decision's figures, the reset moved to host time by the offset the decision used.
+    pub fn of(f: &ResourceFigures, clock_offset_ms: i64) -> PoolWindow {
+        let reset_ms = i128::from(f.reset) * 1000 - i128::from(clock_offset_ms);
+        PoolWindow {
+            limit: f.limit,
+            remaining: f.remaining,
+            reserve: f.reserve,
+            reset_ms: u64::try_from(reset_ms.max(0)).unwrap_or(u64::MAX),
+        }
+    }
+
+    /// `{"limit","remaining","reserve","reset_ms"}`.
+    pub fn to_json(&self) -> String {
+        format!(
+            "{{\"limit\":{},\"remaining\":{},\"reserve\":{},\"reset_ms\":{}}}",
+            self.limit, self.remaining, self.reserve, self.reset_ms
+        )
+    }
+
+    /// As a ledger entry: the reset back on the server's clock, in whole seconds (rounded up,
+    /// so the window is never taken to end before the pool says).
+    fn entry(&self, clock_offset_ms: i64, observed_at_ms: u64) -> ResourceEntry {
+        let server_ms = (i128::from(self.reset_ms) + i128::from(clock_offset_ms)).max(0);
+        ResourceEntry {
+            limit: self.limit,
+            remaining: self.remaining,
+            used: self.limit.saturating_sub(self.remaining),
+            reset: u64::try_from((server_ms + 999) / 1000).unwrap_or(u64::MAX),
+            observed_at_ms,
+        }
+    }
+}
+
+/// The windows of the two checked resources: what a gate sends, or what a pool answers.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PoolWindows {
+    pub rest: Option<PoolWindow>,
+    pub graphql: Option<PoolWindow>,
+}
+
+impl PoolWindows {
+    /// The figures a decision judged by.
+    pub fn of(d: &Decision) -> PoolWindows {
+        PoolWindows {
+            rest: d
+                .rest
+                .as_ref()
+                .map(|f| PoolWindow::of(f, d.clock_offset_ms)),
+            graphql: d
+                .graphql
+                .as_ref()
+                .map(|f| PoolWindow::of(f, d.clock_offset_ms)),
+        }
+    }
+
+    /// `{"rest":{...},"graphql":{...}}` with the resources there are.
+    pub fn to_json(&self) -> String {
+        format!("{{{}}}", self.members().trim_start_matches(','))
+    }
+
+    /// The members `"rest":{...},"graphql":{...}` for the resources there are, each after a comma.
+    fn members(&self) -> String {
+        let mut out = String::new();
+        for (name, w) in [("rest", self.rest), ("graphql", self.graphql)] {
+            if let Some(w) = w {
+                out.push_str(&format!(",\"{name}\":{}", w.to_json()));
+            }
+        }
+        out
+    }
+}
+
+/// The rate state a gate sends: when it read `GET /rate_limit` (host clock) and the windows its
+/// decision judged by.
+pub fn rate_json(observed_ms: u64, windows: &PoolWindows) -> String {
+    format!("{{\"observed_ms\":{observed_ms}{}}}", windows.members())
+}
+
+/// The admission request's body: `{"pool","cost","rate"}`.
+pub fn admission_body(pool: &str, d: &Decision, observed_ms: u64) -> String {
+    let mut name = String::new();
+    crate::json::write_json_string(&mut name, pool);
+    format!(
+        "{{\"pool\":{name},\"cost\":{},\"rate\":{}}}",
+        PoolCost::of(d.plan.as_ref()).to_json(),
+        rate_json(observed_ms, &PoolWindows::of(d))
+    )
+}
+
+/// Folds a pool's windows into `rate` as one more observation, by the ledger's rule: within one
+/// window the lowest `remaining` wins, a later reset replaces an earlier one. Resets within
+/// [`SAME_WINDOW_SLACK_MS`] of the gate's own are its window, ending at the later of the two.
+pub fn fold(rate: &mut RateSnapshot, pool: &PoolWindows, clock_offset_ms: i64, now_ms: u64) {
+    for (name, window) in [(REST_RESOURCE, pool.rest), (GRAPHQL_RESOURCE, pool.graphql)] {
+        let Some(window) = window else {
+            continue;
+        };
+        let theirs = window.entry(clock_offset_ms, now_ms);
+        let merged = match rate.resources.get(name) {
+            None => theirs,
+            Some(own) => {
+                let own = ResourceEntry::from_window(own, now_ms);
+                let apart = own.reset.abs_diff(theirs.reset).saturating_mul(1000);
+                if apart <= SAME_WINDOW_SLACK_MS {
+                    let reset = own.reset.max(theirs.reset);
+                    let at = |e: ResourceEntry| ResourceEntry { reset, ..e };
+                    at(own).merge(&at(theirs))
+                } else {
+                    own.merge(&theirs)
+                }
+            }
+        };
+        rate.resources.insert(name.to_string(), merged.window());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::signals::Window;
+
+    fn snapshot(remaining: u64, reset: u64) -> RateSnapshot {
+        let mut rate = RateSnapshot::default();
+        rate.resources.insert(
+            REST_RESOURCE.into(),
+            Window {
+                limit: 5000,
+                remaining,
+                used: None,
+                reset,
+            },
+        );
+        rate
+    }
+
+    fn pool(remaining: u64, reset_ms: u64) -> PoolWindows {
+        PoolWindows {
+            rest: Some(PoolWindow {
+                limit: 5000,
+                remaining,
+                reserve: 500,
+                reset_ms,
+            }),
+            graphql: None,
+        }
+    }
+
+    #[test]
+    fn names_are_short_plain_words() {
+        for ok in ["app-42", "a", "A.b_c-9", &"x".repeat(64)] {
+            assert!(is_name(ok), "{ok}");
+        }
+        for bad in ["", &"x".repeat(65), "a b", "a/b", "é", "a\n", "../x"] {
+            assert!(!is_name(bad), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn within_one_window_the_lowest_remaining_wins() {
+        let mut rate = snapshot(4000, 1_800_003_600);
+        fold(&mut rate, &pool(600, 1_800_003_600_000), 0, 1);
+        assert_eq!(rate.resources[REST_RESOURCE].remaining, 600);
+        // A pool with more left changes nothing.
+        fold(&mut rate, &pool(4900, 1_800_003_600_000), 0, 1);
+        assert_eq!(rate.resources[REST_RESOURCE].remaining, 600);
+    }
+
+    #[test]
+    fn a_later_window_replaces_an_earlier_one_and_never_the_reverse() {
+        let mut rate = snapshot(4000, 1_800_003_600);
+        fold(&mut rate, &pool(10, 1_800_007_200_000), 0, 1);
+        assert_eq!(rate.resources[REST_RESOURCE].reset, 1_800_007_200);
+        assert_eq!(rate.resources[REST_RESOURCE].remaining, 10);
+        let mut rate = snapshot(4000, 1_800_003_600);
+        fold(&mut rate, &pool(10, 1_800_000_000_000), 0, 1);
+        assert_eq!(rate.resources[REST_RESOURCE].remaining, 4000);
+    }
+
+    #[test]
+    fn resets_a_second_apart_are_one_window_ending_at_the_later() {
+        // Another runner measured the clock offset 700 ms differently.
+        let mut rate = snapshot(4000, 1_800_003_600);
+        fold(&mut rate, &pool(300, 1_800_003_599_300), 0, 1);
+        let w = rate.resources[REST_RESOURCE];
+        assert_eq!((w.remaining, w.reset), (300, 1_800_003_600));
+        let mut rate = snapshot(4000, 1_800_003_600);
+        fold(&mut rate, &pool(300, 1_800_003_601_000), 0, 1);
+        let w = rate.resources[REST_RESOURCE];
+        assert_eq!((w.remaining, w.reset), (300, 1_800_003_601));
+    }
+
+    #[test]
+    fn host_time_goes_back_to_the_server_clock() {
+        let f = ResourceFigures {
+            resource: REST_RESOURCE.into(),
+            limit: 45,
+            remaining: 3,
+            reserve: 5,
+            planned_cost: 10,
+            reset: 1_800_003_600,
+            ok: false,
+        };
+        // The server is 2.5 s ahead: its reset is 2.5 s earlier on the host's clock.
+        let w = PoolWindow::of(&f, 2_500);
+        assert_eq!(w.reset_ms, 1_800_003_597_500);
+        assert_eq!(w.entry(2_500, 0).reset, 1_800_003_600);
+        assert_eq!(
+            w.to_json(),
+            r#"{"limit":45,"remaining":3,"reserve":5,"reset_ms":1800003597500}"#
+        );
+    }
+}
