@@ -1,4 +1,4 @@
-// The library's one way into its decisions, which the core makes (core/src/library): an op and
+// The library's one way into its decisions, which the core makes (driver/src/library): an op and
 // the facts the JS holds go in; the answer comes back, or the error the core described is
 // thrown. No code, message or default is written here or in the files that ask.
 import { call } from '../action/lib/core.js';

@@ -102,7 +102,7 @@ export function call(name, input) {
   return cross(name, typeof input === 'string' ? input : JSON.stringify(input));
 }
 
-/** One crossing of a CLI or Action run (core/src/run.rs): the input as JSON text, the files' bytes. */
+/** One crossing of a CLI or Action run (driver/src/run.rs): the input as JSON text, the files' bytes. */
 export function run(input, files) {
   return cross('run', input, files);
 }

@@ -109,7 +109,7 @@ pub fn preflight(input: &PreflightInput) -> Preflight {
     let receipt = match validate(input.receipt.as_bytes()) {
         Ok(receipt) => receipt,
         Err(error) => {
-            let error = crate::commands::with_hint(input.receipt.as_bytes(), error);
+            let error = crate::receipt_hint::with_hint(input.receipt.as_bytes(), error);
             let message = format!(
                 "the receipt is invalid: {} at {}: {}",
                 error.code(),

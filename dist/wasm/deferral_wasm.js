@@ -259,7 +259,7 @@ export function preflight(input) {
 
 /**
  * The proxy for a request: input `{"url", "env": {HTTPS_PROXY, NO_PROXY, ...}}`, answer
- * `{"ok":true,"proxy":URL|null}` or an `invalid-proxy` error. See `deferral_core::proxy`.
+ * `{"ok":true,"proxy":URL|null}` or an `invalid-proxy` error. See `deferral_driver::proxy`.
  * @param {string} input
  * @returns {string}
  */
@@ -323,7 +323,7 @@ export function read_rate_state(input) {
 }
 
 /**
- * One crossing of a run of the CLI or the Action: see `deferral_core::run`. `files` holds the
+ * One crossing of a run of the CLI or the Action: see `deferral_driver::run`. `files` holds the
  * bytes of every file read so far, in the order the input's `file_sizes` names them.
  * @param {string} input
  * @param {Uint8Array | number[]} files

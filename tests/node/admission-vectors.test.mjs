@@ -1,5 +1,5 @@
 // The admission vectors (tests/vectors/admissions/cases.json) through dist/: the same driver as
-// core/tests/admission_vectors.rs, calling the wasm core's `run` crossing by crossing and
+// driver/tests/admission_vectors.rs, calling the wasm core's `run` crossing by crossing and
 // answering each step from the case (GitHub's GET /rate_limit, the port's POST /v1/admissions
 // and POST /v1/deferrals). Native and wasm must agree on every step, body and answer.
 import { test } from 'node:test';

@@ -32,7 +32,7 @@ pub fn validate_receipt(bytes: &[u8]) -> String {
     match receipt::validate(bytes) {
         Ok(r) => format!("{{\"ok\":true,\"receipt\":{}}}", r.to_json()),
         Err(e) => compact(
-            &json!({"ok": false, "error": deferral_core::commands::with_hint(bytes, e).to_json_value()}),
+            &json!({"ok": false, "error": deferral_core::receipt_hint::with_hint(bytes, e).to_json_value()}),
         ),
     }
 }

@@ -175,11 +175,11 @@ pub fn read_rate_state(input: &str) -> String {
     rate_state::read_json(input)
 }
 
-/// One crossing of a run of the CLI or the Action: see `deferral_core::run`. `files` holds the
+/// One crossing of a run of the CLI or the Action: see `deferral_driver::run`. `files` holds the
 /// bytes of every file read so far, in the order the input's `file_sizes` names them.
 #[wasm_bindgen]
 pub fn run(input: &str, files: &[u8]) -> String {
-    deferral_core::run::run_json(input, files)
+    deferral_driver::run::run_json(input, files)
 }
 
 /// A decision input -> `{"ok":true,"decision":{status,code,reason,...,receipt}}`. The decision
@@ -205,12 +205,12 @@ pub fn preflight(input: &str) -> String {
 }
 
 /// The proxy for a request: input `{"url", "env": {HTTPS_PROXY, NO_PROXY, ...}}`, answer
-/// `{"ok":true,"proxy":URL|null}` or an `invalid-proxy` error. See `deferral_core::proxy`.
+/// `{"ok":true,"proxy":URL|null}` or an `invalid-proxy` error. See `deferral_driver::proxy`.
 #[wasm_bindgen]
 pub fn proxy_for(input: &str) -> String {
     let v: Value = serde_json::from_str(input).unwrap_or_default();
     let env = v["env"].as_object().cloned().unwrap_or_default();
-    match deferral_core::proxy::proxy_for(v["url"].as_str().unwrap_or_default(), &env) {
+    match deferral_driver::proxy::proxy_for(v["url"].as_str().unwrap_or_default(), &env) {
         Ok(proxy) => compact(&json!({"ok": true, "proxy": proxy})),
         Err(detail) => compact(&error("invalid-proxy", "$.env", &detail)),
     }

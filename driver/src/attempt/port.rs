@@ -13,11 +13,11 @@
 
 use super::view::{Finished, Obj};
 use super::{Attempt, AttemptError};
-use crate::decision::{decide, Decision, DecisionInput, Diagnostic};
-use crate::pool::{self, PoolCost, PoolWindows};
 use crate::port_answer::{check_admission, check_retained, Admission};
-use crate::rate_state::RateRead;
-use crate::receipt::Receipt;
+use deferral_core::decision::{decide, Decision, DecisionInput, Diagnostic};
+use deferral_core::pool::{self, PoolCost, PoolWindows};
+use deferral_core::rate_state::RateRead;
+use deferral_core::receipt::Receipt;
 use serde_json::Value;
 
 /// Where the CLI reads the port's bearer token (never a flag: it would show in `ps`).
@@ -121,7 +121,7 @@ impl Attempt<'_> {
                     let mut again = fresh.clone();
                     pool::fold(&mut again.rate, &window, d.clock_offset_ms, self.now);
                     let decision = decide(&again);
-                    if decision.status == crate::decision::Status::Ready {
+                    if decision.status == deferral_core::decision::Status::Ready {
                         let e = AttemptError::AdmissionFailed {
                             pool: told.pool.to_string(),
                             detail: "it refused, yet its window leaves room for the plan above the reserves: the host and the gate disagree".into(),
@@ -172,8 +172,8 @@ impl Attempt<'_> {
             .str("body", Some(body))
             .str("token_env", Some(port.token_env))
             .str("proxy", proxy.as_deref())
-            .num("timeout_ms", Some(crate::run::REQUEST_TIMEOUT_MS))
-            .num("max_bytes", Some(crate::run::MAX_ANSWER_BYTES))
+            .num("timeout_ms", Some(super::limits::REQUEST_TIMEOUT_MS))
+            .num("max_bytes", Some(super::limits::MAX_ANSWER_BYTES))
             .str("into", Some(into))
             .str("error_into", Some(error_into))
             .end()

@@ -67,7 +67,7 @@ fn drive(doc: &Value, case: &Value) -> Run {
     };
     for _ in 0..8 {
         let step: Value =
-            serde_json::from_str(&deferral_core::run::run_json(&input.to_string(), &[])).unwrap();
+            serde_json::from_str(&deferral_driver::run::run_json(&input.to_string(), &[])).unwrap();
         run.steps.push(step["step"].as_str().unwrap().to_string());
         if step["step"] == "done" {
             run.done = step;

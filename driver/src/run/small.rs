@@ -2,12 +2,13 @@
 //! input, and `observe`, which records one saved answer into the ledger under its lock.
 
 use super::args::Parsed;
-use super::{done, error_done, read_entry, Files};
+use super::{done, error_done, Files};
+use crate::attempt::limits::read_entry;
 use crate::attempt::view::{iso_ms, Obj};
 use crate::attempt::AttemptError;
 use crate::commands::{digest_command, explain_command, validate_command, Answer};
-use crate::exit::Exit;
-use crate::observe::observe_value;
+use deferral_core::exit::Exit;
+use deferral_core::observe::observe_value;
 use serde_json::{json, Value};
 
 fn read_step(entries: &[(&str, &str)]) -> String {
@@ -137,7 +138,7 @@ fn observe(p: &Parsed, files: &Files, now: u64) -> String {
     let Some(ledger) = files.get("ledger") else {
         return Obj::default()
             .str("step", Some("lock"))
-            .raw("lock", &super::lock(ledger_path))
+            .raw("lock", &crate::attempt::limits::lock(ledger_path))
             .end();
     };
     input["ledger"] = ledger.map_or(Value::Null, |b| String::from_utf8_lossy(b).into());

@@ -4,11 +4,12 @@
 //! the surfaces always agree, and none of them holds the token, scope, request or repository.
 
 use super::markdown;
-use crate::decision::{Decision, Diagnostic, ResourceFigures};
-use crate::exit::Exit;
-use crate::json::write_json_string;
-use crate::receipt::Receipt;
-use crate::signals::time::civil_from_ms;
+use crate::runner::{escape_data, escape_property};
+use deferral_core::decision::{Decision, Diagnostic, ResourceFigures};
+use deferral_core::exit::Exit;
+use deferral_core::json::write_json_string;
+use deferral_core::receipt::Receipt;
+use deferral_core::signals::time::civil_from_ms;
 
 /// A finished attempt.
 #[derive(Debug, Clone)]
@@ -610,30 +611,9 @@ impl Finished {
     }
 }
 
-/// Escapes workflow-command data: `%`, CR and LF would otherwise end or forge a command.
-pub fn escape_data(text: &str) -> String {
-    text.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
-}
-
-/// Escapes a workflow-command property value, where `:` and `,` are separators too.
-pub fn escape_property(text: &str) -> String {
-    escape_data(text).replace(':', "%3A").replace(',', "%2C")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn workflow_commands_are_escaped() {
-        assert_eq!(
-            escape_data("50% done\r\n::error::forged"),
-            "50%25 done%0D%0A::error::forged"
-        );
-        assert_eq!(escape_property("x:y,z%"), "x%3Ay%2Cz%25");
-    }
 
     #[test]
     fn outside_words_reach_the_summary_only_inside_code_spans() {

@@ -1,6 +1,6 @@
 //! The CLI's words for people: the usage, each command's summary and `--help` text, and the
 //! flags each command takes. The Action and the CLI read the same inputs under the same names
-//! (`core/src/attempt/inputs.rs` holds their defaults).
+//! (`driver/src/attempt/inputs.rs` holds their defaults).
 
 /// One command: its name, one line for the usage, its `--help`, and its flags.
 pub struct Command {

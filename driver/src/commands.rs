@@ -3,28 +3,11 @@
 //! terminal may show on stderr.
 
 use crate::attempt::view::{iso_ms, local_text, quote, Obj};
-use crate::digest::{input_value, sha256_hex};
-use crate::exit::Exit;
-use crate::receipt::{validate, Ownership, Receipt, ReceiptError};
+use deferral_core::digest::{input_value, sha256_hex};
+use deferral_core::exit::Exit;
+use deferral_core::receipt::{validate, Ownership, Receipt, ReceiptError};
+use deferral_core::receipt_hint::with_hint;
 use serde_json::Value;
-
-/// A receipt error, with the message pointing the way when the input is a whole gate or resume
-/// result (its `deferredReceipt` is the receipt) rather than a receipt. The code and path stay
-/// the contract's: a result is not a receipt, and is not accepted as one.
-pub fn with_hint(bytes: &[u8], mut error: ReceiptError) -> ReceiptError {
-    // A result always has fields the contract lacks: only such a refusal can be one, and the
-    // document is parsed again only then.
-    let is_result = error.code == crate::receipt::ErrorCode::UnknownField
-        && serde_json::from_slice::<Value>(bytes)
-            .ok()
-            .is_some_and(|v| v.get("deferredReceipt").is_some());
-    if is_result {
-        error.message.push_str(
-            ": this is a gate or resume result, not a receipt; its deferredReceipt is the receipt (jq -c .deferredReceipt)",
-        );
-    }
-    error
-}
 
 /// What a small command answers.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -242,7 +225,7 @@ pub fn digest_command(kind: &str, text: &str) -> Answer {
     if kind == "plan" && !value.is_object() {
         return fail("invalid-plan", "a plan must be a JSON object");
     }
-    match crate::jcs::canonicalize(&value) {
+    match deferral_core::jcs::canonicalize(&value) {
         Ok(canonical) => {
             let line = Obj::default()
                 .str("kind", Some(kind))

@@ -2,7 +2,7 @@
 //! template per variant, one exit class per variant. [`AttemptError::CODES`] lists every code,
 //! for tests that walk them.
 
-use crate::exit::Exit;
+use deferral_core::exit::Exit;
 use std::fmt;
 
 /// A coded stop of an attempt.

@@ -5,11 +5,11 @@
 
 use super::error::{Code, Form, Refusal};
 use super::{obj, shown, Answer};
-use crate::decision::ResourceFigures;
-use crate::plan::PlanCost;
-use crate::pool::{self, PoolCost, PoolWindow, PoolWindows};
 use crate::port_answer::{self, Admission};
-use crate::signals::RateSnapshot;
+use deferral_core::decision::ResourceFigures;
+use deferral_core::plan::PlanCost;
+use deferral_core::pool::{self, PoolCost, PoolWindow, PoolWindows};
+use deferral_core::signals::RateSnapshot;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -116,7 +116,7 @@ fn admit(v: &Value) -> Answer {
         content: c[2],
     };
     let mut quoted = String::new();
-    crate::json::write_json_string(&mut quoted, name);
+    deferral_core::json::write_json_string(&mut quoted, name);
     let body = format!(
         "{{\"pool\":{quoted},\"cost\":{},\"rate\":{}}}",
         cost.to_json(),

@@ -2,11 +2,11 @@
 //! has a message. The exhaustive matches below stop compiling when a variant is added without
 //! being listed here, so no code can be added without a walk of it.
 
-use deferral_core::attempt::AttemptError;
 use deferral_core::exit::Exit;
 use deferral_core::rate_state::RateReadError;
 use deferral_core::receipt::ErrorCode;
 use deferral_core::signals::{SignalError, SignalErrorKind};
+use deferral_driver::attempt::AttemptError;
 use std::collections::HashSet;
 
 fn attempt_errors() -> Vec<AttemptError> {

@@ -5,7 +5,7 @@
 //! (`request('POST /graphql', {data})` or `{query}`).
 
 use super::obj;
-use crate::signals::{resource_for_path, GRAPHQL_RESOURCE};
+use deferral_core::signals::{resource_for_path, GRAPHQL_RESOURCE};
 use serde_json::{Map, Value};
 
 /// The path of `url` (a route, or a whole URL), without query or fragment.

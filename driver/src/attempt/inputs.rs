@@ -1,10 +1,10 @@
 //! The attempt's inputs as given (Action inputs or CLI flags, all text) turned into what the
-//! decision needs. Defaults live here and in [`crate::decision::Policy`], nowhere else: a
+//! decision needs. Defaults live here and in [`deferral_core::decision::Policy`], nowhere else: a
 //! missing or empty input means the default whichever surface started the attempt.
 
 use super::error::AttemptError;
-use crate::decision::{Policy, Reserve};
-use crate::digest::input_value;
+use deferral_core::decision::{Policy, Reserve};
+use deferral_core::digest::input_value;
 use serde_json::{Map, Value};
 
 /// Every input an attempt reads, by its Action name (CLI flags use the same names).
@@ -140,7 +140,7 @@ pub fn default_scope(env: &Map<String, Value>) -> Value {
         .unwrap_or("https://api.github.com")
         .trim_end_matches('/')
         .to_string();
-    crate::json::object(vec![
+    deferral_core::json::object(vec![
         ("api", Value::String(api)),
         ("repository", var("GITHUB_REPOSITORY")),
         ("workflow", var("GITHUB_WORKFLOW_REF")),
@@ -212,7 +212,7 @@ pub fn parse(
         },
     };
     for (input, value) in [("scope", Some(&scope)), ("request", request.as_ref())] {
-        if let Some(Err(e)) = value.map(crate::jcs::canonicalize) {
+        if let Some(Err(e)) = value.map(deferral_core::jcs::canonicalize) {
             return Err(AttemptError::InvalidBinding {
                 input,
                 detail: e.to_string(),

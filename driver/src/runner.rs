@@ -1,10 +1,9 @@
 //! The GitHub Actions runner protocol, in text the shell writes as it is told: masks (printed
 //! before anything else), outputs as `name<<DELIMITER` records appended to `GITHUB_OUTPUT`, the
 //! step summary appended to `GITHUB_STEP_SUMMARY`. Log lines and annotations are escaped where
-//! they are made (`crate::attempt::view`).
+//! they are made (`crate::attempt::view`) with the escapes here.
 
-use crate::attempt::view::escape_data;
-use crate::digest::sha256_hex;
+use deferral_core::digest::sha256_hex;
 
 /// `::add-mask::` lines for each secret, one per line of it (the runner matches single lines).
 pub fn masks<'a>(secrets: impl IntoIterator<Item = &'a str>) -> String {
@@ -50,6 +49,18 @@ pub fn outputs_text(outputs: &[(&str, String)], file: bool) -> String {
             }
         })
         .collect()
+}
+
+/// Escapes workflow-command data: `%`, CR and LF would otherwise end or forge a command.
+pub fn escape_data(text: &str) -> String {
+    text.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// Escapes a workflow-command property value, where `:` and `,` are separators too.
+pub fn escape_property(text: &str) -> String {
+    escape_data(text).replace(':', "%3A").replace(',', "%2C")
 }
 
 #[cfg(test)]
@@ -102,5 +113,14 @@ mod tests {
             masks(["ab\r\ncd", "", "50%"]),
             "::add-mask::ab\n::add-mask::cd\n::add-mask::50%25\n"
         );
+    }
+
+    #[test]
+    fn workflow_commands_are_escaped() {
+        assert_eq!(
+            escape_data("50% done\r\n::error::forged"),
+            "50%25 done%0D%0A::error::forged"
+        );
+        assert_eq!(escape_property("x:y,z%"), "x%3Ay%2Cz%25");
     }
 }

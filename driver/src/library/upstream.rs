@@ -6,8 +6,8 @@ use super::error::{Code, Form, Refusal, INVALID_RECEIPT, INVALID_TRANSITION};
 use super::input::{handoff, receipt, refused};
 use super::obj;
 use super::{shown, Answer};
-use crate::lifecycle::{self, Event, Position, State};
-use crate::receipt::{ErrorCode, Receipt};
+use deferral_core::lifecycle::{self, Event, Position, State};
+use deferral_core::receipt::{ErrorCode, Receipt};
 use serde_json::Value;
 
 /// The ops of this file, or `None` for another file's op.

@@ -24,7 +24,7 @@ fn cli_vectors_answer_natively() {
         let input = json!({"surface": "cli", "argv": case["argv"], "env": case["env"],
             "now_ms": 1_800_000_000_000u64, "crossing": 0});
         let step: Value =
-            serde_json::from_str(&deferral_core::run::run_json(&input.to_string(), &[])).unwrap();
+            serde_json::from_str(&deferral_driver::run::run_json(&input.to_string(), &[])).unwrap();
         assert_eq!(step["step"], "done", "{name}: {step}");
         assert_eq!(step["process_exit"], case["exit"], "{name}: {step}");
         let stdout = step["stdout"].as_str().unwrap();

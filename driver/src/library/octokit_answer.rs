@@ -5,9 +5,9 @@
 //! anything seen before it, so no older window of that bucket can outvote it.
 
 use super::obj;
-use crate::ledger::{Ledger, ResourceEntry};
-use crate::observe::answer_of;
-use crate::signals::{classify_at, Classification, RateSnapshot};
+use deferral_core::ledger::{Ledger, ResourceEntry};
+use deferral_core::observe::answer_of;
+use deferral_core::signals::{classify_at, Classification, RateSnapshot};
 use serde::Deserialize;
 use serde_json::Value;
 

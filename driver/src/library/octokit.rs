@@ -6,9 +6,9 @@ use super::error::{Code, Form, Refusal};
 use super::Answer;
 use super::{done, obj};
 use crate::attempt::default_scope;
-use crate::decision::decide_json;
-use crate::ledger::ResourceEntry;
-use crate::signals::{Window, GRAPHQL_RESOURCE, REST_RESOURCE};
+use deferral_core::decision::decide_json;
+use deferral_core::ledger::ResourceEntry;
+use deferral_core::signals::{Window, GRAPHQL_RESOURCE, REST_RESOURCE};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 

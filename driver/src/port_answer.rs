@@ -7,9 +7,9 @@
 //! like a deferral id, or a refusal's reason and the pool's window. Each refusal says what was
 //! wrong, never what was answered.
 
-use crate::lifecycle::State;
-use crate::pool::{PoolWindow, PoolWindows};
-use crate::receipt::{validate, Receipt};
+use deferral_core::lifecycle::State;
+use deferral_core::pool::{PoolWindow, PoolWindows};
+use deferral_core::receipt::{validate, Receipt};
 use serde_json::{Map, Value};
 
 /// What a port answered that cannot be used, in words for "the port answered {detail}".

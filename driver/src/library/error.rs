@@ -1,8 +1,8 @@
 //! The library's refusals: a stable code, one message template each, and the JS error it is
 //! thrown as (upstream's two `TypeError`s, a plain `TypeError`, or the port's `PortError`).
 
-use crate::json::object as obj;
-use crate::receipt::ReceiptError;
+use deferral_core::json::object as obj;
+use deferral_core::receipt::ReceiptError;
 use serde_json::Value;
 
 /// Every code the JS library throws with, besides the receipt's own and `illegal-transition`.

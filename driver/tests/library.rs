@@ -1,7 +1,7 @@
 //! The JS library's decisions, natively: every code has one template, and each op answers the
 //! refusal or the result the library throws or returns (tests/node/*: the same through wasm).
 
-use deferral_core::library::{answer, error::Code};
+use deferral_driver::library::{answer, error::Code};
 use serde_json::{json, Value};
 use std::collections::HashSet;
 
@@ -315,8 +315,8 @@ fn octokit_gate_takes_the_actions_defaults_and_refuses_bad_options() {
 
 #[test]
 fn library_codes_mean_one_thing_across_the_core() {
-    use deferral_core::attempt::AttemptError;
     use deferral_core::receipt::ErrorCode;
+    use deferral_driver::attempt::AttemptError;
     let library: HashSet<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
     let receipt: HashSet<&str> = ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
     assert!(library.is_disjoint(&receipt));

@@ -7,10 +7,10 @@ use super::error::{Code, Form, Refusal};
 use super::input::receipt;
 use super::{done, obj};
 use super::{shown, Answer};
-use crate::digest::digest;
-use crate::lifecycle::{self, Event, Position, State, DEFAULT_MAX_REENTRIES};
 use crate::port_answer;
-use crate::receipt::Receipt;
+use deferral_core::digest::digest;
+use deferral_core::lifecycle::{self, Event, Position, State, DEFAULT_MAX_REENTRIES};
+use deferral_core::receipt::Receipt;
 use serde_json::Value;
 
 /// How long the port client waits for one answer, unless told.
@@ -70,7 +70,10 @@ fn port_client(v: &Value) -> Answer {
             let timeout = v["timeout_ms"].as_u64().unwrap_or(PORT_TIMEOUT_MS);
             return Ok(obj(vec![
                 ("timeout_ms", Value::from(timeout)),
-                ("max_bytes", Value::from(crate::run::MAX_ANSWER_BYTES)),
+                (
+                    "max_bytes",
+                    Value::from(crate::attempt::limits::MAX_ANSWER_BYTES),
+                ),
             ]));
         }
         format!("an http: or https: URL, not {}", shown(&v["url"]))

@@ -6,9 +6,9 @@
 //! no JSON form at all (a BigInt, a cycle). Such a value is not the document it seems.
 
 use super::error::{Form, Refusal};
-use crate::commands::with_hint;
-use crate::json::object as obj;
-use crate::receipt::{validate, ErrorCode, Receipt, ReceiptError};
+use deferral_core::json::object as obj;
+use deferral_core::receipt::{validate, ErrorCode, Receipt, ReceiptError};
+use deferral_core::receipt_hint::with_hint;
 use serde_json::{Map, Value};
 
 /// One minute after issue: upstream's default `resume_after_ms`.

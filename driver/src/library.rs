@@ -15,7 +15,7 @@
 //!   tells the gate).
 //!
 //! ```
-//! let answer = deferral_core::library::answer(r#"{"op":"port_state","state":"cancelled","cause":"expired"}"#);
+//! let answer = deferral_driver::library::answer(r#"{"op":"port_state","state":"cancelled","cause":"expired"}"#);
 //! assert_eq!(answer, r#"{"ok":true,"state":"expired"}"#);
 //! ```
 
@@ -31,7 +31,7 @@ pub mod upstream;
 use error::Refusal;
 use serde_json::{Map, Value};
 
-pub(crate) use crate::json::object as obj;
+pub(crate) use deferral_core::json::object as obj;
 
 /// An op's answer with nothing to add to `ok`.
 pub(crate) fn done() -> Value {

@@ -28,6 +28,7 @@
 
 mod error;
 mod inputs;
+pub mod limits;
 pub mod markdown;
 mod port;
 pub mod view;
@@ -37,15 +38,15 @@ pub use inputs::{
     default_scope, parse_duration, RawInputs, DEFAULT_FRESH_APPROVAL, DEFAULT_ON_DEFERRAL, INPUTS,
 };
 
-use crate::decision::{decide, Decision, DecisionInput, Diagnostic, Status};
-use crate::exit::Exit;
-use crate::ledger::Ledger;
-use crate::observe::{answer_of, error_value};
-use crate::preflight::{preflight, PreflightInput};
-use crate::rate_state::{read_file, read_response, RateRead, Source};
-use crate::receipt::{validate, Receipt};
-use crate::run::runner;
-use crate::signals::RateSnapshot;
+use crate::runner;
+use deferral_core::decision::{decide, Decision, DecisionInput, Diagnostic, Status};
+use deferral_core::exit::Exit;
+use deferral_core::ledger::Ledger;
+use deferral_core::observe::{answer_of, error_value};
+use deferral_core::preflight::{preflight, PreflightInput};
+use deferral_core::rate_state::{read_file, read_response, RateRead, Source};
+use deferral_core::receipt::{validate, Receipt};
+use deferral_core::signals::RateSnapshot;
 use inputs::Options;
 use serde_json::{Map, Value};
 use view::{Finished, Obj};
@@ -185,8 +186,8 @@ impl Attempt<'_> {
             )
             .str("token_env", self.v["token_env"].as_str())
             .str("proxy", proxy.as_deref())
-            .num("timeout_ms", Some(crate::run::REQUEST_TIMEOUT_MS))
-            .num("max_bytes", Some(crate::run::MAX_ANSWER_BYTES))
+            .num("timeout_ms", Some(limits::REQUEST_TIMEOUT_MS))
+            .num("max_bytes", Some(limits::MAX_ANSWER_BYTES))
             .end())
     }
 
@@ -228,7 +229,7 @@ impl Attempt<'_> {
         if !read.is_empty() {
             let entries: Vec<String> = read
                 .iter()
-                .map(|(name, path)| crate::run::read_entry(name, path))
+                .map(|(name, path)| limits::read_entry(name, path))
                 .collect();
             let mut step = Obj::default()
                 .str("step", Some("read"))
@@ -274,7 +275,7 @@ impl Attempt<'_> {
 
     fn with_ledger(&self, step: Obj) -> Obj {
         match self.ledger_path() {
-            Some(path) => step.raw("lock", &crate::run::lock(path)),
+            Some(path) => step.raw("lock", &limits::lock(path)),
             None => step,
         }
     }
@@ -477,7 +478,11 @@ impl Attempt<'_> {
         }
     }
 
-    fn finished_resume(&self, p: crate::preflight::Preflight, read: Option<&RateRead>) -> Finished {
+    fn finished_resume(
+        &self,
+        p: deferral_core::preflight::Preflight,
+        read: Option<&RateRead>,
+    ) -> Finished {
         let mut decision = p.decision;
         let mut diagnostics = p.diagnostics;
         if let Some(d) = decision.as_mut() {
