@@ -487,7 +487,7 @@ async function __wbg_init_once(module_or_path) {
   return __wbg_finalize_init(instance, module);
 }
 
-// dist/lib/core.js
+// dist/lib/wasm.js
 var { readFileSync } = builtin("node:fs");
 var { inflateRawSync } = builtin("node:zlib");
 var WASM_DIR = false ? "../wasm/" : "./wasm/";

@@ -2,7 +2,7 @@
 // next step, and this file does only that step's I/O: read files, hold the ledger lock, make a
 // request, print and write. It never decides, sleeps, polls, retries or replays.
 import { builtin } from './builtin.js';
-import { run } from './core.js';
+import { run } from './wasm.js';
 import { request } from './http.js';
 import { IoError, readUpTo } from './read-input.js';
 import { withLock } from './ledger-file.js';

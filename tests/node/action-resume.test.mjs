@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { startFakeGitHub } from '../support/fake-github.mjs';
 import { runAction, runnerEnv } from '../support/run-action.mjs';
 import { dueReceipt, makeReceipt, scopeOf } from '../support/receipts.mjs';
-import { validateReceipt } from '../../dist/lib/core.js';
+import { validateReceipt } from '../../dist/lib/wasm.js';
 
 const servers = [];
 after(() => Promise.all(servers.map((s) => s.close())));

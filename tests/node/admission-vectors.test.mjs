@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from './helpers.mjs';
-import { run } from '../../dist/lib/core.js';
+import { run } from '../../dist/lib/wasm.js';
 
 const doc = JSON.parse(readFileSync(join(repoRoot, 'tests/vectors/admissions/cases.json'), 'utf8'));
 

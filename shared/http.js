@@ -3,7 +3,7 @@
 // (driver/src/proxy.rs). It never retries: the caller decides what a failure means, and
 // Deferral's rule is one request per run.
 import { builtin } from './builtin.js';
-import { call } from './core.js';
+import { call } from './wasm.js';
 
 const http = builtin('node:http');
 // node:https and node:tls cost a few milliseconds to load: only HTTPS requests pay for them.

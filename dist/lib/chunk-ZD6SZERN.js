@@ -5,7 +5,7 @@ var __export = (target, all) => {
     __defProp(target, name, { get: all[name], enumerable: true });
 };
 
-// action/lib/builtin.js
+// shared/builtin.js
 import { createRequire } from "node:module";
 var builtin = process.getBuiltinModule ?? createRequire(import.meta.url);
 
@@ -487,7 +487,7 @@ async function __wbg_init_once(module_or_path) {
   return __wbg_finalize_init(instance, module);
 }
 
-// action/lib/core.js
+// shared/wasm.js
 var { readFileSync } = builtin("node:fs");
 var { inflateRawSync } = builtin("node:zlib");
 var WASM_DIR = false ? "../wasm/" : "../wasm/";

@@ -2,6 +2,8 @@
 // The module is instantiated synchronously from bytes next to this file: no fetch, no async
 // start-up cost beyond inflating (raw deflate, about 1 ms) and compiling it.
 // DEFERRAL_TRACE_CORE=1 prints each call into the core on stderr (how the tests count them).
+// It belongs to neither the Action nor the library: both import it (shared/ is copied into
+// dist/lib/, so its paths are those of dist/lib/; scripts/build-dist.sh).
 import { builtin } from './builtin.js';
 import * as wasm from '../wasm/deferral_wasm.js';
 
