@@ -13,7 +13,7 @@ import {
   receiptDigest,
   receiptOf,
   validateReceipt
-} from "./chunk-ZD6SZERN.js";
+} from "./chunk-OSEQW2A5.js";
 
 // shared/http.js
 var http = builtin("node:http");

@@ -3,12 +3,10 @@
 //! `{"ok":false,"error":{"code","path","message"}}`; nothing here throws into JS.
 
 use crate::{compact, error};
+use deferral_core::decision;
 use deferral_core::ledger::{Ledger, Observation};
-use deferral_core::observe::{answer_of, classified_value};
-use deferral_core::plan::Plan;
 use deferral_core::rate_state;
 use deferral_core::signals;
-use deferral_core::{decision, graphql_cost};
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 
@@ -35,19 +33,6 @@ fn answer(result: Result<Value, Value>) -> String {
     }
 }
 
-/// `{status, headers, body}` -> `{"ok":true,"kind":"primary-rest"|"primary-graphql"|"secondary"|
-/// "unlimited"|"not-rate-limited","headers":{resource,limit,remaining,used,reset,retry_after_s,date_ms}}`.
-#[wasm_bindgen]
-pub fn classify_response(input: &str) -> String {
-    answer(object(input).and_then(|v| {
-        let (status, headers, body) = answer_of(&v)?;
-        let c = signals::classify_at(v["path"].as_str(), status, &headers, &body);
-        let mut out = classified_value(&c);
-        out["ok"] = json!(true);
-        Ok(out)
-    }))
-}
-
 /// `{status, body}` of `GET /rate_limit` -> `{"ok":true,"snapshot":{"unlimited":bool,
 /// "resources":{name:{limit,remaining,used,reset}}}}`; a 404 "Rate limiting is not enabled" is
 /// the unlimited snapshot. Unreadable bodies answer `malformed-json`, `unexpected-shape`, ...
@@ -63,44 +48,6 @@ pub fn parse_rate_limit(input: &str) -> String {
             .map(|snapshot| json!({"ok": true, "snapshot": snapshot.to_value()}))
             .map_err(|e| error(e.code(), &e.path, &e.to_string()))
     }))
-}
-
-/// `{query, variables?, operation_name?}` -> `{"ok":true,"cost","requests","nodes","mutation"}`.
-#[wasm_bindgen]
-pub fn graphql_cost(input: &str) -> String {
-    answer(object(input).and_then(|v| {
-        let query = v["query"].as_str().ok_or_else(|| {
-            error(
-                "invalid-input",
-                "$.query",
-                "query must be a GraphQL document string",
-            )
-        })?;
-        let estimate =
-            graphql_cost::estimate(query, v.get("variables"), v["operation_name"].as_str())
-                .map_err(|e| error(e.code(), "$.query", &e.to_string()))?;
-        let mut out = estimate.to_value();
-        out["ok"] = json!(true);
-        Ok(out)
-    }))
-}
-
-/// A plan document -> `{"ok":true,"cost":{rest,graphql,secondary_rest_points,
-/// secondary_graphql_points,content_creating,secondary_minutes}}`.
-#[wasm_bindgen]
-pub fn plan_cost(input: &str) -> String {
-    answer(
-        serde_json::from_str::<Value>(input)
-            .map_err(|e| error("malformed-plan", "$", &format!("the plan is not JSON: {e}")))
-            .and_then(|v| {
-                Plan::from_value(&v).map_err(|e| error(e.code(), &e.path, &e.to_string()))
-            })
-            .and_then(|plan| {
-                plan.cost()
-                    .map_err(|e| error(e.code(), &e.path, &e.to_string()))
-            })
-            .map(|cost| json!({"ok": true, "cost": cost.to_value()})),
-    )
 }
 
 fn ledger_at(value: &Value, path: &str) -> Result<Ledger, Value> {
@@ -190,17 +137,6 @@ pub fn decide(input: &str) -> String {
     format!(
         "{{\"ok\":true,\"decision\":{}}}",
         decision::decide_json(input)
-    )
-}
-
-/// A preflight input `{receipt: "<receipt JSON text>", wakeup_handle?, approval_granted?,
-/// fresh: <decision input>}` -> `{"ok":true,"preflight":{status,code,field,ownership,
-/// diagnostics,decision,receipt}}`, exactly as the native `preflight_json` answers.
-#[wasm_bindgen]
-pub fn preflight(input: &str) -> String {
-    format!(
-        "{{\"ok\":true,\"preflight\":{}}}",
-        deferral_core::preflight::preflight_json(input)
     )
 }
 
