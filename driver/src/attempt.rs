@@ -31,6 +31,7 @@ mod inputs;
 pub mod limits;
 pub mod markdown;
 mod port;
+mod preflight_words;
 pub mod view;
 
 pub use error::AttemptError;
@@ -483,8 +484,8 @@ impl Attempt<'_> {
         p: deferral_core::preflight::Preflight,
         read: Option<&RateRead>,
     ) -> Finished {
+        let mut diagnostics = preflight_words::worded(&p);
         let mut decision = p.decision;
-        let mut diagnostics = p.diagnostics;
         if let Some(d) = decision.as_mut() {
             Self::settle(&mut d.diagnostics, read);
             // The preflight's own stop reasons first, then the decision's notes.
