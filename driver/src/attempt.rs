@@ -32,6 +32,7 @@ pub mod limits;
 pub mod markdown;
 mod port;
 mod preflight_words;
+mod stop_code;
 pub mod view;
 
 pub use error::AttemptError;
@@ -50,30 +51,11 @@ use deferral_core::receipt::{validate, Receipt};
 use deferral_core::signals::RateSnapshot;
 use inputs::Options;
 use serde_json::{Map, Value};
+use stop_code::{InputCode, OfflineStop};
 use view::{Finished, Obj};
 
 /// The API version header GitHub documents for the REST API.
 pub const API_VERSION: &str = "2022-11-28";
-
-/// Decision codes that come from what the caller gave (exit 2), not from the provider.
-const INPUT_CODES: [&str; 6] = [
-    "invalid-input",
-    "invalid-policy",
-    "invalid-ledger",
-    "unsupported-ledger-version",
-    "invalid-plan",
-    "invalid-receipt",
-];
-
-/// Preflight stops decided from the receipt and inputs alone, before any rate state is read.
-const OFFLINE_STOPS: [&str; 6] = [
-    "invalid-receipt",
-    "not-yet-due",
-    "expired",
-    "claim-unavailable",
-    "binding-mismatch",
-    "approval-required",
-];
 
 struct Attempt<'a> {
     v: &'a Value,
@@ -325,7 +307,7 @@ impl Attempt<'_> {
         let code = p.code.as_deref()?;
         if p.status == Status::Ready
             || p.status == Status::Deferred
-            || !OFFLINE_STOPS.contains(&code)
+            || OfflineStop::of(code).is_none()
         {
             return None;
         }
@@ -421,17 +403,8 @@ impl Attempt<'_> {
             Status::Ready => Exit::Ok,
             Status::Deferred => Exit::Deferred,
             Status::Blocked => Exit::Blocked,
-            Status::Error if code.is_some_and(|c| INPUT_CODES.contains(&c)) => Exit::Invalid,
+            Status::Error if code.and_then(InputCode::of).is_some() => Exit::Invalid,
             Status::Error => Exit::Provider,
-        }
-    }
-
-    fn status_text(status: Status) -> &'static str {
-        match status {
-            Status::Ready => "ready",
-            Status::Deferred => "deferred",
-            Status::Blocked => "blocked",
-            Status::Error => "error",
         }
     }
 
@@ -462,7 +435,7 @@ impl Attempt<'_> {
         Self::settle(&mut d.diagnostics, read);
         Finished {
             mode: "gate",
-            status: Self::status_text(d.status),
+            status: d.status,
             code: d.code.clone(),
             error: None,
             receipt: d.receipt.clone(),
@@ -506,7 +479,7 @@ impl Attempt<'_> {
         }
         Finished {
             mode: "resume",
-            status: Self::status_text(p.status),
+            status: p.status,
             code: p.code.clone(),
             error,
             receipt: p.receipt,
@@ -526,7 +499,7 @@ impl Attempt<'_> {
     fn stopped(&self, code: &str, message: String, path: String, exit: Exit) -> Finished {
         Finished {
             mode: if self.resume { "resume" } else { "gate" },
-            status: "error",
+            status: Status::Error,
             code: Some(code.to_string()),
             diagnostics: vec![Diagnostic {
                 code: code.to_string(),
@@ -583,7 +556,7 @@ impl Attempt<'_> {
     fn done(&self, f: &Finished, ledger: Option<&str>) -> String {
         let mut writes = Vec::new();
         let mut receipt_path = String::new();
-        if self.action && f.status == "deferred" {
+        if self.action && f.status == Status::Deferred {
             if let Some(r) = &f.receipt {
                 let (path, text) = self.receipt_file(r);
                 writes.push(Self::write(&path, &text, 0o644, false));
@@ -604,12 +577,12 @@ impl Attempt<'_> {
         let mut out = Obj::default()
             .str("step", Some("done"))
             .num("exit", Some(u64::from(f.exit.code())))
-            .str("status", Some(f.status));
+            .str("status", Some(f.status.as_str()));
         let (stdout, stderr, process_exit) = if self.action {
             let succeed = self
                 .input("on-deferral")
                 .is_some_and(|v| v.eq_ignore_ascii_case("succeed"));
-            let failed = f.status != "ready" && !(f.status == "deferred" && succeed);
+            let failed = f.status != Status::Ready && !(f.status == Status::Deferred && succeed);
             let outputs = f.outputs(receipt_path, handle_path);
             let var = |name: &str| {
                 self.env

@@ -14,7 +14,7 @@
 use super::view::{Finished, Obj};
 use super::{Attempt, AttemptError};
 use crate::port_answer::{check_admission, check_retained, Admission};
-use deferral_core::decision::{decide, Decision, DecisionInput, Diagnostic};
+use deferral_core::decision::{decide, Decision, DecisionInput, Diagnostic, Status};
 use deferral_core::pool::{self, PoolCost, PoolWindows};
 use deferral_core::rate_state::RateRead;
 use deferral_core::receipt::Receipt;
@@ -108,7 +108,7 @@ impl Attempt<'_> {
             self.v.get("admission_answer").is_some() || self.v["admission_error"].is_string();
         let ledger = ledger.filter(|_| !asked);
         finished.pool = told.as_ref().map(|t| t.pool.to_string());
-        if let (Some(told), "ready") = (&told, finished.status) {
+        if let (Some(told), Status::Ready) = (&told, finished.status) {
             let d = finished.decision.clone().unwrap_or_else(|| decide(fresh));
             match self.admission(told.pool) {
                 None => return self.admit_step(port, told, &d, ledger.as_deref()),
@@ -121,7 +121,7 @@ impl Attempt<'_> {
                     let mut again = fresh.clone();
                     pool::fold(&mut again.rate, &window, d.clock_offset_ms, self.now);
                     let decision = decide(&again);
-                    if decision.status == deferral_core::decision::Status::Ready {
+                    if decision.status == Status::Ready {
                         let e = AttemptError::AdmissionFailed {
                             pool: told.pool.to_string(),
                             detail: "it refused, yet its window leaves room for the plan above the reserves: the host and the gate disagree".into(),
@@ -134,14 +134,14 @@ impl Attempt<'_> {
                 }
             }
         }
-        if finished.status != "deferred" {
+        if finished.status != Status::Deferred {
             return self.done(&finished, ledger.as_deref());
         }
         match self.retained(&finished) {
             None => self.retain_step(&finished, port, told.as_ref(), ledger.as_deref()),
             Some(Ok((id, receipt, handle))) => self.retained_done(finished, id, receipt, &handle),
             Some(Err(e)) => {
-                finished.status = "error";
+                finished.status = Status::Error;
                 finished.code = Some(e.code().to_string());
                 finished.error = Some((e.to_string(), "$".into()));
                 finished.exit = e.exit();
@@ -343,7 +343,7 @@ impl Attempt<'_> {
 
     /// Ready, but not admitted: the work must not run. The figures the gate read stay shown.
     fn refused_work(&self, mut f: Finished, e: &AttemptError) -> String {
-        f.status = "error";
+        f.status = Status::Error;
         f.code = Some(e.code().to_string());
         f.error = Some((e.to_string(), "$".into()));
         f.exit = e.exit();

@@ -5,7 +5,7 @@
 
 use super::markdown;
 use crate::runner::{escape_data, escape_property};
-use deferral_core::decision::{Decision, Diagnostic, ResourceFigures};
+use deferral_core::decision::{Decision, Diagnostic, ResourceFigures, Status};
 use deferral_core::exit::Exit;
 use deferral_core::json::write_json_string;
 use deferral_core::receipt::Receipt;
@@ -17,7 +17,7 @@ pub struct Finished {
     /// `gate` or `resume`.
     pub mode: &'static str,
     /// `ready`, `deferred`, `blocked` or `error`.
-    pub status: &'static str,
+    pub status: Status,
     pub code: Option<String>,
     /// For a stop before any decision: its message and JSON path.
     pub error: Option<(String, String)>,
@@ -155,7 +155,7 @@ impl Finished {
     fn deferred_receipt(&self) -> Option<&Receipt> {
         self.receipt
             .as_ref()
-            .filter(|_| self.status == "deferred" || self.status == "error")
+            .filter(|_| self.status == Status::Deferred || self.status == Status::Error)
     }
 
     /// The first diagnostic's message for the stop code, or the error message.
@@ -207,7 +207,7 @@ impl Finished {
             })
             .collect();
         let mut obj = Obj::default()
-            .str("status", Some(self.status))
+            .str("status", Some(self.status.as_str()))
             .str("mode", Some(self.mode))
             .str("code", self.code.as_deref())
             .str("reason", self.reason())
@@ -310,10 +310,10 @@ impl Finished {
     pub fn explain_line(&self) -> String {
         let d = self.decision.as_ref();
         match self.status {
-            "ready" if d.is_some_and(|d| d.unlimited) => {
+            Status::Ready if d.is_some_and(|d| d.unlimited) => {
                 "Ready: the server does not enforce rate limits.".to_string()
             }
-            "ready" => {
+            Status::Ready => {
                 let rest = d
                     .and_then(|d| d.rest.as_ref())
                     .map_or("?".to_string(), |f| f.remaining.to_string());
@@ -327,7 +327,7 @@ impl Finished {
                 };
                 format!("Ready: REST {rest} remaining{graphql}{admitted}.")
             }
-            "deferred" => {
+            Status::Deferred => {
                 let refused = match (&self.pool, &self.pool_reason) {
                     (Some(pool), Some(why)) => format!(" Pool {pool} refused: {why}"),
                     _ => String::new(),
@@ -349,12 +349,12 @@ impl Finished {
     /// Blocked or error: the label, the stop code and why (which may quote outside words).
     fn stop_parts(&self) -> Option<(&'static str, &str, &str)> {
         match self.status {
-            "blocked" => {
+            Status::Blocked => {
                 let why = self.why().unwrap_or(self.code.as_deref().unwrap_or(""));
                 Some(("Blocked", self.code.as_deref().unwrap_or("blocked"), why))
             }
-            "ready" | "deferred" => None,
-            _ => Some((
+            Status::Ready | Status::Deferred => None,
+            Status::Error => Some((
                 "Error",
                 self.code.as_deref().unwrap_or("error"),
                 self.why()
@@ -367,13 +367,15 @@ impl Finished {
     /// The Markdown job summary.
     pub fn summary(&self) -> String {
         let headline = match self.status {
-            "ready" => "Ready: the planned work fits above the reserve",
-            "deferred" => "Deferred: the work stopped before running out of quota",
-            "blocked" => "Blocked: this work must not run as it stands",
-            _ if self.pool.is_some() && self.receipt.is_none() && self.decision.is_some() => {
+            Status::Ready => "Ready: the planned work fits above the reserve",
+            Status::Deferred => "Deferred: the work stopped before running out of quota",
+            Status::Blocked => "Blocked: this work must not run as it stands",
+            Status::Error
+                if self.pool.is_some() && self.receipt.is_none() && self.decision.is_some() =>
+            {
                 "Error: the pool did not admit the work, so none of it ran"
             }
-            _ => "Error: no decision was made",
+            Status::Error => "Error: no decision was made",
         };
         let mut lines = vec![format!("### Deferral: {headline}"), String::new()];
         let d = self.decision.as_ref();
@@ -536,10 +538,10 @@ impl Finished {
     pub fn commands(&self, failed: bool) -> Vec<String> {
         let line = self.explain_line();
         let mut out = vec![format!("deferral: {}", escape_data(&line))];
-        if self.status != "ready" {
+        if self.status != Status::Ready {
             let level = if failed {
                 "error"
-            } else if self.status == "deferred" {
+            } else if self.status == Status::Deferred {
                 "warning"
             } else {
                 "notice"
@@ -620,7 +622,7 @@ mod tests {
         let hostile = "`](x) ![t](http://evil.example/i.png)\n# h <img src=x> *e* |";
         let f = Finished {
             mode: "gate",
-            status: "error",
+            status: Status::Error,
             code: Some("coordinator-failed".into()),
             error: Some((format!("port said {hostile}"), String::new())),
             decision: None,
