@@ -1,6 +1,6 @@
 // The Action's entry (action.yml runs dist/main.js): the core reads the inputs (INPUT_*), runs
 // the gate, or the resume when a receipt is given, and says what to mask, print and write
-// (core/src/run.rs). Every outcome, failures included, ends in the same few lines.
+// (driver/src/run.rs). Every outcome, failures included, ends in the same few lines.
 //
 // The runner starts this file with `node dist/main.js`, and it runs at once. A tool that imports
 // it instead (GitHub's `@github/local-action` imports the entry and calls its `run()`) gets

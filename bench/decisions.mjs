@@ -4,7 +4,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { call } from '../dist/lib/core.js';
+import { call } from '../dist/lib/wasm.js';
 import { repoRoot, median } from './util.mjs';
 
 const dir = join(repoRoot, 'tests/vectors/decisions');

@@ -3,7 +3,7 @@
 // DIR is a copy of dist/, loaded as its own wasm instance; short rounds of each run in turn, so
 // drift in machine load hits them alike. Same receipts as bench/receipts.mjs.
 // Usage: node bench/receipts-compare.mjs [--rounds N] DIR...    Prints one JSON object.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -18,7 +18,9 @@ const buffers = cases.map((c) => readFileSync(join(dir, c.file))).filter((b) => 
 
 const contenders = [['JSON.parse', (b) => JSON.parse(b.toString('utf8'))]];
 for (const d of positionals) {
-  const { validateReceipt } = await import(pathToFileURL(join(resolve(d), 'lib/core.js')).href);
+  // The loader is dist/lib/wasm.js since issue 20 (shared/wasm.js); older builds call it core.js.
+  const loader = ['lib/wasm.js', 'lib/core.js'].map((f) => join(resolve(d), f)).find((f) => existsSync(f));
+  const { validateReceipt } = await import(pathToFileURL(loader).href);
   contenders.push([d, (b) => validateReceipt(b)]);
 }
 const rates = contenders.map(() => []);

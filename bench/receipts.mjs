@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { inflateRawSync } from 'node:zlib';
 import { join } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020.js';
-import { validateReceipt } from '../dist/lib/core.js';
+import { validateReceipt } from '../dist/lib/wasm.js';
 import { repoRoot, median, dirBytes } from './util.mjs';
 
 const dir = join(repoRoot, 'tests/vectors/receipts');

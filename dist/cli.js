@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // deferral: the command-line face of the Deferral core. The core parses the arguments, says
-// what to read and ask, and words every answer (core/src/run.rs): one JSON line on stdout.
+// what to read and ask, and words every answer (driver/src/run.rs): one JSON line on stdout.
 import { runAttempt } from './lib/attempt.js';
 
 // A reader that stops early (`deferral gate ... | head -1`) is not an error of ours: keep the

@@ -12,11 +12,9 @@ var builtin = process.getBuiltinModule ?? createRequire(import.meta.url);
 // dist/wasm/deferral_wasm.js
 var deferral_wasm_exports = {};
 __export(deferral_wasm_exports, {
-  classify_response: () => classify_response,
   decide: () => decide,
   default: () => __wbg_init,
   digest: () => digest,
-  graphql_cost: () => graphql_cost,
   initSync: () => initSync,
   input_buffer: () => input_buffer,
   library: () => library,
@@ -24,30 +22,13 @@ __export(deferral_wasm_exports, {
   merge_ledger: () => merge_ledger,
   observe_response: () => observe_response,
   parse_rate_limit: () => parse_rate_limit,
-  plan_cost: () => plan_cost,
-  preflight: () => preflight,
   proxy_for: () => proxy_for,
   read_ledger: () => read_ledger,
   read_rate_state: () => read_rate_state,
   run: () => run,
   validate_input: () => validate_input,
-  validate_receipt: () => validate_receipt,
   version: () => version
 });
-function classify_response(input2) {
-  let deferred2_0;
-  let deferred2_1;
-  try {
-    const ptr0 = passStringToWasm0(input2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-    const len0 = WASM_VECTOR_LEN;
-    const ret = wasm.classify_response(ptr0, len0);
-    deferred2_0 = ret[0];
-    deferred2_1 = ret[1];
-    return getStringFromWasm0(ret[0], ret[1]);
-  } finally {
-    wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
-  }
-}
 function decide(input2) {
   let deferred2_0;
   let deferred2_1;
@@ -87,20 +68,6 @@ function digest(kind, text) {
     return getStringFromWasm0(ret[0], ret[1]);
   } finally {
     wasm.__wbindgen_free(deferred3_0, deferred3_1, 1);
-  }
-}
-function graphql_cost(input2) {
-  let deferred2_0;
-  let deferred2_1;
-  try {
-    const ptr0 = passStringToWasm0(input2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-    const len0 = WASM_VECTOR_LEN;
-    const ret = wasm.graphql_cost(ptr0, len0);
-    deferred2_0 = ret[0];
-    deferred2_1 = ret[1];
-    return getStringFromWasm0(ret[0], ret[1]);
-  } finally {
-    wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
   }
 }
 function input_buffer(len) {
@@ -170,34 +137,6 @@ function parse_rate_limit(input2) {
     const ptr0 = passStringToWasm0(input2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
     const len0 = WASM_VECTOR_LEN;
     const ret = wasm.parse_rate_limit(ptr0, len0);
-    deferred2_0 = ret[0];
-    deferred2_1 = ret[1];
-    return getStringFromWasm0(ret[0], ret[1]);
-  } finally {
-    wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
-  }
-}
-function plan_cost(input2) {
-  let deferred2_0;
-  let deferred2_1;
-  try {
-    const ptr0 = passStringToWasm0(input2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-    const len0 = WASM_VECTOR_LEN;
-    const ret = wasm.plan_cost(ptr0, len0);
-    deferred2_0 = ret[0];
-    deferred2_1 = ret[1];
-    return getStringFromWasm0(ret[0], ret[1]);
-  } finally {
-    wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
-  }
-}
-function preflight(input2) {
-  let deferred2_0;
-  let deferred2_1;
-  try {
-    const ptr0 = passStringToWasm0(input2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-    const len0 = WASM_VECTOR_LEN;
-    const ret = wasm.preflight(ptr0, len0);
     deferred2_0 = ret[0];
     deferred2_1 = ret[1];
     return getStringFromWasm0(ret[0], ret[1]);
@@ -277,20 +216,6 @@ function run(input2, files) {
 function validate_input(len) {
   const ret = wasm.validate_input(len);
   return ret >>> 0;
-}
-function validate_receipt(bytes2) {
-  let deferred2_0;
-  let deferred2_1;
-  try {
-    const ptr0 = passArray8ToWasm0(bytes2, wasm.__wbindgen_malloc);
-    const len0 = WASM_VECTOR_LEN;
-    const ret = wasm.validate_receipt(ptr0, len0);
-    deferred2_0 = ret[0];
-    deferred2_1 = ret[1];
-    return getStringFromWasm0(ret[0], ret[1]);
-  } finally {
-    wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
-  }
 }
 function version() {
   let deferred1_0;
@@ -487,7 +412,7 @@ async function __wbg_init_once(module_or_path) {
   return __wbg_finalize_init(instance, module);
 }
 
-// dist/lib/core.js
+// dist/lib/wasm.js
 var { readFileSync } = builtin("node:fs");
 var { inflateRawSync } = builtin("node:zlib");
 var WASM_DIR = false ? "../wasm/" : "./wasm/";

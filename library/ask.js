@@ -1,7 +1,7 @@
-// The library's one way into its decisions, which the core makes (core/src/library): an op and
+// The library's one way into its decisions, which the core makes (driver/src/library): an op and
 // the facts the JS holds go in; the answer comes back, or the error the core described is
 // thrown. No code, message or default is written here or in the files that ask.
-import { call } from '../action/lib/core.js';
+import { call } from '../shared/wasm.js';
 
 /** A refusal of the port (HTTP status and its stable code), or status 0 when refused locally. */
 export class PortError extends Error {

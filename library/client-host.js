@@ -1,6 +1,6 @@
 // The options form of createResumableDeferralHost: retained ownership through the port client
 // of `deferral-host serve` (ids, handles and outcomes). The core checks receipts and lifecycle
-// steps here first (core/src/library/serve.rs), so a request the host would refuse is refused
+// steps here first (driver/src/library/serve.rs), so a request the host would refuse is refused
 // locally, as a PortError with status 0.
 import { ask, encode, receiptOf } from './ask.js';
 import { createPortClient } from './host-port.js';

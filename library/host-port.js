@@ -1,7 +1,7 @@
 // A client for `deferral-host serve`, the durable port: one HTTP request per call through
 // the shell's http.js (node:http/https, no fetch), never retried. Whether to try again is the
 // caller's call: a repeated `record` would make a second deferral.
-import { request } from '../action/lib/http.js';
+import { request } from '../shared/http.js';
 import { ask, PortError } from './ask.js';
 
 export { PortError };

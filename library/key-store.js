@@ -2,7 +2,7 @@
 // ({get, set} by receipt digest), by default files on this machine readable by this user only.
 // One 0600 JSON file per receipt digest in a 0700 directory: writers of different receipts never
 // touch the same file, and each file is replaced whole (temporary file, then rename).
-import { builtin } from '../action/lib/builtin.js';
+import { builtin } from '../shared/builtin.js';
 import { ask } from './ask.js';
 
 const { mkdirSync, readFileSync, renameSync, writeFileSync } = builtin('node:fs');

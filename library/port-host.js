@@ -1,6 +1,6 @@
 // Upstream's resumable host: createResumableDeferralHost(port, nowMs) over a durable port
 // {schedule, state, cancel}. Receipts, the resume window, the port's states and the fresh
-// process's answer are the core's checks (core/src/library/upstream.rs); this file only orders
+// process's answer are the core's checks (driver/src/library/upstream.rs); this file only orders
 // the calls. Errors are upstream's two TypeErrors, with the core's code as a property.
 import { ask, encode, receiptOf } from './ask.js';
 

@@ -1,7 +1,7 @@
 // The receipt functions of the library, with upstream's names and signatures
 // (parseDeferredReceiptV1, createGovernedHandoffReceipt), every check made by the wasm core.
 // A receipt given as an object is checked as its JSON text, so objects and text meet one rule.
-import { validateReceipt as validateText, digest } from '../action/lib/core.js';
+import { validateReceipt as validateText, digest } from '../shared/wasm.js';
 import { ask, encode, receiptOf } from './ask.js';
 
 const titles = ask('titles');

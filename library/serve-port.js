@@ -5,7 +5,7 @@
 // handle serve answers once is kept in a key store under that digest, never returned or logged.
 // `admit` and `release` speak for one admission across runners: a pool of the host admits a
 // plan's cost, or refuses with the pool's window. Every check, digest and state mapping is the
-// core's (core/src/library/serve.rs, core/src/library/pool.rs).
+// core's (driver/src/library/serve.rs, driver/src/library/pool.rs).
 import { ask, encode } from './ask.js';
 import { createPortClient } from './host-port.js';
 import { createFileKeyStore } from './key-store.js';

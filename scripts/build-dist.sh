@@ -44,7 +44,7 @@ rm -rf dist && mkdir -p dist/wasm
   --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
   --enable-mutable-globals -o "$OUT/optimised.wasm" "$OUT/deferral_wasm_bg.wasm"
 # Committed deflate-compressed (raw deflate, zlib level 9): less than half the size (dist/ goal:
-# 400 KiB), and Node's built-in zlib inflates it in about 1 ms at load (action/lib/core.js), 1 ms
+# 400 KiB), and Node's built-in zlib inflates it in about 1 ms at load (shared/wasm.js), 1 ms
 # less than brotli on the same module (BENCHMARKS.md). Fixed parameters keep it reproducible (the
 # same bytes from Node 20 and Node 24).
 node -e '
@@ -56,9 +56,13 @@ cp "$OUT/deferral_wasm.js" dist/wasm/deferral_wasm.js
 # JS sources have no runtime dependencies, so they are copied as they are (the CLI and the tests
 # load these)...
 (cd action && find . -name '*.js' -print0 | sort -z | xargs -0 -I{} cp --parents {} ../dist/)
+# The parts the Action and the library share (shared/: the wasm loader, the HTTP client, the
+# built-in loader) go into dist/lib/ beside the Action's own: its lib/ files import them as
+# ./wasm.js, ./http.js and ./builtin.js, the library as ../shared/ (bundled below).
+cp shared/*.js dist/lib/
 # ...except the Action's entry, which is one ES module bundled from them: a run then loads one
 # file, not twenty (about 5 ms less per run). esbuild is pinned in package.json and deterministic.
-# DEFERRAL_WASM_DIR tells lib/core.js that its wasm sits in ./wasm/ beside the bundle. The bundle
+# DEFERRAL_WASM_DIR tells lib/wasm.js that its wasm sits in ./wasm/ beside the bundle. The bundle
 # keeps the entry's `export { run }` (GitHub's @github/local-action imports it and calls run())
 # and its check that Node was started on this file, so the runner's `node dist/main.js` runs once.
 node --input-type=module -e '

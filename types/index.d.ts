@@ -180,7 +180,7 @@ export type FreshProcess = (bindings: ReceiptBindings, freshApprovalRequired: bo
 
 /**
  * Every code the library itself throws with (besides a receipt's own codes and
- * `illegal-transition`): the core's list (`core/src/library/error.rs`), which the tests check
+ * `illegal-transition`): the core's list (`driver/src/library/error.rs`), which the tests check
  * this union against.
  */
 export type LibraryErrorCode =

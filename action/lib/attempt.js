@@ -1,8 +1,8 @@
-// Runs the CLI or the Action as the core directs (core/src/run.rs): each crossing answers the
+// Runs the CLI or the Action as the core directs (driver/src/run.rs): each crossing answers the
 // next step, and this file does only that step's I/O: read files, hold the ledger lock, make a
 // request, print and write. It never decides, sleeps, polls, retries or replays.
 import { builtin } from './builtin.js';
-import { run } from './core.js';
+import { run } from './wasm.js';
 import { request } from './http.js';
 import { IoError, readUpTo } from './read-input.js';
 import { withLock } from './ledger-file.js';

@@ -58,7 +58,7 @@ function installConventional() {
 }
 
 async function decisionLatency() {
-  const { call } = await import('../../dist/lib/core.js');
+  const { call } = await import('../../dist/lib/wasm.js');
   const now = Date.now();
   const input = JSON.stringify({
     rate: { unlimited: false, resources: { core: { limit: 5000, remaining: 400, used: 4600, reset: Math.floor(now / 1000) + 1800 }, graphql: { limit: 5000, remaining: 4000, used: 1000, reset: Math.floor(now / 1000) + 1800 } } },

@@ -14,7 +14,8 @@
 //!    otherwise `ready` (or the decision's own `blocked`/`error`).
 //!
 //! The lease, cancellation and expiry bookkeeping of a durable host live in the host; this is
-//! the part every caller shares.
+//! the part every caller shares. Its messages say what failed and name no flag: the CLI's and
+//! the Action's words for the way out are the shell's (`deferral-driver`).
 
 use crate::decision::{bindings, decide, Decision, DecisionInput, Diagnostic, Status};
 use crate::digest::{constant_time_eq, sha256_hex};
@@ -109,7 +110,7 @@ pub fn preflight(input: &PreflightInput) -> Preflight {
     let receipt = match validate(input.receipt.as_bytes()) {
         Ok(receipt) => receipt,
         Err(error) => {
-            let error = crate::commands::with_hint(input.receipt.as_bytes(), error);
+            let error = crate::receipt_hint::with_hint(input.receipt.as_bytes(), error);
             let message = format!(
                 "the receipt is invalid: {} at {}: {}",
                 error.code(),
@@ -183,8 +184,7 @@ pub fn preflight(input: &PreflightInput) -> Preflight {
             "binding-mismatch",
             format!(
                 "the fresh {field} differs from the receipt's; this is not the deferred work, or \
-                 the resume was not given what the gate was: {field} comes from {}",
-                binding_inputs(field)
+                 the resume was not given what the gate was"
             ),
         );
     }
@@ -192,9 +192,7 @@ pub fn preflight(input: &PreflightInput) -> Preflight {
         return out.stop(
             Status::Blocked,
             "approval-required",
-            "the receipt requires fresh approval and none was granted: once this run has it, \
-             pass --approval granted (the Action's input approval: granted), or have the gate \
-             emit receipts with --fresh-approval never",
+            "the receipt requires fresh approval and none was granted",
         );
     }
     let decision = decide(&input.fresh);
@@ -203,19 +201,4 @@ pub fn preflight(input: &PreflightInput) -> Preflight {
     out.receipt = decision.receipt.clone();
     out.decision = Some(decision);
     out
-}
-
-/// Which inputs feed a binding, for the `binding-mismatch` message (the CLI flag, and the
-/// Action input of the same name).
-fn binding_inputs(field: &str) -> &'static str {
-    match field {
-        "scope_digest" => {
-            "--scope (default: GITHUB_API_URL, GITHUB_REPOSITORY, GITHUB_WORKFLOW_REF and GITHUB_JOB)"
-        }
-        "request_digest" => {
-            "--request, the scope, and the policy --rest-reserve, --graphql-reserve, \
-             --resume-buffer and --resume-window: give the resume the same values as the gate"
-        }
-        _ => "--plan",
-    }
 }

@@ -1,9 +1,9 @@
 // One HTTP request with node:http/node:https directly (the built-in fetch costs a short-lived
 // process about 100 ms of start-up), through the proxy the core chose from the environment
-// (core/src/proxy.rs). It never retries: the caller decides what a failure means, and
+// (driver/src/proxy.rs). It never retries: the caller decides what a failure means, and
 // Deferral's rule is one request per run.
 import { builtin } from './builtin.js';
-import { call } from './core.js';
+import { call } from './wasm.js';
 
 const http = builtin('node:http');
 // node:https and node:tls cost a few milliseconds to load: only HTTPS requests pay for them.
@@ -100,7 +100,7 @@ function proxyOf(href, chosen, env) {
  * with a TransportError (refused, reset, DNS, TLS, proxy, timeout). Non-2xx statuses resolve.
  * `body` (a string or Buffer) is sent as it is; the caller sets its headers. `proxy`: the proxy
  * URL, null for none, or undefined to have the core choose it from `env`. `timeoutMs` and
- * `maxBytes` (the largest body read) come from the core (`core/src/run.rs`), like every limit.
+ * `maxBytes` (the largest body read) come from the core (`driver/src/run.rs`), like every limit.
  */
 export async function request(href, { method = 'GET', headers = {}, body, timeoutMs, maxBytes, env = process.env, proxy: chosen } = {}) {
   const url = new URL(href);

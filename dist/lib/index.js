@@ -13,9 +13,9 @@ import {
   receiptDigest,
   receiptOf,
   validateReceipt
-} from "./chunk-3DET3WRD.js";
+} from "./chunk-OSEQW2A5.js";
 
-// action/lib/http.js
+// shared/http.js
 var http = builtin("node:http");
 var secure;
 var loadTls = () => secure ??= { https: builtin("node:https"), tls: builtin("node:tls") };

@@ -1,25 +1,4 @@
 /**
- * `{status, headers, body}` -> `{"ok":true,"kind":"primary-rest"|"primary-graphql"|"secondary"|
- * "unlimited"|"not-rate-limited","headers":{resource,limit,remaining,used,reset,retry_after_s,date_ms}}`.
- * @param {string} input
- * @returns {string}
- */
-export function classify_response(input) {
-    let deferred2_0;
-    let deferred2_1;
-    try {
-        const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-        const len0 = WASM_VECTOR_LEN;
-        const ret = wasm.classify_response(ptr0, len0);
-        deferred2_0 = ret[0];
-        deferred2_1 = ret[1];
-        return getStringFromWasm0(ret[0], ret[1]);
-    } finally {
-        wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
-    }
-}
-
-/**
  * A decision input -> `{"ok":true,"decision":{status,code,reason,...,receipt}}`. The decision
  * is exactly what the native `decide_json` gives (input of the wrong shape is a decision with
  * status `error`, code `invalid-input`), so native and wasm answer the shared vectors alike.
@@ -71,26 +50,6 @@ export function digest(kind, text) {
         return getStringFromWasm0(ret[0], ret[1]);
     } finally {
         wasm.__wbindgen_free(deferred3_0, deferred3_1, 1);
-    }
-}
-
-/**
- * `{query, variables?, operation_name?}` -> `{"ok":true,"cost","requests","nodes","mutation"}`.
- * @param {string} input
- * @returns {string}
- */
-export function graphql_cost(input) {
-    let deferred2_0;
-    let deferred2_1;
-    try {
-        const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-        const len0 = WASM_VECTOR_LEN;
-        const ret = wasm.graphql_cost(ptr0, len0);
-        deferred2_0 = ret[0];
-        deferred2_1 = ret[1];
-        return getStringFromWasm0(ret[0], ret[1]);
-    } finally {
-        wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
     }
 }
 
@@ -215,51 +174,8 @@ export function parse_rate_limit(input) {
 }
 
 /**
- * A plan document -> `{"ok":true,"cost":{rest,graphql,secondary_rest_points,
- * secondary_graphql_points,content_creating,secondary_minutes}}`.
- * @param {string} input
- * @returns {string}
- */
-export function plan_cost(input) {
-    let deferred2_0;
-    let deferred2_1;
-    try {
-        const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-        const len0 = WASM_VECTOR_LEN;
-        const ret = wasm.plan_cost(ptr0, len0);
-        deferred2_0 = ret[0];
-        deferred2_1 = ret[1];
-        return getStringFromWasm0(ret[0], ret[1]);
-    } finally {
-        wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
-    }
-}
-
-/**
- * A preflight input `{receipt: "<receipt JSON text>", wakeup_handle?, approval_granted?,
- * fresh: <decision input>}` -> `{"ok":true,"preflight":{status,code,field,ownership,
- * diagnostics,decision,receipt}}`, exactly as the native `preflight_json` answers.
- * @param {string} input
- * @returns {string}
- */
-export function preflight(input) {
-    let deferred2_0;
-    let deferred2_1;
-    try {
-        const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-        const len0 = WASM_VECTOR_LEN;
-        const ret = wasm.preflight(ptr0, len0);
-        deferred2_0 = ret[0];
-        deferred2_1 = ret[1];
-        return getStringFromWasm0(ret[0], ret[1]);
-    } finally {
-        wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
-    }
-}
-
-/**
  * The proxy for a request: input `{"url", "env": {HTTPS_PROXY, NO_PROXY, ...}}`, answer
- * `{"ok":true,"proxy":URL|null}` or an `invalid-proxy` error. See `deferral_core::proxy`.
+ * `{"ok":true,"proxy":URL|null}` or an `invalid-proxy` error. See `deferral_driver::proxy`.
  * @param {string} input
  * @returns {string}
  */
@@ -323,7 +239,7 @@ export function read_rate_state(input) {
 }
 
 /**
- * One crossing of a run of the CLI or the Action: see `deferral_core::run`. `files` holds the
+ * One crossing of a run of the CLI or the Action: see `deferral_driver::run`. `files` holds the
  * bytes of every file read so far, in the order the input's `file_sizes` names them.
  * @param {string} input
  * @param {Uint8Array | number[]} files
@@ -364,26 +280,6 @@ export function run(input, files) {
 export function validate_input(len) {
     const ret = wasm.validate_input(len);
     return ret >>> 0;
-}
-
-/**
- * Validates receipt bytes; answers `{"ok":true,"receipt":{...}}` or `{"ok":false,"error":{...}}`.
- * @param {Uint8Array | number[]} bytes
- * @returns {string}
- */
-export function validate_receipt(bytes) {
-    let deferred2_0;
-    let deferred2_1;
-    try {
-        const ptr0 = passArray8ToWasm0(bytes, wasm.__wbindgen_malloc);
-        const len0 = WASM_VECTOR_LEN;
-        const ret = wasm.validate_receipt(ptr0, len0);
-        deferred2_0 = ret[0];
-        deferred2_1 = ret[1];
-        return getStringFromWasm0(ret[0], ret[1]);
-    } finally {
-        wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
-    }
 }
 
 /**

@@ -3,7 +3,7 @@
 // flight will spend, and the core's decision before each request. Every rule (options and
 // their defaults, reserves, costs, a request's bucket and plan, classifying answers, resume
 // times, receipts) is the wasm core's; this file only carries state between calls.
-import { call } from '../../action/lib/core.js';
+import { call } from '../../shared/wasm.js';
 import { ask } from '../ask.js';
 import { parseDeferredReceiptV1 } from '../receipt-api.js';
 import { DeferralBlockedError, DeferredError } from './errors.js';

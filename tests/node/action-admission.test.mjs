@@ -11,7 +11,7 @@ import { readFileSync, statSync, rmSync } from 'node:fs';
 import { startFakeGitHub, TEST_TOKEN } from '../support/fake-github.mjs';
 import { startPoolPort } from '../support/pool-port.mjs';
 import { runAction, runCli } from '../support/run-action.mjs';
-import { validateReceipt } from '../../dist/lib/core.js';
+import { validateReceipt } from '../../dist/lib/wasm.js';
 
 const LAUNCH = 'workflow-dispatch:octo/app/sync.yml@main';
 const servers = [];

@@ -8,7 +8,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { startFakeGitHub, TEST_TOKEN } from '../support/fake-github.mjs';
 import { runAction } from '../support/run-action.mjs';
 import { startServe } from '../support/host-serve.mjs';
-import { validateReceipt } from '../../dist/lib/core.js';
+import { validateReceipt } from '../../dist/lib/wasm.js';
 
 const LAUNCH = 'workflow-dispatch:octo/app/sync.yml@main';
 let serve;

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { startFakeGitHub, TEST_TOKEN } from '../support/fake-github.mjs';
 import { runAction, TEST_REPOSITORY, parseOutputFile } from '../support/run-action.mjs';
-import { validateReceipt } from '../../dist/lib/core.js';
+import { validateReceipt } from '../../dist/lib/wasm.js';
 
 const servers = [];
 after(() => Promise.all(servers.map((s) => s.close())));

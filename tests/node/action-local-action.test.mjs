@@ -7,7 +7,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startFakeGitHub } from '../support/fake-github.mjs';
 import { runLocalAction } from '../support/local-action.mjs';
-import { validateReceipt } from '../../dist/lib/core.js';
+import { validateReceipt } from '../../dist/lib/wasm.js';
 
 const servers = [];
 after(() => Promise.all(servers.map((s) => s.close())));

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { startFakeGitHub } from '../support/fake-github.mjs';
 import { runAction, runnerEnv } from '../support/run-action.mjs';
 import { dueReceipt, makeReceipt, scopeOf } from '../support/receipts.mjs';
-import { validateReceipt } from '../../dist/lib/core.js';
+import { validateReceipt } from '../../dist/lib/wasm.js';
 
 const servers = [];
 after(() => Promise.all(servers.map((s) => s.close())));
@@ -44,6 +44,8 @@ test('resume without fresh approval when the receipt requires it: blocked, no re
   assert.equal(run.status, 1);
   assert.equal(run.outputs.status, 'blocked');
   assert.match(run.stdout, /Blocked \(approval-required\)/);
+  // The whole message, as the domain's reason and the driver's words for the flags (issue 20).
+  assert.ok(run.stdout.includes("the receipt requires fresh approval and none was granted: once this run has it, pass --approval granted (the Action's input approval: granted), or have the gate emit receipts with --fresh-approval never"), run.stdout);
   assert.equal(gh.requests.length, 0);
   run.cleanup();
 });
@@ -61,12 +63,15 @@ test('resume with mismatched bindings: blocked binding-mismatch, no request', as
   const scope = await runAction(gh.url, { receipt: JSON.stringify(receipt), approval: 'granted', scope: 'another job' });
   assert.equal(scope.outputs.status, 'blocked');
   assert.match(scope.stdout, /Blocked \(binding-mismatch\): the fresh scope_digest differs/);
+  assert.ok(scope.stdout.includes("the fresh scope_digest differs from the receipt's; this is not the deferred work, or the resume was not given what the gate was: scope_digest comes from --scope (default: GITHUB_API_URL, GITHUB_REPOSITORY, GITHUB_WORKFLOW_REF and GITHUB_JOB)"), scope.stdout);
   const request = await runAction(gh.url, { receipt: JSON.stringify(receipt), approval: 'granted', request: '{"labels":["other"]}' });
   assert.match(request.stdout, /binding-mismatch.*request_digest/);
+  assert.ok(request.stdout.includes('request_digest comes from --request, the scope, and the policy --rest-reserve, --graphql-reserve, --resume-buffer and --resume-window: give the resume the same values as the gate'), request.stdout);
   const policy = await runAction(gh.url, { receipt: JSON.stringify(receipt), approval: 'granted', 'rest-reserve': '20%' });
   assert.match(policy.stdout, /binding-mismatch.*request_digest/, 'the policy is bound inside the request digest');
   const plan = await runAction(gh.url, { receipt: JSON.stringify(receipt), approval: 'granted', plan: '{"rest":[{"method":"GET","route":"/x"}]}' });
   assert.match(plan.stdout, /binding-mismatch.*plan_digest/);
+  assert.ok(plan.stdout.includes('the resume was not given what the gate was: plan_digest comes from --plan\n'), plan.stdout);
   assert.equal(gh.requests.length, 0);
   for (const r of [scope, request, policy, plan]) { assert.equal(r.status, 1); r.cleanup(); }
 });

@@ -1,5 +1,5 @@
 // The admission vectors (tests/vectors/admissions/cases.json) through dist/: the same driver as
-// core/tests/admission_vectors.rs, calling the wasm core's `run` crossing by crossing and
+// driver/tests/admission_vectors.rs, calling the wasm core's `run` crossing by crossing and
 // answering each step from the case (GitHub's GET /rate_limit, the port's POST /v1/admissions
 // and POST /v1/deferrals). Native and wasm must agree on every step, body and answer.
 import { test } from 'node:test';
@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from './helpers.mjs';
-import { run } from '../../dist/lib/core.js';
+import { run } from '../../dist/lib/wasm.js';
 
 const doc = JSON.parse(readFileSync(join(repoRoot, 'tests/vectors/admissions/cases.json'), 'utf8'));
 

@@ -1,5 +1,5 @@
 // The CLI vectors (tests/vectors/cli/cases.json) through the built CLI, node dist/cli.js: the
-// same exit codes, lines and messages as the core answers natively (core/tests/cli_vectors.rs).
+// same exit codes, lines and messages as the core answers natively (driver/tests/cli_vectors.rs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

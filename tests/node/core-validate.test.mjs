@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { validateReceipt, digest } from '../../dist/lib/core.js';
+import { validateReceipt, digest } from '../../dist/lib/wasm.js';
 import { repoRoot } from './helpers.mjs';
 
 const dir = join(repoRoot, 'tests/vectors/receipts');

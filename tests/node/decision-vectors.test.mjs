@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { call } from '../../dist/lib/core.js';
+import { call } from '../../dist/lib/wasm.js';
 import { repoRoot } from './helpers.mjs';
 
 const dir = join(repoRoot, 'tests/vectors/decisions');
@@ -21,7 +21,7 @@ test('wasm decide gives the expected output for every shared decision vector', (
 });
 
 test('a deferred vector carries a receipt the validator accepts, bound to the digest of its scope', async () => {
-  const { validateReceipt, digest } = await import('../../dist/lib/core.js');
+  const { validateReceipt, digest } = await import('../../dist/lib/wasm.js');
   let deferred = 0;
   for (const file of files) {
     const vector = JSON.parse(readFileSync(join(dir, file), 'utf8'));

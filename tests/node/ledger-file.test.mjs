@@ -9,7 +9,7 @@ import { repoRoot } from './helpers.mjs';
 import { runCli } from '../support/run-action.mjs';
 
 const ledgerModule = join(repoRoot, 'dist/lib/ledger-file.js');
-const coreModule = join(repoRoot, 'dist/lib/core.js');
+const coreModule = join(repoRoot, 'dist/lib/wasm.js');
 
 function writer(path, id, count) {
   // Each update records a window of its own resource, so a lost update is a missing resource.

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020.js';
-import { validateReceipt } from '../../dist/lib/core.js';
+import { validateReceipt } from '../../dist/lib/wasm.js';
 import { repoRoot } from './helpers.mjs';
 
 const dir = join(repoRoot, 'tests/vectors/receipts');
@@ -62,7 +62,7 @@ test('deferral validate reads standard input with -', () => {
 });
 
 test('validateReceipt accepts a parsed object, text or bytes, and agrees on every vector', async () => {
-  const { validateReceipt } = await import('../../dist/lib/core.js');
+  const { validateReceipt } = await import('../../dist/lib/wasm.js');
   for (const c of cases) {
     const bytes = readFileSync(join(dir, c.file));
     let object;

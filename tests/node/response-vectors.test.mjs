@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { call } from '../../dist/lib/core.js';
+import { call } from '../../dist/lib/wasm.js';
 import { deferral, repoRoot } from './helpers.mjs';
 
 const dir = join(repoRoot, 'tests/vectors/responses');

@@ -1,4 +1,4 @@
-// The runner protocol as the Action speaks it (written by the core, core/src/run/runner.rs):
+// The runner protocol as the Action speaks it (written by the core, driver/src/runner.rs):
 // outputs that no value can forge, masks before anything else. Each test runs dist/main.js.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';

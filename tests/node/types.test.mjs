@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { call } from '../../dist/lib/core.js';
+import { call } from '../../dist/lib/wasm.js';
 import { repoRoot } from './helpers.mjs';
 
 const tsc = join(repoRoot, 'node_modules/typescript/bin/tsc');

@@ -1,7 +1,7 @@
 // Receipts for resume tests, made by the core's own decision (through the built wasm) so their
 // bindings are exactly what a gate with the same inputs would bind.
 import { createHash } from 'node:crypto';
-import { call } from '../../dist/lib/core.js';
+import { call } from '../../dist/lib/wasm.js';
 
 export const DEFAULT_POLICY = { rest_reserve: '10%', graphql_reserve: '10%', resume_buffer_ms: 60_000, resume_window_ms: 21_600_000 };
 

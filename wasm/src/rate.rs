@@ -3,12 +3,10 @@
 //! `{"ok":false,"error":{"code","path","message"}}`; nothing here throws into JS.
 
 use crate::{compact, error};
+use deferral_core::decision;
 use deferral_core::ledger::{Ledger, Observation};
-use deferral_core::observe::{answer_of, classified_value};
-use deferral_core::plan::Plan;
 use deferral_core::rate_state;
 use deferral_core::signals;
-use deferral_core::{decision, graphql_cost};
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 
@@ -35,19 +33,6 @@ fn answer(result: Result<Value, Value>) -> String {
     }
 }
 
-/// `{status, headers, body}` -> `{"ok":true,"kind":"primary-rest"|"primary-graphql"|"secondary"|
-/// "unlimited"|"not-rate-limited","headers":{resource,limit,remaining,used,reset,retry_after_s,date_ms}}`.
-#[wasm_bindgen]
-pub fn classify_response(input: &str) -> String {
-    answer(object(input).and_then(|v| {
-        let (status, headers, body) = answer_of(&v)?;
-        let c = signals::classify_at(v["path"].as_str(), status, &headers, &body);
-        let mut out = classified_value(&c);
-        out["ok"] = json!(true);
-        Ok(out)
-    }))
-}
-
 /// `{status, body}` of `GET /rate_limit` -> `{"ok":true,"snapshot":{"unlimited":bool,
 /// "resources":{name:{limit,remaining,used,reset}}}}`; a 404 "Rate limiting is not enabled" is
 /// the unlimited snapshot. Unreadable bodies answer `malformed-json`, `unexpected-shape`, ...
@@ -63,44 +48,6 @@ pub fn parse_rate_limit(input: &str) -> String {
             .map(|snapshot| json!({"ok": true, "snapshot": snapshot.to_value()}))
             .map_err(|e| error(e.code(), &e.path, &e.to_string()))
     }))
-}
-
-/// `{query, variables?, operation_name?}` -> `{"ok":true,"cost","requests","nodes","mutation"}`.
-#[wasm_bindgen]
-pub fn graphql_cost(input: &str) -> String {
-    answer(object(input).and_then(|v| {
-        let query = v["query"].as_str().ok_or_else(|| {
-            error(
-                "invalid-input",
-                "$.query",
-                "query must be a GraphQL document string",
-            )
-        })?;
-        let estimate =
-            graphql_cost::estimate(query, v.get("variables"), v["operation_name"].as_str())
-                .map_err(|e| error(e.code(), "$.query", &e.to_string()))?;
-        let mut out = estimate.to_value();
-        out["ok"] = json!(true);
-        Ok(out)
-    }))
-}
-
-/// A plan document -> `{"ok":true,"cost":{rest,graphql,secondary_rest_points,
-/// secondary_graphql_points,content_creating,secondary_minutes}}`.
-#[wasm_bindgen]
-pub fn plan_cost(input: &str) -> String {
-    answer(
-        serde_json::from_str::<Value>(input)
-            .map_err(|e| error("malformed-plan", "$", &format!("the plan is not JSON: {e}")))
-            .and_then(|v| {
-                Plan::from_value(&v).map_err(|e| error(e.code(), &e.path, &e.to_string()))
-            })
-            .and_then(|plan| {
-                plan.cost()
-                    .map_err(|e| error(e.code(), &e.path, &e.to_string()))
-            })
-            .map(|cost| json!({"ok": true, "cost": cost.to_value()})),
-    )
 }
 
 fn ledger_at(value: &Value, path: &str) -> Result<Ledger, Value> {
@@ -175,11 +122,11 @@ pub fn read_rate_state(input: &str) -> String {
     rate_state::read_json(input)
 }
 
-/// One crossing of a run of the CLI or the Action: see `deferral_core::run`. `files` holds the
+/// One crossing of a run of the CLI or the Action: see `deferral_driver::run`. `files` holds the
 /// bytes of every file read so far, in the order the input's `file_sizes` names them.
 #[wasm_bindgen]
 pub fn run(input: &str, files: &[u8]) -> String {
-    deferral_core::run::run_json(input, files)
+    deferral_driver::run::run_json(input, files)
 }
 
 /// A decision input -> `{"ok":true,"decision":{status,code,reason,...,receipt}}`. The decision
@@ -193,24 +140,13 @@ pub fn decide(input: &str) -> String {
     )
 }
 
-/// A preflight input `{receipt: "<receipt JSON text>", wakeup_handle?, approval_granted?,
-/// fresh: <decision input>}` -> `{"ok":true,"preflight":{status,code,field,ownership,
-/// diagnostics,decision,receipt}}`, exactly as the native `preflight_json` answers.
-#[wasm_bindgen]
-pub fn preflight(input: &str) -> String {
-    format!(
-        "{{\"ok\":true,\"preflight\":{}}}",
-        deferral_core::preflight::preflight_json(input)
-    )
-}
-
 /// The proxy for a request: input `{"url", "env": {HTTPS_PROXY, NO_PROXY, ...}}`, answer
-/// `{"ok":true,"proxy":URL|null}` or an `invalid-proxy` error. See `deferral_core::proxy`.
+/// `{"ok":true,"proxy":URL|null}` or an `invalid-proxy` error. See `deferral_driver::proxy`.
 #[wasm_bindgen]
 pub fn proxy_for(input: &str) -> String {
     let v: Value = serde_json::from_str(input).unwrap_or_default();
     let env = v["env"].as_object().cloned().unwrap_or_default();
-    match deferral_core::proxy::proxy_for(v["url"].as_str().unwrap_or_default(), &env) {
+    match deferral_driver::proxy::proxy_for(v["url"].as_str().unwrap_or_default(), &env) {
         Ok(proxy) => compact(&json!({"ok": true, "proxy": proxy})),
         Err(detail) => compact(&error("invalid-proxy", "$.env", &detail)),
     }

@@ -40,7 +40,7 @@ pub fn validate_input(len: usize) -> usize {
         match receipt::check(bytes) {
             Ok(()) => 0,
             Err(e) if e.code == receipt::ErrorCode::UnknownField && may_be_result(bytes) => {
-                refusal(&deferral_core::commands::with_hint(bytes, e))
+                refusal(&deferral_core::receipt_hint::with_hint(bytes, e))
             }
             Err(e) => refusal(&e),
         }

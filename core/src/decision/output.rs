@@ -16,6 +16,32 @@ pub enum Status {
     Error,
 }
 
+impl Status {
+    /// Every status, in the order the docs list them.
+    pub const ALL: [Status; 4] = [
+        Status::Ready,
+        Status::Deferred,
+        Status::Blocked,
+        Status::Error,
+    ];
+
+    /// The status as JSON spells it (`ready`, `deferred`, `blocked`, `error`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Ready => "ready",
+            Status::Deferred => "deferred",
+            Status::Blocked => "blocked",
+            Status::Error => "error",
+        }
+    }
+}
+
+impl std::fmt::Display for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One resource's figures as the decision saw them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ResourceFigures {

@@ -3,7 +3,7 @@ import {
   ask,
   call,
   parseDeferredReceiptV1
-} from "../chunk-3DET3WRD.js";
+} from "../chunk-OSEQW2A5.js";
 
 // library/octokit/errors.js
 var DeferredError = class extends Error {

@@ -1,0 +1,641 @@
+//! One attempt of a command, owned by the core: the shell reads inputs and files, makes the one
+//! request, and writes what it is told; everything else happens here, in as few crossings as
+//! the attempt needs.
+//!
+//! The shell calls [`attempt_json`] with the same input object, growing it as it is told:
+//!
+//! ```json
+//! {"command": "gate" | "resume", "surface": "action" | "cli",
+//!  "inputs": {"rest-reserve": "10%", "plan": "plan.json", ...},   // as given, text
+//!  "env": {"GITHUB_API_URL": ..., "GITHUB_REPOSITORY": ..., "GITHUB_WORKFLOW_REF": ...,
+//!          "GITHUB_JOB": ..., "DEFERRAL_WAKEUP_HANDLE": ...},
+//!  "token": true, "now_ms": 1800000000000, "utc_offset_min": 60, "temp_dir": "/tmp",
+//!  "files": {"plan": "<text>", "receipt": "<text>", "rate-state": "<text>", "ledger": null},
+//!  "answer": {"status": 200, "headers": [[name, value]], "body": "<text>"},
+//!  "transport_error": "ECONNREFUSED", "port_answer": {...}, "coordinator_error": "...",
+//!  "admission_answer": {...}, "admission_error": "..."}
+//! ```
+//!
+//! Each answer is a step: `read` (files to read, by input name) and/or `request` (the one
+//! `GET /rate_limit` to make; the shell adds its token), `lock` (hold the ledger file's lock
+//! and pass its text, or null, as `files.ledger` in the next call; write back the `ledger` text
+//! an answer carries), `admit` (ask the durable port to admit the plan in its pool before the
+//! work proceeds), `retain` (hand the receipt to the durable port), or `done`: the exit code,
+//! the CLI's line and verdict or the Action's outputs, summary and workflow commands, the
+//! ledger text to write, and files to write. A gate run crosses twice (what to read and ask;
+//! the decision), once more for each request to the durable port; a resume that needs fresh
+//! rate state three times, because checks that need none come first and cost no request.
+
+mod error;
+mod inputs;
+pub mod limits;
+pub mod markdown;
+mod port;
+mod preflight_words;
+mod stop_code;
+pub mod view;
+
+pub use error::AttemptError;
+pub use inputs::{
+    default_scope, parse_duration, RawInputs, DEFAULT_FRESH_APPROVAL, DEFAULT_ON_DEFERRAL, INPUTS,
+};
+
+use crate::runner;
+use deferral_core::decision::{decide, Decision, DecisionInput, Diagnostic, Status};
+use deferral_core::exit::Exit;
+use deferral_core::ledger::Ledger;
+use deferral_core::observe::{answer_of, error_value};
+use deferral_core::preflight::{preflight, PreflightInput};
+use deferral_core::rate_state::{read_file, read_response, RateRead, Source};
+use deferral_core::receipt::{validate, Receipt};
+use deferral_core::signals::RateSnapshot;
+use inputs::Options;
+use serde_json::{Map, Value};
+use stop_code::{InputCode, OfflineStop};
+use view::{Finished, Obj};
+
+/// The API version header GitHub documents for the REST API.
+pub const API_VERSION: &str = "2022-11-28";
+
+struct Attempt<'a> {
+    v: &'a Value,
+    resume: bool,
+    action: bool,
+    raw: RawInputs,
+    env: Map<String, Value>,
+    files: Map<String, Value>,
+    now: u64,
+    shell_error: Option<AttemptError>,
+}
+
+/// Runs one crossing of an attempt (see the module docs) over JSON text.
+pub fn attempt_json(input: &str) -> String {
+    match serde_json::from_str::<Value>(input) {
+        Ok(v) => attempt(&v),
+        Err(e) => serde_json::to_string(&error_value(
+            "invalid-attempt",
+            "$",
+            &format!("the attempt input is not JSON: {e}"),
+        ))
+        .unwrap_or_default(),
+    }
+}
+
+/// Runs one crossing of an attempt given as a JSON value.
+pub fn attempt(v: &Value) -> String {
+    run_attempt(v, None)
+}
+
+/// Runs one crossing of an attempt; `shell_error` is a failure of the shell's own I/O (a file
+/// unreadable or too large, the ledger lock), rendered like any other stop.
+pub fn run_attempt(v: &Value, shell_error: Option<AttemptError>) -> String {
+    let object = |name: &str| v.get(name).and_then(Value::as_object).cloned();
+    let a = Attempt {
+        v,
+        resume: v["command"] == "resume",
+        action: v["surface"] == "action",
+        raw: RawInputs::new(v.get("inputs").and_then(Value::as_object)),
+        env: object("env").unwrap_or_default(),
+        files: object("files").unwrap_or_default(),
+        now: v["now_ms"].as_u64().unwrap_or(0),
+        shell_error,
+    };
+    a.step()
+}
+
+impl Attempt<'_> {
+    fn input(&self, name: &str) -> Option<&str> {
+        self.raw.get(name)
+    }
+
+    fn file(&self, name: &str) -> Option<&str> {
+        self.files.get(name).and_then(Value::as_str)
+    }
+
+    fn has_rate(&self) -> bool {
+        self.v.get("answer").is_some_and(Value::is_object)
+            || self.v["transport_error"].is_string()
+            || self.file("rate-state").is_some()
+    }
+
+    /// Files still to read: input name -> path.
+    fn to_read(&self) -> Vec<(&'static str, String)> {
+        let mut out = Vec::new();
+        if let Some(path) = self.raw.plan_path() {
+            out.push(("plan", path.to_string()));
+        }
+        if self.resume {
+            if let Some(path) = self.receipt_path() {
+                out.push(("receipt", path.to_string()));
+            }
+        }
+        if let Some(path) = self.input("rate-state") {
+            out.push(("rate-state", path.to_string()));
+        }
+        out.retain(|(name, _)| !self.files.contains_key(*name));
+        out
+    }
+
+    /// The receipt input as a path: always on the CLI; in the Action unless it is inline JSON.
+    fn receipt_path(&self) -> Option<&str> {
+        self.input("receipt")
+            .filter(|r| !self.action || !r.starts_with('{'))
+    }
+
+    fn receipt_text(&self) -> Option<&str> {
+        match self.receipt_path() {
+            Some(_) => self.file("receipt"),
+            None => self.input("receipt"),
+        }
+    }
+
+    /// The one `GET /rate_limit`: the shell adds the token from `token_env` and goes through
+    /// `proxy` when there is one.
+    fn request(&self) -> Result<String, AttemptError> {
+        let base = self
+            .input("api-url")
+            .or_else(|| self.env.get("GITHUB_API_URL").and_then(Value::as_str))
+            .filter(|b| !b.is_empty())
+            .unwrap_or("https://api.github.com")
+            .trim_end_matches('/');
+        let url = format!("{base}/rate_limit");
+        let proxy = crate::proxy::proxy_for(&url, &self.env)
+            .map_err(|detail| AttemptError::InvalidProxy { detail })?;
+        Ok(Obj::default()
+            .str("url", Some(&url))
+            .raw(
+                "headers",
+                &format!("[[\"accept\",\"application/vnd.github+json\"],[\"user-agent\",\"deferral\"],[\"x-github-api-version\",\"{API_VERSION}\"]]"),
+            )
+            .str("token_env", self.v["token_env"].as_str())
+            .str("proxy", proxy.as_deref())
+            .num("timeout_ms", Some(limits::REQUEST_TIMEOUT_MS))
+            .num("max_bytes", Some(limits::MAX_ANSWER_BYTES))
+            .end())
+    }
+
+    fn ledger_path(&self) -> Option<&str> {
+        self.input("ledger-file")
+    }
+
+    fn step(&self) -> String {
+        // A failure of the shell's own I/O: rendered here, so every surface shows it alike.
+        if let Some(e) = &self.shell_error {
+            return self.stop(e);
+        }
+        // Inputs are checked before anything is read or requested; a pending plan file is
+        // stood in for by an empty plan until it is read.
+        let pending_plan = self.raw.plan_path().is_some() && self.file("plan").is_none();
+        let options = inputs::parse(
+            &self.raw,
+            &self.env,
+            if pending_plan {
+                Some("{}")
+            } else {
+                self.file("plan")
+            },
+        );
+        let options = match options {
+            Ok(o) => o,
+            Err(e) => return self.stop(&e),
+        };
+        if let Err(e) = self.coordinator() {
+            return self.stop(&e);
+        }
+        if self.resume && self.input("receipt").is_none() {
+            return self.stop(&AttemptError::MissingInput {
+                input: "receipt as a file path (--receipt FILE), or - for standard input",
+            });
+        }
+        let read = self.to_read();
+        let live = self.input("rate-state").is_none();
+        if !read.is_empty() {
+            let entries: Vec<String> = read
+                .iter()
+                .map(|(name, path)| limits::read_entry(name, path))
+                .collect();
+            let mut step = Obj::default()
+                .str("step", Some("read"))
+                .raw("read", &format!("[{}]", entries.join(",")));
+            if !self.resume && live {
+                if !self.token() {
+                    return self.stop(&AttemptError::MissingToken);
+                }
+                match self.request() {
+                    Ok(r) => step = step.raw("request", &r),
+                    Err(e) => return self.stop(&e),
+                }
+            }
+            if !self.resume || !live {
+                step = self.with_ledger(step);
+            }
+            return step.end();
+        }
+        if !self.has_rate() {
+            if self.resume {
+                if let Some(done) = self.offline_stop(&options) {
+                    return done;
+                }
+            }
+            if !self.token() {
+                return self.stop(&AttemptError::MissingToken);
+            }
+            let request = match self.request() {
+                Ok(r) => r,
+                Err(e) => return self.stop(&e),
+            };
+            let step = Obj::default()
+                .str("step", Some("fetch"))
+                .raw("request", &request);
+            return self.with_ledger(step).end();
+        }
+        self.finish(&options)
+    }
+
+    fn token(&self) -> bool {
+        self.v["token"].as_bool().unwrap_or(false)
+    }
+
+    fn with_ledger(&self, step: Obj) -> Obj {
+        match self.ledger_path() {
+            Some(path) => step.raw("lock", &limits::lock(path)),
+            None => step,
+        }
+    }
+
+    fn decision_input(
+        &self,
+        options: &Options,
+        rate: RateSnapshot,
+        read: Option<&RateRead>,
+        ledger: Option<Ledger>,
+    ) -> DecisionInput {
+        DecisionInput {
+            rate,
+            ledger,
+            policy: options.policy,
+            plan: options.plan.clone(),
+            scope: options.scope.clone(),
+            request: options.request.clone(),
+            fresh_approval_required: options.fresh_approval_required,
+            now_ms: self.now,
+            clock_offset_ms: read.and_then(|r| r.clock_offset_ms),
+        }
+    }
+
+    fn preflight_input(&self, fresh: DecisionInput) -> PreflightInput {
+        let handle = self.input("wakeup-handle").or_else(|| {
+            self.env
+                .get("DEFERRAL_WAKEUP_HANDLE")
+                .and_then(Value::as_str)
+                .filter(|h| !h.is_empty())
+        });
+        PreflightInput {
+            receipt: self.receipt_text().unwrap_or_default().to_string(),
+            wakeup_handle: handle.map(str::to_string),
+            approval_granted: false,
+            fresh,
+        }
+    }
+
+    /// The resume checks that need no rate state; `Some(done)` when one of them stops it.
+    fn offline_stop(&self, options: &Options) -> Option<String> {
+        let fresh = self.decision_input(options, RateSnapshot::default(), None, None);
+        let mut input = self.preflight_input(fresh);
+        input.approval_granted = options.approval_granted;
+        let p = preflight(&input);
+        let code = p.code.as_deref()?;
+        if p.status == Status::Ready
+            || p.status == Status::Deferred
+            || OfflineStop::of(code).is_none()
+        {
+            return None;
+        }
+        Some(self.done(&self.finished_resume(p, None), None))
+    }
+
+    fn finish(&self, options: &Options) -> String {
+        let read = if let Some(error) = self.v["transport_error"].as_str() {
+            Err(AttemptError::Transport {
+                detail: error.to_string(),
+            })
+        } else {
+            Ok(())
+        };
+        if let Err(e) = read {
+            return self.stop(&e);
+        }
+        let read = match self.file("rate-state") {
+            Some(text) => read_file(text.as_bytes(), self.now),
+            None => match answer_of(&self.v["answer"]) {
+                Ok((status, headers, body)) => {
+                    read_response(Source::Live, status, &headers, &body, self.now)
+                }
+                Err(e) => {
+                    return self.stop(&AttemptError::InvalidAttempt {
+                        detail: e["error"]["message"].as_str().unwrap_or("").to_string(),
+                    })
+                }
+            },
+        };
+        let read = match read {
+            Ok(read) => read,
+            Err(e) => {
+                return self.done(
+                    &self.stopped(e.code(), e.to_string(), e.path().to_string(), e.exit()),
+                    None,
+                )
+            }
+        };
+        // The shared ledger (under the shell's lock): what it held, plus what this read saw.
+        let (ledger, ledger_text) = match self.files.get("ledger") {
+            Some(text) => {
+                let current = match text.as_str().filter(|t| !t.trim().is_empty()) {
+                    None => Ledger::new(),
+                    Some(t) => match Ledger::from_json(t) {
+                        Ok(l) => l,
+                        Err(e) => {
+                            let message = format!(
+                                "the ledger file is not a deferral-ledger-v1 document: {e}"
+                            );
+                            return self.done(
+                                &self.stopped("invalid-ledger", message, "$".into(), Exit::Invalid),
+                                None,
+                            );
+                        }
+                    },
+                };
+                let mut merged = current;
+                for o in &read.observations {
+                    merged.apply(o);
+                }
+                merged.prune(self.now);
+                let text = serde_json::to_string(&merged.to_value()).unwrap_or_default() + "\n";
+                (Some(merged), Some(text))
+            }
+            // No shared ledger: a strike on /rate_limit itself must still hold this decision.
+            None if read.secondary.is_some() => {
+                let mut l = Ledger::new();
+                for o in &read.observations {
+                    l.apply(o);
+                }
+                (Some(l), None)
+            }
+            None => (None, None),
+        };
+        let rate = read.snapshot.clone().unwrap_or_default();
+        let fresh = self.decision_input(options, rate, Some(&read), ledger);
+        if self.resume {
+            let mut input = self.preflight_input(fresh);
+            input.approval_granted = options.approval_granted;
+            let finished = self.finished_resume(preflight(&input), Some(&read));
+            return self.done(&finished, ledger_text.as_deref());
+        }
+        let finished = Self::finished_gate(decide(&fresh), Some(&read));
+        match self.coordinator() {
+            Ok(Some(port)) => self.through_port(&port, finished, &fresh, &read, ledger_text),
+            _ => self.done(&finished, ledger_text.as_deref()),
+        }
+    }
+
+    fn exit_of(status: Status, code: Option<&str>) -> Exit {
+        match status {
+            Status::Ready => Exit::Ok,
+            Status::Deferred => Exit::Deferred,
+            Status::Blocked => Exit::Blocked,
+            Status::Error if code.and_then(InputCode::of).is_some() => Exit::Invalid,
+            Status::Error => Exit::Provider,
+        }
+    }
+
+    fn settle(diagnostics: &mut Vec<Diagnostic>, read: Option<&RateRead>) {
+        if let Some(r) = read.filter(|r| r.snapshot.is_none()) {
+            if let Some(retry_after) = r.secondary {
+                let message = match retry_after {
+                    None => {
+                        "GET /rate_limit answered with a secondary rate limit and no retry-after"
+                            .to_string()
+                    }
+                    Some(s) => format!(
+                        "GET /rate_limit answered with a secondary rate limit; retry-after {s} s"
+                    ),
+                };
+                diagnostics.insert(
+                    0,
+                    Diagnostic {
+                        code: "rate-endpoint-secondary-limit".into(),
+                        message,
+                    },
+                );
+            }
+        }
+    }
+
+    fn finished_gate(mut d: Decision, read: Option<&RateRead>) -> Finished {
+        Self::settle(&mut d.diagnostics, read);
+        Finished {
+            mode: "gate",
+            status: d.status,
+            code: d.code.clone(),
+            error: None,
+            receipt: d.receipt.clone(),
+            ownership: None,
+            field: None,
+            diagnostics: d.diagnostics.clone(),
+            exit: Self::exit_of(d.status, d.code.as_deref()),
+            deferral_id: None,
+            handle_path: None,
+            pool: None,
+            admission: None,
+            pool_reason: None,
+            decision: Some(d),
+        }
+    }
+
+    fn finished_resume(
+        &self,
+        p: deferral_core::preflight::Preflight,
+        read: Option<&RateRead>,
+    ) -> Finished {
+        let mut diagnostics = preflight_words::worded(&p);
+        let mut decision = p.decision;
+        if let Some(d) = decision.as_mut() {
+            Self::settle(&mut d.diagnostics, read);
+            // The preflight's own stop reasons first, then the decision's notes.
+            diagnostics.retain(|x| !d.diagnostics.contains(x));
+            diagnostics.extend(d.diagnostics.iter().cloned());
+        }
+        let mut error = None;
+        if p.code.as_deref() == Some("invalid-receipt") {
+            let message = diagnostics
+                .first()
+                .map(|x| x.message.clone())
+                .unwrap_or_default();
+            let path = validate(self.receipt_text().unwrap_or_default().as_bytes())
+                .err()
+                .map(|e| e.path)
+                .unwrap_or_default();
+            error = Some((message, path));
+        }
+        Finished {
+            mode: "resume",
+            status: p.status,
+            code: p.code.clone(),
+            error,
+            receipt: p.receipt,
+            ownership: p.ownership,
+            field: p.field,
+            diagnostics,
+            exit: Self::exit_of(p.status, p.code.as_deref()),
+            deferral_id: None,
+            handle_path: None,
+            pool: None,
+            admission: None,
+            pool_reason: None,
+            decision,
+        }
+    }
+
+    fn stopped(&self, code: &str, message: String, path: String, exit: Exit) -> Finished {
+        Finished {
+            mode: if self.resume { "resume" } else { "gate" },
+            status: Status::Error,
+            code: Some(code.to_string()),
+            diagnostics: vec![Diagnostic {
+                code: code.to_string(),
+                message: message.clone(),
+            }],
+            error: Some((message, path)),
+            decision: None,
+            receipt: None,
+            ownership: None,
+            field: None,
+            exit,
+            deferral_id: None,
+            handle_path: None,
+            pool: None,
+            admission: None,
+            pool_reason: None,
+        }
+    }
+
+    fn stop(&self, e: &AttemptError) -> String {
+        self.done(
+            &self.stopped(e.code(), e.to_string(), "$".into(), e.exit()),
+            None,
+        )
+    }
+
+    fn temp(&self) -> String {
+        let dir = [self.env.get("RUNNER_TEMP"), self.v.get("tmpdir")]
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .find(|d| !d.is_empty())
+            .unwrap_or("/tmp");
+        format!("{}/deferral", dir.trim_end_matches(['/', '\\']))
+    }
+
+    fn receipt_file(&self, r: &Receipt) -> (String, String) {
+        (
+            format!("{}/deferred-receipt-{}.json", self.temp(), r.issued_at_ms),
+            r.to_json() + "\n",
+        )
+    }
+
+    fn write(path: &str, text: &str, mode: u32, exclusive: bool) -> String {
+        Obj::default()
+            .str("path", Some(path))
+            .str("text", Some(text))
+            .num("mode", Some(u64::from(mode)))
+            .bool("exclusive", Some(exclusive))
+            .end()
+    }
+
+    /// The last step: what to print, set, write and exit with.
+    fn done(&self, f: &Finished, ledger: Option<&str>) -> String {
+        let mut writes = Vec::new();
+        let mut receipt_path = String::new();
+        if self.action && f.status == Status::Deferred {
+            if let Some(r) = &f.receipt {
+                let (path, text) = self.receipt_file(r);
+                writes.push(Self::write(&path, &text, 0o644, false));
+                receipt_path = path;
+            }
+        }
+        self.render(f, ledger, writes, &receipt_path, "")
+    }
+
+    fn render(
+        &self,
+        f: &Finished,
+        ledger: Option<&str>,
+        mut writes: Vec<String>,
+        receipt_path: &str,
+        handle_path: &str,
+    ) -> String {
+        let mut out = Obj::default()
+            .str("step", Some("done"))
+            .num("exit", Some(u64::from(f.exit.code())))
+            .str("status", Some(f.status.as_str()));
+        let (stdout, stderr, process_exit) = if self.action {
+            let succeed = self
+                .input("on-deferral")
+                .is_some_and(|v| v.eq_ignore_ascii_case("succeed"));
+            let failed = f.status != Status::Ready && !(f.status == Status::Deferred && succeed);
+            let outputs = f.outputs(receipt_path, handle_path);
+            let var = |name: &str| {
+                self.env
+                    .get(name)
+                    .and_then(Value::as_str)
+                    .filter(|p| !p.is_empty())
+            };
+            let mut stdout = String::new();
+            match var("GITHUB_OUTPUT") {
+                Some(path) => {
+                    writes.push(Self::append(path, &runner::outputs_text(&outputs, true)))
+                }
+                // Outside a runner: what would have been set, for a person to read.
+                None => stdout.push_str(&runner::outputs_text(&outputs, false)),
+            }
+            if let Some(path) = var("GITHUB_STEP_SUMMARY") {
+                writes.push(Self::append(path, &format!("{}\n", f.summary())));
+            }
+            for command in f.commands(failed) {
+                stdout.push_str(&command);
+                stdout.push('\n');
+            }
+            let outputs = outputs
+                .into_iter()
+                .fold(Obj::default(), |o, (k, v)| o.str(k, Some(&v)))
+                .end();
+            out = out.bool("failed", Some(failed)).raw("outputs", &outputs);
+            (stdout, String::new(), u8::from(failed))
+        } else {
+            let offset = self.v["utc_offset_min"].as_i64().unwrap_or(0);
+            let show = self.input("quiet").is_none()
+                && (self.input("verdict").is_some() || self.v["stderr_tty"] == true);
+            let verdict = if show {
+                f.verdict(offset)
+            } else {
+                String::new()
+            };
+            (f.line() + "\n", verdict, f.exit.code())
+        };
+        out.num("process_exit", Some(u64::from(process_exit)))
+            .str("stdout", Some(&stdout))
+            .str("stderr", Some(stderr.as_str()).filter(|s| !s.is_empty()))
+            .str("ledger", ledger)
+            .raw("writes", &format!("[{}]", writes.join(",")))
+            .end()
+    }
+
+    /// A text appended to a file the runner names.
+    fn append(path: &str, text: &str) -> String {
+        Obj::default()
+            .str("path", Some(path))
+            .str("text", Some(text))
+            .bool("append", Some(true))
+            .end()
+    }
+}

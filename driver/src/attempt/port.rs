@@ -1,0 +1,356 @@
+//! A gate with a durable port (`coordinator-url`, `deferral-host serve`): on deferral the
+//! receipt is handed to the port to be retained (`POST /v1/deferrals`); with a pool
+//! (`coordinator-pool`) a gate whose decision is to proceed first asks the port to admit the
+//! plan's cost there (`POST /v1/admissions`). Admitted, it proceeds. Refused, the pool's window
+//! is folded into the rate state and the same decision runs again, which now defers, and the
+//! receipt is retained with the pool beside it. Anything else (the port unreachable, an error,
+//! an answer that cannot be used, a refusal the decision does not agree with) stops the gate
+//! with `coordinator-failed`: with a pool, no work runs without an admission.
+//!
+//! Each request is one step the shell makes and answers into the next crossing
+//! (`admission_answer` or `admission_error`, `port_answer` or `coordinator_error`), read against
+//! the clock of the decision it follows, so every crossing repeats the same decision.
+
+use super::view::{Finished, Obj};
+use super::{Attempt, AttemptError};
+use crate::port_answer::{check_admission, check_retained, Admission};
+use deferral_core::decision::{decide, Decision, DecisionInput, Diagnostic, Status};
+use deferral_core::pool::{self, PoolCost, PoolWindows};
+use deferral_core::rate_state::RateRead;
+use deferral_core::receipt::Receipt;
+use serde_json::Value;
+
+/// Where the CLI reads the port's bearer token (never a flag: it would show in `ps`).
+pub const CLI_TOKEN_ENV: &str = "DEFERRAL_COORDINATOR_TOKEN";
+/// Where the Action's shell finds the `coordinator-token` input.
+const ACTION_TOKEN_ENV: &str = "INPUT_COORDINATOR-TOKEN";
+
+/// The durable port's settings, checked.
+pub(super) struct Port<'a> {
+    url: &'a str,
+    launch: &'a str,
+    pool: Option<&'a str>,
+    token_env: &'static str,
+}
+
+/// What the port is told about the work beside a receipt or an admission request: the pool,
+/// the plan's cost and the rate state the gate read (before any pool's window was folded in).
+struct Told<'a> {
+    pool: &'a str,
+    cost: String,
+    rate: String,
+}
+
+impl Attempt<'_> {
+    /// The durable port's settings (gate mode): checked before any request.
+    pub(super) fn coordinator(&self) -> Result<Option<Port<'_>>, AttemptError> {
+        let pool = self.input("coordinator-pool");
+        if pool.is_some_and(|p| !pool::is_name(p)) {
+            return Err(AttemptError::InvalidCoordinatorPool);
+        }
+        let Some(url) = self.input("coordinator-url") else {
+            return match pool {
+                Some(_) => Err(AttemptError::MissingCoordinatorUrl),
+                None => Ok(None),
+            };
+        };
+        if !(url.starts_with("http://") || url.starts_with("https://")) || url.len() < 9 {
+            return Err(AttemptError::InvalidCoordinatorUrl);
+        }
+        let (token, token_env, from) = if self.action {
+            let given = self.input("coordinator-token").is_some();
+            (given, ACTION_TOKEN_ENV, "coordinator-token")
+        } else {
+            let given = self
+                .env
+                .get(CLI_TOKEN_ENV)
+                .and_then(Value::as_str)
+                .is_some_and(|t| !t.trim().is_empty());
+            (
+                given,
+                CLI_TOKEN_ENV,
+                "the DEFERRAL_COORDINATOR_TOKEN variable",
+            )
+        };
+        if !token {
+            return Err(AttemptError::MissingCoordinatorToken { from });
+        }
+        let launch = self
+            .input("coordinator-launch")
+            .ok_or(AttemptError::MissingCoordinatorLaunch)?;
+        Ok(Some(Port {
+            url,
+            launch,
+            pool,
+            token_env,
+        }))
+    }
+
+    /// A gate's decision with a port: admitted, deferred and retained, or stopped.
+    pub(super) fn through_port(
+        &self,
+        port: &Port<'_>,
+        mut finished: Finished,
+        fresh: &DecisionInput,
+        read: &RateRead,
+        ledger: Option<String>,
+    ) -> String {
+        let told = port
+            .pool
+            .zip(finished.decision.as_ref())
+            .map(|(name, d)| Told {
+                pool: name,
+                cost: PoolCost::of(d.plan.as_ref()).to_json(),
+                rate: pool::rate_json(self.now, &PoolWindows::of(d)),
+            });
+        // Past the first request to the port, the ledger was written (under its lock) already.
+        let asked =
+            self.v.get("admission_answer").is_some() || self.v["admission_error"].is_string();
+        let ledger = ledger.filter(|_| !asked);
+        finished.pool = told.as_ref().map(|t| t.pool.to_string());
+        if let (Some(told), Status::Ready) = (&told, finished.status) {
+            let d = finished.decision.clone().unwrap_or_else(|| decide(fresh));
+            match self.admission(told.pool) {
+                None => return self.admit_step(port, told, &d, ledger.as_deref()),
+                Some(Err(e)) => return self.refused_work(finished, &e),
+                Some(Ok(Admission::Admitted { id, .. })) => {
+                    finished.admission = Some(id);
+                    return self.done(&finished, None);
+                }
+                Some(Ok(Admission::Refused { reason, window })) => {
+                    let mut again = fresh.clone();
+                    pool::fold(&mut again.rate, &window, d.clock_offset_ms, self.now);
+                    let decision = decide(&again);
+                    if decision.status == Status::Ready {
+                        let e = AttemptError::AdmissionFailed {
+                            pool: told.pool.to_string(),
+                            detail: "it refused, yet its window leaves room for the plan above the reserves: the host and the gate disagree".into(),
+                        };
+                        return self.refused_work(finished, &e);
+                    }
+                    finished = Self::finished_gate(decision, Some(read));
+                    finished.pool = Some(told.pool.to_string());
+                    finished.pool_reason = Some(reason);
+                }
+            }
+        }
+        if finished.status != Status::Deferred {
+            return self.done(&finished, ledger.as_deref());
+        }
+        match self.retained(&finished) {
+            None => self.retain_step(&finished, port, told.as_ref(), ledger.as_deref()),
+            Some(Ok((id, receipt, handle))) => self.retained_done(finished, id, receipt, &handle),
+            Some(Err(e)) => {
+                finished.status = Status::Error;
+                finished.code = Some(e.code().to_string());
+                finished.error = Some((e.to_string(), "$".into()));
+                finished.exit = e.exit();
+                self.done_kept(&finished)
+            }
+        }
+    }
+
+    /// One request to the port: the shell adds the bearer token from `token_env` and puts the
+    /// answer under `into` (or its transport failure under `error_into`).
+    fn port_request(
+        &self,
+        port: &Port<'_>,
+        path: &str,
+        body: &str,
+        into: &str,
+        error_into: &str,
+    ) -> String {
+        let url = format!("{}{path}", port.url.trim_end_matches('/'));
+        let proxy = crate::proxy::proxy_for(&url, &self.env).ok().flatten();
+        Obj::default()
+            .str("url", Some(&url))
+            .str("method", Some("POST"))
+            .raw(
+                "headers",
+                "[[\"content-type\",\"application/json\"],[\"accept\",\"application/json\"]]",
+            )
+            .str("body", Some(body))
+            .str("token_env", Some(port.token_env))
+            .str("proxy", proxy.as_deref())
+            .num("timeout_ms", Some(super::limits::REQUEST_TIMEOUT_MS))
+            .num("max_bytes", Some(super::limits::MAX_ANSWER_BYTES))
+            .str("into", Some(into))
+            .str("error_into", Some(error_into))
+            .end()
+    }
+
+    /// Ready with a pool: ask the port to admit the plan's cost there first.
+    fn admit_step(
+        &self,
+        port: &Port<'_>,
+        told: &Told<'_>,
+        d: &Decision,
+        ledger: Option<&str>,
+    ) -> String {
+        let body = pool::admission_body(told.pool, d, self.now);
+        let request = self.port_request(
+            port,
+            "/v1/admissions",
+            &body,
+            "admission_answer",
+            "admission_error",
+        );
+        Obj::default()
+            .str("step", Some("admit"))
+            .raw("request", &request)
+            .bool("same_clock", Some(true))
+            // The ledger was read for this crossing: write it now (the next repeats the decision).
+            .str("ledger", ledger)
+            .raw("writes", "[]")
+            .end()
+    }
+
+    /// Deferred with a durable port: keep the handoff receipt on disk (the Action), then hand it
+    /// to the port (`POST /v1/deferrals`), with the pool, cost and rate state when there is a pool.
+    fn retain_step(
+        &self,
+        f: &Finished,
+        port: &Port<'_>,
+        told: Option<&Told<'_>>,
+        ledger: Option<&str>,
+    ) -> String {
+        let r = f.receipt.as_ref().map(Receipt::to_json).unwrap_or_default();
+        let writes: Vec<String> = f
+            .receipt
+            .iter()
+            .filter(|_| self.action)
+            .map(|r| {
+                let (path, text) = self.receipt_file(r);
+                Self::write(&path, &text, 0o644, false)
+            })
+            .collect();
+        let mut body = Obj::default()
+            .raw("receipt", &r)
+            .str("launch", Some(port.launch));
+        if let Some(told) = told {
+            body = body
+                .str("pool", Some(told.pool))
+                .raw("cost", &told.cost)
+                .raw("rate", &told.rate);
+        }
+        let request = self.port_request(
+            port,
+            "/v1/deferrals",
+            &body.end(),
+            "port_answer",
+            "coordinator_error",
+        );
+        Obj::default()
+            .str("step", Some("retain"))
+            .raw("request", &request)
+            // The port's answer is read against the clock of the decision it follows.
+            .bool("same_clock", Some(true))
+            .str("ledger", ledger)
+            .raw("writes", &format!("[{}]", writes.join(",")))
+            .end()
+    }
+
+    /// A port's reply under `into`: its JSON body on a 2xx, else why not, in words.
+    fn reply(&self, into: &str, error_into: &str) -> Option<Result<Value, String>> {
+        if let Some(message) = self.v[error_into].as_str() {
+            return Some(Err(format!("port-unreachable: {message}")));
+        }
+        let answer = self.v.get(into)?;
+        let status = answer["status"].as_u64().unwrap_or(0);
+        let body: Value = answer["body"]
+            .as_str()
+            .and_then(|b| serde_json::from_str(b).ok())
+            .unwrap_or(Value::Null);
+        if (200..300).contains(&status) && body.is_object() {
+            return Some(Ok(body));
+        }
+        let error = &body["error"];
+        Some(Err(
+            match (error["code"].as_str(), error["message"].as_str()) {
+                (Some(code), message) => {
+                    format!("HTTP {status} {code}: {}", message.unwrap_or(code))
+                }
+                _ => format!("HTTP {status} without a JSON error"),
+            },
+        ))
+    }
+
+    /// The port's answer to the admission request, checked: `None` before it was asked.
+    fn admission(&self, name: &str) -> Option<Result<Admission, AttemptError>> {
+        let failed = |detail: String| AttemptError::AdmissionFailed {
+            pool: name.to_string(),
+            detail,
+        };
+        Some(match self.reply("admission_answer", "admission_error")? {
+            Err(detail) => Err(failed(detail)),
+            Ok(answer) => check_admission(answer.as_object()?, name)
+                .map_err(|u| failed(format!("the port answered {u}"))),
+        })
+    }
+
+    /// The port's answer to the retain request, checked: `None` when there is none to check.
+    fn retained(&self, f: &Finished) -> Option<Result<(String, Receipt, String), AttemptError>> {
+        let answer = match self.reply("port_answer", "coordinator_error")? {
+            Ok(a) => a,
+            Err(detail) => return Some(Err(AttemptError::CoordinatorFailed { detail })),
+        };
+        let answer = answer.as_object()?;
+        let handoff = f.receipt.as_ref()?;
+        // The one check of a port's answer, shared with the library's serve-backed port.
+        Some(
+            check_retained(answer, handoff)
+                .map_err(|detail| AttemptError::InvalidCoordinatorAnswer { detail }),
+        )
+    }
+
+    fn retained_done(&self, mut f: Finished, id: String, receipt: Receipt, handle: &str) -> String {
+        let (path, text) = self.receipt_file(&receipt);
+        let handle_path = format!("{}/cancellation-handle-{id}", self.temp());
+        let mut writes = Vec::new();
+        if self.action {
+            writes.push(Self::write(&path, &text, 0o644, false));
+        }
+        // Exclusive: never follow or reuse a file someone put there first.
+        writes.push(Self::write(
+            &handle_path,
+            &format!("{handle}\n"),
+            0o600,
+            true,
+        ));
+        f.receipt = Some(receipt);
+        f.deferral_id = Some(id);
+        f.handle_path = Some(handle_path.clone());
+        let receipt_path = if self.action { path } else { String::new() };
+        self.render(&f, None, writes, &receipt_path, &handle_path)
+    }
+
+    /// A port failure after the handoff receipt was kept: status error, receipt outputs kept.
+    fn done_kept(&self, f: &Finished) -> String {
+        let receipt_path = f
+            .receipt
+            .as_ref()
+            .filter(|_| self.action)
+            .map(|r| self.receipt_file(r).0)
+            .unwrap_or_default();
+        let mut kept = f.clone();
+        kept.diagnostics = vec![Diagnostic {
+            code: f.code.clone().unwrap_or_default(),
+            message: f.error.as_ref().map(|e| e.0.clone()).unwrap_or_default(),
+        }];
+        kept.decision = None;
+        self.render(&kept, None, Vec::new(), &receipt_path, "")
+    }
+
+    /// Ready, but not admitted: the work must not run. The figures the gate read stay shown.
+    fn refused_work(&self, mut f: Finished, e: &AttemptError) -> String {
+        f.status = Status::Error;
+        f.code = Some(e.code().to_string());
+        f.error = Some((e.to_string(), "$".into()));
+        f.exit = e.exit();
+        f.diagnostics.push(Diagnostic {
+            code: e.code().to_string(),
+            message: e.to_string(),
+        });
+        self.done(&f, None)
+    }
+}
