@@ -13,6 +13,7 @@ pub mod postgres;
 pub mod postgres_tls;
 mod private_file;
 pub mod retry;
+mod sql;
 pub mod sqlite;
 
 use deferral_core::digest::sha256_hex;

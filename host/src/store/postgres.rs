@@ -27,6 +27,7 @@
 mod github;
 mod pools;
 mod retry;
+mod sql_conn;
 
 use super::sqlite::IntegrityCheck;
 use super::{
@@ -558,7 +559,7 @@ fn insert_rows(tx: &mut Transaction, new: &NewDeferral) -> Result<Deferral, Stor
     let seq = append_receipts(tx, &new.id, &new.receipts, new.at_ms)?;
     github::register_new(tx, new)?;
     retry::register(tx, new)?;
-    pools::register_new(tx, new)?;
+    super::sql::pools::register_new(&mut sql_conn::Pg(tx), new)?;
     tx.execute(
         "UPDATE deferrals SET receipt_seq = $1 WHERE id = $2",
         &[&to_i64(seq), &new.id],

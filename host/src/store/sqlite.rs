@@ -10,6 +10,7 @@ mod github;
 mod journal;
 mod pools;
 mod retry;
+mod sql_conn;
 
 use super::{
     AttemptStatus, ClaimBuilder, Deferral, EventRecord, LaunchProcess, ListQuery, NewDeferral,
@@ -590,7 +591,7 @@ impl Store for SqliteStore {
             let seq = append_receipts(conn, &new.id, &new.receipts, new.at_ms)?;
             github::register_new(conn, new)?;
             retry::register(conn, new)?;
-            pools::register_new(conn, new)?;
+            super::sql::pools::register_new(&mut sql_conn::Lite(conn), new)?;
             conn.execute("UPDATE deferrals SET receipt_seq = ?1 WHERE id = ?2", params![to_i64(seq), new.id])
                 .map_err(backend)?;
             append_event(
