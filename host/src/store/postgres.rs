@@ -415,7 +415,7 @@ impl PostgresStore {
             {
                 tx.batch_execute(sql).map_err(backend)?;
                 if *sql == github::MIGRATION {
-                    github::backfill(tx)?;
+                    super::sql::github::backfill(&mut sql_conn::Pg(tx))?;
                 }
                 let next = i64::try_from(index + 1).unwrap_or(i64::MAX);
                 tx.execute("UPDATE deferral_schema_version SET version = $1", &[&next])
@@ -479,7 +479,7 @@ fn update_in(tx: &mut Transaction, id: &str, update: &Update) -> Result<Deferral
     let receipt_seq = if update.receipts.is_empty() {
         current.receipt_seq
     } else {
-        github::register_receipts(tx, id, &update.receipts)?;
+        super::sql::github::register_receipts(&mut sql_conn::Pg(tx), id, &update.receipts)?;
         append_receipts(tx, id, &update.receipts, update.at_ms)?
     };
     // The compare-and-set itself, repeating the check in its WHERE.
@@ -557,8 +557,8 @@ fn insert_rows(tx: &mut Transaction, new: &NewDeferral) -> Result<Deferral, Stor
         return Err(StoreError::Duplicate(new.id.clone()));
     }
     let seq = append_receipts(tx, &new.id, &new.receipts, new.at_ms)?;
-    github::register_new(tx, new)?;
-    retry::register(tx, new)?;
+    super::sql::github::register_new(&mut sql_conn::Pg(tx), new)?;
+    super::sql::retry::register(&mut sql_conn::Pg(tx), new)?;
     super::sql::pools::register_new(&mut sql_conn::Pg(tx), new)?;
     tx.execute(
         "UPDATE deferrals SET receipt_seq = $1 WHERE id = $2",

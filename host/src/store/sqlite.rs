@@ -244,7 +244,7 @@ impl SqliteStore {
             {
                 conn.execute_batch(sql).map_err(backend)?;
                 if *sql == github::MIGRATION {
-                    github::backfill(conn)?;
+                    super::sql::github::backfill(&mut sql_conn::Lite(conn))?;
                 }
                 conn.execute_batch(&format!("PRAGMA user_version = {}", index + 1))
                     .map_err(backend)?;
@@ -498,7 +498,7 @@ fn update_in(conn: &Connection, id: &str, update: &Update) -> Result<Deferral, S
     let receipt_seq = if update.receipts.is_empty() {
         current.receipt_seq
     } else {
-        github::register_receipts(conn, id, &update.receipts)?;
+        super::sql::github::register_receipts(&mut sql_conn::Lite(conn), id, &update.receipts)?;
         append_receipts(conn, id, &update.receipts, update.at_ms)?
     };
     // The compare-and-set itself: the WHERE repeats the check, so the write is safe even
@@ -589,8 +589,8 @@ impl Store for SqliteStore {
             ])
             .map_err(backend)?;
             let seq = append_receipts(conn, &new.id, &new.receipts, new.at_ms)?;
-            github::register_new(conn, new)?;
-            retry::register(conn, new)?;
+            super::sql::github::register_new(&mut sql_conn::Lite(conn), new)?;
+            super::sql::retry::register(&mut sql_conn::Lite(conn), new)?;
             super::sql::pools::register_new(&mut sql_conn::Lite(conn), new)?;
             conn.execute("UPDATE deferrals SET receipt_seq = ?1 WHERE id = ?2", params![to_i64(seq), new.id])
                 .map_err(backend)?;

@@ -11,7 +11,10 @@
 //! A backend implements [`SqlBackend`] (a read, a write transaction) and gets the shared
 //! store traits (see `pools`) for it.
 
+pub(super) mod deferrals;
+pub(super) mod github;
 pub(super) mod pools;
+pub(super) mod retry;
 
 use super::StoreError;
 
