@@ -13,6 +13,7 @@ pub mod postgres;
 pub mod postgres_tls;
 mod private_file;
 pub mod retry;
+pub mod rules;
 mod sql;
 pub mod sqlite;
 

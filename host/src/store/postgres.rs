@@ -29,6 +29,7 @@ mod pools;
 mod retry;
 mod sql_conn;
 
+use super::rules;
 use super::sqlite::IntegrityCheck;
 use super::{
     AttemptStatus, ClaimBuilder, Deferral, EventRecord, LaunchProcess, ListQuery, NewDeferral,
@@ -38,6 +39,7 @@ use deferral_core::digest::sha256_hex;
 use deferral_core::lifecycle::State;
 use postgres::types::ToSql;
 use postgres::{Client, GenericClient, IsolationLevel, Row, Transaction};
+use sql_conn::numbered;
 use std::cell::RefCell;
 
 /// Migrations, in order; migration `i` moves the store from version `i` to `i + 1`.
@@ -691,9 +693,11 @@ impl Store for PostgresStore {
             // never waited for, so concurrent tickers each get the next free one.
             let Some(row) = select_with(
                 tx,
-                "WHERE state = 'deferred' AND resume_after_ms <= $1 AND resume_by_ms >= $1 \
-                 AND NOT (launch_kind = ANY($2)) AND NOT (id = ANY($3)) \
-                 ORDER BY resume_after_ms LIMIT 1 FOR UPDATE SKIP LOCKED",
+                &format!(
+                    "WHERE {} AND NOT (launch_kind = ANY($2)) AND NOT (id = ANY($3)) \
+                     ORDER BY resume_after_ms LIMIT 1 FOR UPDATE SKIP LOCKED",
+                    numbered(rules::DUE.sql)
+                ),
                 &[&to_i64(next.now_ms), &skip_kinds, &exclude],
             )?
             .pop() else {
@@ -745,8 +749,10 @@ impl Store for PostgresStore {
         // claim. Locked, every due row would be skipped by other tickers' claims
         // (`claim_next_due`) for as long as this listing ran, and they would launch nothing.
         self.select(
-            "WHERE state = 'deferred' AND resume_after_ms <= $1 AND resume_by_ms >= $1 \
-             ORDER BY resume_after_ms, id LIMIT $2",
+            &format!(
+                "WHERE {} ORDER BY resume_after_ms, id LIMIT $2",
+                numbered(rules::DUE.sql)
+            ),
             &[&now, &limit],
         )
     }
@@ -764,8 +770,10 @@ impl Store for PostgresStore {
         let now = to_i64(now_ms);
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         self.select_work(
-            "WHERE state IN ('deferred', 'resumable') AND resume_by_ms < $1 \
-             AND (lease_until_ms IS NULL OR lease_until_ms < $1) ORDER BY resume_by_ms, id LIMIT $2",
+            &format!(
+                "WHERE {} ORDER BY resume_by_ms, id LIMIT $2",
+                numbered(rules::EXPIRABLE.sql)
+            ),
             &[&now, &limit],
         )
     }
@@ -774,8 +782,10 @@ impl Store for PostgresStore {
         let now = to_i64(now_ms);
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         self.select_work(
-            "WHERE state = 'resumable' AND lease_until_ms < $1 AND resume_by_ms >= $1 \
-             ORDER BY lease_until_ms, id LIMIT $2",
+            &format!(
+                "WHERE {} ORDER BY lease_until_ms, id LIMIT $2",
+                numbered(rules::STALE_LEASE.sql)
+            ),
             &[&now, &limit],
         )
     }

@@ -12,6 +12,7 @@ mod pools;
 mod retry;
 mod sql_conn;
 
+use super::rules;
 use super::{
     AttemptStatus, ClaimBuilder, Deferral, EventRecord, LaunchProcess, ListQuery, NewDeferral,
     NewReceipt, NextDue, PageOrder, Store, StoreError, StoredReceipt, Update,
@@ -688,9 +689,11 @@ impl Store for SqliteStore {
         self.write(|conn| {
             let Some(row) = select_with(
                 conn,
-                "WHERE state = 'deferred' AND resume_after_ms <= ?1 AND resume_by_ms >= ?1 \
-                 AND launch_kind NOT IN (SELECT value FROM json_each(?2)) \
-                 AND id NOT IN (SELECT value FROM json_each(?3)) ORDER BY resume_after_ms LIMIT 1",
+                &format!(
+                    "WHERE {} AND launch_kind NOT IN (SELECT value FROM json_each(?2)) \
+                     AND id NOT IN (SELECT value FROM json_each(?3)) ORDER BY resume_after_ms LIMIT 1",
+                    rules::DUE.sql
+                ),
                 &[&to_i64(next.now_ms), &skip_kinds, &exclude],
             )?
             .pop() else {
@@ -739,8 +742,7 @@ impl Store for SqliteStore {
         let now = to_i64(now_ms);
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         self.select(
-            "WHERE state = 'deferred' AND resume_after_ms <= ?1 AND resume_by_ms >= ?1 \
-             ORDER BY resume_after_ms LIMIT ?2",
+            &format!("WHERE {} ORDER BY resume_after_ms LIMIT ?2", rules::DUE.sql),
             &[&now, &limit],
         )
     }
@@ -758,8 +760,10 @@ impl Store for SqliteStore {
         let now = to_i64(now_ms);
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         self.select(
-            "WHERE state IN ('deferred', 'resumable') AND resume_by_ms < ?1 \
-             AND (lease_until_ms IS NULL OR lease_until_ms < ?1) ORDER BY resume_by_ms LIMIT ?2",
+            &format!(
+                "WHERE {} ORDER BY resume_by_ms LIMIT ?2",
+                rules::EXPIRABLE.sql
+            ),
             &[&now, &limit],
         )
     }
@@ -768,8 +772,10 @@ impl Store for SqliteStore {
         let now = to_i64(now_ms);
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         self.select(
-            "WHERE state = 'resumable' AND lease_until_ms < ?1 AND resume_by_ms >= ?1 \
-             ORDER BY lease_until_ms LIMIT ?2",
+            &format!(
+                "WHERE {} ORDER BY lease_until_ms LIMIT ?2",
+                rules::STALE_LEASE.sql
+            ),
             &[&now, &limit],
         )
     }

@@ -20,7 +20,7 @@ impl Dialect for PostgresDialect {
 }
 
 /// The statement with PostgreSQL's placeholders: `?N` becomes `$N`.
-fn numbered(sql: &str) -> String {
+pub(super) fn numbered(sql: &str) -> String {
     sql.replace('?', "$")
 }
 
