@@ -95,21 +95,7 @@ impl TickReport {
     }
 }
 
-fn is_expirable(d: &Deferral, now: u64) -> bool {
-    matches!(d.state, State::Deferred | State::Resumable)
-        && d.resume_by_ms < now
-        && d.lease_until_ms.is_none_or(|until| until < now)
-}
-
-fn is_stale(d: &Deferral, now: u64) -> bool {
-    d.state == State::Resumable
-        && d.lease_until_ms.is_some_and(|until| until < now)
-        && d.resume_by_ms >= now
-}
-
-fn is_due(d: &Deferral, now: u64) -> bool {
-    d.state == State::Deferred && d.resume_after_ms <= now && now <= d.resume_by_ms
-}
+use crate::store::rules::{is_due, is_expirable, is_stale_lease as is_stale};
 
 /// The three work lists, from the store's indexed queries or, with ids, from those rows.
 pub fn plan(

@@ -15,6 +15,7 @@ pub mod github_loop;
 mod launch_kinds;
 mod listing_race;
 mod pools;
+mod work_rules;
 
 pub use launch_kinds::due_queries_leave_out_the_kinds_asked_by_their_stored_name;
 pub use listing_race::a_claim_is_not_hidden_by_a_concurrent_due_listing;
@@ -22,6 +23,7 @@ pub use pools::{
     a_pool_write_is_a_compare_and_set_on_its_version,
     concurrent_tickers_never_admit_more_than_fits_a_window,
 };
+pub use work_rules::sql_and_rust_agree_on_each_work_rule;
 
 use deferral_core::lifecycle::{Event, State};
 use deferral_core::receipt::{Bindings, Reason, Receipt};
@@ -52,6 +54,7 @@ macro_rules! store_conformance_tests {
             stale_fence_is_a_conflict_and_writes_nothing,
             concurrent_claims_have_exactly_one_winner,
             due_expirable_and_stale_queries_respect_their_bounds,
+            sql_and_rust_agree_on_each_work_rule,
             receipts_and_events_are_append_only,
             handles_are_never_stored_raw,
             terminal_states_invalidate_the_wakeup,

@@ -13,6 +13,8 @@ pub mod postgres;
 pub mod postgres_tls;
 mod private_file;
 pub mod retry;
+pub mod rules;
+mod sql;
 pub mod sqlite;
 
 use deferral_core::digest::sha256_hex;

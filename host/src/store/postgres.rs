@@ -27,7 +27,9 @@
 mod github;
 mod pools;
 mod retry;
+mod sql_conn;
 
+use super::rules;
 use super::sqlite::IntegrityCheck;
 use super::{
     AttemptStatus, ClaimBuilder, Deferral, EventRecord, LaunchProcess, ListQuery, NewDeferral,
@@ -37,6 +39,7 @@ use deferral_core::digest::sha256_hex;
 use deferral_core::lifecycle::State;
 use postgres::types::ToSql;
 use postgres::{Client, GenericClient, IsolationLevel, Row, Transaction};
+use sql_conn::numbered;
 use std::cell::RefCell;
 
 /// Migrations, in order; migration `i` moves the store from version `i` to `i + 1`.
@@ -414,7 +417,7 @@ impl PostgresStore {
             {
                 tx.batch_execute(sql).map_err(backend)?;
                 if *sql == github::MIGRATION {
-                    github::backfill(tx)?;
+                    super::sql::github::backfill(&mut sql_conn::Pg(tx))?;
                 }
                 let next = i64::try_from(index + 1).unwrap_or(i64::MAX);
                 tx.execute("UPDATE deferral_schema_version SET version = $1", &[&next])
@@ -478,7 +481,7 @@ fn update_in(tx: &mut Transaction, id: &str, update: &Update) -> Result<Deferral
     let receipt_seq = if update.receipts.is_empty() {
         current.receipt_seq
     } else {
-        github::register_receipts(tx, id, &update.receipts)?;
+        super::sql::github::register_receipts(&mut sql_conn::Pg(tx), id, &update.receipts)?;
         append_receipts(tx, id, &update.receipts, update.at_ms)?
     };
     // The compare-and-set itself, repeating the check in its WHERE.
@@ -556,9 +559,9 @@ fn insert_rows(tx: &mut Transaction, new: &NewDeferral) -> Result<Deferral, Stor
         return Err(StoreError::Duplicate(new.id.clone()));
     }
     let seq = append_receipts(tx, &new.id, &new.receipts, new.at_ms)?;
-    github::register_new(tx, new)?;
-    retry::register(tx, new)?;
-    pools::register_new(tx, new)?;
+    super::sql::github::register_new(&mut sql_conn::Pg(tx), new)?;
+    super::sql::retry::register(&mut sql_conn::Pg(tx), new)?;
+    super::sql::pools::register_new(&mut sql_conn::Pg(tx), new)?;
     tx.execute(
         "UPDATE deferrals SET receipt_seq = $1 WHERE id = $2",
         &[&to_i64(seq), &new.id],
@@ -690,9 +693,11 @@ impl Store for PostgresStore {
             // never waited for, so concurrent tickers each get the next free one.
             let Some(row) = select_with(
                 tx,
-                "WHERE state = 'deferred' AND resume_after_ms <= $1 AND resume_by_ms >= $1 \
-                 AND NOT (launch_kind = ANY($2)) AND NOT (id = ANY($3)) \
-                 ORDER BY resume_after_ms LIMIT 1 FOR UPDATE SKIP LOCKED",
+                &format!(
+                    "WHERE {} AND NOT (launch_kind = ANY($2)) AND NOT (id = ANY($3)) \
+                     ORDER BY resume_after_ms LIMIT 1 FOR UPDATE SKIP LOCKED",
+                    numbered(rules::DUE.sql)
+                ),
                 &[&to_i64(next.now_ms), &skip_kinds, &exclude],
             )?
             .pop() else {
@@ -744,8 +749,10 @@ impl Store for PostgresStore {
         // claim. Locked, every due row would be skipped by other tickers' claims
         // (`claim_next_due`) for as long as this listing ran, and they would launch nothing.
         self.select(
-            "WHERE state = 'deferred' AND resume_after_ms <= $1 AND resume_by_ms >= $1 \
-             ORDER BY resume_after_ms, id LIMIT $2",
+            &format!(
+                "WHERE {} ORDER BY resume_after_ms, id LIMIT $2",
+                numbered(rules::DUE.sql)
+            ),
             &[&now, &limit],
         )
     }
@@ -763,8 +770,10 @@ impl Store for PostgresStore {
         let now = to_i64(now_ms);
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         self.select_work(
-            "WHERE state IN ('deferred', 'resumable') AND resume_by_ms < $1 \
-             AND (lease_until_ms IS NULL OR lease_until_ms < $1) ORDER BY resume_by_ms, id LIMIT $2",
+            &format!(
+                "WHERE {} ORDER BY resume_by_ms, id LIMIT $2",
+                numbered(rules::EXPIRABLE.sql)
+            ),
             &[&now, &limit],
         )
     }
@@ -773,8 +782,10 @@ impl Store for PostgresStore {
         let now = to_i64(now_ms);
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         self.select_work(
-            "WHERE state = 'resumable' AND lease_until_ms < $1 AND resume_by_ms >= $1 \
-             ORDER BY lease_until_ms, id LIMIT $2",
+            &format!(
+                "WHERE {} ORDER BY lease_until_ms, id LIMIT $2",
+                numbered(rules::STALE_LEASE.sql)
+            ),
             &[&now, &limit],
         )
     }

@@ -10,7 +10,9 @@ mod github;
 mod journal;
 mod pools;
 mod retry;
+mod sql_conn;
 
+use super::rules;
 use super::{
     AttemptStatus, ClaimBuilder, Deferral, EventRecord, LaunchProcess, ListQuery, NewDeferral,
     NewReceipt, NextDue, PageOrder, Store, StoreError, StoredReceipt, Update,
@@ -243,7 +245,7 @@ impl SqliteStore {
             {
                 conn.execute_batch(sql).map_err(backend)?;
                 if *sql == github::MIGRATION {
-                    github::backfill(conn)?;
+                    super::sql::github::backfill(&mut sql_conn::Lite(conn))?;
                 }
                 conn.execute_batch(&format!("PRAGMA user_version = {}", index + 1))
                     .map_err(backend)?;
@@ -497,7 +499,7 @@ fn update_in(conn: &Connection, id: &str, update: &Update) -> Result<Deferral, S
     let receipt_seq = if update.receipts.is_empty() {
         current.receipt_seq
     } else {
-        github::register_receipts(conn, id, &update.receipts)?;
+        super::sql::github::register_receipts(&mut sql_conn::Lite(conn), id, &update.receipts)?;
         append_receipts(conn, id, &update.receipts, update.at_ms)?
     };
     // The compare-and-set itself: the WHERE repeats the check, so the write is safe even
@@ -588,9 +590,9 @@ impl Store for SqliteStore {
             ])
             .map_err(backend)?;
             let seq = append_receipts(conn, &new.id, &new.receipts, new.at_ms)?;
-            github::register_new(conn, new)?;
-            retry::register(conn, new)?;
-            pools::register_new(conn, new)?;
+            super::sql::github::register_new(&mut sql_conn::Lite(conn), new)?;
+            super::sql::retry::register(&mut sql_conn::Lite(conn), new)?;
+            super::sql::pools::register_new(&mut sql_conn::Lite(conn), new)?;
             conn.execute("UPDATE deferrals SET receipt_seq = ?1 WHERE id = ?2", params![to_i64(seq), new.id])
                 .map_err(backend)?;
             append_event(
@@ -687,9 +689,11 @@ impl Store for SqliteStore {
         self.write(|conn| {
             let Some(row) = select_with(
                 conn,
-                "WHERE state = 'deferred' AND resume_after_ms <= ?1 AND resume_by_ms >= ?1 \
-                 AND launch_kind NOT IN (SELECT value FROM json_each(?2)) \
-                 AND id NOT IN (SELECT value FROM json_each(?3)) ORDER BY resume_after_ms LIMIT 1",
+                &format!(
+                    "WHERE {} AND launch_kind NOT IN (SELECT value FROM json_each(?2)) \
+                     AND id NOT IN (SELECT value FROM json_each(?3)) ORDER BY resume_after_ms LIMIT 1",
+                    rules::DUE.sql
+                ),
                 &[&to_i64(next.now_ms), &skip_kinds, &exclude],
             )?
             .pop() else {
@@ -738,8 +742,7 @@ impl Store for SqliteStore {
         let now = to_i64(now_ms);
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         self.select(
-            "WHERE state = 'deferred' AND resume_after_ms <= ?1 AND resume_by_ms >= ?1 \
-             ORDER BY resume_after_ms LIMIT ?2",
+            &format!("WHERE {} ORDER BY resume_after_ms LIMIT ?2", rules::DUE.sql),
             &[&now, &limit],
         )
     }
@@ -757,8 +760,10 @@ impl Store for SqliteStore {
         let now = to_i64(now_ms);
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         self.select(
-            "WHERE state IN ('deferred', 'resumable') AND resume_by_ms < ?1 \
-             AND (lease_until_ms IS NULL OR lease_until_ms < ?1) ORDER BY resume_by_ms LIMIT ?2",
+            &format!(
+                "WHERE {} ORDER BY resume_by_ms LIMIT ?2",
+                rules::EXPIRABLE.sql
+            ),
             &[&now, &limit],
         )
     }
@@ -767,8 +772,10 @@ impl Store for SqliteStore {
         let now = to_i64(now_ms);
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         self.select(
-            "WHERE state = 'resumable' AND lease_until_ms < ?1 AND resume_by_ms >= ?1 \
-             ORDER BY lease_until_ms LIMIT ?2",
+            &format!(
+                "WHERE {} ORDER BY lease_until_ms LIMIT ?2",
+                rules::STALE_LEASE.sql
+            ),
             &[&now, &limit],
         )
     }

@@ -1,0 +1,115 @@
+//! PostgreSQL under the shared SQL layer (`store::sql`): the dialect, the connection, the row.
+
+use super::super::sql::{Dialect, Param, SqlConn, SqlRow};
+use super::super::StoreError;
+use super::backend;
+use postgres::types::ToSql;
+use postgres::{GenericClient, Row};
+
+/// PostgreSQL's dialect: `FOR UPDATE` row locks, lists as arrays.
+pub(super) struct PostgresDialect;
+
+impl Dialect for PostgresDialect {
+    fn for_update(&self) -> &'static str {
+        " FOR UPDATE"
+    }
+
+    fn not_in_list(&self, column: &str, n: usize) -> String {
+        format!("NOT ({column} = ANY(?{n}))")
+    }
+}
+
+/// The statement with PostgreSQL's placeholders: `?N` becomes `$N`.
+pub(super) fn numbered(sql: &str) -> String {
+    sql.replace('?', "$")
+}
+
+fn bound<'a>(args: &'a [Param<'a>]) -> Vec<&'a (dyn ToSql + Sync)> {
+    args.iter()
+        .map(|a| -> &(dyn ToSql + Sync) {
+            match a {
+                Param::Int(v) => v,
+                Param::Text(v) => v,
+                Param::List(v) => v,
+            }
+        })
+        .collect()
+}
+
+/// A client or a transaction.
+pub(super) struct Pg<'a, C: GenericClient>(pub(super) &'a mut C);
+
+impl SqlRow for Row {
+    fn opt_i64(&self, at: usize) -> Result<Option<i64>, StoreError> {
+        self.try_get(at).map_err(backend)
+    }
+
+    fn opt_text(&self, at: usize) -> Result<Option<String>, StoreError> {
+        self.try_get(at).map_err(backend)
+    }
+}
+
+impl<C: GenericClient> SqlConn for Pg<'_, C> {
+    fn dialect(&self) -> &'static dyn Dialect {
+        &PostgresDialect
+    }
+
+    fn execute(&mut self, sql: &str, args: &[Param]) -> Result<u64, StoreError> {
+        self.0
+            .execute(numbered(sql).as_str(), &bound(args))
+            .map_err(backend)
+    }
+
+    fn execute_unique(&mut self, sql: &str, args: &[Param]) -> Result<Option<u64>, StoreError> {
+        match self.0.execute(numbered(sql).as_str(), &bound(args)) {
+            Ok(n) => Ok(Some(n)),
+            Err(err) if err.code() == Some(&postgres::error::SqlState::UNIQUE_VIOLATION) => {
+                Ok(None)
+            }
+            Err(err) => Err(backend(err)),
+        }
+    }
+
+    fn insert_seq(&mut self, sql: &str, args: &[Param]) -> Result<u64, StoreError> {
+        let row = self
+            .0
+            .query_one(
+                format!("{} RETURNING seq", numbered(sql)).as_str(),
+                &bound(args),
+            )
+            .map_err(backend)?;
+        row.u64(0)
+    }
+
+    fn query(
+        &mut self,
+        sql: &str,
+        args: &[Param],
+        each: &mut dyn FnMut(&dyn SqlRow) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        for row in self
+            .0
+            .query(numbered(sql).as_str(), &bound(args))
+            .map_err(backend)?
+        {
+            each(&row)?;
+        }
+        Ok(())
+    }
+}
+
+impl super::super::sql::SqlBackend for super::PostgresStore {
+    fn sql_read<T>(
+        &self,
+        body: impl FnOnce(&mut dyn SqlConn) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        body(&mut Pg(&mut *self.client.borrow_mut()))
+    }
+
+    fn sql_write<T>(
+        &self,
+        body: impl FnOnce(&mut dyn SqlConn) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        self.write(|tx| body(&mut Pg(tx)))
+    }
+}

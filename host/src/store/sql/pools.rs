@@ -1,0 +1,348 @@
+//! [`PoolStore`] over SQL, for both backends (see `store::pools`). On PostgreSQL a pool's row is
+//! locked (`SELECT ... FOR UPDATE`) before its version is compared, so two tickers on two
+//! machines writing one pool are serialised: the second reads the first's version and gets
+//! `None`. SQLite needs no lock: `BEGIN IMMEDIATE` lets one writer in at a time.
+
+use super::super::pools::{
+    cost_cells, cost_of_cells, window_cells, window_of_cells, Admission, Candidate, Cost,
+    Observation, PoolRow, PoolStore, PoolWrite, PoolWritten, Resource, DEFAULT_POOL, POOL_COLUMNS,
+};
+use super::super::{NewDeferral, StoreError};
+use super::{args, query_all, query_opt, to_i64, SqlBackend, SqlConn, SqlRow};
+
+fn read_pool(row: &dyn SqlRow) -> Result<PoolRow, StoreError> {
+    let cells = |at: usize| -> Result<_, StoreError> {
+        Ok((
+            row.opt_i64(at)?,
+            row.opt_i64(at + 1)?,
+            row.opt_i64(at + 2)?,
+            row.opt_i64(at + 3)?,
+            row.opt_i64(at + 4)?,
+            row.opt_text(at + 5)?,
+        ))
+    };
+    Ok(PoolRow {
+        name: row.text(0)?,
+        version: row.u64(1)?,
+        rest: window_of_cells(cells(2)?),
+        graphql: window_of_cells(cells(8)?),
+        hold_until_ms: row.opt_u64(14)?,
+        hold_reason: row.opt_text(15)?,
+        updated_ms: row.u64(16)?,
+    })
+}
+
+fn read_admission(row: &dyn SqlRow) -> Result<Admission, StoreError> {
+    Ok(Admission {
+        seq: row.u64(0)?,
+        pool: row.text(1)?,
+        deferral_id: row.opt_text(2)?,
+        attempt: row.u32(3)?,
+        cost: cost_of_cells(row.opt_i64(4)?, row.opt_i64(5)?, row.opt_i64(6)?),
+        window_reset_ms: row.u64(7)?,
+        expires_ms: row.u64(8)?,
+        admitted_ms: row.u64(9)?,
+        released_ms: row.opt_u64(10)?,
+    })
+}
+
+const ADMISSION_COLUMNS: &str =
+    "seq, pool, deferral_id, attempt, rest_cost, graphql_cost, content_cost, \
+     window_reset_ms, expires_ms, admitted_ms, released_ms";
+
+fn pool_in(conn: &mut dyn SqlConn, name: &str, lock: bool) -> Result<Option<PoolRow>, StoreError> {
+    let lock = if lock {
+        conn.dialect().for_update()
+    } else {
+        ""
+    };
+    let sql = format!("SELECT {POOL_COLUMNS} FROM pools WHERE name = ?1{lock}");
+    query_opt(conn, &sql, args![name], read_pool)
+}
+
+const UPSERT_POOL: &str = "INSERT INTO pools (name, version, rest_limit, rest_remaining, rest_reserve, rest_reset_ms, rest_observed_ms, rest_source, \
+     graphql_limit, graphql_remaining, graphql_reserve, graphql_reset_ms, graphql_observed_ms, graphql_source, \
+     hold_until_ms, hold_reason, updated_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17) \
+     ON CONFLICT (name) DO UPDATE SET version = excluded.version, rest_limit = excluded.rest_limit, \
+     rest_remaining = excluded.rest_remaining, rest_reserve = excluded.rest_reserve, rest_reset_ms = excluded.rest_reset_ms, \
+     rest_observed_ms = excluded.rest_observed_ms, rest_source = excluded.rest_source, graphql_limit = excluded.graphql_limit, \
+     graphql_remaining = excluded.graphql_remaining, graphql_reserve = excluded.graphql_reserve, \
+     graphql_reset_ms = excluded.graphql_reset_ms, graphql_observed_ms = excluded.graphql_observed_ms, \
+     graphql_source = excluded.graphql_source, hold_until_ms = excluded.hold_until_ms, hold_reason = excluded.hold_reason, \
+     updated_ms = excluded.updated_ms WHERE pools.version = ?18";
+
+/// The compare-and-set of [`PoolStore::write_pool`], inside a transaction the caller holds.
+fn write_pool_in(conn: &mut dyn SqlConn, w: &PoolWrite) -> Result<Option<PoolWritten>, StoreError> {
+    let name = &w.row.name;
+    // The lock (PostgreSQL): a concurrent writer of this pool waits here, then reads our version.
+    let version = pool_in(conn, name, true)?.map_or(0, |p| p.version);
+    if version != w.expect_version {
+        return Ok(None);
+    }
+    let (rest, graphql) = (
+        window_cells(w.row.rest.as_ref()),
+        window_cells(w.row.graphql.as_ref()),
+    );
+    let changed = conn.execute(
+        UPSERT_POOL,
+        args![
+            name,
+            to_i64(w.expect_version + 1),
+            rest.0,
+            rest.1,
+            rest.2,
+            rest.3,
+            rest.4,
+            &rest.5,
+            graphql.0,
+            graphql.1,
+            graphql.2,
+            graphql.3,
+            graphql.4,
+            &graphql.5,
+            w.row.hold_until_ms.map(to_i64),
+            &w.row.hold_reason,
+            to_i64(w.at_ms),
+            to_i64(w.expect_version)
+        ],
+    )?;
+    if changed != 1 {
+        return Ok(None);
+    }
+    let mut admitted = Vec::with_capacity(w.admit.len());
+    for a in &w.admit {
+        let cost = cost_cells(a.cost.as_ref());
+        admitted.push(conn.insert_seq(
+            "INSERT INTO admissions (pool, deferral_id, attempt, rest_cost, graphql_cost, content_cost, window_reset_ms, expires_ms, admitted_ms) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            args![
+                name,
+                &a.deferral_id,
+                a.attempt,
+                cost.0,
+                cost.1,
+                cost.2,
+                to_i64(a.window_reset_ms),
+                to_i64(a.expires_ms),
+                to_i64(w.at_ms)
+            ],
+        )?);
+    }
+    for seq in &w.release {
+        conn.execute(
+            "UPDATE admissions SET released_ms = ?1 WHERE seq = ?2 AND released_ms IS NULL",
+            args![to_i64(w.at_ms), to_i64(*seq)],
+        )?;
+    }
+    for o in &w.observations {
+        conn.execute(
+            "INSERT INTO pool_observations (pool, deferral_id, resource, reported_limit, remaining, reserve, reset_ms, observed_ms, source) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            args![
+                name,
+                &o.deferral_id,
+                o.resource.as_str(),
+                to_i64(o.limit),
+                to_i64(o.remaining),
+                to_i64(o.reserve),
+                to_i64(o.reset_ms),
+                to_i64(o.observed_ms),
+                &o.source
+            ],
+        )?;
+    }
+    Ok(pool_in(conn, name, false)?.map(|row| PoolWritten { row, admitted }))
+}
+
+/// Writes a new deferral's pool and cost in its insert transaction, and teaches the pool the
+/// rate state its gate saw.
+pub fn register_new(conn: &mut dyn SqlConn, new: &NewDeferral) -> Result<(), StoreError> {
+    let tag = new.keys.pool.clone().unwrap_or_default();
+    let seen = tag.seen_by(&new.id);
+    let inherited: Option<String> = match (&tag.pool, &new.keys.predecessor) {
+        (None, Some(predecessor)) => query_opt(
+            conn,
+            "SELECT pool FROM deferrals WHERE id = ?1",
+            args![predecessor],
+            |r| r.text(0),
+        )?,
+        _ => None,
+    };
+    let pool = tag
+        .pool
+        .or(inherited)
+        .unwrap_or_else(|| DEFAULT_POOL.to_string());
+    let cost = cost_cells(tag.cost.as_ref());
+    conn.execute(
+        "UPDATE deferrals SET pool = ?1, rest_cost = ?2, graphql_cost = ?3, content_cost = ?4 WHERE id = ?5",
+        args![&pool, cost.0, cost.1, cost.2, &new.id],
+    )?;
+    let existing = pool_in(conn, &pool, !tag.seen.is_empty())?;
+    if existing.is_some() && tag.seen.is_empty() {
+        return Ok(());
+    }
+    let mut row = existing.unwrap_or_else(|| PoolRow::empty(&pool));
+    let expect_version = row.version;
+    row.observe(&seen);
+    let write = PoolWrite {
+        expect_version,
+        row,
+        admit: Vec::new(),
+        release: Vec::new(),
+        observations: seen.clone(),
+        at_ms: new.at_ms,
+    };
+    // SQLite: under BEGIN IMMEDIATE nothing else writes in between, the version cannot move.
+    match write_pool_in(conn, &write)? {
+        Some(_) => Ok(()),
+        // PostgreSQL: a new pool another transaction created first: learn on top of its row.
+        None => {
+            let mut row = pool_in(conn, &pool, true)?.unwrap_or_else(|| PoolRow::empty(&pool));
+            let expect_version = row.version;
+            row.observe(&seen);
+            write_pool_in(
+                conn,
+                &PoolWrite {
+                    expect_version,
+                    row,
+                    ..write
+                },
+            )?
+            .map(|_| ())
+            .ok_or_else(|| StoreError::Backend(format!("pool {pool} changed while recording")))
+        }
+    }
+}
+
+fn read_observation(r: &dyn SqlRow) -> Result<Observation, StoreError> {
+    Ok(Observation {
+        resource: Resource::parse(&r.text(0)?).unwrap_or(Resource::Rest),
+        limit: r.u64(1)?,
+        remaining: r.u64(2)?,
+        reserve: r.u64(3)?,
+        reset_ms: r.u64(4)?,
+        observed_ms: r.u64(5)?,
+        source: r.text(6)?,
+        deferral_id: r.opt_text(7)?,
+    })
+}
+
+impl<B: SqlBackend> PoolStore for B {
+    fn pool(&self, name: &str) -> Result<Option<PoolRow>, StoreError> {
+        self.sql_read(|conn| pool_in(conn, name, false))
+    }
+
+    fn pools(&self) -> Result<Vec<PoolRow>, StoreError> {
+        let sql = format!("SELECT {POOL_COLUMNS} FROM pools ORDER BY name");
+        self.sql_read(|conn| query_all(conn, &sql, &[], read_pool))
+    }
+
+    fn write_pool(&self, write: &PoolWrite) -> Result<Option<PoolWritten>, StoreError> {
+        self.sql_write(|conn| write_pool_in(conn, write))
+    }
+
+    fn admission(&self, seq: u64) -> Result<Option<Admission>, StoreError> {
+        let sql = format!("SELECT {ADMISSION_COLUMNS} FROM admissions WHERE seq = ?1");
+        self.sql_read(|conn| query_opt(conn, &sql, args![to_i64(seq)], read_admission))
+    }
+
+    fn open_admissions(&self, pool: &str, now_ms: u64) -> Result<Vec<Admission>, StoreError> {
+        let sql = format!(
+            "SELECT {ADMISSION_COLUMNS} FROM admissions WHERE pool = ?1 AND released_ms IS NULL AND expires_ms > ?2 ORDER BY seq"
+        );
+        self.sql_read(|conn| query_all(conn, &sql, args![pool, to_i64(now_ms)], read_admission))
+    }
+
+    fn admission_of(
+        &self,
+        deferral_id: &str,
+        attempt: u32,
+        now_ms: u64,
+    ) -> Result<Option<Admission>, StoreError> {
+        let sql = format!(
+            "SELECT {ADMISSION_COLUMNS} FROM admissions WHERE deferral_id = ?1 AND attempt = ?2 \
+             AND released_ms IS NULL AND expires_ms > ?3 ORDER BY seq DESC LIMIT 1"
+        );
+        self.sql_read(|conn| {
+            query_opt(
+                conn,
+                &sql,
+                args![deferral_id, attempt, to_i64(now_ms)],
+                read_admission,
+            )
+        })
+    }
+
+    fn pool_candidates(
+        &self,
+        pool: &str,
+        now_ms: u64,
+        skip_kinds: &[&str],
+        limit: usize,
+    ) -> Result<Vec<Candidate>, StoreError> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.sql_read(|conn| {
+            let sql = format!(
+                "SELECT id, resume_after_ms, reentries, rest_cost, graphql_cost, content_cost FROM deferrals d \
+                 WHERE state = 'deferred' AND pool = ?1 AND resume_after_ms <= ?2 AND resume_by_ms >= ?2 \
+                 AND {} \
+                 AND NOT EXISTS (SELECT 1 FROM admissions a WHERE a.deferral_id = d.id AND a.attempt = d.reentries + 1 \
+                                 AND a.released_ms IS NULL AND a.expires_ms > ?2) \
+                 ORDER BY resume_after_ms, id LIMIT ?4",
+                conn.dialect().not_in_list("launch_kind", 3)
+            );
+            query_all(
+                conn,
+                &sql,
+                args![pool, to_i64(now_ms), skip_kinds, limit],
+                |row| {
+                    Ok(Candidate {
+                        id: row.text(0)?,
+                        resume_after_ms: row.u64(1)?,
+                        attempt: row.u32(2)? + 1,
+                        cost: cost_of_cells(row.opt_i64(3)?, row.opt_i64(4)?, row.opt_i64(5)?),
+                    })
+                },
+            )
+        })
+    }
+
+    fn pool_of(&self, deferral_id: &str) -> Result<Option<(String, Option<Cost>)>, StoreError> {
+        self.sql_read(|conn| {
+            query_opt(
+                conn,
+                "SELECT pool, rest_cost, graphql_cost, content_cost FROM deferrals WHERE id = ?1",
+                args![deferral_id],
+                |r| {
+                    Ok((
+                        r.text(0)?,
+                        cost_of_cells(r.opt_i64(1)?, r.opt_i64(2)?, r.opt_i64(3)?),
+                    ))
+                },
+            )
+        })
+    }
+
+    fn set_cost(&self, deferral_id: &str, cost: &Cost) -> Result<(), StoreError> {
+        let cells = cost_cells(Some(cost));
+        self.sql_write(|conn| {
+            conn.execute(
+                "UPDATE deferrals SET rest_cost = ?1, graphql_cost = ?2, content_cost = ?3 WHERE id = ?4",
+                args![cells.0, cells.1, cells.2, deferral_id],
+            )?;
+            Ok(())
+        })
+    }
+
+    fn observations_of(&self, deferral_id: &str) -> Result<Vec<Observation>, StoreError> {
+        self.sql_read(|conn| {
+            query_all(
+                conn,
+                "SELECT resource, reported_limit, remaining, reserve, reset_ms, observed_ms, source, deferral_id \
+                 FROM pool_observations WHERE deferral_id = ?1 ORDER BY seq",
+                args![deferral_id],
+                read_observation,
+            )
+        })
+    }
+}

@@ -1,0 +1,109 @@
+//! SQLite under the shared SQL layer (`store::sql`): the dialect, the connection, the row.
+
+use super::super::sql::{Dialect, Param, SqlConn, SqlRow};
+use super::super::StoreError;
+use super::backend;
+use rusqlite::types::{ToSqlOutput, ValueRef};
+use rusqlite::{params_from_iter, Connection, Row};
+
+/// SQLite's dialect: no row locks (`BEGIN IMMEDIATE` admits one writer), lists as JSON text.
+pub(super) struct SqliteDialect;
+
+impl Dialect for SqliteDialect {
+    fn for_update(&self) -> &'static str {
+        ""
+    }
+
+    fn not_in_list(&self, column: &str, n: usize) -> String {
+        format!("{column} NOT IN (SELECT value FROM json_each(?{n}))")
+    }
+}
+
+impl rusqlite::ToSql for Param<'_> {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(match self {
+            Param::Int(Some(v)) => ToSqlOutput::Borrowed(ValueRef::Integer(*v)),
+            Param::Text(Some(v)) => ToSqlOutput::Borrowed(ValueRef::Text(v.as_bytes())),
+            Param::Int(None) | Param::Text(None) => ToSqlOutput::Borrowed(ValueRef::Null),
+            Param::List(items) => ToSqlOutput::from(super::json_list(items)),
+        })
+    }
+}
+
+/// A connection already inside whatever transaction the store opened.
+pub(super) struct Lite<'a>(pub(super) &'a Connection);
+
+impl SqlRow for Row<'_> {
+    fn opt_i64(&self, at: usize) -> Result<Option<i64>, StoreError> {
+        self.get(at).map_err(backend)
+    }
+
+    fn opt_text(&self, at: usize) -> Result<Option<String>, StoreError> {
+        self.get(at).map_err(backend)
+    }
+}
+
+impl SqlConn for Lite<'_> {
+    fn dialect(&self) -> &'static dyn Dialect {
+        &SqliteDialect
+    }
+
+    fn execute(&mut self, sql: &str, args: &[Param]) -> Result<u64, StoreError> {
+        let n = self
+            .0
+            .prepare_cached(sql)
+            .map_err(backend)?
+            .execute(params_from_iter(args))
+            .map_err(backend)?;
+        Ok(n as u64)
+    }
+
+    fn execute_unique(&mut self, sql: &str, args: &[Param]) -> Result<Option<u64>, StoreError> {
+        let mut stmt = self.0.prepare_cached(sql).map_err(backend)?;
+        match stmt.execute(params_from_iter(args)) {
+            Ok(n) => Ok(Some(n as u64)),
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if e.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE
+                    || e.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY =>
+            {
+                Ok(None)
+            }
+            Err(err) => Err(backend(err)),
+        }
+    }
+
+    fn insert_seq(&mut self, sql: &str, args: &[Param]) -> Result<u64, StoreError> {
+        self.execute(sql, args)?;
+        Ok(u64::try_from(self.0.last_insert_rowid()).unwrap_or(0))
+    }
+
+    fn query(
+        &mut self,
+        sql: &str,
+        args: &[Param],
+        each: &mut dyn FnMut(&dyn SqlRow) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        let mut stmt = self.0.prepare_cached(sql).map_err(backend)?;
+        let mut rows = stmt.query(params_from_iter(args)).map_err(backend)?;
+        while let Some(row) = rows.next().map_err(backend)? {
+            each(row)?;
+        }
+        Ok(())
+    }
+}
+
+impl super::super::sql::SqlBackend for super::SqliteStore {
+    fn sql_read<T>(
+        &self,
+        body: impl FnOnce(&mut dyn SqlConn) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        body(&mut Lite(&self.conn))
+    }
+
+    fn sql_write<T>(
+        &self,
+        body: impl FnOnce(&mut dyn SqlConn) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        self.write(|conn| body(&mut Lite(conn)))
+    }
+}
