@@ -4,7 +4,7 @@
 
 use crate::clock::iso8601;
 use crate::coordinator::{self, load, require_cancellation_handle};
-use crate::error::HostError;
+use crate::error::{HostError, HostErrorKind};
 use crate::store::{Deferral, Store};
 use deferral_core::lifecycle::State;
 
@@ -48,7 +48,7 @@ pub fn cancel_once(
         }),
         // Cancelled by another caller between our read and write: the same answer.
         // (Its write lost the compare-and-set, or `cancel`'s own read saw the cancelled row.)
-        Err(err) if err.is_conflict() || err.code == "illegal-transition" => {
+        Err(err) if err.is_conflict() || err.kind() == Some(HostErrorKind::IllegalTransition) => {
             let now = load(store, id)?;
             if now.state == State::Cancelled {
                 return already(store, now);

@@ -3,7 +3,7 @@
 
 use crate::clock::{iso8601, now_ms, parse_duration};
 use crate::coordinator::{self, Reported};
-use crate::error::{HostError, EXIT_OK};
+use crate::error::{HostError, HostErrorKind, EXIT_OK};
 use crate::github::options::{GithubArgs, GithubEnv};
 use crate::human_time::relative;
 use crate::launch::{LaunchPolicy, Launchers};
@@ -399,7 +399,7 @@ fn rate_limit_pool(
     args: &TickArgs,
     credentials: bool,
 ) -> Result<Option<crate::tick::rate_limit::RateLimitPool>, HostError> {
-    let bad = |message: &str| HostError::invalid("invalid-github", message);
+    let bad = |message: &str| HostError::new(HostErrorKind::InvalidGithub, message);
     let Some(pool) = &args.rate_limit_pool else {
         if args.rate_limit_repo.is_some() {
             return Err(bad("--rate-limit-repo goes with --rate-limit-pool NAME"));
@@ -408,8 +408,8 @@ fn rate_limit_pool(
     };
     crate::pools::check_name(pool)?;
     if !credentials {
-        return Err(HostError::invalid(
-            "no-github-credentials",
+        return Err(HostError::new(
+            HostErrorKind::NoGithubCredentials,
             "--rate-limit-pool reads GET /rate_limit: it needs GITHUB_TOKEN (or GH_TOKEN) or --github-app-id with --github-app-key",
         ));
     }
@@ -433,8 +433,8 @@ fn serve_token(args: &ServeArgs) -> Result<String, HostError> {
     let token = match &args.token_file {
         Some(path) => std::fs::read_to_string(path)
             .map_err(|e| {
-                HostError::invalid(
-                    "no-token",
+                HostError::new(
+                    HostErrorKind::NoToken,
                     format!("cannot read the token file {}: {e}", path.display()),
                 )
             })?
@@ -449,8 +449,8 @@ fn serve_token(args: &ServeArgs) -> Result<String, HostError> {
             .to_string(),
     };
     if token.len() < crate::serve::MIN_TOKEN_LEN {
-        return Err(HostError::invalid(
-            "no-token",
+        return Err(HostError::new(
+            HostErrorKind::NoToken,
             "serve needs a bearer token of at least 16 characters: --token-file FILE or DEFERRAL_SERVE_TOKEN",
         ));
     }
@@ -463,18 +463,18 @@ fn parse_state(text: &str) -> Result<State, String> {
 
 fn store_url(cli: &Cli) -> Result<StoreUrl, HostError> {
     let url = cli.store.as_deref().ok_or_else(|| {
-        HostError::invalid(
-            "no-store",
+        HostError::new(
+            HostErrorKind::NoStore,
             "give the store with --store sqlite:PATH or postgres://USER@HOST:PORT/DB (or DEFERRAL_STORE)",
         )
     })?;
     StoreUrl::parse(url).map_err(|message| {
-        let code = if url.contains("://") {
-            "unsupported-store"
+        let kind = if url.contains("://") {
+            HostErrorKind::UnsupportedStore
         } else {
-            "no-store"
+            HostErrorKind::NoStore
         };
-        HostError::invalid(code, message)
+        HostError::new(kind, message)
     })
 }
 
@@ -505,7 +505,10 @@ fn read_input(source: &str) -> Result<Vec<u8>, HostError> {
         std::fs::File::open(source).and_then(|f| f.take(limit).read_to_end(&mut bytes))
     };
     result.map_err(|e| {
-        HostError::invalid("unreadable-input", format!("cannot read {source}: {e}"))
+        HostError::new(
+            HostErrorKind::UnreadableInput,
+            format!("cannot read {source}: {e}"),
+        )
     })?;
     Ok(bytes)
 }
@@ -796,7 +799,7 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
         Command::Report(args) => {
             let receipt = match &args.receipt {
                 Some(source) => Some(String::from_utf8(read_input(source)?).map_err(|_| {
-                    HostError::invalid("malformed-json", "the receipt is not UTF-8")
+                    HostError::new(HostErrorKind::MalformedJson, "the receipt is not UTF-8")
                 })?),
                 None => None,
             };
@@ -866,8 +869,8 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                 .github
                 .client(github_env(), args.http_timeout)?
                 .ok_or_else(|| {
-                    HostError::invalid(
-                        "no-github-credentials",
+                    HostError::new(
+                        HostErrorKind::NoGithubCredentials,
                         "watch needs GITHUB_TOKEN (or GH_TOKEN) or --github-app-id with --github-app-key",
                     )
                 })?;
@@ -885,7 +888,7 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                 },
             };
             let answer = crate::github::watch::watch(&*store, &client, &options, &now_ms)
-                .map_err(|e| HostError::provider(e.code(), e.message()))?;
+                .map_err(|e| HostError::new(e.kind(), e.message()))?;
             out!("{answer}");
             Ok(())
         }

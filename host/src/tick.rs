@@ -6,7 +6,7 @@
 //! tick returns that deferral to `deferred` (counting the re-entry) and launches it again.
 
 use crate::coordinator::{self, Outcome};
-use crate::error::HostError;
+use crate::error::{HostError, HostErrorKind};
 use crate::github::client::GithubClient;
 use crate::github::follow::FollowReport;
 use crate::handle::lease_owner;
@@ -204,7 +204,7 @@ pub fn tick_observed(
             }
             Ok(None) => {}
             Err(err) if err.is_conflict() => {}
-            Err(err) if err.code == "launch-still-running" => {
+            Err(err) if err.kind() == Some(HostErrorKind::LaunchStillRunning) => {
                 report
                     .skipped
                     .push(json!({"id": d.id, "why": format!("{err}")}));
