@@ -19,7 +19,7 @@ impl Cancelled {
     /// `{"id","state","cause"}`, with `"already_cancelled":true,"message"` for a repeat.
     pub fn to_json(&self) -> serde_json::Value {
         let d = &self.deferral;
-        let mut out = serde_json::json!({"id": d.id, "state": d.state.as_str(), "cause": d.cause});
+        let mut out = crate::view::value(&crate::view::answers::StateView::of(d));
         if let Some(message) = &self.already {
             out["already_cancelled"] = serde_json::Value::Bool(true);
             out["message"] = serde_json::Value::String(message.clone());

@@ -11,8 +11,9 @@ use crate::store::{
     AttemptStatus, Deferral, IntegrityCheck, ListQuery, RecordKeys, Store, StoreUrl,
 };
 use crate::tick::{self, TickOptions};
+use crate::view::answers::{ResolvedView, StateView};
 pub use crate::view::deferral_json;
-use crate::view::deferral_with_run as with_run;
+use crate::view::{self, deferral_with_run as with_run};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use deferral_core::lifecycle::{State, DEFAULT_MAX_REENTRIES};
 use serde_json::{json, Value};
@@ -818,10 +819,7 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                 receipt.as_deref(),
                 now_ms(),
             )?;
-            out!(
-                "{}",
-                json!({"id": d.id, "state": d.state.as_str(), "cause": d.cause})
-            );
+            out!("{}", view::value(&StateView::of(&d)));
             Ok(())
         }
         Command::Serve(args) => {
@@ -896,10 +894,7 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
             let store = open_store(cli)?;
             let d =
                 coordinator::resolve(&*store, &args.id, &args.handle, args.dispatched, now_ms())?;
-            out!(
-                "{}",
-                json!({"id": d.id, "state": d.state.as_str(), "cause": d.cause, "attempt_status": d.attempt_status.map(AttemptStatus::as_str)})
-            );
+            out!("{}", view::value(&ResolvedView::of(&d)));
             Ok(())
         }
     }

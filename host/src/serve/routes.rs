@@ -9,6 +9,7 @@ use crate::clock::now_ms;
 use crate::coordinator::{self, Reported};
 use crate::error::{HostError, HostErrorKind, EXIT_FAILURE, EXIT_INVALID};
 use crate::store::Store;
+use crate::view::answers::StateView;
 use crate::view::deferral_with_run as with_run;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
@@ -343,7 +344,7 @@ fn outcome(store: &dyn Store, id: &str, body: &[u8]) -> Result<Response, HostErr
         receipt.as_deref(),
         now_ms(),
     )?;
-    let head = json!({"id": d.id, "state": d.state.as_str(), "cause": d.cause});
+    let head = crate::view::value(&StateView::of(&d));
     // Still deferred: the caller gets the new retained receipt, as `record` gives the first.
     if d.state == deferral_core::lifecycle::State::Deferred {
         let current = store.current_receipt(&d.id)?.text;
