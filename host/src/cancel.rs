@@ -4,7 +4,7 @@
 
 use crate::clock::iso8601;
 use crate::coordinator::{self, load, require_cancellation_handle};
-use crate::error::HostError;
+use crate::error::{HostError, HostErrorKind};
 use crate::store::{Deferral, Store};
 use deferral_core::lifecycle::State;
 
@@ -19,7 +19,7 @@ impl Cancelled {
     /// `{"id","state","cause"}`, with `"already_cancelled":true,"message"` for a repeat.
     pub fn to_json(&self) -> serde_json::Value {
         let d = &self.deferral;
-        let mut out = serde_json::json!({"id": d.id, "state": d.state.as_str(), "cause": d.cause});
+        let mut out = crate::view::value(&crate::view::answers::StateView::of(d));
         if let Some(message) = &self.already {
             out["already_cancelled"] = serde_json::Value::Bool(true);
             out["message"] = serde_json::Value::String(message.clone());
@@ -48,7 +48,7 @@ pub fn cancel_once(
         }),
         // Cancelled by another caller between our read and write: the same answer.
         // (Its write lost the compare-and-set, or `cancel`'s own read saw the cancelled row.)
-        Err(err) if err.is_conflict() || err.code == "illegal-transition" => {
+        Err(err) if err.is_conflict() || err.kind() == Some(HostErrorKind::IllegalTransition) => {
             let now = load(store, id)?;
             if now.state == State::Cancelled {
                 return already(store, now);

@@ -4,7 +4,7 @@
 //! The state machine (`deferral_core::lifecycle`) decides; the store writes the result only if
 //! the row still has the `(state, fence)` that was read.
 
-use crate::error::HostError;
+use crate::error::{HostError, HostErrorKind};
 use crate::handle::{handle_digest, handle_matches, new_deferral_id, new_handle};
 use crate::store::github::receipt_digest;
 use crate::store::{
@@ -191,8 +191,8 @@ pub fn record(
         now_ms,
     )? {
         Recording::New(recorded) => Ok(recorded),
-        Recording::Existing(d) => Err(HostError::refused(
-            "already-recorded",
+        Recording::Existing(d) => Err(HostError::new(
+            HostErrorKind::AlreadyRecorded,
             format!("this receipt is recorded already as deferral {}", d.id),
         )),
     }
@@ -239,17 +239,17 @@ pub fn record_with(
     let text = &text[..];
     let receipt = validate(text)?;
     let submitted = String::from_utf8(text.to_vec())
-        .map_err(|_| HostError::invalid("malformed-json", "the receipt is not UTF-8"))?;
+        .map_err(|_| HostError::new(HostErrorKind::MalformedJson, "the receipt is not UTF-8"))?;
     if receipt.is_retained() {
-        return Err(HostError::invalid(
-            "already-retained",
+        return Err(HostError::new(
+            HostErrorKind::AlreadyRetained,
             "the receipt is already retained by a durable host; record the handoff receipt the gate emitted",
         ));
     }
     // A closed window is refused even when the receipt was recorded before: nothing to wake.
     if receipt.resume_by_ms < now_ms {
-        return Err(HostError::invalid(
-            "expired",
+        return Err(HostError::new(
+            HostErrorKind::Expired,
             "the receipt's resume_by_ms has passed; nothing to wake",
         ));
     }
@@ -319,8 +319,8 @@ pub(crate) fn require_cancellation_handle(
     if handle_matches(handle, &deferral.cancellation_digest) {
         return Ok(());
     }
-    Err(HostError::refused(
-        "wrong-handle",
+    Err(HostError::new(
+        HostErrorKind::WrongHandle,
         format!("{what} needs the deferral's cancellation handle; this one does not match"),
     ))
 }
@@ -399,8 +399,8 @@ pub fn give_back(
     now_ms: u64,
 ) -> Result<Deferral, HostError> {
     if deferral.attempt_status != Some(AttemptStatus::Dispatching) || deferral.reentries == 0 {
-        return Err(HostError::refused(
-            "not-dispatching",
+        return Err(HostError::new(
+            HostErrorKind::NotDispatching,
             format!(
                 "deferral {} has no claimed dispatch to give back",
                 deferral.id
@@ -563,14 +563,13 @@ pub fn check_new_receipt(
         } else {
             "plan_digest"
         };
-        return Err(HostError {
-            code: "binding-mismatch".into(),
-            path: Some(format!("$.bindings.{field}")),
-            message: format!(
+        return Err(HostError::new(
+            HostErrorKind::BindingMismatch,
+            format!(
                 "the new receipt's {field} differs from the deferral's; bindings are immutable"
             ),
-            exit_code: crate::error::EXIT_INVALID,
-        });
+        )
+        .at(format!("$.bindings.{field}")));
     }
     Ok(new)
 }
@@ -766,14 +765,14 @@ pub fn report(
         .as_deref()
         .is_some_and(|d| handle_matches(handle, d));
     if !wakeup_ok && !handle_matches(handle, &deferral.cancellation_digest) {
-        return Err(HostError::refused(
-            "wrong-handle",
+        return Err(HostError::new(
+            HostErrorKind::WrongHandle,
             "the handle matches neither the current wake-up digest nor the cancellation digest",
         ));
     }
     if attempt != deferral.reentries {
-        return Err(HostError::refused(
-            "stale-attempt",
+        return Err(HostError::new(
+            HostErrorKind::StaleAttempt,
             format!(
                 "attempt {attempt} is not the current attempt {}",
                 deferral.reentries
@@ -793,8 +792,8 @@ pub fn report(
         Reported::Blocked => Outcome::Blocked { detail },
         Reported::Deferred => {
             let text = receipt.ok_or_else(|| {
-                HostError::invalid(
-                    "missing-receipt",
+                HostError::new(
+                    HostErrorKind::MissingReceipt,
                     "--outcome deferred needs the new receipt (a file or -)",
                 )
             })?;
@@ -822,8 +821,8 @@ pub fn resolve(
     if deferral.state != State::Resumable
         || deferral.attempt_status != Some(AttemptStatus::DispatchUnknown)
     {
-        return Err(HostError::refused(
-            "not-dispatch-unknown",
+        return Err(HostError::new(
+            HostErrorKind::NotDispatchUnknown,
             format!("deferral {id} has no dispatch of unknown result to resolve"),
         ));
     }
@@ -865,8 +864,8 @@ pub fn verify_claim(
 ) -> Result<ClaimProof, HostError> {
     let deferral = load(store, id)?;
     if deferral.state != State::Resumable {
-        return Err(HostError::refused(
-            "not-resumable",
+        return Err(HostError::new(
+            HostErrorKind::NotResumable,
             format!(
                 "deferral {id} is {}: no attempt is in progress",
                 deferral.state.as_str()
@@ -878,14 +877,14 @@ pub fn verify_claim(
         .as_deref()
         .is_some_and(|d| handle_matches(wakeup_handle, d));
     if !matches {
-        return Err(HostError::refused(
-            "wrong-handle",
+        return Err(HostError::new(
+            HostErrorKind::WrongHandle,
             "the handle does not match the current attempt's wake-up digest",
         ));
     }
     if deferral.lease_until_ms.is_some_and(|until| until < now_ms) {
-        return Err(HostError::refused(
-            "lease-expired",
+        return Err(HostError::new(
+            HostErrorKind::LeaseExpired,
             "the attempt's lease has ended; the next tick recovers it",
         ));
     }

@@ -6,7 +6,7 @@
 //! state it shows, by bounded queries in the order it draws them.
 
 use crate::clock::iso8601;
-use crate::error::HostError;
+use crate::error::{HostError, HostErrorKind};
 use crate::human_time::relative;
 use crate::store::{Deferral, PageOrder, Store, StoreError};
 use deferral_core::lifecycle::State;
@@ -122,8 +122,8 @@ fn sort_done<D: std::borrow::Borrow<Deferral>>(rows: &mut [D]) {
 /// `unwritable-output` when the file cannot be created, written or renamed.
 pub fn write_page_file(path: &Path, page: &str) -> Result<(), HostError> {
     let fail = |err: &dyn std::fmt::Display| {
-        HostError::failure(
-            "unwritable-output",
+        HostError::new(
+            HostErrorKind::UnwritableOutput,
             format!("cannot write {}: {err}", path.display()),
         )
     };

@@ -12,7 +12,7 @@
 
 use crate::clock::iso8601;
 use crate::coordinator::{load, require_cancellation_handle, window_of, KIND_RETAINED};
-use crate::error::HostError;
+use crate::error::{HostError, HostErrorKind};
 use crate::handle::{handle_digest, new_deferral_id, new_handle};
 use crate::launch::Launchers;
 use crate::store::{Deferral, NewDeferral, NewReceipt, RecordKeys, Store, StoreError};
@@ -69,8 +69,8 @@ impl Retried {
 }
 
 fn already_retried(id: &str, by: &str) -> HostError {
-    HostError::refused(
-        "already-retried",
+    HostError::new(
+        HostErrorKind::AlreadyRetried,
         format!("deferral {id} was retried already as {by}; retry {by} if it ended blocked too"),
     )
 }
@@ -81,8 +81,8 @@ pub fn retry(store: &dyn Store, request: &RetryRequest, now_ms: u64) -> Result<R
     require_cancellation_handle(&original, request.handle, "retry")?;
     let id = &original.id;
     if original.state != State::Blocked {
-        return Err(HostError::refused(
-            "not-blocked",
+        return Err(HostError::new(
+            HostErrorKind::NotBlocked,
             format!(
                 "deferral {id} is {} ({}): only a deferral that ended blocked can be retried",
                 original.state.as_str(),
@@ -94,8 +94,8 @@ pub fn retry(store: &dyn Store, request: &RetryRequest, now_ms: u64) -> Result<R
         return Err(already_retried(id, &by));
     }
     if original.resume_by_ms < now_ms {
-        return Err(HostError::invalid(
-            "retry-expired",
+        return Err(HostError::new(
+            HostErrorKind::RetryExpired,
             format!(
                 "deferral {id}'s window closed at {}: nothing is left to retry; run the gate again \
                  (it emits a new handoff receipt) and record that receipt",
@@ -178,8 +178,8 @@ pub fn check_same_launch(existing: &Deferral, launch: &str) -> Result<(), HostEr
              --handle HANDLE --launch {launch:?}` starts it again with the new target"
         )
     };
-    Err(HostError::invalid(
-        "launch-conflict",
+    Err(HostError::new(
+        HostErrorKind::LaunchConflict,
         format!(
             "this receipt is recorded already as deferral {id} ({}) with the launch target {:?}, not {launch:?}; {how}",
             existing.state.as_str(),

@@ -6,12 +6,16 @@
 //! tick returns that deferral to `deferred` (counting the re-entry) and launches it again.
 
 use crate::coordinator::{self, Outcome};
-use crate::error::HostError;
+use crate::error::{HostError, HostErrorKind};
 use crate::github::client::GithubClient;
 use crate::github::follow::FollowReport;
 use crate::handle::lease_owner;
 use crate::launch::{recover, Attempt, Launchers, Pass};
 use crate::store::{AttemptStatus, Deferral, Store};
+use crate::view::{
+    self,
+    answers::{AttemptView, ResolvedView, TickView},
+};
 use deferral_core::lifecycle::State;
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -80,17 +84,17 @@ pub struct TickReport {
 
 impl TickReport {
     pub fn to_json(&self) -> Value {
-        json!({
-            "dry_run": self.dry_run,
-            "expired": self.expired,
-            "recovered": self.recovered,
-            "launched": self.launched,
-            "skipped": self.skipped,
-            "held": self.held,
-            "followed": self.follow.as_ref().map_or(Vec::new(), |f| f.followed.clone()),
-            "waiting": self.follow.as_ref().map_or(Vec::new(), |f| f.waiting.clone()),
-            "github": self.github,
-            "rate_limit": self.rate_limit,
+        view::value(&TickView {
+            dry_run: self.dry_run,
+            expired: &self.expired,
+            followed: self.follow.as_ref().map_or(&[], |f| &f.followed),
+            github: self.github.as_ref(),
+            held: &self.held,
+            launched: &self.launched,
+            rate_limit: self.rate_limit.as_ref(),
+            recovered: &self.recovered,
+            skipped: &self.skipped,
+            waiting: self.follow.as_ref().map_or(&[], |f| &f.waiting),
         })
     }
 }
@@ -183,14 +187,16 @@ pub fn tick_observed(
     for d in &stale {
         match options.launchers.recover(store, d, now_ms()) {
             Ok(Some(after)) => {
-                report.recovered.push(json!({"id": d.id, "state": after.state.as_str(), "cause": after.cause, "attempt_status": after.attempt_status.map(AttemptStatus::as_str)}));
+                report
+                    .recovered
+                    .push(view::value(&ResolvedView::of(&after)));
                 if is_due(&after, now_ms()) && !due.iter().any(|x| x.id == after.id) {
                     due.push(after);
                 }
             }
             Ok(None) => {}
             Err(err) if err.is_conflict() => {}
-            Err(err) if err.code == "launch-still-running" => {
+            Err(err) if err.kind() == Some(HostErrorKind::LaunchStillRunning) => {
                 report
                     .skipped
                     .push(json!({"id": d.id, "why": format!("{err}")}));
@@ -287,9 +293,7 @@ fn refuse_claimed(store: &dyn Store, claimed: &Deferral, err: HostError, now: u6
         detail: Some(format!("refused at launch, never run: {}", err.message)),
     };
     match coordinator::finish(store, claimed, outcome, now) {
-        Ok(after) => {
-            json!({"id": claimed.id, "attempt": after.reentries, "state": after.state.as_str(), "cause": after.cause, "detail": after.detail})
-        }
+        Ok(after) => view::value(&AttemptView::of(&claimed.id, after.reentries, &after)),
         Err(err) => json!({"id": claimed.id, "error": err.to_json_value()["error"]}),
     }
 }

@@ -2,27 +2,27 @@
 //! like every other error: one JSON line `{"error":{"code","message"}}` on stdout, clap's
 //! explanation with the usage on stderr, exit 2. `--help` and `--version` stay plain text.
 
-use crate::error::{HostError, EXIT_INVALID, EXIT_OK};
+use crate::error::{HostError, HostErrorKind, EXIT_INVALID, EXIT_OK};
 use clap::error::ErrorKind;
 use std::io::Write;
 
 /// The stable code of a usage error.
-pub fn code(kind: ErrorKind) -> &'static str {
+pub fn code(kind: ErrorKind) -> HostErrorKind {
     match kind {
-        ErrorKind::UnknownArgument => "unknown-flag",
-        ErrorKind::InvalidSubcommand => "unknown-command",
+        ErrorKind::UnknownArgument => HostErrorKind::UnknownFlag,
+        ErrorKind::InvalidSubcommand => HostErrorKind::UnknownCommand,
         ErrorKind::MissingRequiredArgument
         | ErrorKind::MissingSubcommand
-        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => "missing-argument",
+        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => HostErrorKind::MissingArgument,
         ErrorKind::InvalidValue
         | ErrorKind::ValueValidation
         | ErrorKind::WrongNumberOfValues
         | ErrorKind::TooManyValues
         | ErrorKind::TooFewValues
         | ErrorKind::NoEquals
-        | ErrorKind::InvalidUtf8 => "invalid-value",
-        ErrorKind::ArgumentConflict => "conflicting-arguments",
-        _ => "usage",
+        | ErrorKind::InvalidUtf8 => HostErrorKind::InvalidValue,
+        ErrorKind::ArgumentConflict => HostErrorKind::ConflictingArguments,
+        _ => HostErrorKind::Usage,
     }
 }
 
@@ -59,7 +59,7 @@ pub fn report(err: &clap::Error) -> u8 {
         message.push_str("; ");
         message.push_str(&tip["tip: ".len()..]);
     }
-    let error = HostError::invalid(code(err.kind()), message);
+    let error = HostError::new(code(err.kind()), message);
     let mut stdout = std::io::stdout().lock();
     let _ = writeln!(stdout, "{}", error.to_json_value());
     let _ = write!(std::io::stderr().lock(), "{rendered}");

@@ -8,7 +8,7 @@ mod common;
 
 use common::pg::schema_or_skip;
 use deferral_host::coordinator::{self, Outcome};
-use deferral_host::error::HostError;
+use deferral_host::error::{HostError, HostErrorKind};
 use deferral_host::launch::kind::invalid;
 use deferral_host::launch::{Attempt, LaunchPolicy, Launcher, Launchers, Pass, Target};
 use deferral_host::store::{
@@ -42,7 +42,10 @@ impl Launcher for Noop {
 
     fn check_installed(&self, target: &Target) -> Result<(), HostError> {
         match target.parts()[0].as_str() {
-            "missing" => Err(HostError::invalid("launch-not-found", "no such noop")),
+            "missing" => Err(HostError::new(
+                HostErrorKind::LaunchNotFound,
+                "no such noop",
+            )),
             _ => Ok(()),
         }
     }

@@ -3,6 +3,7 @@
 //! primary quota and the stored (compact) answer is used again.
 
 use super::client::{CallError, GithubClient, Reply};
+use crate::error::HostErrorKind;
 use crate::store::Store;
 use serde_json::{json, Value};
 
@@ -20,13 +21,17 @@ pub enum ApiError {
 }
 
 impl ApiError {
-    pub fn code(&self) -> &'static str {
+    pub fn kind(&self) -> HostErrorKind {
         match self {
-            ApiError::Call(CallError::QuotaStop(_)) => "github-quota",
-            ApiError::Call(_) => "github-unreachable",
-            ApiError::Status { .. } => "github-error",
-            ApiError::Shape(_) => "github-answer",
+            ApiError::Call(CallError::QuotaStop(_)) => HostErrorKind::GithubQuota,
+            ApiError::Call(_) => HostErrorKind::GithubUnreachable,
+            ApiError::Status { .. } => HostErrorKind::GithubError,
+            ApiError::Shape(_) => HostErrorKind::GithubAnswer,
         }
+    }
+
+    pub fn code(&self) -> &'static str {
+        self.kind().code()
     }
 
     pub fn message(&self) -> String {

@@ -11,7 +11,7 @@
 //! caller claims anything (`github-app-key-unusable`, exit 3).
 
 use super::transport::{CallError, Reply, Transport};
-use crate::error::HostError;
+use crate::error::{HostError, HostErrorKind};
 use deferral_core::signals::time::parse_iso8601;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use std::cell::RefCell;
@@ -32,8 +32,8 @@ pub fn read_key_file(path: &Path) -> Result<Vec<u8>, HostError> {
     use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
     let shown = path.display();
     let cannot_read = |e: std::io::Error| {
-        HostError::invalid(
-            "invalid-github",
+        HostError::new(
+            HostErrorKind::InvalidGithub,
             format!("cannot read the GitHub App key {shown}: {e}"),
         )
     };
@@ -44,15 +44,15 @@ pub fn read_key_file(path: &Path) -> Result<Vec<u8>, HostError> {
         .map_err(cannot_read)?;
     let meta = file.metadata().map_err(cannot_read)?;
     if !meta.is_file() {
-        return Err(HostError::invalid(
-            "github-app-key-not-a-file",
+        return Err(HostError::new(
+            HostErrorKind::GithubAppKeyNotAFile,
             format!("the GitHub App key {shown} is not a regular file (a FIFO, device or directory); give the path of the PEM file GitHub issued"),
         ));
     }
     let mode = meta.permissions().mode() & 0o7777;
     if mode & 0o077 != 0 {
-        return Err(HostError::invalid(
-            "github-app-key-exposed",
+        return Err(HostError::new(
+            HostErrorKind::GithubAppKeyExposed,
             format!("the GitHub App key {shown} may be read or changed by its group or others (mode {mode:04o}); a private key must be its owner's only: chmod 600 {shown}"),
         ));
     }
@@ -61,8 +61,8 @@ pub fn read_key_file(path: &Path) -> Result<Vec<u8>, HostError> {
         .read_to_end(&mut pem)
         .map_err(cannot_read)?;
     if pem.len() as u64 > MAX_KEY_BYTES {
-        return Err(HostError::invalid(
-            "github-app-key-too-large",
+        return Err(HostError::new(
+            HostErrorKind::GithubAppKeyTooLarge,
             format!("the GitHub App key {shown} is larger than {MAX_KEY_BYTES} bytes; an App's private key in PEM is a few KiB"),
         ));
     }
@@ -108,14 +108,14 @@ impl AppAuth {
         now_ms: Box<dyn Fn() -> u64>,
     ) -> Result<AppAuth, HostError> {
         if app_id.is_empty() || !app_id.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(HostError::invalid(
-                "invalid-github",
+            return Err(HostError::new(
+                HostErrorKind::InvalidGithub,
                 format!("the GitHub App id {app_id:?} is not a number"),
             ));
         }
         let key = EncodingKey::from_rsa_pem(pem).map_err(|e| {
-            HostError::invalid(
-                "invalid-github",
+            HostError::new(
+                HostErrorKind::InvalidGithub,
                 format!("the GitHub App key is not an RSA private key in PEM: {e}"),
             )
         })?;
@@ -126,8 +126,8 @@ impl AppAuth {
             tokens: RefCell::new(HashMap::new()),
         };
         app.jwt().map_err(|e| {
-            HostError::auth(
-                "github-app-key-unusable",
+            HostError::new(
+                HostErrorKind::GithubAppKeyUnusable,
                 format!("the GitHub App key parses but {}; use the private key GitHub issued for the App", e.message()),
             )
         })?;

@@ -26,6 +26,7 @@ use super::DEFAULT_ARTIFACT;
 use crate::coordinator::{self, Effects, Outcome};
 use crate::error::HostError;
 use crate::store::{ArtifactRef, Change, Deferral, RunRecord, Store};
+use crate::view::answers::FollowedView;
 use deferral_core::lifecycle::Event;
 use deferral_core::receipt::validate_str;
 use serde_json::{json, Value};
@@ -334,8 +335,15 @@ fn finish_run(
         None => blocked(&format!("run-{conclusion}"), run.html_url.clone()),
     };
     Ok(match written {
-        Ok(after) => json!({"id": deferral.id, "attempt": deferral.reentries, "run_id": run.id,
-            "conclusion": conclusion, "state": after.state.as_str(), "cause": after.cause, "detail": after.detail}),
+        Ok(after) => crate::view::value(&FollowedView {
+            attempt: deferral.reentries,
+            cause: &after.cause,
+            conclusion: &conclusion,
+            detail: after.detail.as_deref(),
+            id: &deferral.id,
+            run_id: run.id,
+            state: after.state.as_str(),
+        }),
         // Another ticker recorded this run's outcome first: nothing more to do.
         Err(err) if err.is_conflict() => {
             json!({"id": deferral.id, "attempt": deferral.reentries, "run_id": run.id, "skipped": "recorded by another ticker"})

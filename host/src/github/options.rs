@@ -5,7 +5,7 @@ use super::app::AppAuth;
 use super::auth::Auth;
 use super::client::{GithubClient, DEFAULT_API_URL};
 use super::quota::Quota;
-use crate::error::HostError;
+use crate::error::{HostError, HostErrorKind};
 use clap::Args;
 use deferral_core::decision::Reserve;
 use std::path::PathBuf;
@@ -41,7 +41,7 @@ impl GithubArgs {
         env: GithubEnv,
         timeout: Duration,
     ) -> Result<Option<GithubClient>, HostError> {
-        let bad = |message: String| HostError::invalid("invalid-github", message);
+        let bad = |message: String| HostError::new(HostErrorKind::InvalidGithub, message);
         let reserve = Reserve::parse(&self.github_reserve).ok_or_else(|| {
             bad(format!(
                 "--github-reserve {:?} is neither a count nor a percentage",

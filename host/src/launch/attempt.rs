@@ -4,6 +4,7 @@
 use crate::coordinator::{self, Claimed, Outcome};
 use crate::github::client::GithubClient;
 use crate::store::Store;
+use crate::view::answers::AttemptView;
 use serde_json::{json, Value};
 
 /// One tick's pass, as the launcher kinds see it.
@@ -57,9 +58,7 @@ impl Attempt<'_> {
             self.pass.max_chain,
             self.now_ms(),
         ) {
-            Ok(after) => {
-                json!({"id": id, "attempt": attempt, "state": after.state.as_str(), "cause": after.cause, "detail": after.detail})
-            }
+            Ok(after) => crate::view::value(&AttemptView::of(id, attempt, &after)),
             Err(err) => {
                 json!({"id": id, "attempt": attempt, "error": err.to_json_value()["error"]})
             }

@@ -86,8 +86,8 @@ pub fn check_repo(text: &str) -> Result<(), crate::error::HostError> {
     };
     match why {
         None => Ok(()),
-        Some(why) => Err(crate::error::HostError::invalid(
-            "invalid-repo",
+        Some(why) => Err(crate::error::HostError::new(
+            crate::error::HostErrorKind::InvalidRepo,
             format!("{text:?}: {why}: give the repository as OWNER/REPO, e.g. octo/app"),
         )),
     }

@@ -5,7 +5,7 @@
 //! The same causes as a launch that cannot start (`launch-not-found`, `launch-not-executable`),
 //! exit 2. The `exec` kind's [`super::Launcher::check_installed`].
 
-use crate::error::HostError;
+use crate::error::{HostError, HostErrorKind};
 use std::path::Path;
 
 /// Refuses an `exec:` target's program when it (or its `#!` interpreter) is missing or cannot
@@ -13,8 +13,10 @@ use std::path::Path;
 pub fn check_installed(program: &str) -> Result<(), HostError> {
     check_program(program, "program")?;
     if let Some(interpreter) = interpreter_of(Path::new(program)) {
-        check_program(&interpreter, "interpreter (its #! line)")
-            .map_err(|e| HostError::invalid(&e.code, format!("{} of {program}", e.message)))?;
+        check_program(&interpreter, "interpreter (its #! line)").map_err(|e| HostError {
+            message: format!("{} of {program}", e.message),
+            ..e
+        })?;
     }
     Ok(())
 }
@@ -26,14 +28,14 @@ fn check_program(path: &str, what: &str) -> Result<(), HostError> {
     let metadata = match std::fs::metadata(path) {
         Ok(metadata) => metadata,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
-            return Err(HostError::invalid(
-                "launch-not-found",
+            return Err(HostError::new(
+                HostErrorKind::LaunchNotFound,
                 format!("the launch {what} {path} does not exist on this machine; {HINT}"),
             ))
         }
         Err(err) => {
-            return Err(HostError::invalid(
-                "launch-not-executable",
+            return Err(HostError::new(
+                HostErrorKind::LaunchNotExecutable,
                 format!("the launch {what} {path} cannot be read ({err}); {HINT}"),
             ))
         }
@@ -44,8 +46,8 @@ fn check_program(path: &str, what: &str) -> Result<(), HostError> {
         } else {
             "is not executable (chmod +x it)"
         };
-        return Err(HostError::invalid(
-            "launch-not-executable",
+        return Err(HostError::new(
+            HostErrorKind::LaunchNotExecutable,
             format!("the launch {what} {path} {kind}; {HINT}"),
         ));
     }

@@ -9,7 +9,7 @@
 
 use super::attempt::{Attempt, Pass};
 use super::recover;
-use crate::error::HostError;
+use crate::error::{HostError, HostErrorKind};
 use crate::github::follow::FollowReport;
 use crate::store::{AttemptStatus, Deferral, Store};
 use serde_json::Value;
@@ -93,7 +93,10 @@ pub trait Launcher: Sync {
 
 /// The refusal of a target that does not parse (`invalid-launch`).
 pub fn invalid(text: &str, why: impl fmt::Display) -> HostError {
-    HostError::invalid("invalid-launch", format!("launch target {text:?} {why}"))
+    HostError::new(
+        HostErrorKind::InvalidLaunch,
+        format!("launch target {text:?} {why}"),
+    )
 }
 
 /// A parsed launch target: its kind, its text as given, and the parts its kind found.

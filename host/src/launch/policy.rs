@@ -10,7 +10,7 @@
 
 use super::kind::{Launcher, Target};
 use super::Launchers;
-use crate::error::HostError;
+use crate::error::{HostError, HostErrorKind};
 use std::fmt;
 
 #[derive(Clone)]
@@ -81,8 +81,8 @@ impl LaunchPolicy {
     /// allows its kind or it is not one the entries name, `invalid-launch` when it does not parse.
     pub fn check(&self, text: &str) -> Result<Target, HostError> {
         let refused = || {
-            HostError::refused(
-                "launch-not-allowed",
+            HostError::new(
+                HostErrorKind::LaunchNotAllowed,
                 format!(
                     "this port does not accept the launch target {text:?}; --allow-launch permits: {}",
                     self.describe()

@@ -3,7 +3,7 @@
 
 use super::process_group::{self, StaleGroup};
 use crate::coordinator::{self, Outcome};
-use crate::error::HostError;
+use crate::error::{HostError, HostErrorKind};
 use crate::store::{Deferral, Store};
 use std::time::Duration;
 
@@ -42,15 +42,15 @@ pub fn end_old_launch(store: &dyn Store, d: &Deferral) -> Result<String, HostErr
             "; its process group {} was killed ({n} processes) and is gone",
             process.pgid
         )),
-        StaleGroup::Elsewhere(machine) => Err(HostError::refused(
-            "launch-still-running",
+        StaleGroup::Elsewhere(machine) => Err(HostError::new(
+            HostErrorKind::LaunchStillRunning,
             format!(
                 "the stale launch's process group {} runs on machine {machine}; a ticker there recovers it (or it expires)",
                 process.pgid
             ),
         )),
-        StaleGroup::StillRunning(n) => Err(HostError::refused(
-            "launch-still-running",
+        StaleGroup::StillRunning(n) => Err(HostError::new(
+            HostErrorKind::LaunchStillRunning,
             format!(
                 "the stale launch's process group {} still has {n} processes after SIGKILL",
                 process.pgid

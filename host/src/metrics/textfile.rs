@@ -3,21 +3,21 @@
 //! only `*.prom`, never picks up), is flushed to disk, made 0644 (metrics hold no secret), and
 //! renamed over `path`. A reader sees the old file or the new one, never a part.
 
-use crate::error::HostError;
+use crate::error::{HostError, HostErrorKind};
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 pub fn write_atomically(path: &Path, text: &str) -> Result<(), HostError> {
     let failed = |what: &str, err: std::io::Error| {
-        HostError::failure(
-            "unwritable-metrics-file",
+        HostError::new(
+            HostErrorKind::UnwritableMetricsFile,
             format!("cannot {what} the metrics file {}: {err}", path.display()),
         )
     };
     let name = path.file_name().ok_or_else(|| {
-        HostError::invalid(
-            "unwritable-metrics-file",
+        HostError::new(
+            HostErrorKind::UnwritableMetricsFile,
             format!("--metrics-file {} names no file", path.display()),
         )
     })?;

@@ -22,7 +22,7 @@
 
 use super::PoolOptions;
 use crate::clock::iso8601;
-use crate::error::HostError;
+use crate::error::{HostError, HostErrorKind};
 use crate::store::pools::{Admission, Candidate, Cost, NewAdmission, PoolRow, PoolWrite, Resource};
 use crate::store::Store;
 use deferral_core::lifecycle::State;
@@ -454,8 +454,8 @@ pub fn admit(
         }
         // Another writer got there first: read its admissions and decide again.
     }
-    Err(HostError::refused(
-        "pool-busy",
+    Err(HostError::new(
+        HostErrorKind::PoolBusy,
         format!("pool {pool_name} changed under every admission attempt of this tick"),
     ))
 }

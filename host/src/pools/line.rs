@@ -5,7 +5,7 @@
 //! bare receipt is); the planned cost and the rate state the gate saw go beside it. At the end
 //! of an attempt, the same line tells the pool what the attempt saw and spent.
 
-use crate::error::HostError;
+use crate::error::{HostError, HostErrorKind};
 use crate::store::pools::{Cost, Observation, Resource};
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -73,15 +73,15 @@ impl GateLine {
     }
 }
 
-fn whole(value: Option<&Value>, code: &str, what: &str) -> Result<u64, HostError> {
+fn whole(value: Option<&Value>, code: HostErrorKind, what: &str) -> Result<u64, HostError> {
     match value {
         Some(v) => v.as_u64().ok_or_else(|| {
-            HostError::invalid(
+            HostError::new(
                 code,
                 format!("{what} must be a whole number, not negative or fractional (got {v})"),
             )
         }),
-        None => Err(HostError::invalid(code, format!("{what} is missing"))),
+        None => Err(HostError::new(code, format!("{what} is missing"))),
     }
 }
 
@@ -91,7 +91,13 @@ fn figures(resource: Resource, value: &Value) -> Result<Option<Figures>, HostErr
     }
     let name = resource.as_str();
     let field = |key: &str| value.get(key);
-    let rate = |key: &str| whole(field(key), "invalid-rate-state", &format!("{name}.{key}"));
+    let rate = |key: &str| {
+        whole(
+            field(key),
+            HostErrorKind::InvalidRateState,
+            &format!("{name}.{key}"),
+        )
+    };
     let f = Figures {
         resource,
         limit: rate("limit")?,
@@ -100,13 +106,13 @@ fn figures(resource: Resource, value: &Value) -> Result<Option<Figures>, HostErr
         reset_s: rate("reset")?,
         planned_cost: whole(
             field("plannedCost"),
-            "invalid-cost",
+            HostErrorKind::InvalidCost,
             &format!("{name}.plannedCost"),
         )?,
     };
     if f.planned_cost > f.limit {
-        return Err(HostError::invalid(
-            "invalid-cost",
+        return Err(HostError::new(
+            HostErrorKind::InvalidCost,
             format!(
                 "{name}.plannedCost {} is larger than the whole window ({name}.limit {}): it can never fit",
                 f.planned_cost, f.limit
@@ -140,7 +146,11 @@ fn read(fields: &HashMap<String, Box<RawValue>>) -> Result<Option<GateLine>, Hos
     let plan = value("plan");
     let content = match plan.get("contentCreating") {
         None | Some(Value::Null) => None,
-        Some(v) => Some(whole(Some(v), "invalid-cost", "plan.contentCreating")?),
+        Some(v) => Some(whole(
+            Some(v),
+            HostErrorKind::InvalidCost,
+            "plan.contentCreating",
+        )?),
     };
     let receipt = fields
         .get("deferredReceipt")
@@ -201,8 +211,8 @@ pub fn record_input(bytes: &[u8]) -> Result<RecordInput, HostError> {
         });
     };
     if is_record_answer(text) {
-        return Err(HostError::invalid(
-            "record-answer",
+        return Err(HostError::new(
+            HostErrorKind::RecordAnswer,
             "this is deferral-host record's answer ({\"id\",\"receipt\",\"cancellation_handle\"}), \
              not something to record: that deferral is recorded already (see `status ID`); \
              record takes the gate's JSON line (deferral gate ... > gate.json) or its handoff receipt",
@@ -215,8 +225,8 @@ pub fn record_input(bytes: &[u8]) -> Result<RecordInput, HostError> {
         });
     };
     if line.status != "deferred" {
-        return Err(HostError::invalid(
-            "gate-not-deferred",
+        return Err(HostError::new(
+            HostErrorKind::GateNotDeferred,
             format!(
                 "the gate line's status is {:?}, not \"deferred\": it holds no receipt to record",
                 line.status
@@ -224,8 +234,8 @@ pub fn record_input(bytes: &[u8]) -> Result<RecordInput, HostError> {
         ));
     }
     let Some(receipt) = line.receipt.clone() else {
-        return Err(HostError::invalid(
-            "missing-receipt",
+        return Err(HostError::new(
+            HostErrorKind::MissingReceipt,
             "the gate line has no deferredReceipt",
         ));
     };

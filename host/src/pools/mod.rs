@@ -18,7 +18,7 @@ pub mod request;
 pub mod view;
 pub mod wire;
 
-use crate::error::HostError;
+use crate::error::{HostError, HostErrorKind};
 use crate::store::pools::{pool_name_ok, PoolTag};
 use std::time::Duration;
 
@@ -44,8 +44,8 @@ pub fn check_name(name: &str) -> Result<(), HostError> {
     if pool_name_ok(name) {
         Ok(())
     } else {
-        Err(HostError::invalid(
-            "invalid-pool",
+        Err(HostError::new(
+            HostErrorKind::InvalidPool,
             format!(
                 "pool name {:?} is not 1 to 64 of A-Z a-z 0-9 . _ -",
                 name.chars().take(80).collect::<String>()

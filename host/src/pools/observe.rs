@@ -10,7 +10,7 @@
 
 use super::admission::charge;
 use super::line::{last_gate_line, GateLine};
-use crate::error::HostError;
+use crate::error::{HostError, HostErrorKind};
 use crate::store::pools::{PoolRow, PoolWrite};
 use crate::store::Store;
 
@@ -85,8 +85,8 @@ pub fn learn(
             return Ok(());
         }
     }
-    Err(HostError::refused(
-        "pool-busy",
+    Err(HostError::new(
+        HostErrorKind::PoolBusy,
         format!("pool {pool} changed under every update from {source}"),
     ))
 }

@@ -17,7 +17,7 @@
 use super::admission::{self, charge, fits_a_window, Room};
 use super::PoolOptions;
 use crate::clock::iso8601;
-use crate::error::HostError;
+use crate::error::{HostError, HostErrorKind};
 use crate::store::pools::{
     Cost, NewAdmission, Observation, PoolRow, PoolWrite, Resource, MAX_WINDOW_MS,
 };
@@ -220,8 +220,8 @@ fn left(row: &PoolRow, room: &Room, taken: Option<&Cost>, holds: bool) -> Vec<Le
 }
 
 fn busy(subject: &str) -> HostError {
-    HostError::refused(
-        "pool-busy",
+    HostError::new(
+        HostErrorKind::PoolBusy,
         format!(
             "{subject} changed under each of {TRIES} attempts to write this request; ask again"
         ),
@@ -281,8 +281,8 @@ pub fn ask(
             },
             (Some(reason), _) => Verdict::Refused { reason },
             (None, None) => {
-                return Err(HostError::failure(
-                    "backend",
+                return Err(HostError::new(
+                    HostErrorKind::Backend,
                     "the store wrote the admission without answering its seq",
                 ))
             }
@@ -319,8 +319,8 @@ pub fn release(
             .admission(seq)?
             .filter(|a| a.deferral_id.is_none())
             .ok_or_else(|| {
-                HostError::invalid(
-                    "not-found",
+                HostError::new(
+                    HostErrorKind::NotFound,
                     format!("no runner admission {seq} (POST /v1/admissions answers one)"),
                 )
             })?;

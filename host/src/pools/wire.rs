@@ -10,7 +10,7 @@
 //!
 //! Unknown fields are refused at every level, with the code of the object they are in.
 
-use crate::error::HostError;
+use crate::error::{HostError, HostErrorKind};
 use crate::store::pools::{Cost, Observation, Resource};
 use serde_json::{Map, Value};
 
@@ -56,16 +56,16 @@ fn object<'a>(
     value: &'a Value,
     what: &str,
     allowed: &[&str],
-    code: &str,
+    code: HostErrorKind,
 ) -> Result<&'a Map<String, Value>, HostError> {
     let Value::Object(fields) = value else {
-        return Err(HostError::invalid(
+        return Err(HostError::new(
             code,
             format!("{what} must be a JSON object (got {})", shown(value)),
         ));
     };
     if let Some(unknown) = fields.keys().find(|k| !allowed.contains(&k.as_str())) {
-        return Err(HostError::invalid(
+        return Err(HostError::new(
             code,
             format!(
                 "{what} has an unknown field {unknown:?}; allowed: {}",
@@ -86,11 +86,11 @@ fn shown(value: &Value) -> String {
     }
 }
 
-fn whole(value: Option<&Value>, what: &str, code: &str) -> Result<Option<u64>, HostError> {
+fn whole(value: Option<&Value>, what: &str, code: HostErrorKind) -> Result<Option<u64>, HostError> {
     match value {
         None | Some(Value::Null) => Ok(None),
         Some(v) => v.as_u64().map(Some).ok_or_else(|| {
-            HostError::invalid(
+            HostError::new(
                 code,
                 format!(
                     "{what} must be a whole number, not negative or fractional (got {})",
@@ -101,13 +101,13 @@ fn whole(value: Option<&Value>, what: &str, code: &str) -> Result<Option<u64>, H
     }
 }
 
-fn required(value: Option<&Value>, what: &str, code: &str) -> Result<u64, HostError> {
-    whole(value, what, code)?.ok_or_else(|| HostError::invalid(code, format!("{what} is missing")))
+fn required(value: Option<&Value>, what: &str, code: HostErrorKind) -> Result<u64, HostError> {
+    whole(value, what, code)?.ok_or_else(|| HostError::new(code, format!("{what} is missing")))
 }
 
 /// Reads `cost` (`invalid-cost`).
 pub fn cost(value: &Value) -> Result<Cost, HostError> {
-    const CODE: &str = "invalid-cost";
+    const CODE: HostErrorKind = HostErrorKind::InvalidCost;
     let fields = object(value, "cost", &["rest", "graphql", "content"], CODE)?;
     let of = |key: &str| -> Result<u64, HostError> {
         Ok(whole(fields.get(key), &format!("cost.{key}"), CODE)?.unwrap_or(0))
@@ -120,7 +120,7 @@ pub fn cost(value: &Value) -> Result<Cost, HostError> {
 }
 
 fn window(resource: Resource, value: &Value) -> Result<Window, HostError> {
-    const CODE: &str = "invalid-rate-state";
+    const CODE: HostErrorKind = HostErrorKind::InvalidRateState;
     let name = format!("rate.{}", resource.as_str());
     let fields = object(
         value,
@@ -138,7 +138,7 @@ fn window(resource: Resource, value: &Value) -> Result<Window, HostError> {
     };
     for (key, v) in [("remaining", w.remaining), ("reserve", w.reserve)] {
         if v > w.limit {
-            return Err(HostError::invalid(
+            return Err(HostError::new(
                 CODE,
                 format!("{name}.{key} {v} is above {name}.limit {}", w.limit),
             ));
@@ -149,7 +149,7 @@ fn window(resource: Resource, value: &Value) -> Result<Window, HostError> {
 
 /// Reads `rate` (`invalid-rate-state`).
 pub fn rate(value: &Value) -> Result<Rate, HostError> {
-    const CODE: &str = "invalid-rate-state";
+    const CODE: HostErrorKind = HostErrorKind::InvalidRateState;
     let fields = object(value, "rate", &["observed_ms", "rest", "graphql"], CODE)?;
     let observed_ms = required(fields.get("observed_ms"), "rate.observed_ms", CODE)?;
     let mut windows = Vec::new();
@@ -160,7 +160,7 @@ pub fn rate(value: &Value) -> Result<Rate, HostError> {
         }
     }
     if windows.is_empty() {
-        return Err(HostError::invalid(
+        return Err(HostError::new(
             CODE,
             "rate has no window: give rate.rest or rate.graphql (or both)",
         ));
@@ -179,8 +179,8 @@ pub fn check_fits(cost: &Cost, rate: &Rate) -> Result<(), HostError> {
         let c = cost.of(w.resource);
         if c > most {
             let name = w.resource.as_str();
-            return Err(HostError::invalid(
-                "invalid-cost",
+            return Err(HostError::new(
+                HostErrorKind::InvalidCost,
                 format!(
                     "cost.{name} {c} is larger than rate.{name}.limit {} less its reserve {}: it never fits a window",
                     w.limit, w.reserve

@@ -16,7 +16,7 @@ pub mod routes;
 mod server;
 pub mod stores;
 
-use crate::error::HostError;
+use crate::error::{HostError, HostErrorKind};
 use crate::store::StoreUrl;
 use deferral_core::digest::sha256_hex;
 use std::io::Write;
@@ -69,7 +69,10 @@ pub struct ServeOptions {
 }
 
 fn listen_failed(listen: &str, err: &std::io::Error) -> HostError {
-    HostError::failure("listen-failed", format!("cannot listen on {listen}: {err}"))
+    HostError::new(
+        HostErrorKind::ListenFailed,
+        format!("cannot listen on {listen}: {err}"),
+    )
 }
 
 /// Binds, prints `{"listening":"ADDR"}`, and serves until SIGTERM or SIGINT; then stops within
@@ -94,7 +97,7 @@ pub fn serve(options: ServeOptions) -> Result<(), HostError> {
         .max_blocking_threads(STORE_HANDLERS + 4)
         .enable_all()
         .build()
-        .map_err(|e| HostError::failure("runtime-failed", e.to_string()))?;
+        .map_err(|e| HostError::new(HostErrorKind::RuntimeFailed, e.to_string()))?;
     let (stop_all, stopping) = tokio::sync::watch::channel(false);
     let app = Arc::new(server::App {
         token_digest: sha256_hex(options.token.as_bytes()),
@@ -109,7 +112,10 @@ pub fn serve(options: ServeOptions) -> Result<(), HostError> {
         let listener = tokio::net::TcpListener::from_std(listener)
             .map_err(|e| listen_failed(&options.listen, &e))?;
         let stop = stop_signal().map_err(|e| {
-            HostError::failure("signal-failed", format!("cannot watch for SIGTERM: {e}"))
+            HostError::new(
+                HostErrorKind::SignalFailed,
+                format!("cannot watch for SIGTERM: {e}"),
+            )
         })?;
         // Ready only once the signals are watched: a SIGTERM from now on stops cleanly.
         println!("{}", serde_json::json!({ "listening": addr.to_string() }));

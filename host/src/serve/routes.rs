@@ -7,8 +7,9 @@ mod retry;
 use super::http::{Request, Response};
 use crate::clock::now_ms;
 use crate::coordinator::{self, Reported};
-use crate::error::{HostError, EXIT_FAILURE, EXIT_INVALID};
+use crate::error::{HostError, HostErrorKind, EXIT_FAILURE, EXIT_INVALID};
 use crate::store::Store;
+use crate::view::answers::StateView;
 use crate::view::deferral_with_run as with_run;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
@@ -116,11 +117,11 @@ pub fn check_route(method: &str, path: &str) -> Option<Response> {
 
 /// The HTTP status of a host error: its exit class, with the few codes that have their own.
 pub fn status_of(err: &HostError) -> u16 {
-    match (err.code.as_str(), err.exit_code) {
-        ("not-found", _) => 404,
-        ("wrong-handle" | "launch-not-allowed", _) => 403,
-        ("launch-conflict", _) => 409,
-        ("invalid-request", _) => 400,
+    match (err.kind(), err.exit_code) {
+        (Some(HostErrorKind::NotFound), _) => 404,
+        (Some(HostErrorKind::WrongHandle | HostErrorKind::LaunchNotAllowed), _) => 403,
+        (Some(HostErrorKind::LaunchConflict), _) => 409,
+        (Some(HostErrorKind::InvalidRequest), _) => 400,
         (_, EXIT_INVALID) => 422,
         (_, EXIT_FAILURE) => 500,
         _ => 409,
@@ -132,7 +133,7 @@ fn error_response(err: &HostError) -> Response {
 }
 
 fn bad(message: impl Into<String>) -> HostError {
-    HostError::invalid("invalid-request", message)
+    HostError::new(HostErrorKind::InvalidRequest, message)
 }
 
 /// A JSON object body: each field kept as its exact text (a receipt is stored as received).
@@ -215,7 +216,7 @@ pub fn handle(store: &dyn Store, policy: &Policy, request: &Request) -> Response
         Some(Route::Action(id, "claim")) => claim(store, id, &request.body),
         Some(Route::Action(id, "retry")) => retry::retry(store, policy, id, &request.body),
         Some(Route::Action(id, _)) => outcome(store, id, &request.body),
-        None => Err(HostError::invalid("not-found", "no such endpoint")),
+        None => Err(HostError::new(HostErrorKind::NotFound, "no such endpoint")),
     };
     result.unwrap_or_else(|err| error_response(&err))
 }
@@ -280,8 +281,8 @@ fn record(store: &dyn Store, policy: &Policy, body: &[u8]) -> Result<Response, H
 /// `GET /v1/deferrals/{id}` answers it.
 fn by_receipt(store: &dyn Store, digest: &str) -> Result<Response, HostError> {
     let not_found = || {
-        HostError::invalid(
-            "not-found",
+        HostError::new(
+            HostErrorKind::NotFound,
             format!("no deferral has a receipt with digest {digest}"),
         )
     };
@@ -343,7 +344,7 @@ fn outcome(store: &dyn Store, id: &str, body: &[u8]) -> Result<Response, HostErr
         receipt.as_deref(),
         now_ms(),
     )?;
-    let head = json!({"id": d.id, "state": d.state.as_str(), "cause": d.cause});
+    let head = crate::view::value(&StateView::of(&d));
     // Still deferred: the caller gets the new retained receipt, as `record` gives the first.
     if d.state == deferral_core::lifecycle::State::Deferred {
         let current = store.current_receipt(&d.id)?.text;
@@ -393,13 +394,13 @@ mod tests {
     #[test]
     fn statuses_follow_the_error_class() {
         let cases = [
-            (HostError::invalid("not-found", ""), 404),
-            (HostError::invalid("invalid-digest", ""), 422),
-            (HostError::invalid("invalid-request", ""), 400),
-            (HostError::refused("wrong-handle", ""), 403),
-            (HostError::refused("stale-attempt", ""), 409),
-            (HostError::refused("conflict", ""), 409),
-            (HostError::failure("backend", ""), 500),
+            (HostError::new(HostErrorKind::NotFound, ""), 404),
+            (HostError::new(HostErrorKind::InvalidDigest, ""), 422),
+            (HostError::new(HostErrorKind::InvalidRequest, ""), 400),
+            (HostError::new(HostErrorKind::WrongHandle, ""), 403),
+            (HostError::new(HostErrorKind::StaleAttempt, ""), 409),
+            (HostError::new(HostErrorKind::Conflict, ""), 409),
+            (HostError::new(HostErrorKind::Backend, ""), 500),
         ];
         for (err, status) in cases {
             assert_eq!(status_of(&err), status, "{}", err.code);

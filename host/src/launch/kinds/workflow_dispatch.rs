@@ -16,6 +16,7 @@ use crate::launch::github_names;
 use crate::launch::kind::{invalid, Launcher, Target};
 use crate::launch::recover;
 use crate::store::{AttemptStatus, Change, Deferral, Lease, RunRecord, Store};
+use crate::view::answers::GivenBackView;
 use deferral_core::receipt::validate_str;
 use serde_json::{json, Value};
 
@@ -222,9 +223,7 @@ fn dispatch_workflow(
 fn give_back(run: &Attempt<'_>, detail: String) -> Value {
     let (id, attempt) = (run.id(), run.attempt());
     match coordinator::give_back(run.store(), &run.claimed.deferral, detail, run.now_ms()) {
-        Ok(after) => {
-            json!({"id": id, "attempt": attempt, "state": after.state.as_str(), "cause": after.cause, "reentries": after.reentries, "detail": after.detail})
-        }
+        Ok(after) => crate::view::value(&GivenBackView::of(id, attempt, &after)),
         Err(err) => {
             json!({"id": id, "attempt": attempt, "error": err.to_json_value()["error"]})
         }

@@ -5,7 +5,7 @@
 
 use super::{Body, Policy};
 use crate::clock::now_ms;
-use crate::error::{HostError, EXIT_INVALID};
+use crate::error::{HostError, HostErrorKind, EXIT_INVALID};
 use crate::pools::request::{self, Released, Verdict};
 use crate::pools::wire;
 use crate::serve::http::Response;
@@ -15,7 +15,7 @@ use serde_json::json;
 /// Bad input to these endpoints is 400, whatever its code.
 fn answer(result: Result<Response, HostError>) -> Result<Response, HostError> {
     result.or_else(|err| {
-        if err.exit_code == EXIT_INVALID && err.code != "not-found" {
+        if err.exit_code == EXIT_INVALID && err.kind() != Some(HostErrorKind::NotFound) {
             Ok(Response::json(400, err.to_json_value().to_string()))
         } else {
             Err(err)
@@ -36,28 +36,28 @@ fn decide(store: &dyn Store, policy: &Policy, body: &[u8]) -> Result<Response, H
     let pool = match body.value("pool") {
         Some(serde_json::Value::String(name)) => name,
         Some(other) => {
-            return Err(HostError::invalid(
-                "invalid-pool",
+            return Err(HostError::new(
+                HostErrorKind::InvalidPool,
                 format!("\"pool\" must be a string naming the pool (got {other})"),
             ))
         }
         None => {
-            return Err(HostError::invalid(
-                "invalid-pool",
+            return Err(HostError::new(
+                HostErrorKind::InvalidPool,
                 "missing field \"pool\" (the quota pool to admit in)",
             ))
         }
     };
     crate::pools::check_name(&pool)?;
     let cost = body.value("cost").ok_or_else(|| {
-        HostError::invalid(
-            "invalid-cost",
+        HostError::new(
+            HostErrorKind::InvalidCost,
             "missing field \"cost\" (the plan's {\"rest\",\"graphql\",\"content\"})",
         )
     })?;
     let rate = body.value("rate").ok_or_else(|| {
-            HostError::invalid(
-                "invalid-rate-state",
+            HostError::new(
+                HostErrorKind::InvalidRateState,
                 "missing field \"rate\" (what the gate just read: {\"observed_ms\",\"rest\"?,\"graphql\"?})",
             )
         })?;
@@ -74,7 +74,12 @@ fn decide(store: &dyn Store, policy: &Policy, body: &[u8]) -> Result<Response, H
 }
 
 pub(super) fn release(store: &dyn Store, seq: &str, body: &[u8]) -> Result<Response, HostError> {
-    let not_found = || HostError::invalid("not-found", format!("no runner admission {seq:?}"));
+    let not_found = || {
+        HostError::new(
+            HostErrorKind::NotFound,
+            format!("no runner admission {seq:?}"),
+        )
+    };
     let digits = !seq.is_empty() && seq.len() <= 20 && seq.bytes().all(|b| b.is_ascii_digit());
     let seq: u64 = match seq.parse() {
         Ok(n) if digits => n,

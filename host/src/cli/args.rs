@@ -1,0 +1,375 @@
+//! The command line's definitions: the clap structs of every subcommand and their help texts.
+
+use crate::clock::parse_duration;
+use crate::coordinator;
+use crate::github::options::GithubArgs;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use deferral_core::lifecycle::{State, DEFAULT_MAX_REENTRIES};
+use std::path::PathBuf;
+
+pub(super) const AFTER_HELP: &str = "\
+Exit codes:
+  0  ok
+  1  store or internal failure (cannot open, integrity check failed, I/O)
+  2  invalid input: invalid receipt ({\"error\":{\"code\",\"path\",\"message\"}} on stdout),
+     already-retained or expired receipt, bad launch target, launch-not-found,
+     launch-not-executable, launch-conflict, retry-expired, store-not-found, unknown id,
+     usage error
+  3  unusable credentials: a GitHub App key that cannot sign (github-app-key-unusable)
+  4  GitHub failure (watch): github-error, github-unreachable, github-quota
+  5  refused: wrong handle, illegal transition, stale attempt, not-blocked, already-retried,
+     conflicting write
+
+Errors print one JSON line {\"error\":{...}} on stdout and a sentence on stderr.
+See docs/host.md for the store, the launch protocol and the recipes.";
+
+/// Durable host for deferred-receipt-v1: records a receipt, wakes at its resume time,
+/// launches a fresh process, and records the outcome.
+#[derive(Parser, Debug)]
+#[command(name = "deferral-host", version, after_help = AFTER_HELP)]
+pub struct Cli {
+    /// The store: `sqlite:PATH` or a bare path to the SQLite file (created if missing), or
+    /// `postgres://USER[:PASSWORD]@HOST:PORT/DB` (also `postgresql://`) for several replicas and
+    /// tickers sharing one database; tables are created on first use; TLS with
+    /// `?sslmode=verify-full&sslrootcert=CA.pem` (also disable, prefer, require, verify-ca).
+    #[arg(long, global = true, env = "DEFERRAL_STORE", value_name = "URL")]
+    pub(super) store: Option<String>,
+
+    /// Check run when the store is opened (`full` reads every page; `quick` skips index cross-checks).
+    #[arg(long, global = true, value_enum, default_value = "full")]
+    pub(super) integrity: Integrity,
+
+    #[command(subcommand)]
+    pub(super) command: Command,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+pub(super) enum Integrity {
+    Full,
+    Quick,
+    Off,
+}
+
+#[derive(Subcommand, Debug)]
+pub(super) enum Command {
+    /// Record a handoff receipt; prints {"id","receipt","cancellation_handle"} (the handle only this once).
+    Record(RecordArgs),
+    /// List deferrals (a table, or --json).
+    Status(StatusArgs),
+    /// Print one deferral with all its receipts and events.
+    Show(ShowArgs),
+    /// Cancel a deferral with its cancellation handle.
+    Cancel(CancelArgs),
+    /// Start a blocked deferral again (a new deferral linked to it), e.g. with a corrected target.
+    Retry(RetryArgs),
+    /// Create the store (tables included) if it does not exist yet; other commands refuse a missing one.
+    Init,
+    /// Expire, recover stale leases, then launch every due deferral once.
+    Tick(TickArgs),
+    /// Report the outcome of the current attempt (for workflow-dispatch runs and operators).
+    Report(ReportArgs),
+    /// Resolve a dispatch-unknown attempt after looking it up on GitHub.
+    Resolve(ResolveArgs),
+    /// Serve the durable port: an HTTP JSON API to record, inspect, cancel, claim and report.
+    Serve(ServeArgs),
+    /// Ingest a repository's deferred-receipt artifacts (one pass, for cron), each once.
+    Watch(WatchArgs),
+}
+
+#[derive(Args, Debug)]
+#[command(
+    after_help = "Needs GITHUB_TOKEN (actions: read) or a GitHub App; GITHUB_API_URL for GitHub Enterprise Server.\n\nExample (cron):\n  deferral-host --store sqlite:/var/lib/deferral/host.db watch octo/app \\\n    --workflow gate.yml --launch workflow-dispatch:octo/app/resume.yml@main && deferral-host --store sqlite:/var/lib/deferral/host.db tick"
+)]
+pub(super) struct WatchArgs {
+    /// The repository whose artifacts to ingest.
+    #[arg(value_name = "OWNER/REPO")]
+    pub(super) repo: String,
+    /// Launch target of the deferrals it records.
+    #[arg(long, value_name = "TARGET")]
+    pub(super) launch: String,
+    /// Artifact name the deferring runs upload their receipt under.
+    #[arg(long, default_value = crate::github::DEFAULT_ARTIFACT, value_name = "NAME")]
+    pub(super) artifact: String,
+    /// Ingest only runs of this workflow (repeatable; default: every workflow): a file name in
+    /// .github/workflows (`gate.yml`) or the run's whole path (`.github/workflows/gate.yml`).
+    #[arg(long = "workflow", value_name = "FILE", value_parser = non_empty)]
+    pub(super) workflows: Vec<String>,
+    /// Ingest only runs on this branch (repeatable; default: the repository's default branch).
+    #[arg(long = "branch", value_name = "NAME", value_parser = non_empty)]
+    pub(super) branches: Vec<String>,
+    /// Ingest only runs of this event (repeatable; default: every event but pull_request and
+    /// pull_request_target). A fork's run is never ingested, whatever is named.
+    #[arg(long = "event", value_name = "NAME", value_parser = non_empty)]
+    pub(super) events: Vec<String>,
+    /// Fresh-process launches allowed before a still-deferred deferral is blocked.
+    #[arg(long, default_value_t = DEFAULT_MAX_REENTRIES)]
+    pub(super) max_reentries: u32,
+    /// The quota pool its deferrals wait in (default: `default`).
+    #[arg(long, value_name = "NAME")]
+    pub(super) pool: Option<String>,
+    /// Timeout of each GitHub request.
+    #[arg(long, default_value = "30s", value_parser = parse_duration)]
+    pub(super) http_timeout: std::time::Duration,
+    #[command(flatten)]
+    pub(super) github: GithubArgs,
+}
+
+/// A value that is not empty (an empty `--workflow`, `--branch` or `--event` names nothing).
+pub(super) fn non_empty(text: &str) -> Result<String, String> {
+    if text.trim().is_empty() {
+        Err("an empty value names nothing".into())
+    } else {
+        Ok(text.to_string())
+    }
+}
+
+#[derive(Args, Debug)]
+#[command(
+    after_help = "Example:\n  deferral-host --store sqlite:/var/lib/deferral/host.db \\\n    record --launch 'exec:/usr/local/bin/resume-sync' receipt.json"
+)]
+pub(super) struct RecordArgs {
+    /// Launch target: `exec:/ABSOLUTE/PROGRAM [ARGS]` (run directly, no shell; quote arguments
+    /// with '...' or "...") or `workflow-dispatch:OWNER/REPO/WORKFLOW@REF`.
+    #[arg(long, value_name = "TARGET")]
+    pub(super) launch: String,
+    /// Fresh-process launches allowed before a still-deferred deferral is blocked.
+    #[arg(long, default_value_t = DEFAULT_MAX_REENTRIES)]
+    pub(super) max_reentries: u32,
+    /// Artifact name the resume runs upload a new receipt under (followed by `tick`).
+    #[arg(long, value_name = "NAME")]
+    pub(super) artifact: Option<String>,
+    /// Do not check that an `exec:` program exists here (it lives on the machine that runs tick).
+    #[arg(long)]
+    pub(super) no_check: bool,
+    /// The quota pool it waits in (1 to 64 of A-Z a-z 0-9 . _ -; default: `default`).
+    #[arg(long, value_name = "NAME")]
+    pub(super) pool: Option<String>,
+    /// The gate's or resume's JSON line (`deferral gate ... > gate.json`), or a bare receipt;
+    /// `-` for stdin.
+    #[arg(value_name = "GATE_OR_RECEIPT_FILE|-")]
+    pub(super) receipt: String,
+}
+
+#[derive(Args, Debug)]
+pub(super) struct StatusArgs {
+    /// One JSON document instead of a table.
+    #[arg(long)]
+    pub(super) json: bool,
+    /// Only deferrals in this state.
+    #[arg(long, value_parser = parse_state)]
+    pub(super) state: Option<State>,
+    /// At most this many rows.
+    #[arg(long)]
+    pub(super) limit: Option<usize>,
+    /// Write a self-contained HTML page (counts per state, the 100 earliest pending windows,
+    /// the 100 latest outcomes; --state and --limit narrow what it draws) to this file, as a
+    /// new file (mode 0600) renamed over it: a symlink there is replaced, never written
+    /// through. stdout then says what was written.
+    #[arg(long, value_name = "FILE")]
+    pub(super) html: Option<PathBuf>,
+    /// Each pool's state instead (windows, what is admitted, what is held and why).
+    #[arg(long, conflicts_with_all = ["html", "state", "id"])]
+    pub(super) pools: bool,
+    /// One deferral only.
+    pub(super) id: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub(super) struct ShowArgs {
+    /// JSON instead of text.
+    #[arg(long)]
+    pub(super) json: bool,
+    pub(super) id: String,
+}
+
+#[derive(Args, Debug)]
+pub(super) struct CancelArgs {
+    pub(super) id: String,
+    /// The raw cancellation handle `record` printed.
+    #[arg(long, env = "DEFERRAL_CANCELLATION_HANDLE", hide_env_values = true)]
+    pub(super) handle: String,
+}
+
+#[derive(Args, Debug)]
+#[command(
+    after_help = "The blocked deferral stays as it was; the new one has the same receipt bindings and window,\na fresh re-entry count, and the same cancellation handle. An expired window cannot be retried:\nrun the gate again and record its new receipt.\n\nExample:\n  deferral-host --store sqlite:/var/lib/deferral/host.db retry d_0123 --handle \"$HANDLE\" \\\n    --launch 'exec:/usr/local/bin/resume-sync'"
+)]
+pub(super) struct RetryArgs {
+    /// The blocked deferral.
+    pub(super) id: String,
+    /// The raw cancellation handle `record` printed.
+    #[arg(long, env = "DEFERRAL_CANCELLATION_HANDLE", hide_env_values = true)]
+    pub(super) handle: String,
+    /// The launch target of the new deferral (default: the blocked one's).
+    #[arg(long, value_name = "TARGET")]
+    pub(super) launch: Option<String>,
+    /// Fresh-process launches the new deferral allows (default: the blocked one's bound).
+    #[arg(long)]
+    pub(super) max_reentries: Option<u32>,
+    /// Do not check that an `exec:` program exists here (it lives on the machine that runs tick).
+    #[arg(long)]
+    pub(super) no_check: bool,
+}
+
+#[derive(Args, Debug)]
+pub(super) struct TickArgs {
+    /// Print what would be expired, recovered and launched; change nothing.
+    #[arg(long)]
+    pub(super) dry_run: bool,
+    /// How long a launch may hold its lease (an exec process is killed before it ends).
+    #[arg(long, default_value = "15m", value_parser = parse_duration)]
+    pub(super) lease_timeout: std::time::Duration,
+    /// Timeout of each GitHub request.
+    #[arg(long, default_value = "30s", value_parser = parse_duration)]
+    pub(super) http_timeout: std::time::Duration,
+    /// At most this many deferrals of each kind of work per tick.
+    #[arg(long, default_value_t = 1000)]
+    pub(super) limit: usize,
+    /// Successors a chain of progress may have before it is blocked (`chain-limit`).
+    #[arg(long, default_value_t = coordinator::DEFAULT_MAX_CHAIN)]
+    pub(super) max_chain: u32,
+    /// After a pool's window resets, wait this long before admitting into the new one.
+    #[arg(long, default_value = "1s", value_parser = parse_duration)]
+    pub(super) pool_buffer: std::time::Duration,
+    /// Plus a random wait of up to this long (several hosts sharing a quota spread out).
+    #[arg(long, default_value = "2s", value_parser = parse_duration)]
+    pub(super) pool_jitter: std::time::Duration,
+    /// Before admission, read GET /rate_limit with the host's GitHub credentials (free of
+    /// primary quota) and teach this pool what is left: the pool those credentials spend.
+    #[arg(long, value_name = "NAME")]
+    pub(super) rate_limit_pool: Option<String>,
+    /// With a GitHub App: the repository (OWNER/REPO) whose installation's quota is that pool.
+    #[arg(long, value_name = "OWNER/REPO")]
+    pub(super) rate_limit_repo: Option<String>,
+    #[command(flatten)]
+    pub(super) github: GithubArgs,
+    /// No progress lines or summary on stderr (the JSON report on stdout stays).
+    #[arg(long, short)]
+    pub(super) quiet: bool,
+    /// stderr as lines for people (`text`) or one JSON object a line (`json`).
+    #[arg(long, value_enum, default_value = "text")]
+    pub(super) log_format: crate::logs::LogFormat,
+    /// After the tick (even a failed one; not with --dry-run), write its metrics to this file
+    /// atomically, in Prometheus' text format, for node_exporter's textfile collector (name it
+    /// `*.prom` in the collector's directory).
+    #[arg(long, value_name = "PATH")]
+    pub(super) metrics_file: Option<PathBuf>,
+    /// Only these deferrals.
+    pub(super) ids: Vec<String>,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+pub(super) enum OutcomeArg {
+    Complete,
+    Blocked,
+    Deferred,
+}
+
+#[derive(Args, Debug)]
+pub(super) struct ReportArgs {
+    pub(super) id: String,
+    /// The attempt number the launch was given (DEFERRAL_ATTEMPT / the `attempt` input).
+    #[arg(long)]
+    pub(super) attempt: u32,
+    #[arg(long, value_enum)]
+    pub(super) outcome: OutcomeArg,
+    /// The attempt's wake-up handle, or the cancellation handle (operator).
+    #[arg(long, env = "DEFERRAL_WAKEUP_HANDLE", hide_env_values = true)]
+    pub(super) handle: String,
+    /// With `--outcome deferred`: the new receipt file, or `-` for stdin.
+    #[arg(value_name = "RECEIPT_FILE|-")]
+    pub(super) receipt: Option<String>,
+}
+
+#[derive(Args, Debug)]
+#[command(group(clap::ArgGroup::new("answer").required(true).args(["dispatched", "not_dispatched"])))]
+pub(super) struct ResolveArgs {
+    pub(super) id: String,
+    /// The cancellation handle.
+    #[arg(long, env = "DEFERRAL_CANCELLATION_HANDLE", hide_env_values = true)]
+    pub(super) handle: String,
+    /// The run exists on GitHub: wait for its report.
+    #[arg(long)]
+    pub(super) dispatched: bool,
+    /// No run was created: return the deferral to `deferred` (counts the re-entry).
+    #[arg(long)]
+    pub(super) not_dispatched: bool,
+}
+
+pub(super) const SERVE_HELP: &str = "\
+The token comes from --token-file (first line) or DEFERRAL_SERVE_TOKEN, at least 16 characters;
+every request must send `Authorization: Bearer TOKEN`. Bodies are JSON, at most 16 KiB.
+
+Endpoints:
+  POST /v1/deferrals                {\"receipt\",\"launch\",\"max_reentries\"?,\"pool\"?,\"cost\"?,\"rate\"?}
+                                    201 {\"id\",\"receipt\",\"cancellation_handle\"}
+                                    200 {\"id\",\"already_recorded\":true,\"state\"} when recorded before
+  POST /v1/admissions               {\"pool\",\"cost\",\"rate\"}  201 {\"admitted\":true,\"admission\",\"expires_ms\",\"window\"}
+                                    200 {\"admitted\":false,\"reason\",\"window\"} (defer to the window's reset)
+  POST /v1/admissions/SEQ/release   {\"rate\"?}  200 {\"released\":true} | {\"released\":false,\"already\":true}
+  GET  /v1/pools                    200 each pool's state, as `status --pools --json` prints it
+  GET  /                            200 the status page (HTML, as `status --html` writes it)
+  GET  /metrics                     200 Prometheus' text format (docs/host.md, Metrics)
+  GET  /v1/deferrals/ID             200 the deferral as `status --json ID` prints it
+  GET  /v1/receipts/DIGEST          200 the same, found by a receipt's digest (recorded or issued)
+  POST /v1/deferrals/ID/cancel      {\"handle\"}                                 200 {\"id\",\"state\",\"cause\"}
+  POST /v1/deferrals/ID/retry       {\"handle\",\"launch\"?,\"max_reentries\"?}      201 {\"id\",\"retry_of\",...,\"receipt\"}
+  POST /v1/deferrals/ID/claim       {\"wakeup_handle\"}                          200 {\"id\",\"state\",\"attempt\",...,\"receipt\"}
+  POST /v1/deferrals/ID/outcome     {\"attempt\",\"outcome\",\"handle\",\"receipt\"?}  200 {\"id\",\"state\",\"cause\"[,\"receipt\"]}
+
+Errors: {\"error\":{\"code\",\"message\"[,\"path\"]}} with 400 invalid-request (and, from
+/v1/admissions, invalid-pool | invalid-cost | invalid-rate-state), 401 unauthorized,
+403 wrong-handle | launch-not-allowed, 404 not-found | unknown-route, 405 method-not-allowed,
+409 illegal-transition | stale-attempt | not-resumable | lease-expired | conflict | pool-busy,
+408 timeout, 411 length-required, 413 body-too-large, 422 receipt errors | already-retained |
+expired | invalid-launch | missing-receipt | binding-mismatch | gate-not-deferred | invalid-cost |
+invalid-rate-state | invalid-pool, 500 store failures,
+501 unsupported-transfer-encoding, 503 busy | stopping.
+
+Connections are kept alive; at --max-connections the oldest idle one is closed for a new one.
+A request (head and body) must arrive within --request-timeout-ms of the connection's start or
+its previous answer. Concurrent records are committed together (one transaction, one fsync).
+Prints {\"listening\":\"ADDR\"} on stdout when ready; SIGTERM or SIGINT stops it within 5 s.
+Example:
+  DEFERRAL_SERVE_TOKEN=$(cat /etc/deferral/token) deferral-host --store sqlite:/var/lib/deferral/host.db serve
+See docs/host.md (serve) for curl examples.";
+
+#[derive(Args, Debug)]
+#[command(after_help = SERVE_HELP)]
+pub(super) struct ServeArgs {
+    /// Address to listen on (port 0: any free port). Anything but loopback prints a warning.
+    #[arg(long, default_value = "127.0.0.1:8787", value_name = "ADDR:PORT")]
+    pub(super) listen: String,
+    /// File whose first line is the bearer token (instead of DEFERRAL_SERVE_TOKEN).
+    #[arg(long, value_name = "FILE")]
+    pub(super) token_file: Option<PathBuf>,
+    /// A launch target a request may name (repeatable): `exec:/ABS/PROGRAM` (that program with
+    /// any arguments), `exec:/ABS/PROGRAM ARGS` (exactly those), a full
+    /// `workflow-dispatch:O/R/W@REF`, or `exec:` / `workflow-dispatch:` alone for any target of
+    /// that kind. Never a prefix. Default: `workflow-dispatch:` only, since an `exec:` target
+    /// runs a program on this host.
+    #[arg(long, value_name = "TARGET")]
+    pub(super) allow_launch: Vec<String>,
+    /// Open connections at most; at the cap a new connection sheds the oldest idle one.
+    #[arg(long, default_value_t = 256, value_name = "N")]
+    pub(super) max_connections: usize,
+    /// Milliseconds a client has, from connecting (or its previous answer), to send a whole
+    /// request, head and body; also how long an idle kept-alive connection stays open.
+    #[arg(long, default_value_t = 10_000, value_name = "MS")]
+    pub(super) request_timeout_ms: u64,
+    /// stderr as lines for people (`text`) or one JSON object a line (`json`).
+    #[arg(long, value_enum, default_value = "text")]
+    pub(super) log_format: crate::logs::LogFormat,
+    /// Do not check that `exec:` programs (allowed or requested) exist here (they live on the
+    /// machine that runs tick).
+    #[arg(long)]
+    pub(super) no_check: bool,
+    /// After a pool's window resets, admissions count the new window only this long after
+    /// (as `tick --pool-buffer`; give both the same).
+    #[arg(long, default_value = "1s", value_parser = parse_duration)]
+    pub(super) pool_buffer: std::time::Duration,
+}
+
+pub(super) fn parse_state(text: &str) -> Result<State, String> {
+    State::parse(text).ok_or_else(|| format!("{text:?} is not a state"))
+}

@@ -1,0 +1,553 @@
+//! Runs one parsed command: opens the store, calls the coordinator, prints the answer.
+
+use super::args::*;
+use super::text::*;
+use crate::clock::{iso8601, now_ms};
+use crate::coordinator::{self, Reported};
+use crate::error::{HostError, HostErrorKind, EXIT_OK};
+use crate::github::options::GithubEnv;
+use crate::launch::{LaunchPolicy, Launchers};
+use crate::store::{Deferral, IntegrityCheck, ListQuery, RecordKeys, Store, StoreUrl};
+use crate::tick::{self, TickOptions};
+use crate::view::answers::{ResolvedView, StateView};
+use crate::view::{self, deferral_with_run as with_run};
+use clap::Parser;
+use deferral_core::lifecycle::State;
+use serde_json::{json, Value};
+use std::io::{IsTerminal, Read};
+
+/// Prints one line on stdout. When the reader has gone away (`deferral-host show ID | head`)
+/// the process ends quietly instead of panicking on the broken pipe.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if writeln!(std::io::stdout().lock(), $($arg)*).is_err() {
+            std::process::exit(0);
+        }
+    }};
+}
+
+/// `tick --rate-limit-pool NAME [--rate-limit-repo OWNER/REPO]`, checked: a pool name, GitHub
+/// credentials to read with, and with a GitHub App the repository whose installation it is.
+fn rate_limit_pool(
+    args: &TickArgs,
+    credentials: bool,
+) -> Result<Option<crate::tick::rate_limit::RateLimitPool>, HostError> {
+    let bad = |message: &str| HostError::new(HostErrorKind::InvalidGithub, message);
+    let Some(pool) = &args.rate_limit_pool else {
+        if args.rate_limit_repo.is_some() {
+            return Err(bad("--rate-limit-repo goes with --rate-limit-pool NAME"));
+        }
+        return Ok(None);
+    };
+    crate::pools::check_name(pool)?;
+    if !credentials {
+        return Err(HostError::new(
+            HostErrorKind::NoGithubCredentials,
+            "--rate-limit-pool reads GET /rate_limit: it needs GITHUB_TOKEN (or GH_TOKEN) or --github-app-id with --github-app-key",
+        ));
+    }
+    if let Some(repo) = &args.rate_limit_repo {
+        crate::launch::github_names::check_repo(repo)?;
+    } else if args.github.github_app_id.is_some() {
+        return Err(bad(
+            "--rate-limit-pool with a GitHub App needs --rate-limit-repo OWNER/REPO: the repository whose installation's quota the pool is",
+        ));
+    }
+    let reserve = deferral_core::decision::Reserve::parse(&args.github.github_reserve)
+        .ok_or_else(|| bad("--github-reserve is neither a count nor a percentage"))?;
+    Ok(Some(crate::tick::rate_limit::RateLimitPool {
+        pool: pool.clone(),
+        repo: args.rate_limit_repo.clone(),
+        reserve,
+    }))
+}
+
+fn serve_token(args: &ServeArgs) -> Result<String, HostError> {
+    let token = match &args.token_file {
+        Some(path) => std::fs::read_to_string(path)
+            .map_err(|e| {
+                HostError::new(
+                    HostErrorKind::NoToken,
+                    format!("cannot read the token file {}: {e}", path.display()),
+                )
+            })?
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .to_string(),
+        None => std::env::var("DEFERRAL_SERVE_TOKEN")
+            .unwrap_or_default()
+            .trim()
+            .to_string(),
+    };
+    if token.len() < crate::serve::MIN_TOKEN_LEN {
+        return Err(HostError::new(
+            HostErrorKind::NoToken,
+            "serve needs a bearer token of at least 16 characters: --token-file FILE or DEFERRAL_SERVE_TOKEN",
+        ));
+    }
+    Ok(token)
+}
+
+fn store_url(cli: &Cli) -> Result<StoreUrl, HostError> {
+    let url = cli.store.as_deref().ok_or_else(|| {
+        HostError::new(
+            HostErrorKind::NoStore,
+            "give the store with --store sqlite:PATH or postgres://USER@HOST:PORT/DB (or DEFERRAL_STORE)",
+        )
+    })?;
+    StoreUrl::parse(url).map_err(|message| {
+        let kind = if url.contains("://") {
+            HostErrorKind::UnsupportedStore
+        } else {
+            HostErrorKind::NoStore
+        };
+        HostError::new(kind, message)
+    })
+}
+
+fn integrity(cli: &Cli) -> IntegrityCheck {
+    match cli.integrity {
+        Integrity::Full => IntegrityCheck::Full,
+        Integrity::Quick => IntegrityCheck::Quick,
+        Integrity::Off => IntegrityCheck::Off,
+    }
+}
+
+/// Opens a store that exists (`store-not-found` otherwise): every command but those below.
+fn open_store(cli: &Cli) -> Result<Box<dyn Store + Send>, HostError> {
+    Ok(store_url(cli)?.open_existing(integrity(cli))?)
+}
+
+/// Opens the store, creating it if needed: `init`, `record` and `serve` only.
+fn create_store(cli: &Cli) -> Result<Box<dyn Store + Send>, HostError> {
+    Ok(store_url(cli)?.open(integrity(cli))?)
+}
+
+fn read_input(source: &str) -> Result<Vec<u8>, HostError> {
+    let mut bytes = Vec::new();
+    let limit = 1 << 20;
+    let result = if source == "-" {
+        std::io::stdin().take(limit).read_to_end(&mut bytes)
+    } else {
+        std::fs::File::open(source).and_then(|f| f.take(limit).read_to_end(&mut bytes))
+    };
+    result.map_err(|e| {
+        HostError::new(
+            HostErrorKind::UnreadableInput,
+            format!("cannot read {source}: {e}"),
+        )
+    })?;
+    Ok(bytes)
+}
+
+/// Runs the command line and returns the process exit code.
+pub fn run() -> u8 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => return crate::usage::report(&err),
+    };
+    match execute(&cli) {
+        Ok(()) => EXIT_OK,
+        Err(err) => {
+            out!("{}", err.to_json_value());
+            if crate::logs::is_json() {
+                let fields = err.to_json_value()["error"].clone();
+                crate::logs::json("error", "host", "error", fields);
+                return err.exit_code;
+            }
+            eprintln!(
+                "deferral-host: {}{}",
+                err,
+                err.path
+                    .as_ref()
+                    .map(|p| format!(" (at {p})"))
+                    .unwrap_or_default()
+            );
+            err.exit_code
+        }
+    }
+}
+
+fn execute(cli: &Cli) -> Result<(), HostError> {
+    match &cli.command {
+        Command::Record(args) => {
+            // Read and check the input before touching the store: invalid input stores nothing.
+            let text = read_input(&args.receipt)?;
+            let input = crate::pools::line::record_input(&text)?;
+            deferral_core::receipt::validate(&input.receipt)?;
+            let tag = crate::pools::tag(args.pool.as_deref(), None, now_ms())?;
+            let target = Launchers::builtin().parse(&args.launch)?;
+            if !args.no_check {
+                target.check_installed()?;
+            }
+            let store = create_store(cli)?;
+            let keys = RecordKeys {
+                artifact_name: args.artifact.clone(),
+                pool: Some(tag),
+                ..RecordKeys::default()
+            };
+            let recording = coordinator::record_with(
+                &*store,
+                &text,
+                &args.launch,
+                args.max_reentries,
+                keys,
+                now_ms(),
+            )?;
+            let rec = match recording {
+                coordinator::Recording::New(rec) => rec,
+                coordinator::Recording::Existing(d) => {
+                    crate::retry::check_same_launch(&d, &args.launch)?;
+                    out!(
+                        "{}",
+                        json!({"id": d.id, "already_recorded": true, "state": d.state.as_str()})
+                    );
+                    return Ok(());
+                }
+            };
+            // Written by hand so the receipt keeps the contract's field order.
+            out!(
+                "{{\"id\":{},\"receipt\":{},\"cancellation_handle\":{}}}",
+                Value::String(rec.deferral.id),
+                rec.receipt.to_json(),
+                Value::String(rec.cancellation_handle.clone())
+            );
+            if std::io::stderr().is_terminal() {
+                eprintln!(
+                    "\nkeep this cancellation handle: it is shown once\n{}\n",
+                    rec.cancellation_handle
+                );
+            }
+            Ok(())
+        }
+        Command::Status(args) => {
+            let store = open_store(cli)?;
+            if args.pools {
+                if args.json {
+                    out!("{}", crate::pools::view::pools_json(&*store, now_ms())?);
+                } else {
+                    print!("{}", crate::pools::view::pools_text(&*store, now_ms())?);
+                }
+                return Ok(());
+            }
+            if let Some(path) = &args.html {
+                // Only what the page draws (as `GET /` reads it), whatever the store holds.
+                let rows = match &args.id {
+                    Some(id) => vec![coordinator::load(&*store, id)?],
+                    None => crate::html::page_rows(
+                        &*store,
+                        args.state,
+                        args.limit.unwrap_or(crate::html::MAX_ROWS),
+                    )?,
+                };
+                let page = crate::html::status_page(&store.count_by_state()?, &rows, now_ms());
+                let page = crate::pools::view::with_held_section(&*store, page, now_ms())?;
+                crate::html::write_page_file(path, &page)?;
+                out!(
+                    "{}",
+                    json!({"html": path.display().to_string(), "bytes": page.len(), "deferrals": rows.len()})
+                );
+                return Ok(());
+            }
+            let rows = match &args.id {
+                Some(id) => vec![coordinator::load(&*store, id)?],
+                None => store.list(&ListQuery {
+                    state: args.state,
+                    limit: args.limit,
+                })?,
+            };
+            if args.json {
+                let mut pools = crate::pools::view::Pools::default();
+                let now = now_ms();
+                let list: Vec<Value> = rows
+                    .iter()
+                    .map(|d| {
+                        let mut view = with_run(&*store, d);
+                        pools.annotate(&*store, d, &mut view, now);
+                        view
+                    })
+                    .collect();
+                match &args.id {
+                    Some(_) => out!("{}", list[0]),
+                    None => out!("{}", json!({ "deferrals": list })),
+                }
+            } else {
+                let mut text = status_table(&rows, now_ms());
+                // The workflow run of each current attempt that has one, below the table.
+                let mut pools = crate::pools::view::Pools::default();
+                for d in &rows {
+                    if let Some(url) = run_url(&*store, d) {
+                        text.push_str(&format!("run of {}: {}\n", d.id, printable(&url)));
+                    }
+                    if let Some(why) = pools.held_text(&*store, d, now_ms()) {
+                        text.push_str(&format!("held {}: {}\n", d.id, printable(&why)));
+                    }
+                }
+                print!("{text}");
+            }
+            Ok(())
+        }
+        Command::Show(args) => {
+            let store = open_store(cli)?;
+            let d = coordinator::load(&*store, &args.id)?;
+            let receipts = store.receipts(&d.id)?;
+            let events = store.events(&d.id)?;
+            if args.json {
+                let receipts: Vec<Value> = receipts
+                    .iter()
+                    .map(|r| {
+                        json!({"seq": r.seq, "kind": r.kind, "sha256": r.sha256, "created_ms": r.created_ms,
+                               "current": r.seq == d.receipt_seq, "receipt": serde_json::from_str::<Value>(&r.text).unwrap_or(Value::String(r.text.clone()))})
+                    })
+                    .collect();
+                let events: Vec<Value> = events
+                    .iter()
+                    .map(|e| {
+                        json!({"seq": e.seq, "at_ms": e.at_ms, "at": iso8601(e.at_ms), "event": e.event,
+                               "from": e.from_state.map(State::as_str), "to": e.to_state.as_str(), "cause": e.cause,
+                               "fence": e.fence, "reentries": e.reentries, "detail": e.detail})
+                    })
+                    .collect();
+                let mut view = with_run(&*store, &d);
+                crate::pools::view::Pools::default().annotate(&*store, &d, &mut view, now_ms());
+                let observations = crate::pools::view::observations_json(&*store, &d.id)?;
+                out!(
+                    "{}",
+                    json!({"deferral": view, "receipts": receipts, "events": events, "observations": observations})
+                );
+            } else {
+                let mut text = show_text(&d, &receipts, &events, now_ms());
+                if let Some(url) = run_url(&*store, &d) {
+                    let url = printable(&url);
+                    text = text.replacen("\nfence ", &format!("\nrun           {url}\nfence "), 1);
+                }
+                let link = store.retry_link(&d.id)?;
+                for (name, other) in [("retry-of", link.retry_of), ("retried-by", link.retried_by)]
+                {
+                    if let Some(other) = other {
+                        let line = format!("\n{name:<14}{}\nfence ", printable(&other));
+                        text = text.replacen("\nfence ", &line, 1);
+                    }
+                }
+                let mut pools = crate::pools::view::Pools::default();
+                if let Some(why) = pools.held_text(&*store, &d, now_ms()) {
+                    let why = printable(&why);
+                    text = text.replacen("\nfence ", &format!("\nheld          {why}\nfence "), 1);
+                }
+                print!("{text}");
+            }
+            Ok(())
+        }
+        Command::Cancel(args) => {
+            let store = open_store(cli)?;
+            let cancelled = crate::cancel::cancel_once(&*store, &args.id, &args.handle, now_ms())?;
+            if let Some(message) = &cancelled.already {
+                eprintln!("{}: {message}", args.id);
+            }
+            out!("{}", cancelled.to_json());
+            Ok(())
+        }
+        Command::Retry(args) => {
+            let store = open_store(cli)?;
+            let request = crate::retry::RetryRequest {
+                id: &args.id,
+                handle: &args.handle,
+                launch: args.launch.as_deref(),
+                max_reentries: args.max_reentries,
+                check_program: !args.no_check,
+            };
+            let retried = crate::retry::retry(&*store, &request, now_ms())?;
+            out!("{}", retried.to_json());
+            if std::io::stderr().is_terminal() {
+                eprintln!(
+                    "\n{} retries {}; the same cancellation handle cancels it\n",
+                    retried.deferral.id, retried.retry_of
+                );
+            }
+            Ok(())
+        }
+        Command::Init => {
+            let url = store_url(cli)?;
+            let existed = url.exists()?;
+            drop(url.open(integrity(cli))?);
+            let store = match &url {
+                StoreUrl::Sqlite(path) => format!("sqlite:{}", path.display()),
+                StoreUrl::Postgres(_) => "postgres".to_string(),
+            };
+            out!("{}", json!({"store": store, "created": !existed}));
+            Ok(())
+        }
+        Command::Tick(args) => {
+            crate::logs::set_format(args.log_format);
+            let github = args.github.client(github_env(), args.http_timeout)?;
+            let rate_limit = rate_limit_pool(args, github.is_some())?;
+            let metrics = crate::metrics::tick_file::TickMetrics::new();
+            let metrics_file = args.metrics_file.as_ref().filter(|_| !args.dry_run);
+            let store = open_store(cli).inspect_err(|err| {
+                if let Some(path) = metrics_file {
+                    metrics.count_error(err);
+                    let _ = metrics.write(path, None, Err(err), None);
+                }
+            })?;
+            let store = crate::metrics::CountingStore::new(&*store, metrics.store_errors());
+            let store: &dyn Store = &store;
+            let options = TickOptions {
+                dry_run: args.dry_run,
+                lease_timeout: args.lease_timeout,
+                ids: args.ids.clone(),
+                limit: args.limit,
+                http_timeout: args.http_timeout,
+                github: if args.dry_run { None } else { github },
+                max_chain: args.max_chain,
+                pools: crate::pools::PoolOptions {
+                    buffer: args.pool_buffer,
+                    jitter: args.pool_jitter,
+                },
+                rate_limit,
+                launchers: Launchers::builtin(),
+            };
+            let mut progress =
+                crate::progress::TickProgress::new(std::io::stderr().is_terminal(), args.quiet);
+            let report =
+                tick::tick_observed(store, &options, now_ms, &mut |step| progress.step(step));
+            let written = metrics_file.map(|path| {
+                let calls = options.github.as_ref().map(|client| client.calls());
+                metrics.write(path, Some(store), report.as_ref(), calls.as_ref())
+            });
+            let report = report?;
+            let now = now_ms();
+            let next = store.next_wakeup(now)?;
+            progress.summary(&report, next.as_ref(), now);
+            let mut json = report.to_json();
+            json["next"] = crate::progress::next_json(next.as_ref(), now);
+            out!("{json}");
+            written.unwrap_or(Ok(()))
+        }
+        Command::Report(args) => {
+            let receipt = match &args.receipt {
+                Some(source) => Some(String::from_utf8(read_input(source)?).map_err(|_| {
+                    HostError::new(HostErrorKind::MalformedJson, "the receipt is not UTF-8")
+                })?),
+                None => None,
+            };
+            let outcome = match args.outcome {
+                OutcomeArg::Complete => Reported::Complete,
+                OutcomeArg::Blocked => Reported::Blocked,
+                OutcomeArg::Deferred => Reported::Deferred,
+            };
+            let store = open_store(cli)?;
+            let d = coordinator::report(
+                &*store,
+                &args.id,
+                args.attempt,
+                &args.handle,
+                outcome,
+                receipt.as_deref(),
+                now_ms(),
+            )?;
+            out!("{}", view::value(&StateView::of(&d)));
+            Ok(())
+        }
+        Command::Serve(args) => {
+            crate::logs::set_format(args.log_format);
+            let token = serve_token(args)?;
+            // Opened once here to migrate and check it; each worker then opens its own connection.
+            drop(create_store(cli)?);
+            let launchers = Launchers::builtin();
+            let launch_policy = if args.allow_launch.is_empty() {
+                LaunchPolicy::by_default(&launchers)
+            } else {
+                LaunchPolicy::parse(&launchers, &args.allow_launch)?
+            };
+            if !args.no_check {
+                for target in launch_policy.targets() {
+                    target.check_installed()?;
+                }
+            }
+            crate::serve::serve(crate::serve::ServeOptions {
+                listen: args.listen.clone(),
+                token,
+                store: store_url(cli)?,
+                policy: crate::serve::Policy {
+                    launch_policy,
+                    check_programs: !args.no_check,
+                    pools: crate::pools::PoolOptions {
+                        buffer: args.pool_buffer,
+                        ..crate::pools::PoolOptions::default()
+                    },
+                },
+                limits: crate::serve::Limits {
+                    max_connections: args.max_connections,
+                    request_timeout: std::time::Duration::from_millis(args.request_timeout_ms),
+                    ..crate::serve::Limits::default()
+                },
+            })
+        }
+        Command::Watch(args) => {
+            crate::launch::github_names::check_repo(&args.repo)?;
+            Launchers::builtin().parse(&args.launch)?;
+            if let Some(pool) = &args.pool {
+                crate::pools::check_name(pool)?;
+            }
+            let client = args
+                .github
+                .client(github_env(), args.http_timeout)?
+                .ok_or_else(|| {
+                    HostError::new(
+                        HostErrorKind::NoGithubCredentials,
+                        "watch needs GITHUB_TOKEN (or GH_TOKEN) or --github-app-id with --github-app-key",
+                    )
+                })?;
+            let store = open_store(cli)?;
+            let options = crate::github::watch::WatchOptions {
+                repo: args.repo.clone(),
+                launch: args.launch.clone(),
+                artifact_name: args.artifact.clone(),
+                max_reentries: args.max_reentries,
+                pool: args.pool.clone(),
+                trust: crate::github::trust::Trust {
+                    workflows: args.workflows.clone(),
+                    branches: args.branches.clone(),
+                    events: args.events.clone(),
+                },
+            };
+            let answer = crate::github::watch::watch(&*store, &client, &options, &now_ms)
+                .map_err(|e| HostError::new(e.kind(), e.message()))?;
+            out!("{answer}");
+            Ok(())
+        }
+        Command::Resolve(args) => {
+            let store = open_store(cli)?;
+            let d =
+                coordinator::resolve(&*store, &args.id, &args.handle, args.dispatched, now_ms())?;
+            out!("{}", view::value(&ResolvedView::of(&d)));
+            Ok(())
+        }
+    }
+}
+
+/// The GitHub token, API URL and proxy: the only environment the GitHub client reads.
+fn github_env() -> GithubEnv {
+    GithubEnv {
+        token: github_token(),
+        api_url: std::env::var("GITHUB_API_URL").ok(),
+        proxy: crate::github::client::proxy_from_env(),
+    }
+}
+
+/// The token as the `deferral` CLI reads it: `GITHUB_TOKEN`, else `GH_TOKEN` (the first that
+/// is set and not blank).
+fn github_token() -> Option<String> {
+    ["GITHUB_TOKEN", "GH_TOKEN"]
+        .into_iter()
+        .filter_map(|name| std::env::var(name).ok())
+        .find(|token| !token.trim().is_empty())
+}
+
+/// The page of the current attempt's workflow run, when it has one.
+fn run_url(store: &dyn Store, d: &Deferral) -> Option<String> {
+    store.run_of(&d.id, d.reentries).ok().flatten()?.html_url
+}
