@@ -24,14 +24,15 @@
 use deferral_host::clock::now_ms;
 use deferral_host_conformance::backlog::Backlog;
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
-const TOKEN: &str = "bench-token-not-real-0123456789";
+#[path = "common/serve.rs"]
+mod serve;
+
+use serve::{exchange, Serve};
 const LIMIT: u64 = 45;
 const RESERVE: u64 = 5;
 const CLIENTS: usize = 12;
@@ -56,70 +57,6 @@ fn pg_schema(base: &str) -> String {
         .expect("create schema");
     let separator = if base.contains('?') { '&' } else { '?' };
     format!("{base}{separator}options=-c%20search_path%3D{name}")
-}
-
-struct Serve {
-    child: Child,
-    addr: String,
-}
-
-impl Serve {
-    fn start(bin: &Path, store: &str) -> Serve {
-        let mut child = Command::new(bin)
-            .args(["--store", store, "serve", "--listen", "127.0.0.1:0"])
-            .env("DEFERRAL_SERVE_TOKEN", TOKEN)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {}: {e}", bin.display()));
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let ready: Value = serde_json::from_str(&line).expect("a {\"listening\"} line");
-        Serve {
-            addr: ready["listening"].as_str().unwrap().to_string(),
-            child,
-        }
-    }
-
-    fn stop(mut self) {
-        // SAFETY: kill(2) on the child this program started.
-        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
-        let _ = self.child.wait();
-    }
-}
-
-/// One request on a kept-alive connection: status and JSON body.
-fn exchange(stream: &mut TcpStream, method: &str, path: &str, body: &str) -> (u16, Value) {
-    let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: bench\r\nAuthorization: Bearer {TOKEN}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(request.as_bytes()).unwrap();
-    let mut reader = BufReader::new(&*stream);
-    let mut status_line = String::new();
-    reader.read_line(&mut status_line).unwrap();
-    let status = status_line[9..12].parse().unwrap();
-    let mut length = 0usize;
-    loop {
-        let mut line = String::new();
-        reader.read_line(&mut line).unwrap();
-        if line == "\r\n" {
-            break;
-        }
-        if let Some((name, value)) = line.split_once(':') {
-            if name.eq_ignore_ascii_case("content-length") {
-                length = value.trim().parse().unwrap();
-            }
-        }
-    }
-    let mut bytes = vec![0u8; length];
-    reader.read_exact(&mut bytes).unwrap();
-    (
-        status,
-        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
-    )
 }
 
 /// The cost of request `i` of client `c` in round `r` of a mix.
@@ -369,7 +306,8 @@ fn main() {
     let on_sqlite = runners(&bin, "sqlite", &sqlite, rounds);
     let on_postgres = runners(&bin, "postgres", &pg_schema(&postgres), rounds);
     let mut backlog = Vec::new();
-    for &n in &jobs {
+    // `--jobs 0`: the runners only, no backlog.
+    for &n in jobs.iter().filter(|&&n| n > 0) {
         for t in [1, 3] {
             let out = tickers(&bin, &postgres, n, t, temp.path());
             eprintln!("tickers: {out}");

@@ -18,16 +18,18 @@ use deferral_core::receipt::{Bindings, Reason, Receipt};
 use deferral_host::clock::now_ms;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Write;
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
 const HOUR: u64 = 3_600_000;
-const TOKEN: &str = "bench-token-not-real-0123456789";
+#[path = "common/serve.rs"]
+mod serve;
+
+use serve::{exchange, Serve};
 
 fn arg(args: &[String], name: &str) -> Option<String> {
     args.iter()
@@ -84,80 +86,20 @@ fn bare_sqlite(dir: &Path, count: usize) -> Value {
     })
 }
 
-struct Serve {
-    child: Child,
-    addr: String,
-}
-
-impl Serve {
-    fn start(dir: &Path, name: &str) -> Serve {
-        let exe = std::env::current_exe().unwrap();
-        let host = exe
-            .parent()
-            .unwrap()
-            .parent()
-            .unwrap()
-            .join("deferral-host");
-        let db = dir.join(name);
-        let mut child = Command::new(&host)
-            .arg("--store")
-            .arg(format!("sqlite:{}", db.display()))
-            .args(["serve", "--listen", "127.0.0.1:0"])
-            .env("DEFERRAL_SERVE_TOKEN", TOKEN)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {}: {e}", host.display()));
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let ready: Value = serde_json::from_str(&line).expect("a {\"listening\"} line");
-        let addr = ready["listening"].as_str().unwrap().to_string();
-        Serve { child, addr }
-    }
-
-    fn stop(mut self) {
-        // SAFETY: kill(2) on the child this program started.
-        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
-        let _ = self.child.wait();
-    }
-}
-
-/// Sends one request on `stream` (kept alive) and reads the answer: status and JSON body.
-fn exchange(stream: &mut TcpStream, method: &str, path: &str, body: &str) -> (u16, Value) {
-    let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: bench\r\nAuthorization: Bearer {TOKEN}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(request.as_bytes()).unwrap();
-    let mut reader = BufReader::new(&*stream);
-    let mut status_line = String::new();
-    reader.read_line(&mut status_line).unwrap();
-    let status = status_line[9..12].parse().unwrap();
-    let mut length = 0usize;
-    loop {
-        let mut line = String::new();
-        reader.read_line(&mut line).unwrap();
-        if line == "\r\n" {
-            break;
-        }
-        if let Some((name, value)) = line.split_once(':') {
-            if name.eq_ignore_ascii_case("content-length") {
-                length = value.trim().parse().unwrap();
-            }
-        }
-    }
-    let mut bytes = vec![0u8; length];
-    reader.read_exact(&mut bytes).unwrap();
-    (
-        status,
-        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
-    )
+/// `serve` (the release binary beside this example) on a new SQLite store `dir/name`.
+fn start_serve(dir: &Path, name: &str) -> Serve {
+    let exe = std::env::current_exe().unwrap();
+    let host = exe
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .join("deferral-host");
+    Serve::start(&host, &format!("sqlite:{}", dir.join(name).display()))
 }
 
 fn group_commit(dir: &Path, count: usize, clients: usize) -> Value {
-    let serve = Serve::start(dir, "serve.db");
+    let serve = start_serve(dir, "serve.db");
     let per_client = count / clients;
     let start = Arc::new(Barrier::new(clients + 1));
     let threads: Vec<_> = (0..clients)
@@ -246,7 +188,7 @@ fn trickle(addr: &str, count: usize, stop: Arc<AtomicBool>) -> std::thread::Join
 }
 
 fn slow_clients(dir: &Path, slow: usize, requests: usize) -> Value {
-    let serve = Serve::start(dir, "slow.db");
+    let serve = start_serve(dir, "slow.db");
     let mut first = TcpStream::connect(&serve.addr).unwrap();
     let body = format!(
         "{{\"receipt\":{},\"launch\":\"workflow-dispatch:octo/app/sync.yml@main\"}}",
