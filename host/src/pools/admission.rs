@@ -32,9 +32,6 @@ use deferral_core::lifecycle::State;
 pub struct Room {
     /// `(resource, room above the reserve after open admissions)`; may be negative.
     pub per_resource: Vec<(Resource, i64)>,
-    /// The reset of the window the room is in, when known (`None`: a reset passed, the new
-    /// window's reset is not known yet).
-    pub window_reset_ms: Option<u64>,
     /// Per resource mid-window, its reset: a cost waits only for the resets of the resources it
     /// spends (a REST-only job never waits for GraphQL's window).
     pub resets: Vec<(Resource, u64)>,
@@ -106,7 +103,6 @@ pub fn metered(pool: &PoolRow) -> bool {
 pub fn room(pool: &PoolRow, open: &[Admission], now_ms: u64, options: &PoolOptions) -> Room {
     let buffer = u64::try_from(options.buffer.as_millis()).unwrap_or(u64::MAX);
     let mut per_resource = Vec::new();
-    let mut window_reset_ms = None;
     let mut resets = Vec::new();
     let mut in_flight = Cost::default();
     for a in open {
@@ -121,7 +117,6 @@ pub fn room(pool: &PoolRow, open: &[Admission], now_ms: u64, options: &PoolOptio
         let remaining = if now_ms >= w.reset_ms.saturating_add(buffer) {
             w.limit
         } else {
-            window_reset_ms = Some(window_reset_ms.map_or(w.reset_ms, |t: u64| t.max(w.reset_ms)));
             resets.push((r, w.reset_ms));
             w.remaining.min(w.limit)
         };
@@ -133,7 +128,6 @@ pub fn room(pool: &PoolRow, open: &[Admission], now_ms: u64, options: &PoolOptio
     }
     Room {
         per_resource,
-        window_reset_ms,
         resets,
         alone: open.iter().any(|a| a.cost.is_none()),
         in_flight,
@@ -159,8 +153,6 @@ pub struct Decision {
     pub reason: Option<String>,
     /// Nothing more is admitted before this (`None`: decide again at the next tick).
     pub hold_until_ms: Option<u64>,
-    /// The window the admissions count against (its reset; `now` when unknown).
-    pub window_reset_ms: u64,
     pub metered: bool,
 }
 
@@ -182,7 +174,6 @@ pub fn decide(
             held: Vec::new(),
             reason: None,
             hold_until_ms: None,
-            window_reset_ms: now_ms,
             metered: false,
         };
     }
@@ -213,7 +204,6 @@ pub fn decide(
         admit.push(c);
     }
     held.extend(rest);
-    let window_reset_ms = room.window_reset_ms.unwrap_or(now_ms);
     if held.is_empty() {
         return Decision {
             admit,
@@ -221,7 +211,6 @@ pub fn decide(
             held,
             reason: None,
             hold_until_ms: None,
-            window_reset_ms,
             metered: true,
         };
     }
@@ -259,7 +248,6 @@ pub fn decide(
         held,
         reason: Some(reason),
         hold_until_ms,
-        window_reset_ms,
         metered: true,
     }
 }
@@ -377,7 +365,6 @@ pub fn admit(
                 held: candidates,
                 reason: row.hold_reason.clone(),
                 hold_until_ms: row.hold_until_ms,
-                window_reset_ms: now,
                 metered: true,
             }
         } else {
