@@ -336,3 +336,33 @@ fn library_codes_mean_one_thing_across_the_core() {
         "{shared:?}"
     );
 }
+
+/// A search bucket the answers' headers emptied (the ledger) is honoured before the next search
+/// request, whether or not a `/rate_limit` snapshot was read first: the ledger's entries carry
+/// `observed_at_ms`, which the snapshot's windows do not.
+#[test]
+fn a_search_bucket_the_ledger_saw_spent_defers_the_next_search_request() {
+    let reset = NOW / 1000 + 600;
+    let entry = |remaining: u64| {
+        json!({"limit": 30, "remaining": remaining, "used": 30 - remaining, "reset": reset, "observed_at_ms": NOW - 1000})
+    };
+    let ledger = json!({"version": "deferral-ledger-v1", "clock": null, "secondary": null,
+        "resources": {"core": {"limit": 5000, "remaining": 4000, "used": 1000, "reset": reset, "observed_at_ms": NOW - 1000},
+                      "search": entry(0)}});
+    let decide = |rate: Value| {
+        let input = json!({"policy": {}, "scope": "s", "now_ms": NOW, "rate": rate, "ledger": ledger,
+            "plan": {"rest": [{"method": "GET", "route": "/search/issues"}]}});
+        ask(json!({"op": "octokit_decide", "input": input, "in_flight": {}, "bucket": "search"}))
+    };
+    // No snapshot read: only the ledger knows the search bucket.
+    let alone = decide(Value::Null);
+    // A snapshot from before the requests that emptied it (30 left then).
+    let stale = decide(
+        json!({"unlimited": false, "resources": {"search": {"limit": 30, "remaining": 30, "used": 0, "reset": reset}}}),
+    );
+    for answer in [alone, stale] {
+        assert_eq!(answer["go"], false, "{answer}");
+        assert_eq!(answer["decision"]["status"], "deferred", "{answer}");
+        assert_eq!(answer["decision"]["rest"]["resource"], "search", "{answer}");
+    }
+}

@@ -102,6 +102,18 @@ test('a 403 from the search bucket defers only work that needs search', () => wi
   assert.equal((await octokit.request('GET /search/code', { q: 'x' })).status, 200);
 }));
 
+test('a search answer that leaves 0 defers the next search before it is sent', () => withGitHub({ limit: 5000, core: 4000 }, async (github) => {
+  github.state.search = 2;
+  const octokit = client(github);
+  await octokit.request('GET /search/issues', { q: 'a' }); // 200, x-ratelimit-remaining: 1
+  await octokit.request('GET /search/issues', { q: 'b' }); // 200, x-ratelimit-remaining: 0
+  const err = await deferred(octokit.request('GET /search/issues', { q: 'c' }), 'rest-reserve');
+  assert.ok(err.resumeAfterMs >= github.state.reset * 1000, 'resume after the search reset');
+  assert.match(err.message, /search/);
+  assert.equal(github.sent('/search/issues'), 2, 'the third search never left');
+  assert.equal((await octokit.request('GET /user')).status, 200, 'core work still goes');
+}));
+
 test('a fresh remaining-0 answer wins over the older snapshot of its bucket', () => withGitHub({ limit: 5000, core: 4000 }, async (github) => {
   const octokit = client(github);
   await octokit.request('GET /user');

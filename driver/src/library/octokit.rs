@@ -145,13 +145,13 @@ fn spends(decision: &Value, bucket: Option<&str>) -> Value {
 /// `None` while the bucket has room, has refilled, or was never seen.
 fn own_bucket(input: &Value, bucket: &str) -> Option<Value> {
     let now = input["now_ms"].as_u64().unwrap_or(0);
-    let entry = |holder: &str| {
-        let w = &input[holder]["resources"][bucket];
-        Window::deserialize(w)
-            .ok()
-            .map(|w| ResourceEntry::from_window(&w, now))
-    };
-    let merged = match (entry("rate"), entry("ledger")) {
+    // The snapshot holds GitHub's windows; the ledger its own entries, which say when each
+    // was observed (a window read from them would be refused for that field).
+    let seen = Window::deserialize(&input["rate"]["resources"][bucket])
+        .ok()
+        .map(|w| ResourceEntry::from_window(&w, now));
+    let recorded = ResourceEntry::deserialize(&input["ledger"]["resources"][bucket]).ok();
+    let merged = match (seen, recorded) {
         (Some(a), Some(b)) => a.merge(&b),
         (a, b) => a.or(b)?,
     };
