@@ -19,12 +19,22 @@ if (harvest?.startsWith('-')) {
   console.error('usage: node scripts/run-vectors.mjs [RUN.jsonl]');
   process.exit(2);
 }
-const lines = readFileSync(harvest ?? out, 'utf8').split('\n').filter((l) => l.trim() && !l.startsWith('{"about"'));
+// Without a harvest, the harvested crossings kept in cases.jsonl (the hand-written ones are read
+// again from extra-inputs.json below).
+const lines = readFileSync(harvest ?? out, 'utf8').split('\n').filter((l) => l.trim() && !l.startsWith('{"about"') && !l.startsWith('{"note"'));
+// The hand-written crossings of extra-inputs.json ({note, input, files: [[name, path, text]]}):
+// what no Node test reaches (explain at the window's edges, digest kinds).
+const extra = join(root, 'tests/vectors/runs/extra-inputs.json');
+for (const { note, input, files } of existsSync(extra) ? JSON.parse(readFileSync(extra, 'utf8')) : []) {
+  const texts = files.map(([, , text]) => Buffer.from(text));
+  const full = { ...input, file_sizes: files.map(([name, path], i) => [name, texts[i].length, path]) };
+  lines.push(JSON.stringify({ note, input: JSON.stringify(full), files: Buffer.concat(texts).toString('base64') }));
+}
 const MAX_FILES_BASE64 = 64 * 1024;
 const seen = new Set();
 const cases = [];
 for (const line of lines) {
-  const { input, files } = JSON.parse(line);
+  const { note, input, files } = JSON.parse(line);
   const key = `${input}\u0000${files}`;
   // The bounded-read tests hand over a MiB of /dev/zero: checked by those tests, not kept here.
   if (seen.has(key) || files.length > MAX_FILES_BASE64) continue;
@@ -32,7 +42,7 @@ for (const line of lines) {
   const bytes = Buffer.from(files, 'base64');
   const answer = wasm.run(input, bytes);
   if (wasm.run(input, bytes) !== answer) throw new Error(`two answers to one crossing: ${input.slice(0, 200)}`);
-  cases.push({ input, files, answer });
+  cases.push(note ? { note, input, files, answer } : { input, files, answer });
 }
 // One crossing a line (the first line says what the file is), so a change shows as the lines of
 // the crossings it moves.
