@@ -336,3 +336,44 @@ fn library_codes_mean_one_thing_across_the_core() {
         "{shared:?}"
     );
 }
+
+#[test]
+fn every_op_is_listed_once_and_the_js_asks_only_listed_ops() {
+    let names = deferral_driver::library::names();
+    let unique: HashSet<&str> = names.iter().copied().collect();
+    assert_eq!(
+        unique.len(),
+        names.len(),
+        "an op is listed twice: {names:?}"
+    );
+    for name in &names {
+        let op = deferral_driver::library::Op::parse(name).unwrap();
+        // Each op is answered by its own part: never `unknown-op`.
+        let out = ask(json!({ "op": name }));
+        assert_ne!(
+            out["error"]["props"]["code"], "unknown-op",
+            "{name} ({op:?}): {out}"
+        );
+    }
+    // Every op the shipped library asks for, by its literal name, is one of them.
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../library");
+    let mut asked = HashSet::new();
+    let mut stack = vec![std::path::PathBuf::from(dir)];
+    while let Some(path) = stack.pop() {
+        if path.is_dir() {
+            stack.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+        } else if path.extension().is_some_and(|e| e == "js") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            for part in text.split("ask('").skip(1) {
+                asked.insert(part.split('\'').next().unwrap().to_string());
+            }
+        }
+    }
+    assert!(asked.len() >= 40, "{asked:?}");
+    for name in &asked {
+        assert!(
+            unique.contains(name.as_str()),
+            "library/ asks for {name}, which no part answers"
+        );
+    }
+}
