@@ -7,16 +7,18 @@
 
 mod output;
 mod policy;
+mod resource;
 
 pub use output::{BindingFigures, Decision, Diagnostic, ResourceFigures, SecondaryFigures, Status};
 pub use policy::{Policy, Reserve, DEFAULT_BUFFER_MS, DEFAULT_JITTER_MAX_MS, DEFAULT_WINDOW_MS};
+pub use resource::{Resource, RESOURCES};
 
 use crate::digest;
 use crate::jcs::JcsError;
 use crate::ledger::{Ledger, ResourceEntry, LEDGER_VERSION};
 use crate::plan::{Plan, PlanCost};
 use crate::receipt::{Bindings, Reason, Receipt, MAX_WINDOW_MS};
-use crate::signals::{RateSnapshot, GRAPHQL_RESOURCE, REST_RESOURCE};
+use crate::signals::RateSnapshot;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -183,42 +185,33 @@ pub fn decide(input: &DecisionInput) -> Decision {
             "the server does not enforce primary rate limits",
         );
     } else {
-        let resources = [
-            (
-                REST_RESOURCE,
-                cost.rest,
-                input.policy.rest_reserve,
-                Reason::RestReserve,
-            ),
-            (
-                GRAPHQL_RESOURCE,
-                cost.graphql,
-                input.policy.graphql_reserve,
-                Reason::GraphqlReserve,
-            ),
-        ];
-        for (name, planned_cost, reserve, reason) in resources {
+        for row in &RESOURCES {
+            let name = row.name;
             let Some(entry) = effective_window(input, name, server_now_ms, &mut d) else {
-                if name == REST_RESOURCE && hold_until.is_some() {
+                if row.required && hold_until.is_some() {
                     // /rate_limit itself answered with a secondary limit: no windows to check,
                     // and the hold that answer recorded is what decides.
                     d.note(
                         "rate-state-unavailable",
-                        "no fresh core window; the active secondary hold decides",
+                        format!("no fresh {name} window; the active secondary hold decides"),
                     );
                     continue;
                 }
-                if name == REST_RESOURCE {
-                    d.note("missing-rate-state", "the rate state has no core resource");
-                    return d.finish(Status::Error, Some("missing-rate-state"));
+                if row.required {
+                    d.note(
+                        row.missing_code,
+                        format!("the rate state has no {name} resource"),
+                    );
+                    return d.finish(Status::Error, Some(row.missing_code));
                 }
                 d.note(
-                    "graphql-state-missing",
-                    "the rate state has no graphql resource; graphql is not checked",
+                    row.missing_code,
+                    format!("the rate state has no {name} resource; {name} is not checked"),
                 );
                 continue;
             };
-            let reserve = reserve.of(entry.limit);
+            let planned_cost = (row.cost)(&cost);
+            let reserve = (row.reserve)(&input.policy).of(entry.limit);
             let needed = planned_cost.saturating_add(reserve);
             let figures = ResourceFigures {
                 resource: name.to_string(),
@@ -231,18 +224,15 @@ pub fn decide(input: &DecisionInput) -> Decision {
             };
             if !figures.ok {
                 d.note(
-                    &format!("{name}-below-reserve"),
+                    row.below_reserve_code,
                     format!(
                         "{name} has {} remaining; the plan needs {planned_cost} above a reserve of {reserve}",
                         entry.remaining
                     ),
                 );
             }
-            if name == REST_RESOURCE {
-                d.rest = Some(figures.clone());
-            } else {
-                d.graphql = Some(figures.clone());
-            }
+            *(row.figures_mut)(&mut d) = Some(figures.clone());
+            let reason = row.reason;
             checked.push(Checked { figures, reason });
         }
     }

@@ -5,7 +5,9 @@
 
 use super::markdown;
 use crate::runner::{escape_data, escape_property};
-use deferral_core::decision::{BindingFigures, Decision, Diagnostic, ResourceFigures, Status};
+use deferral_core::decision::{
+    BindingFigures, Decision, Diagnostic, Resource, ResourceFigures, Status,
+};
 use deferral_core::exit::Exit;
 use deferral_core::json::write_json_string;
 use deferral_core::receipt::{Bindings, Receipt};
@@ -409,13 +411,11 @@ impl Finished {
             lines.push("The server does not enforce primary rate limits (GitHub Enterprise Server with rate limiting off).".into());
             lines.push(String::new());
         }
-        let rows: Vec<(&str, &ResourceFigures)> = [
-            ("REST (core)", d.and_then(|d| d.rest.as_ref())),
-            ("GraphQL", d.and_then(|d| d.graphql.as_ref())),
-        ]
-        .into_iter()
-        .filter_map(|(name, f)| f.map(|f| (name, f)))
-        .collect();
+        let rows: Vec<(&str, &ResourceFigures)> = d
+            .into_iter()
+            .flat_map(Resource::checked)
+            .map(|(r, f)| (r.title, f))
+            .collect();
         if !rows.is_empty() {
             lines.push(
                 "| resource | limit | remaining | reserve | planned cost | reset | fits |".into(),
@@ -529,8 +529,9 @@ impl Finished {
         ];
         if let Some(d) = &self.decision {
             let offset = d.clock_offset_ms;
-            for (name, f) in [("REST", d.rest.as_ref()), ("GraphQL", d.graphql.as_ref())] {
-                if let Some(f) = f.filter(|f| !f.ok) {
+            for (r, f) in Resource::checked(d) {
+                let name = r.short;
+                if !f.ok {
                     let local =
                         i64::try_from(f.reset.saturating_mul(1000)).unwrap_or(i64::MAX) - offset;
                     events.push((
@@ -593,13 +594,11 @@ impl Finished {
         }
         let mut lines = vec![head];
         let d = self.decision.as_ref();
-        let rows: Vec<(&str, &ResourceFigures)> = [
-            ("REST", d.and_then(|d| d.rest.as_ref())),
-            ("GraphQL", d.and_then(|d| d.graphql.as_ref())),
-        ]
-        .into_iter()
-        .filter_map(|(n, f)| f.map(|f| (n, f)))
-        .collect();
+        let rows: Vec<(&str, &ResourceFigures)> = d
+            .into_iter()
+            .flat_map(Resource::checked)
+            .map(|(r, f)| (r.short, f))
+            .collect();
         if !rows.is_empty() {
             lines.push(format!(
                 "  {:<8} {:>9} {:>8} {:>6}  fits",
