@@ -24,7 +24,6 @@ pub mod limits;
 pub mod markdown;
 mod port;
 mod preflight_words;
-mod stop_code;
 pub mod view;
 
 pub use error::AttemptError;
@@ -35,7 +34,7 @@ pub use inputs::{
 use crate::crossing::{Crossing, Surface};
 use crate::runner;
 use crate::step::{Done, Lock, Outputs, Request, Step, Write};
-use deferral_core::decision::{decide, Decision, DecisionInput, Diagnostic, Status};
+use deferral_core::decision::{decide, Code, Decision, DecisionInput, Diagnostic, Status};
 use deferral_core::exit::Exit;
 use deferral_core::ledger::Ledger;
 use deferral_core::observe::answer_of;
@@ -45,7 +44,6 @@ use deferral_core::receipt::{validate, Receipt};
 use deferral_core::signals::RateSnapshot;
 use inputs::Options;
 use serde_json::{Map, Value};
-use stop_code::{InputCode, OfflineStop};
 use view::Finished;
 
 /// The API version header GitHub documents for the REST API.
@@ -307,7 +305,7 @@ impl Attempt<'_> {
         let code = p.code.as_deref()?;
         if p.status == Status::Ready
             || p.status == Status::Deferred
-            || OfflineStop::of(code).is_none()
+            || !Code::parse(code).is_some_and(Code::is_offline_stop)
         {
             return None;
         }
@@ -403,7 +401,9 @@ impl Attempt<'_> {
             Status::Ready => Exit::Ok,
             Status::Deferred => Exit::Deferred,
             Status::Blocked => Exit::Blocked,
-            Status::Error if code.and_then(InputCode::of).is_some() => Exit::Invalid,
+            Status::Error if code.and_then(Code::parse).is_some_and(Code::is_input) => {
+                Exit::Invalid
+            }
             Status::Error => Exit::Provider,
         }
     }

@@ -9,7 +9,7 @@
 //! `rest-reserve`, `graphql-reserve` and `provider-secondary-limit`, so a third one is a new
 //! receipt version, not a row.
 
-use super::{Decision, Policy, Reserve, ResourceFigures};
+use super::{Code, Decision, Policy, Reserve, ResourceFigures};
 use crate::plan::PlanCost;
 use crate::receipt::Reason;
 use crate::signals::{GRAPHQL_RESOURCE, REST_RESOURCE};
@@ -25,9 +25,9 @@ pub struct Resource {
     /// Without a window of it no decision is made (else it is noted and not checked).
     pub required: bool,
     /// The diagnostic when it has no window and is not required.
-    pub missing_code: &'static str,
+    pub missing_code: Code,
     /// The diagnostic when it is at or below its reserve.
-    pub below_reserve_code: &'static str,
+    pub below_reserve_code: Code,
     /// The receipt reason when it binds the deferral.
     pub reason: Reason,
     /// Its planned cost.
@@ -47,8 +47,8 @@ pub const RESOURCES: [Resource; 2] = [
         title: "REST (core)",
         short: "REST",
         required: true,
-        missing_code: "missing-rate-state",
-        below_reserve_code: "core-below-reserve",
+        missing_code: Code::MissingRateState,
+        below_reserve_code: Code::CoreBelowReserve,
         reason: Reason::RestReserve,
         cost: |c| c.rest,
         reserve: |p| p.rest_reserve,
@@ -60,8 +60,8 @@ pub const RESOURCES: [Resource; 2] = [
         title: "GraphQL",
         short: "GraphQL",
         required: false,
-        missing_code: "graphql-state-missing",
-        below_reserve_code: "graphql-below-reserve",
+        missing_code: Code::GraphqlStateMissing,
+        below_reserve_code: Code::GraphqlBelowReserve,
         reason: Reason::GraphqlReserve,
         cost: |c| c.graphql,
         reserve: |p| p.graphql_reserve,
@@ -89,7 +89,10 @@ mod tests {
         names.dedup();
         assert_eq!(names.len(), RESOURCES.len());
         for r in &RESOURCES {
-            assert_eq!(r.below_reserve_code, format!("{}-below-reserve", r.name));
+            assert_eq!(
+                r.below_reserve_code.as_str(),
+                format!("{}-below-reserve", r.name)
+            );
             let mut d = Decision::new();
             *(r.figures_mut)(&mut d) = Some(ResourceFigures {
                 resource: r.name.into(),
