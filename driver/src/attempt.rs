@@ -44,7 +44,7 @@ use deferral_core::receipt::{validate, Receipt};
 use deferral_core::signals::RateSnapshot;
 use inputs::Options;
 use serde_json::{Map, Value};
-use view::Finished;
+use view::{Finished, Mode};
 
 /// The API version header GitHub documents for the REST API.
 pub const API_VERSION: &str = "2022-11-28";
@@ -434,7 +434,7 @@ impl Attempt<'_> {
     fn finished_gate(mut d: Decision, read: Option<&RateRead>) -> Finished {
         Self::settle(&mut d.diagnostics, read);
         Finished {
-            mode: "gate",
+            mode: Mode::Gate,
             status: d.status,
             code: d.code.clone(),
             error: None,
@@ -478,7 +478,7 @@ impl Attempt<'_> {
             error = Some((message, path));
         }
         Finished {
-            mode: "resume",
+            mode: Mode::Resume,
             status: p.status,
             code: p.code.clone(),
             error,
@@ -498,7 +498,11 @@ impl Attempt<'_> {
 
     fn stopped(&self, code: &str, message: String, path: String, exit: Exit) -> Finished {
         Finished {
-            mode: if self.resume { "resume" } else { "gate" },
+            mode: if self.resume {
+                Mode::Resume
+            } else {
+                Mode::Gate
+            },
             status: Status::Error,
             code: Some(code.to_string()),
             diagnostics: vec![Diagnostic {

@@ -15,11 +15,18 @@ use deferral_core::signals::time::civil_from_ms;
 use serde::Serialize;
 use serde_json::value::RawValue;
 
+/// Which command an attempt ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    Gate,
+    Resume,
+}
+
 /// A finished attempt.
 #[derive(Debug, Clone)]
 pub struct Finished {
-    /// `gate` or `resume`.
-    pub mode: &'static str,
+    pub mode: Mode,
     /// `ready`, `deferred`, `blocked` or `error`.
     pub status: Status,
     pub code: Option<String>,
@@ -83,7 +90,7 @@ pub fn local_text(ms: u64, offset_min: i64) -> String {
 #[serde(rename_all = "camelCase")]
 struct Line<'a> {
     status: &'static str,
-    mode: &'static str,
+    mode: Mode,
     code: Option<&'a str>,
     reason: Option<&'a str>,
     resume_after: Option<String>,
@@ -272,8 +279,8 @@ impl Finished {
                     message: &x.message,
                 })
                 .collect(),
-            ownership: (self.mode == "resume").then_some(self.ownership),
-            field: self.field.filter(|_| self.mode == "resume"),
+            ownership: (self.mode == Mode::Resume).then_some(self.ownership),
+            field: self.field.filter(|_| self.mode == Mode::Resume),
             deferral_id: self.deferral_id.as_deref(),
             cancellation_handle_path: self.handle_path.as_deref(),
             pool: self.pool.as_deref(),
@@ -646,7 +653,7 @@ mod tests {
     fn outside_words_reach_the_summary_only_inside_code_spans() {
         let hostile = "`](x) ![t](http://evil.example/i.png)\n# h <img src=x> *e* |";
         let f = Finished {
-            mode: "gate",
+            mode: Mode::Gate,
             status: Status::Error,
             code: Some("coordinator-failed".into()),
             error: Some((format!("port said {hostile}"), String::new())),
