@@ -5,18 +5,22 @@
 //! A pure function of its input: the same input gives the same output natively and in wasm.
 //! The JSON shapes are documented in `docs/decision.md`.
 
+mod code;
 mod output;
 mod policy;
+mod resource;
 
+pub use code::Code;
 pub use output::{BindingFigures, Decision, Diagnostic, ResourceFigures, SecondaryFigures, Status};
 pub use policy::{Policy, Reserve, DEFAULT_BUFFER_MS, DEFAULT_JITTER_MAX_MS, DEFAULT_WINDOW_MS};
+pub use resource::{Resource, RESOURCES};
 
 use crate::digest;
 use crate::jcs::JcsError;
 use crate::ledger::{Ledger, ResourceEntry, LEDGER_VERSION};
 use crate::plan::{Plan, PlanCost};
 use crate::receipt::{Bindings, Reason, Receipt, MAX_WINDOW_MS};
-use crate::signals::{RateSnapshot, GRAPHQL_RESOURCE, REST_RESOURCE};
+use crate::signals::RateSnapshot;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -106,10 +110,10 @@ pub fn decide(input: &DecisionInput) -> Decision {
         Ok(bound) => bound,
         Err(e) => {
             d.note(
-                "invalid-input",
+                Code::InvalidInput,
                 format!("the work has no canonical form: {e}"),
             );
-            return d.finish(Status::Error, Some("invalid-input"));
+            return d.finish(Status::Error, Some(Code::InvalidInput));
         }
     };
     d.bindings = Some(BindingFigures {
@@ -119,18 +123,18 @@ pub fn decide(input: &DecisionInput) -> Decision {
     });
     if let Err(field) = input.policy.check() {
         d.note(
-            "invalid-policy",
+            Code::InvalidPolicy,
             format!("policy field {field} is out of range"),
         );
-        return d.finish(Status::Error, Some("invalid-policy"));
+        return d.finish(Status::Error, Some(Code::InvalidPolicy));
     }
     if let Some(ledger) = &input.ledger {
         if ledger.version != LEDGER_VERSION {
             d.note(
-                "unsupported-ledger-version",
+                Code::UnsupportedLedgerVersion,
                 format!("the ledger version is not {LEDGER_VERSION}"),
             );
-            return d.finish(Status::Error, Some("invalid-ledger"));
+            return d.finish(Status::Error, Some(Code::InvalidLedger));
         }
     }
     let cost = match &input.plan {
@@ -141,15 +145,15 @@ pub fn decide(input: &DecisionInput) -> Decision {
                 cost
             }
             Err(error) => {
-                d.note(error.code(), error.to_string());
-                return d.finish(Status::Error, Some("invalid-plan"));
+                d.note_code(error.code(), error.to_string());
+                return d.finish(Status::Error, Some(Code::InvalidPlan));
             }
         },
     };
     d.secondary.minutes = cost.secondary_minutes;
     if cost.secondary_minutes > 1 {
         d.note(
-            "secondary-budget",
+            Code::SecondaryBudget,
             format!(
                 "the plan needs {} minutes of secondary budget; pace it",
                 cost.secondary_minutes
@@ -179,46 +183,37 @@ pub fn decide(input: &DecisionInput) -> Decision {
     if input.rate.unlimited {
         d.unlimited = true;
         d.note(
-            "unlimited",
+            Code::Unlimited,
             "the server does not enforce primary rate limits",
         );
     } else {
-        let resources = [
-            (
-                REST_RESOURCE,
-                cost.rest,
-                input.policy.rest_reserve,
-                Reason::RestReserve,
-            ),
-            (
-                GRAPHQL_RESOURCE,
-                cost.graphql,
-                input.policy.graphql_reserve,
-                Reason::GraphqlReserve,
-            ),
-        ];
-        for (name, planned_cost, reserve, reason) in resources {
+        for row in &RESOURCES {
+            let name = row.name;
             let Some(entry) = effective_window(input, name, server_now_ms, &mut d) else {
-                if name == REST_RESOURCE && hold_until.is_some() {
+                if row.required && hold_until.is_some() {
                     // /rate_limit itself answered with a secondary limit: no windows to check,
                     // and the hold that answer recorded is what decides.
                     d.note(
-                        "rate-state-unavailable",
-                        "no fresh core window; the active secondary hold decides",
+                        Code::RateStateUnavailable,
+                        format!("no fresh {name} window; the active secondary hold decides"),
                     );
                     continue;
                 }
-                if name == REST_RESOURCE {
-                    d.note("missing-rate-state", "the rate state has no core resource");
-                    return d.finish(Status::Error, Some("missing-rate-state"));
+                if row.required {
+                    d.note(
+                        row.missing_code,
+                        format!("the rate state has no {name} resource"),
+                    );
+                    return d.finish(Status::Error, Some(row.missing_code));
                 }
                 d.note(
-                    "graphql-state-missing",
-                    "the rate state has no graphql resource; graphql is not checked",
+                    row.missing_code,
+                    format!("the rate state has no {name} resource; {name} is not checked"),
                 );
                 continue;
             };
-            let reserve = reserve.of(entry.limit);
+            let planned_cost = (row.cost)(&cost);
+            let reserve = (row.reserve)(&input.policy).of(entry.limit);
             let needed = planned_cost.saturating_add(reserve);
             let figures = ResourceFigures {
                 resource: name.to_string(),
@@ -231,18 +226,15 @@ pub fn decide(input: &DecisionInput) -> Decision {
             };
             if !figures.ok {
                 d.note(
-                    &format!("{name}-below-reserve"),
+                    row.below_reserve_code,
                     format!(
                         "{name} has {} remaining; the plan needs {planned_cost} above a reserve of {reserve}",
                         entry.remaining
                     ),
                 );
             }
-            if name == REST_RESOURCE {
-                d.rest = Some(figures.clone());
-            } else {
-                d.graphql = Some(figures.clone());
-            }
+            *(row.figures_mut)(&mut d) = Some(figures.clone());
+            let reason = row.reason;
             checked.push(Checked { figures, reason });
         }
     }
@@ -255,13 +247,13 @@ pub fn decide(input: &DecisionInput) -> Decision {
         let f = &never.figures;
         d.reason = Some(never.reason.as_str());
         d.note(
-            "plan-exceeds-window",
+            Code::PlanExceedsWindow,
             format!(
                 "{} needs {} plus a reserve of {} but a whole window holds only {}",
                 f.resource, f.planned_cost, f.reserve, f.limit
             ),
         );
-        return d.finish(Status::Blocked, Some("plan-exceeds-window"));
+        return d.finish(Status::Blocked, Some(Code::PlanExceedsWindow));
     }
 
     // What stops the work, as (host time it ends, reason); the latest one binds.
@@ -274,7 +266,7 @@ pub fn decide(input: &DecisionInput) -> Decision {
     }
     if let Some(until) = hold_until {
         d.note(
-            "secondary-hold",
+            Code::SecondaryHold,
             format!("a secondary rate limit holds work until {until} ms"),
         );
         if binding.is_none_or(|(t, _)| i128::from(until) > t) {
@@ -295,10 +287,10 @@ pub fn decide(input: &DecisionInput) -> Decision {
     if resume_after > latest {
         d.resume_after_ms = u64::try_from(resume_after).ok();
         d.note(
-            "window-unreachable",
+            Code::WindowUnreachable,
             "the earliest resume time is more than 24 hours away, beyond what a receipt may span",
         );
-        return d.finish(Status::Blocked, Some("window-unreachable"));
+        return d.finish(Status::Blocked, Some(Code::WindowUnreachable));
     }
     let resume_after = u64::try_from(resume_after).unwrap_or(u64::MAX);
     let resume_by = issued
@@ -319,8 +311,8 @@ pub fn decide(input: &DecisionInput) -> Decision {
             d.finish(Status::Deferred, None)
         }
         Err(error) => {
-            d.note(error.code(), error.message.clone());
-            d.finish(Status::Error, Some("receipt-error"))
+            d.note_code(error.code(), error.message.clone());
+            d.finish(Status::Error, Some(Code::ReceiptError))
         }
     }
 }
@@ -349,7 +341,7 @@ fn effective_window(
     };
     if i128::from(entry.reset) * 1000 <= server_now_ms && entry.remaining < entry.limit {
         d.note(
-            "window-elapsed",
+            Code::WindowElapsed,
             format!("the {name} window has reset since it was observed; counted as full"),
         );
         entry.remaining = entry.limit;

@@ -17,7 +17,7 @@
 //! the part every caller shares. Its messages say what failed and name no flag: the CLI's and
 //! the Action's words for the way out are the shell's (`deferral-driver`).
 
-use crate::decision::{bindings, decide, Decision, DecisionInput, Diagnostic, Status};
+use crate::decision::{bindings, decide, Code, Decision, DecisionInput, Diagnostic, Status};
 use crate::digest::{constant_time_eq, sha256_hex};
 use crate::receipt::{validate, Ownership, Receipt};
 use serde::{Deserialize, Serialize};
@@ -72,11 +72,11 @@ impl Preflight {
         }
     }
 
-    fn stop(mut self, status: Status, code: &str, message: impl Into<String>) -> Self {
+    fn stop(mut self, status: Status, code: Code, message: impl Into<String>) -> Self {
         self.status = status;
-        self.code = Some(code.to_string());
+        self.code = Some(code.as_str().to_string());
         self.diagnostics.push(Diagnostic {
-            code: code.to_string(),
+            code: code.as_str().to_string(),
             message: message.into(),
         });
         self
@@ -96,7 +96,7 @@ pub fn preflight_json(input: &str) -> String {
         Err(error) => Preflight::new()
             .stop(
                 Status::Error,
-                "invalid-input",
+                Code::InvalidInput,
                 format!("the preflight input is not valid: {error}"),
             )
             .to_json(),
@@ -117,7 +117,7 @@ pub fn preflight(input: &PreflightInput) -> Preflight {
                 error.path,
                 error.message
             );
-            return out.stop(Status::Error, "invalid-receipt", message);
+            return out.stop(Status::Error, Code::InvalidReceipt, message);
         }
     };
     let mut out = out;
@@ -130,14 +130,14 @@ pub fn preflight(input: &PreflightInput) -> Preflight {
         let wait = receipt.resume_after_ms - now;
         return out.stop(
             Status::Blocked,
-            "not-yet-due",
+            Code::NotYetDue,
             format!("the receipt is not due for another {wait} ms"),
         );
     }
     if now > receipt.resume_by_ms {
         return out.stop(
             Status::Blocked,
-            "expired",
+            Code::Expired,
             "the receipt's resume window has passed",
         );
     }
@@ -148,7 +148,7 @@ pub fn preflight(input: &PreflightInput) -> Preflight {
         if !claimed {
             return out.stop(
                 Status::Blocked,
-                "claim-unavailable",
+                Code::ClaimUnavailable,
                 "no wake-up handle matching the receipt's wakeup_digest was given",
             );
         }
@@ -158,7 +158,7 @@ pub fn preflight(input: &PreflightInput) -> Preflight {
         Err(e) => {
             return out.stop(
                 Status::Error,
-                "invalid-input",
+                Code::InvalidInput,
                 format!("the fresh work has no canonical form: {e}"),
             )
         }
@@ -181,7 +181,7 @@ pub fn preflight(input: &PreflightInput) -> Preflight {
         out.field = Some(field);
         return out.stop(
             Status::Blocked,
-            "binding-mismatch",
+            Code::BindingMismatch,
             format!(
                 "the fresh {field} differs from the receipt's; this is not the deferred work, or \
                  the resume was not given what the gate was"
@@ -191,7 +191,7 @@ pub fn preflight(input: &PreflightInput) -> Preflight {
     if receipt.fresh_approval_required && !input.approval_granted {
         return out.stop(
             Status::Blocked,
-            "approval-required",
+            Code::ApprovalRequired,
             "the receipt requires fresh approval and none was granted",
         );
     }

@@ -618,3 +618,14 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn every_decision_and_preflight_code_is_named_in_the_docs() {
+    let docs = include_str!("../../docs/decision.md");
+    for code in deferral_core::decision::Code::ALL {
+        assert!(
+            docs.contains(&format!("`{code}`")),
+            "docs/decision.md does not name `{code}`"
+        );
+    }
+}

@@ -13,7 +13,7 @@ import {
   receiptDigest,
   receiptOf,
   validateReceipt
-} from "./chunk-OSEQW2A5.js";
+} from "./chunk-FOZK652G.js";
 
 // shared/http.js
 var http = builtin("node:http");

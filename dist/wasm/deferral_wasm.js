@@ -105,53 +105,6 @@ export function lifecycle_transition(input) {
 }
 
 /**
- * `{ledgers: [ledger, ...], observations?: [observation, ...], now_ms?}` -> `{"ok":true,
- * "ledger":{...}}`: the join of the ledgers with the observations applied in order, pruned of
- * expired secondary holds when `now_ms` is given. Observations are
- * `{"kind":"window","resource","window":{limit,remaining,used?,reset},"observed_at_ms"}`,
- * `{"kind":"strike","at_ms","retry_after_s"}` or `{"kind":"clock","offset_ms","observed_at_ms"}`.
- * @param {string} input
- * @returns {string}
- */
-export function merge_ledger(input) {
-    let deferred2_0;
-    let deferred2_1;
-    try {
-        const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-        const len0 = WASM_VECTOR_LEN;
-        const ret = wasm.merge_ledger(ptr0, len0);
-        deferred2_0 = ret[0];
-        deferred2_1 = ret[1];
-        return getStringFromWasm0(ret[0], ret[1]);
-    } finally {
-        wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
-    }
-}
-
-/**
- * `{ledger?, path?, status, headers, body, now_ms}` -> `{"ok":true,"kind","resource","headers",
- * "buckets","hold_until_ms","ledger"}`: records one answer (its window, every bucket of a
- * `/rate_limit` body, the clock offset, and a strike when it hit a secondary limit), exactly as
- * the native `observe::observe_json`.
- * @param {string} input
- * @returns {string}
- */
-export function observe_response(input) {
-    let deferred2_0;
-    let deferred2_1;
-    try {
-        const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-        const len0 = WASM_VECTOR_LEN;
-        const ret = wasm.observe_response(ptr0, len0);
-        deferred2_0 = ret[0];
-        deferred2_1 = ret[1];
-        return getStringFromWasm0(ret[0], ret[1]);
-    } finally {
-        wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
-    }
-}
-
-/**
  * `{status, body}` of `GET /rate_limit` -> `{"ok":true,"snapshot":{"unlimited":bool,
  * "resources":{name:{limit,remaining,used,reset}}}}`; a 404 "Rate limiting is not enabled" is
  * the unlimited snapshot. Unreadable bodies answer `malformed-json`, `unexpected-shape`, ...
@@ -186,50 +139,6 @@ export function proxy_for(input) {
         const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
         const len0 = WASM_VECTOR_LEN;
         const ret = wasm.proxy_for(ptr0, len0);
-        deferred2_0 = ret[0];
-        deferred2_1 = ret[1];
-        return getStringFromWasm0(ret[0], ret[1]);
-    } finally {
-        wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
-    }
-}
-
-/**
- * Ledger file text -> `{"ok":true,"ledger":{...}}`, or `invalid-ledger` with the reason (not
- * JSON, nested too deep, another version, unknown fields).
- * @param {string} text
- * @returns {string}
- */
-export function read_ledger(text) {
-    let deferred2_0;
-    let deferred2_1;
-    try {
-        const ptr0 = passStringToWasm0(text, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-        const len0 = WASM_VECTOR_LEN;
-        const ret = wasm.read_ledger(ptr0, len0);
-        deferred2_0 = ret[0];
-        deferred2_1 = ret[1];
-        return getStringFromWasm0(ret[0], ret[1]);
-    } finally {
-        wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
-    }
-}
-
-/**
- * What one `GET /rate_limit` answer tells an attempt: `{"source":"live","status","headers",
- * "body","now_ms"}` or `{"source":"file","text","now_ms"}` -> `{"ok":true,"snapshot",
- * "observations","clock_offset_ms","secondary"}`, or an error with its `exit` class, exactly as
- * the native `rate_state::read_json`.
- * @param {string} input
- * @returns {string}
- */
-export function read_rate_state(input) {
-    let deferred2_0;
-    let deferred2_1;
-    try {
-        const ptr0 = passStringToWasm0(input, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-        const len0 = WASM_VECTOR_LEN;
-        const ret = wasm.read_rate_state(ptr0, len0);
         deferred2_0 = ret[0];
         deferred2_1 = ret[1];
         return getStringFromWasm0(ret[0], ret[1]);
@@ -280,23 +189,6 @@ export function run(input, files) {
 export function validate_input(len) {
     const ret = wasm.validate_input(len);
     return ret >>> 0;
-}
-
-/**
- * The crate version, so `dist/` can say what it was built from.
- * @returns {string}
- */
-export function version() {
-    let deferred1_0;
-    let deferred1_1;
-    try {
-        const ret = wasm.version();
-        deferred1_0 = ret[0];
-        deferred1_1 = ret[1];
-        return getStringFromWasm0(ret[0], ret[1]);
-    } finally {
-        wasm.__wbindgen_free(deferred1_0, deferred1_1, 1);
-    }
 }
 function __wbg_get_imports() {
     const import0 = {

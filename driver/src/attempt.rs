@@ -2,29 +2,21 @@
 //! request, and writes what it is told; everything else happens here, in as few crossings as
 //! the attempt needs.
 //!
-//! The shell calls [`attempt_json`] with the same input object, growing it as it is told:
+//! [`crate::run`] starts it with an [`AttemptInput`]: the crossing the shell sent
+//! ([`crate::crossing::Crossing`]: the environment, the clock, the files read so far, the answer
+//! to `GET /rate_limit` or its transport failure, a durable port's answers), the command, the
+//! inputs by name as given (text), and where the token is.
 //!
-//! ```json
-//! {"command": "gate" | "resume", "surface": "action" | "cli",
-//!  "inputs": {"rest-reserve": "10%", "plan": "plan.json", ...},   // as given, text
-//!  "env": {"GITHUB_API_URL": ..., "GITHUB_REPOSITORY": ..., "GITHUB_WORKFLOW_REF": ...,
-//!          "GITHUB_JOB": ..., "DEFERRAL_WAKEUP_HANDLE": ...},
-//!  "token": true, "now_ms": 1800000000000, "utc_offset_min": 60, "temp_dir": "/tmp",
-//!  "files": {"plan": "<text>", "receipt": "<text>", "rate-state": "<text>", "ledger": null},
-//!  "answer": {"status": 200, "headers": [[name, value]], "body": "<text>"},
-//!  "transport_error": "ECONNREFUSED", "port_answer": {...}, "coordinator_error": "...",
-//!  "admission_answer": {...}, "admission_error": "..."}
-//! ```
-//!
-//! Each answer is a step: `read` (files to read, by input name) and/or `request` (the one
-//! `GET /rate_limit` to make; the shell adds its token), `lock` (hold the ledger file's lock
-//! and pass its text, or null, as `files.ledger` in the next call; write back the `ledger` text
-//! an answer carries), `admit` (ask the durable port to admit the plan in its pool before the
-//! work proceeds), `retain` (hand the receipt to the durable port), or `done`: the exit code,
-//! the CLI's line and verdict or the Action's outputs, summary and workflow commands, the
-//! ledger text to write, and files to write. A gate run crosses twice (what to read and ask;
-//! the decision), once more for each request to the durable port; a resume that needs fresh
-//! rate state three times, because checks that need none come first and cost no request.
+//! Each answer is a [`Step`]: `read` (files to read, by input name) and/or a `request` (the one
+//! `GET /rate_limit` to make; the shell adds its token), `fetch` (that request alone), a `lock`
+//! (hold the ledger file's lock and pass its text, or null, as file `ledger` in the next
+//! crossing; write back the `ledger` text an answer carries), `admit` (ask the durable port to
+//! admit the plan in its pool before the work proceeds), `retain` (hand the receipt to the
+//! durable port), or `done`: the exit code, the CLI's line and verdict or the Action's outputs,
+//! summary and workflow commands, the ledger text to write, and files to write. A gate run
+//! crosses twice (what to read and ask; the decision), once more for each request to the durable
+//! port; a resume that needs fresh rate state three times, because checks that need none come
+//! first and cost no request.
 
 mod error;
 mod inputs;
@@ -32,7 +24,6 @@ pub mod limits;
 pub mod markdown;
 mod port;
 mod preflight_words;
-mod stop_code;
 pub mod view;
 
 pub use error::AttemptError;
@@ -40,64 +31,62 @@ pub use inputs::{
     default_scope, parse_duration, RawInputs, DEFAULT_FRESH_APPROVAL, DEFAULT_ON_DEFERRAL, INPUTS,
 };
 
+use crate::crossing::{Crossing, Surface};
 use crate::runner;
-use deferral_core::decision::{decide, Decision, DecisionInput, Diagnostic, Status};
+use crate::step::{Done, Lock, Outputs, Request, Step, Write};
+use deferral_core::decision::{decide, Code, Decision, DecisionInput, Diagnostic, Status};
 use deferral_core::exit::Exit;
 use deferral_core::ledger::Ledger;
-use deferral_core::observe::{answer_of, error_value};
+use deferral_core::observe::answer_of;
 use deferral_core::preflight::{preflight, PreflightInput};
 use deferral_core::rate_state::{read_file, read_response, RateRead, Source};
 use deferral_core::receipt::{validate, Receipt};
 use deferral_core::signals::RateSnapshot;
 use inputs::Options;
 use serde_json::{Map, Value};
-use stop_code::{InputCode, OfflineStop};
-use view::{Finished, Obj};
+use view::{Finished, Mode};
 
 /// The API version header GitHub documents for the REST API.
 pub const API_VERSION: &str = "2022-11-28";
 
+/// A gate or resume as the CLI or the Action starts it: the crossing, the command, the inputs
+/// by name (Action inputs or CLI flags), whether the token is there and where, the files read.
+pub struct AttemptInput<'a> {
+    pub crossing: &'a Crossing,
+    pub resume: bool,
+    pub inputs: Map<String, Value>,
+    pub token: bool,
+    pub token_env: &'static str,
+    pub files: Map<String, Value>,
+}
+
 struct Attempt<'a> {
-    v: &'a Value,
+    v: &'a Crossing,
     resume: bool,
     action: bool,
     raw: RawInputs,
-    env: Map<String, Value>,
-    files: Map<String, Value>,
+    env: &'a Map<String, Value>,
+    files: &'a Map<String, Value>,
     now: u64,
+    token: bool,
+    token_env: &'static str,
     shell_error: Option<AttemptError>,
-}
-
-/// Runs one crossing of an attempt (see the module docs) over JSON text.
-pub fn attempt_json(input: &str) -> String {
-    match serde_json::from_str::<Value>(input) {
-        Ok(v) => attempt(&v),
-        Err(e) => serde_json::to_string(&error_value(
-            "invalid-attempt",
-            "$",
-            &format!("the attempt input is not JSON: {e}"),
-        ))
-        .unwrap_or_default(),
-    }
-}
-
-/// Runs one crossing of an attempt given as a JSON value.
-pub fn attempt(v: &Value) -> String {
-    run_attempt(v, None)
 }
 
 /// Runs one crossing of an attempt; `shell_error` is a failure of the shell's own I/O (a file
 /// unreadable or too large, the ledger lock), rendered like any other stop.
-pub fn run_attempt(v: &Value, shell_error: Option<AttemptError>) -> String {
-    let object = |name: &str| v.get(name).and_then(Value::as_object).cloned();
+pub fn run_attempt(input: &AttemptInput<'_>, shell_error: Option<AttemptError>) -> Step {
+    let v = input.crossing;
     let a = Attempt {
         v,
-        resume: v["command"] == "resume",
-        action: v["surface"] == "action",
-        raw: RawInputs::new(v.get("inputs").and_then(Value::as_object)),
-        env: object("env").unwrap_or_default(),
-        files: object("files").unwrap_or_default(),
-        now: v["now_ms"].as_u64().unwrap_or(0),
+        resume: input.resume,
+        action: v.surface == Surface::Action,
+        raw: RawInputs::new(Some(&input.inputs)),
+        env: &v.env,
+        files: &input.files,
+        now: v.now_ms,
+        token: input.token,
+        token_env: input.token_env,
         shell_error,
     };
     a.step()
@@ -113,8 +102,8 @@ impl Attempt<'_> {
     }
 
     fn has_rate(&self) -> bool {
-        self.v.get("answer").is_some_and(Value::is_object)
-            || self.v["transport_error"].is_string()
+        self.v.answer.as_ref().is_some_and(Value::is_object)
+            || self.v.transport_error.is_some()
             || self.file("rate-state").is_some()
     }
 
@@ -151,7 +140,7 @@ impl Attempt<'_> {
 
     /// The one `GET /rate_limit`: the shell adds the token from `token_env` and goes through
     /// `proxy` when there is one.
-    fn request(&self) -> Result<String, AttemptError> {
+    fn request(&self) -> Result<Request, AttemptError> {
         let base = self
             .input("api-url")
             .or_else(|| self.env.get("GITHUB_API_URL").and_then(Value::as_str))
@@ -159,26 +148,31 @@ impl Attempt<'_> {
             .unwrap_or("https://api.github.com")
             .trim_end_matches('/');
         let url = format!("{base}/rate_limit");
-        let proxy = crate::proxy::proxy_for(&url, &self.env)
+        let proxy = crate::proxy::proxy_for(&url, self.env)
             .map_err(|detail| AttemptError::InvalidProxy { detail })?;
-        Ok(Obj::default()
-            .str("url", Some(&url))
-            .raw(
-                "headers",
-                &format!("[[\"accept\",\"application/vnd.github+json\"],[\"user-agent\",\"deferral\"],[\"x-github-api-version\",\"{API_VERSION}\"]]"),
-            )
-            .str("token_env", self.v["token_env"].as_str())
-            .str("proxy", proxy.as_deref())
-            .num("timeout_ms", Some(limits::REQUEST_TIMEOUT_MS))
-            .num("max_bytes", Some(limits::MAX_ANSWER_BYTES))
-            .end())
+        Ok(Request {
+            url,
+            method: None,
+            headers: &[
+                ["accept", "application/vnd.github+json"],
+                ["user-agent", "deferral"],
+                ["x-github-api-version", API_VERSION],
+            ],
+            body: None,
+            token_env: Some(self.token_env.to_string()),
+            proxy,
+            timeout_ms: limits::REQUEST_TIMEOUT_MS,
+            max_bytes: limits::MAX_ANSWER_BYTES,
+            into: None,
+            error_into: None,
+        })
     }
 
     fn ledger_path(&self) -> Option<&str> {
         self.input("ledger-file")
     }
 
-    fn step(&self) -> String {
+    fn step(&self) -> Step {
         // A failure of the shell's own I/O: rendered here, so every surface shows it alike.
         if let Some(e) = &self.shell_error {
             return self.stop(e);
@@ -188,7 +182,7 @@ impl Attempt<'_> {
         let pending_plan = self.raw.plan_path().is_some() && self.file("plan").is_none();
         let options = inputs::parse(
             &self.raw,
-            &self.env,
+            self.env,
             if pending_plan {
                 Some("{}")
             } else {
@@ -210,26 +204,31 @@ impl Attempt<'_> {
         let read = self.to_read();
         let live = self.input("rate-state").is_none();
         if !read.is_empty() {
-            let entries: Vec<String> = read
+            let read = read
                 .iter()
                 .map(|(name, path)| limits::read_entry(name, path))
                 .collect();
-            let mut step = Obj::default()
-                .str("step", Some("read"))
-                .raw("read", &format!("[{}]", entries.join(",")));
+            let mut request = None;
             if !self.resume && live {
                 if !self.token() {
                     return self.stop(&AttemptError::MissingToken);
                 }
                 match self.request() {
-                    Ok(r) => step = step.raw("request", &r),
+                    Ok(r) => request = Some(r),
                     Err(e) => return self.stop(&e),
                 }
             }
-            if !self.resume || !live {
-                step = self.with_ledger(step);
-            }
-            return step.end();
+            let lock = if !self.resume || !live {
+                self.lock()
+            } else {
+                None
+            };
+            return Step::Read {
+                read,
+                request,
+                lock,
+                stdout: String::new(),
+            };
         }
         if !self.has_rate() {
             if self.resume {
@@ -244,23 +243,22 @@ impl Attempt<'_> {
                 Ok(r) => r,
                 Err(e) => return self.stop(&e),
             };
-            let step = Obj::default()
-                .str("step", Some("fetch"))
-                .raw("request", &request);
-            return self.with_ledger(step).end();
+            return Step::Fetch {
+                request,
+                lock: self.lock(),
+                stdout: String::new(),
+            };
         }
         self.finish(&options)
     }
 
     fn token(&self) -> bool {
-        self.v["token"].as_bool().unwrap_or(false)
+        self.token
     }
 
-    fn with_ledger(&self, step: Obj) -> Obj {
-        match self.ledger_path() {
-            Some(path) => step.raw("lock", &limits::lock(path)),
-            None => step,
-        }
+    /// The ledger's lock, when there is a shared ledger.
+    fn lock(&self) -> Option<Lock> {
+        self.ledger_path().map(limits::lock)
     }
 
     fn decision_input(
@@ -299,7 +297,7 @@ impl Attempt<'_> {
     }
 
     /// The resume checks that need no rate state; `Some(done)` when one of them stops it.
-    fn offline_stop(&self, options: &Options) -> Option<String> {
+    fn offline_stop(&self, options: &Options) -> Option<Step> {
         let fresh = self.decision_input(options, RateSnapshot::default(), None, None);
         let mut input = self.preflight_input(fresh);
         input.approval_granted = options.approval_granted;
@@ -307,17 +305,17 @@ impl Attempt<'_> {
         let code = p.code.as_deref()?;
         if p.status == Status::Ready
             || p.status == Status::Deferred
-            || OfflineStop::of(code).is_none()
+            || !Code::parse(code).is_some_and(Code::is_offline_stop)
         {
             return None;
         }
         Some(self.done(&self.finished_resume(p, None), None))
     }
 
-    fn finish(&self, options: &Options) -> String {
-        let read = if let Some(error) = self.v["transport_error"].as_str() {
+    fn finish(&self, options: &Options) -> Step {
+        let read = if let Some(error) = &self.v.transport_error {
             Err(AttemptError::Transport {
-                detail: error.to_string(),
+                detail: error.clone(),
             })
         } else {
             Ok(())
@@ -327,7 +325,7 @@ impl Attempt<'_> {
         }
         let read = match self.file("rate-state") {
             Some(text) => read_file(text.as_bytes(), self.now),
-            None => match answer_of(&self.v["answer"]) {
+            None => match answer_of(self.v.answer.as_ref().unwrap_or(&Value::Null)) {
                 Ok((status, headers, body)) => {
                     read_response(Source::Live, status, &headers, &body, self.now)
                 }
@@ -403,7 +401,9 @@ impl Attempt<'_> {
             Status::Ready => Exit::Ok,
             Status::Deferred => Exit::Deferred,
             Status::Blocked => Exit::Blocked,
-            Status::Error if code.and_then(InputCode::of).is_some() => Exit::Invalid,
+            Status::Error if code.and_then(Code::parse).is_some_and(Code::is_input) => {
+                Exit::Invalid
+            }
             Status::Error => Exit::Provider,
         }
     }
@@ -434,7 +434,7 @@ impl Attempt<'_> {
     fn finished_gate(mut d: Decision, read: Option<&RateRead>) -> Finished {
         Self::settle(&mut d.diagnostics, read);
         Finished {
-            mode: "gate",
+            mode: Mode::Gate,
             status: d.status,
             code: d.code.clone(),
             error: None,
@@ -478,7 +478,7 @@ impl Attempt<'_> {
             error = Some((message, path));
         }
         Finished {
-            mode: "resume",
+            mode: Mode::Resume,
             status: p.status,
             code: p.code.clone(),
             error,
@@ -498,7 +498,11 @@ impl Attempt<'_> {
 
     fn stopped(&self, code: &str, message: String, path: String, exit: Exit) -> Finished {
         Finished {
-            mode: if self.resume { "resume" } else { "gate" },
+            mode: if self.resume {
+                Mode::Resume
+            } else {
+                Mode::Gate
+            },
             status: Status::Error,
             code: Some(code.to_string()),
             diagnostics: vec![Diagnostic {
@@ -519,7 +523,7 @@ impl Attempt<'_> {
         }
     }
 
-    fn stop(&self, e: &AttemptError) -> String {
+    fn stop(&self, e: &AttemptError) -> Step {
         self.done(
             &self.stopped(e.code(), e.to_string(), "$".into(), e.exit()),
             None,
@@ -527,12 +531,14 @@ impl Attempt<'_> {
     }
 
     fn temp(&self) -> String {
-        let dir = [self.env.get("RUNNER_TEMP"), self.v.get("tmpdir")]
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .find(|d| !d.is_empty())
-            .unwrap_or("/tmp");
+        let dir = [
+            self.env.get("RUNNER_TEMP").and_then(Value::as_str),
+            self.v.tmpdir.as_deref(),
+        ]
+        .into_iter()
+        .flatten()
+        .find(|d| !d.is_empty())
+        .unwrap_or("/tmp");
         format!("{}/deferral", dir.trim_end_matches(['/', '\\']))
     }
 
@@ -543,23 +549,14 @@ impl Attempt<'_> {
         )
     }
 
-    fn write(path: &str, text: &str, mode: u32, exclusive: bool) -> String {
-        Obj::default()
-            .str("path", Some(path))
-            .str("text", Some(text))
-            .num("mode", Some(u64::from(mode)))
-            .bool("exclusive", Some(exclusive))
-            .end()
-    }
-
     /// The last step: what to print, set, write and exit with.
-    fn done(&self, f: &Finished, ledger: Option<&str>) -> String {
+    fn done(&self, f: &Finished, ledger: Option<&str>) -> Step {
         let mut writes = Vec::new();
         let mut receipt_path = String::new();
         if self.action && f.status == Status::Deferred {
             if let Some(r) = &f.receipt {
                 let (path, text) = self.receipt_file(r);
-                writes.push(Self::write(&path, &text, 0o644, false));
+                writes.push(Write::file(&path, &text, 0o644, false));
                 receipt_path = path;
             }
         }
@@ -570,14 +567,15 @@ impl Attempt<'_> {
         &self,
         f: &Finished,
         ledger: Option<&str>,
-        mut writes: Vec<String>,
+        mut writes: Vec<Write>,
         receipt_path: &str,
         handle_path: &str,
-    ) -> String {
-        let mut out = Obj::default()
-            .str("step", Some("done"))
-            .num("exit", Some(u64::from(f.exit.code())))
-            .str("status", Some(f.status.as_str()));
+    ) -> Step {
+        let mut out = Done {
+            exit: f.exit.code(),
+            status: Some(f.status.as_str()),
+            ..Done::default()
+        };
         let (stdout, stderr, process_exit) = if self.action {
             let succeed = self
                 .input("on-deferral")
@@ -593,28 +591,25 @@ impl Attempt<'_> {
             let mut stdout = String::new();
             match var("GITHUB_OUTPUT") {
                 Some(path) => {
-                    writes.push(Self::append(path, &runner::outputs_text(&outputs, true)))
+                    writes.push(Write::append(path, &runner::outputs_text(&outputs, true)))
                 }
                 // Outside a runner: what would have been set, for a person to read.
                 None => stdout.push_str(&runner::outputs_text(&outputs, false)),
             }
             if let Some(path) = var("GITHUB_STEP_SUMMARY") {
-                writes.push(Self::append(path, &format!("{}\n", f.summary())));
+                writes.push(Write::append(path, &format!("{}\n", f.summary())));
             }
             for command in f.commands(failed) {
                 stdout.push_str(&command);
                 stdout.push('\n');
             }
-            let outputs = outputs
-                .into_iter()
-                .fold(Obj::default(), |o, (k, v)| o.str(k, Some(&v)))
-                .end();
-            out = out.bool("failed", Some(failed)).raw("outputs", &outputs);
+            out.failed = Some(failed);
+            out.outputs = Some(Outputs(outputs));
             (stdout, String::new(), u8::from(failed))
         } else {
-            let offset = self.v["utc_offset_min"].as_i64().unwrap_or(0);
+            let offset = self.v.utc_offset_min;
             let show = self.input("quiet").is_none()
-                && (self.input("verdict").is_some() || self.v["stderr_tty"] == true);
+                && (self.input("verdict").is_some() || self.v.stderr_tty);
             let verdict = if show {
                 f.verdict(offset)
             } else {
@@ -622,20 +617,13 @@ impl Attempt<'_> {
             };
             (f.line() + "\n", verdict, f.exit.code())
         };
-        out.num("process_exit", Some(u64::from(process_exit)))
-            .str("stdout", Some(&stdout))
-            .str("stderr", Some(stderr.as_str()).filter(|s| !s.is_empty()))
-            .str("ledger", ledger)
-            .raw("writes", &format!("[{}]", writes.join(",")))
-            .end()
-    }
-
-    /// A text appended to a file the runner names.
-    fn append(path: &str, text: &str) -> String {
-        Obj::default()
-            .str("path", Some(path))
-            .str("text", Some(text))
-            .bool("append", Some(true))
-            .end()
+        Step::Done(Done {
+            process_exit,
+            stdout,
+            stderr,
+            ledger: ledger.map(str::to_string),
+            writes,
+            ..out
+        })
     }
 }

@@ -2,11 +2,12 @@
 //! answers an [`Answer`]: the exit code, the one JSON line for stdout, and the human text a
 //! terminal may show on stderr.
 
-use crate::attempt::view::{iso_ms, local_text, quote, Obj};
+use crate::attempt::view::{iso_ms, local_text, quote, BindingsLine};
 use deferral_core::digest::{input_value, sha256_hex};
 use deferral_core::exit::Exit;
 use deferral_core::receipt::{validate, Ownership, Receipt, ReceiptError};
 use deferral_core::receipt_hint::with_hint;
+use serde::Serialize;
 use serde_json::Value;
 
 /// What a small command answers.
@@ -27,18 +28,84 @@ fn answer(exit: Exit, line: &str, text: &str) -> Answer {
     }
 }
 
+/// `{"status", "error": {"code", ...}}`: a refusal's line (`E` keeps its members' order).
+#[derive(Serialize)]
+pub struct StatusError<E> {
+    pub status: &'static str,
+    pub error: E,
+}
+
+impl<E: Serialize> StatusError<E> {
+    /// The line's text.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
+/// A code, where and why, in this order.
+#[derive(Serialize)]
+pub struct CodePathMessage<'a> {
+    pub code: &'a str,
+    pub path: &'a str,
+    pub message: &'a str,
+}
+
+/// A code, why and where, in this order.
+#[derive(Serialize)]
+pub struct CodeMessagePath<'a> {
+    pub code: &'a str,
+    pub message: &'a str,
+    pub path: &'a str,
+}
+
+/// A time for a person and for a program.
+#[derive(Serialize)]
+struct Time {
+    utc: String,
+    local: String,
+}
+
+/// Who holds a receipt, in `explain`.
+#[derive(Serialize)]
+struct OwnershipLine {
+    disposition: &'static str,
+    mode: &'static str,
+}
+
+/// `explain`'s line.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ExplainLine<'a> {
+    status: &'static str,
+    state: &'static str,
+    reason: &'a str,
+    issued_at: Time,
+    resume_after: Time,
+    resume_by: Time,
+    due_in_ms: u64,
+    ownership: OwnershipLine,
+    fresh_approval_required: bool,
+    bindings: BindingsLine<'a>,
+    explanation: &'a str,
+}
+
+/// `digest`'s line.
+#[derive(Serialize)]
+struct DigestLine<'a> {
+    kind: &'a str,
+    digest: String,
+}
+
 fn invalid(error: &ReceiptError) -> (String, String) {
-    let line = Obj::default()
-        .str("status", Some("invalid"))
-        .raw(
-            "error",
-            &Obj::default()
-                .str("code", Some(error.code()))
-                .str("path", Some(&error.path))
-                .str("message", Some(&error.message))
-                .end(),
-        )
-        .end();
+    let line = StatusError {
+        status: "invalid",
+        error: CodePathMessage {
+            code: error.code(),
+            path: &error.path,
+            message: &error.message,
+        },
+    }
+    .to_json();
     let text = format!(
         "Not a valid deferred-receipt-v1: {} at {}: {}\n",
         error.code(),
@@ -148,44 +215,29 @@ pub fn explain_command(bytes: &[u8], now_ms: u64, offset_min: i64) -> Answer {
         },
     ];
     let explanation = lines.join("\n");
-    let time = |ms: u64| {
-        Obj::default()
-            .str("utc", Some(&iso_ms(ms)))
-            .str("local", Some(&local_text(ms, offset_min)))
-            .end()
+    let time = |ms: u64| Time {
+        utc: iso_ms(ms),
+        local: local_text(ms, offset_min),
     };
     let (disposition, mode) = if retained {
         ("retained", "durable-host")
     } else {
         ("handoff", "governed-handoff")
     };
-    let b = &r.bindings;
-    let line = Obj::default()
-        .str("status", Some("valid"))
-        .str("state", Some(state))
-        .str("reason", Some(r.reason.as_str()))
-        .raw("issuedAt", &time(r.issued_at_ms))
-        .raw("resumeAfter", &time(r.resume_after_ms))
-        .raw("resumeBy", &time(r.resume_by_ms))
-        .num("dueInMs", Some(r.resume_after_ms.saturating_sub(now_ms)))
-        .raw(
-            "ownership",
-            &Obj::default()
-                .str("disposition", Some(disposition))
-                .str("mode", Some(mode))
-                .end(),
-        )
-        .bool("freshApprovalRequired", Some(r.fresh_approval_required))
-        .raw(
-            "bindings",
-            &Obj::default()
-                .str("scope_digest", Some(&b.scope_digest))
-                .str("request_digest", Some(&b.request_digest))
-                .str("plan_digest", b.plan_digest.as_deref())
-                .end(),
-        )
-        .str("explanation", Some(&explanation))
-        .end();
+    let line = ExplainLine {
+        status: "valid",
+        state,
+        reason: r.reason.as_str(),
+        issued_at: time(r.issued_at_ms),
+        resume_after: time(r.resume_after_ms),
+        resume_by: time(r.resume_by_ms),
+        due_in_ms: r.resume_after_ms.saturating_sub(now_ms),
+        ownership: OwnershipLine { disposition, mode },
+        fresh_approval_required: r.fresh_approval_required,
+        bindings: BindingsLine::from(&r.bindings),
+        explanation: &explanation,
+    };
+    let line = serde_json::to_string(&line).unwrap_or_default();
     answer(Exit::Ok, &line, &(explanation + "\n"))
 }
 
@@ -193,17 +245,15 @@ pub fn explain_command(bytes: &[u8], now_ms: u64, offset_min: i64) -> Answer {
 /// `scope`, `request`: JSON when it parses, else the text as a string; `plan`: a JSON object).
 pub fn digest_command(kind: &str, text: &str) -> Answer {
     let fail = |code: &str, message: &str| {
-        let line = Obj::default()
-            .str("status", Some("error"))
-            .raw(
-                "error",
-                &Obj::default()
-                    .str("code", Some(code))
-                    .str("message", Some(message))
-                    .str("path", Some("$"))
-                    .end(),
-            )
-            .end();
+        let line = StatusError {
+            status: "error",
+            error: CodeMessagePath {
+                code,
+                message,
+                path: "$",
+            },
+        }
+        .to_json();
         answer(Exit::Invalid, &line, "")
     };
     let value = match kind {
@@ -227,10 +277,11 @@ pub fn digest_command(kind: &str, text: &str) -> Answer {
     }
     match deferral_core::jcs::canonicalize(&value) {
         Ok(canonical) => {
-            let line = Obj::default()
-                .str("kind", Some(kind))
-                .str("digest", Some(&sha256_hex(canonical.as_bytes())))
-                .end();
+            let line = DigestLine {
+                kind,
+                digest: sha256_hex(canonical.as_bytes()),
+            };
+            let line = serde_json::to_string(&line).unwrap_or_default();
             answer(Exit::Ok, &line, "")
         }
         Err(e) => fail("non-canonical-number", &e.to_string()),

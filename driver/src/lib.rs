@@ -8,6 +8,8 @@
 //! * [`attempt`]: one command's attempt (gate, resume) as the shell sees it: what to read and
 //!   ask, then everything to print, set and write.
 //! * [`run`]: the CLI's and the Action's arguments and help texts, dispatching each command.
+//! * [`crossing`]: what the shell passes at each crossing, typed.
+//! * [`step`]: the steps the driver answers the shell, one tagged enum.
 //! * [`runner`]: the GitHub Actions runner protocol (masks, outputs, the escapes of workflow commands).
 //! * [`commands`]: the small commands (`validate`, `explain`, `digest`), whole.
 //! * [`port_answer`]: a durable port's answers.
@@ -16,8 +18,10 @@
 
 pub mod attempt;
 pub mod commands;
+pub mod crossing;
 pub mod library;
 pub mod port_answer;
 pub mod proxy;
 pub mod run;
 pub mod runner;
+pub mod step;

@@ -3,6 +3,7 @@
 //! the facts it holds (texts, the JS type of an argument, what a port answered), and throws or
 //! returns what comes back; it defines no code, message or default of its own.
 //!
+//! * [`op`]: the ops, one enum per part with its `ALL` list.
 //! * [`error`]: the codes (with `ALL`), one message template each, and the JS error forms.
 //! * [`input`]: receipts as the JS hands them over (text, or an object's JSON and what JSON
 //!   could not hold), and upstream's governed-handoff builder with its default window.
@@ -24,6 +25,7 @@ pub mod input;
 pub mod octokit;
 pub mod octokit_answer;
 pub mod octokit_request;
+pub mod op;
 pub mod pool;
 pub mod serve;
 pub mod upstream;
@@ -32,6 +34,35 @@ use error::Refusal;
 use serde_json::{Map, Value};
 
 pub(crate) use deferral_core::json::object as obj;
+
+/// An op of any part of the library.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    Upstream(upstream::Op),
+    Serve(serve::Op),
+    Octokit(octokit::Op),
+    Pool(pool::Op),
+}
+
+impl Op {
+    /// The op of a name, from whichever part holds it.
+    pub fn parse(name: &str) -> Option<Op> {
+        upstream::Op::parse(name)
+            .map(Op::Upstream)
+            .or_else(|| serve::Op::parse(name).map(Op::Serve))
+            .or_else(|| octokit::Op::parse(name).map(Op::Octokit))
+            .or_else(|| pool::Op::parse(name).map(Op::Pool))
+    }
+}
+
+/// Every op's name, each part's in its order.
+pub fn names() -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = upstream::Op::ALL.iter().map(|o| o.as_str()).collect();
+    out.extend(serve::Op::ALL.iter().map(|o| o.as_str()));
+    out.extend(octokit::Op::ALL.iter().map(|o| o.as_str()));
+    out.extend(pool::Op::ALL.iter().map(|o| o.as_str()));
+    out
+}
 
 /// An op's answer with nothing to add to `ok`.
 pub(crate) fn done() -> Value {
@@ -45,18 +76,18 @@ pub type Answer = Result<Value, Refusal>;
 /// `{"ok":false,"error":{"class","message","props"}}` out.
 pub fn answer(input: &str) -> String {
     let v: Value = serde_json::from_str(input).unwrap_or(Value::Null);
-    let op = v["op"].as_str().unwrap_or_default();
-    let result = upstream::run(op, &v)
-        .or_else(|| serve::run(op, &v))
-        .or_else(|| octokit::run(op, &v))
-        .or_else(|| pool::run(op, &v))
-        .unwrap_or_else(|| {
-            Err(Refusal::new(
-                error::Form::Type,
-                error::Code::UnknownOp,
-                &[("op", op)],
-            ))
-        });
+    let name = v["op"].as_str().unwrap_or_default();
+    let result = match Op::parse(name) {
+        Some(Op::Upstream(op)) => upstream::run(op, &v),
+        Some(Op::Serve(op)) => serve::run(op, &v),
+        Some(Op::Octokit(op)) => octokit::run(op, &v),
+        Some(Op::Pool(op)) => pool::run(op, &v),
+        None => Err(Refusal::new(
+            error::Form::Type,
+            error::Code::UnknownOp,
+            &[("op", name)],
+        )),
+    };
     let out = match result {
         Ok(Value::Object(mut fields)) => {
             fields.insert("ok".into(), Value::Bool(true));

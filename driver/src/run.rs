@@ -3,7 +3,8 @@
 //! only reads files, makes the one request, holds the ledger lock, talks to the durable port,
 //! and prints and writes what the last step says.
 //!
-//! Input (JSON text, plus the bytes of every file read so far, back to back):
+//! Input (JSON text, plus the bytes of every file read so far, back to back), read as a
+//! [`Crossing`]; a member that does not read as its type is `invalid-attempt` (a shell bug):
 //!
 //! ```json
 //! {"surface": "cli" | "action", "argv": ["gate", "--plan", "plan.json"],
@@ -12,7 +13,9 @@
 //!  "crossing": 0,
 //!  "file_sizes": [["plan", 120, "plan.json"], ["ledger", null, "ledger.json"]],
 //!  "answer": {"status": 200, "headers": [[name, value]], "body": "<text>"},
-//!  "transport_error": "ECONNREFUSED", "retained": {...}, "coordinator_error": "...",
+//!  "transport_error": "ECONNREFUSED",
+//!  "port_answer": {"status": 201, "body": "<text>"}, "coordinator_error": "...",
+//!  "admission_answer": {"status": 200, "body": "<text>"}, "admission_error": "...",
 //!  "io_error": {"op": "read" | "ledger" | "lock" | "lock-timeout" | "internal",
 //!               "path": "plan.json", "detail": "ENOENT"}}
 //! ```
@@ -22,23 +25,26 @@
 //! are masked first in the Action. `file_sizes` names each file in the order of the bytes;
 //! `null` is a file that does not exist (a new ledger).
 //!
-//! Each answer is a step (see [`crate::attempt`] for gate and resume): `read` (a list of
-//! `{name, path, limit}`: read at most `limit + 1` bytes, `-` is standard input), `request`
-//! (`{url, method, headers, body, token_env, proxy, into, error_into}`: put the answer, or the
-//! transport failure's message, into the input under those names), `lock` (`{path, limit,
-//! wait_ms, stale_ms}`: hold the ledger's lock, read it as file `ledger`, write back the
-//! `ledger` text the next answer carries before letting go), `retain` (hand a receipt to
-//! the durable port), or `done`. Any step may carry `stdout` and `stderr` text to print at once
-//! and `writes` (`{path, text, mode, exclusive, append}`) to make. `done` carries `exit` (the
-//! class), `process_exit` (the code to exit with) and `status`.
+//! Each answer is a [`Step`] (see [`crate::step`], and [`crate::attempt`] for gate and resume):
+//! `read` (a list of `{name, path, limit}`: read at most `limit + 1` bytes, `-` is standard
+//! input), `fetch` or `admit` or `retain` with a `request` (`{url, method, headers, body,
+//! token_env, proxy, into, error_into}`: put the answer, or the transport failure's message,
+//! into the input under those names), `lock` (`{path, limit, wait_ms, stale_ms}`: hold the
+//! ledger's lock, read it as file `ledger`, write back the `ledger` text the next answer carries
+//! before letting go), or `done`. A step may carry `stdout` text to print at once and `writes`
+//! (`{path, text, mode, exclusive, append}`) to make. `done` carries `exit` (the class),
+//! `process_exit` (the code to exit with), `stderr` and, for gate and resume, `status`.
 
 mod args;
 pub mod help;
 mod small;
 
 use crate::attempt::limits::limit_of;
-use crate::attempt::{self, view::Obj, AttemptError};
+use crate::attempt::{self, view::CodeMessage, AttemptError, AttemptInput};
+use crate::commands::StatusError;
+use crate::crossing::{Crossing, IoOp, Surface};
 use crate::runner;
+use crate::step::{Done, Step, Write};
 use deferral_core::exit::Exit;
 use serde_json::{Map, Value};
 
@@ -59,34 +65,29 @@ pub struct Files {
 
 impl Files {
     /// From `file_sizes` and the bytes; a mismatch is `invalid-attempt` (a shell bug).
-    fn from(v: &Value, payload: &[u8]) -> Result<Files, AttemptError> {
-        let bad = |detail: &str| AttemptError::InvalidAttempt {
-            detail: detail.to_string(),
-        };
+    fn from(c: &Crossing, payload: &[u8]) -> Result<Files, AttemptError> {
         let mut items = Vec::new();
         let mut at = 0usize;
-        for entry in v["file_sizes"].as_array().map(Vec::as_slice).unwrap_or(&[]) {
-            let name = entry[0]
-                .as_str()
-                .ok_or_else(|| bad("a file without a name"))?;
-            let path = entry[2].as_str().unwrap_or_default().to_string();
-            let bytes = match entry[1].as_u64() {
+        for (name, size, path) in &c.file_sizes {
+            let bytes = match size {
                 None => None,
                 Some(n) => {
-                    let end = usize::try_from(n)
+                    let end = usize::try_from(*n)
                         .ok()
                         .and_then(|n| at.checked_add(n))
                         .filter(|end| *end <= payload.len())
-                        .ok_or_else(|| bad("file sizes beyond the bytes given"))?;
+                        .ok_or_else(|| AttemptError::InvalidAttempt {
+                            detail: "file sizes beyond the bytes given".into(),
+                        })?;
                     let bytes = payload[at..end].to_vec();
                     at = end;
                     Some(bytes)
                 }
             };
-            items.push((name.to_string(), bytes, path));
+            items.push((name.clone(), bytes, path.clone()));
         }
         // Native callers and tests may give files as text instead.
-        if let Some(map) = v["files"].as_object() {
+        if let Some(map) = &c.files {
             for (name, text) in map {
                 let bytes = text.as_str().map(|t| t.as_bytes().to_vec());
                 items.push((name.clone(), bytes, String::new()));
@@ -136,26 +137,18 @@ impl Files {
 }
 
 /// The shell's own failure, as the error it is.
-fn shell_error(v: &Value) -> Option<AttemptError> {
-    let e = v.get("io_error")?;
-    let text = |k: &str| e[k].as_str().unwrap_or_default().to_string();
-    Some(match e["op"].as_str().unwrap_or_default() {
-        "read" => AttemptError::UnreadableFile {
-            path: where_(&text("path")),
-            detail: text("detail"),
+fn shell_error(c: &Crossing) -> Option<AttemptError> {
+    let e = c.io_error.as_ref()?;
+    let detail = e.detail.clone();
+    Some(match e.op {
+        IoOp::Read => AttemptError::UnreadableFile {
+            path: where_(&e.path),
+            detail,
         },
-        "ledger" => AttemptError::UnreadableLedger {
-            detail: text("detail"),
-        },
-        "lock" => AttemptError::LedgerLockFailed {
-            detail: text("detail"),
-        },
-        "lock-timeout" => AttemptError::LedgerLockTimeout {
-            ms: e["ms"].as_u64().unwrap_or_default(),
-        },
-        _ => AttemptError::Internal {
-            detail: text("detail"),
-        },
+        IoOp::Ledger => AttemptError::UnreadableLedger { detail },
+        IoOp::Lock => AttemptError::LedgerLockFailed { detail },
+        IoOp::LockTimeout => AttemptError::LedgerLockTimeout { ms: e.ms },
+        IoOp::Internal => AttemptError::Internal { detail },
     })
 }
 
@@ -164,57 +157,56 @@ pub fn done(
     exit: Exit,
     stdout: &str,
     stderr: &str,
-    writes: &[String],
+    writes: Vec<Write>,
     ledger: Option<&str>,
-) -> String {
-    Obj::default()
-        .str("step", Some("done"))
-        .num("exit", Some(u64::from(exit.code())))
-        .num("process_exit", Some(u64::from(exit.code())))
-        .str("stdout", Some(stdout))
-        .str("stderr", Some(stderr).filter(|s| !s.is_empty()))
-        .raw("writes", &format!("[{}]", writes.join(",")))
-        .str("ledger", ledger)
-        .end()
+) -> Step {
+    Step::Done(Done {
+        exit: exit.code(),
+        process_exit: exit.code(),
+        stdout: stdout.to_string(),
+        stderr: stderr.to_string(),
+        ledger: ledger.map(str::to_string),
+        writes,
+        ..Done::default()
+    })
 }
 
 /// An error that stops a command before it has a result: `{"status":"error","error":{...}}`.
-pub fn error_done(e: &AttemptError, stderr: &str) -> String {
-    let line = Obj::default()
-        .str("status", Some("error"))
-        .raw(
-            "error",
-            &Obj::default()
-                .str("code", Some(e.code()))
-                .str("message", Some(&e.to_string()))
-                .end(),
-        )
-        .end();
-    done(e.exit(), &(line + "\n"), stderr, &[], None)
+pub fn error_done(e: &AttemptError, stderr: &str) -> Step {
+    let line = StatusError {
+        status: "error",
+        error: CodeMessage {
+            code: e.code(),
+            message: &e.to_string(),
+        },
+    }
+    .to_json();
+    done(e.exit(), &(line + "\n"), stderr, Vec::new(), None)
 }
 
 /// One crossing, over JSON text and the files' bytes.
 pub fn run_json(input: &str, payload: &[u8]) -> String {
-    match serde_json::from_str::<Value>(input) {
-        Ok(v) => run(&v, payload),
+    match serde_json::from_str::<Crossing>(input) {
+        Ok(c) => run(&c, payload),
         Err(e) => error_done(
             &AttemptError::InvalidAttempt {
-                detail: format!("it is not JSON: {e}"),
+                detail: format!("it does not read as a crossing: {e}"),
             },
             "",
         ),
     }
+    .to_json()
 }
 
 /// One crossing (see the module docs).
-pub fn run(v: &Value, payload: &[u8]) -> String {
+pub fn run(v: &Crossing, payload: &[u8]) -> Step {
     let files = match Files::from(v, payload) {
         Ok(f) => f,
         Err(e) => return error_done(&e, ""),
     };
     let failure = shell_error(v).or_else(|| files.too_large());
-    let env = v["env"].as_object().cloned().unwrap_or_default();
-    if v["surface"] == "action" {
+    let env = &v.env;
+    if v.surface == Surface::Action {
         let inputs: Map<String, Value> = env
             .iter()
             .filter_map(|(k, val)| {
@@ -232,28 +224,21 @@ pub fn run(v: &Value, payload: &[u8]) -> String {
         let resume = !secret("receipt").trim().is_empty();
         let step = gate_or_resume(v, &files, failure, resume, inputs, "INPUT_TOKEN");
         // Masks go out with the first answer, before anything else is printed.
-        return if v["crossing"].as_u64().unwrap_or(0) == 0 {
-            with_stdout_first(&step, &masks)
+        return if v.crossing == 0 {
+            step.with_stdout_first(&masks)
         } else {
             step
         };
     }
-    let argv: Vec<String> = v["argv"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|s| s.as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default();
+    let argv = &v.argv;
     let Some(name) = argv.first() else {
         return error_done(&AttemptError::MissingCommand, &help::usage());
     };
     if matches!(name.as_str(), "--help" | "-h" | "help") {
-        return done(Exit::Ok, &help::usage(), "", &[], None);
+        return done(Exit::Ok, &help::usage(), "", Vec::new(), None);
     }
     if name == "--version" {
-        return done(Exit::Ok, &help::version(), "", &[], None);
+        return done(Exit::Ok, &help::version(), "", Vec::new(), None);
     }
     let Some(command) = help::command(name) else {
         return error_done(&AttemptError::UnknownCommand { name: name.clone() }, "");
@@ -263,7 +248,13 @@ pub fn run(v: &Value, payload: &[u8]) -> String {
         Err(e) => return error_done(&e, ""),
     };
     if parsed.help {
-        return done(Exit::Ok, &format!("{}\n", command.help), "", &[], None);
+        return done(
+            Exit::Ok,
+            &format!("{}\n", command.help),
+            "",
+            Vec::new(),
+            None,
+        );
     }
     match command.name {
         "gate" | "resume" => {
@@ -301,42 +292,27 @@ pub fn run(v: &Value, payload: &[u8]) -> String {
 
 /// A gate or resume attempt, with the inputs by name (Action inputs or CLI flags).
 fn gate_or_resume(
-    v: &Value,
+    v: &Crossing,
     files: &Files,
     failure: Option<AttemptError>,
     resume: bool,
     inputs: Map<String, Value>,
-    token_env: &str,
-) -> String {
-    let mut av = v.as_object().cloned().unwrap_or_default();
-    let token = av["env"]
+    token_env: &'static str,
+) -> Step {
+    let token = v
+        .env
         .get(token_env)
         .and_then(Value::as_str)
         .is_some_and(|t| !t.trim().is_empty());
-    av.insert(
-        "command".into(),
-        (if resume { "resume" } else { "gate" }).into(),
-    );
-    av.insert("inputs".into(), Value::Object(inputs));
-    av.insert("token".into(), token.into());
-    av.insert("token_env".into(), token_env.into());
-    av.insert("files".into(), Value::Object(files.text_map()));
-    attempt::run_attempt(&Value::Object(av), failure)
-}
-
-/// Puts `text` first in a step's `stdout`.
-fn with_stdout_first(step: &str, text: &str) -> String {
-    if text.is_empty() {
-        return step.to_string();
-    }
-    let Ok(Value::Object(mut map)) = serde_json::from_str::<Value>(step) else {
-        return step.to_string();
-    };
-    let rest = map
-        .get("stdout")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
-    let joined = format!("{text}{rest}");
-    map.insert("stdout".into(), joined.into());
-    serde_json::to_string(&map).unwrap_or_default()
+    attempt::run_attempt(
+        &AttemptInput {
+            crossing: v,
+            resume,
+            inputs,
+            token,
+            token_env,
+            files: files.text_map(),
+        },
+        failure,
+    )
 }

@@ -366,3 +366,40 @@ fn a_search_bucket_the_ledger_saw_spent_defers_the_next_search_request() {
         assert_eq!(answer["decision"]["rest"]["resource"], "search", "{answer}");
     }
 }
+
+#[test]
+fn every_op_is_listed_once_and_the_js_asks_only_listed_ops() {
+    let names = deferral_driver::library::names();
+    let unique: HashSet<&str> = names.iter().copied().collect();
+    assert_eq!(
+        unique.len(),
+        names.len(),
+        "an op is listed twice: {names:?}"
+    );
+    for name in &names {
+        let op = deferral_driver::library::Op::parse(name).unwrap();
+        // Each op is answered by its own part: never `unknown-op`.
+        let out = ask(json!({ "op": name }));
+        assert_ne!(
+            out["error"]["props"]["code"], "unknown-op",
+            "{name} ({op:?}): {out}"
+        );
+    }
+    // Every op the shipped library really asked for (the library vectors are the Node suite's
+    // crossings, harvested: tests/vectors/library/README.md) is one of them.
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/vectors/library/cases.json");
+    let vectors: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let asked: HashSet<&str> = vectors["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["input"]["op"].as_str())
+        .collect();
+    assert!(asked.len() >= 40, "{asked:?}");
+    for name in &asked {
+        assert!(
+            unique.contains(name),
+            "the library asked for {name}, which no part answers"
+        );
+    }
+}

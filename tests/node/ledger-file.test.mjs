@@ -9,20 +9,20 @@ import { repoRoot } from './helpers.mjs';
 import { runCli } from '../support/run-action.mjs';
 
 const ledgerModule = join(repoRoot, 'dist/lib/ledger-file.js');
-const coreModule = join(repoRoot, 'dist/lib/wasm.js');
 
 function writer(path, id, count) {
   // Each update records a window of its own resource, so a lost update is a missing resource.
+  // The read-modify-write is plain JS: what is under test is the lock (the core's merge under it
+  // is the next test's, through `deferral observe`).
   const script = `
     import { withLock } from ${JSON.stringify(ledgerModule)};
-    import { call } from ${JSON.stringify(coreModule)};
     for (let i = 0; i < ${count}; i++) {
       withLock({ path: ${JSON.stringify(path)}, limit: 1 << 20, wait_ms: 10000, stale_ms: 30000 }, (bytes) => {
-        const ledgers = bytes ? [call('read_ledger', bytes.toString('utf8')).ledger] : [];
-        const merged = call('merge_ledger', { ledgers, observations: [{ kind: 'window', resource: 'w${id}_' + i,
-          window: { limit: 100, remaining: 100 - i, used: i, reset: 2000000000 }, observed_at_ms: Date.now() },
-          { kind: 'window', resource: 'core', window: { limit: 5000, remaining: 5000 - ${id} * 100 - i, reset: 2000000000 }, observed_at_ms: Date.now() }] });
-        return { ledger: JSON.stringify(merged.ledger) };
+        const ledger = bytes ? JSON.parse(bytes.toString('utf8')) : { version: 'deferral-ledger-v1', resources: {}, secondary: null };
+        ledger.resources['w${id}_' + i] = { limit: 100, remaining: 100 - i, used: i, reset: 2000000000 };
+        const remaining = Math.min(ledger.resources.core?.remaining ?? Infinity, 5000 - ${id} * 100 - i);
+        ledger.resources.core = { limit: 5000, remaining, reset: 2000000000 };
+        return { ledger: JSON.stringify(ledger) };
       });
     }`;
   return new Promise((resolve, reject) => {

@@ -1,23 +1,42 @@
-// The shared provider-answer vectors (tests/vectors/responses) through the committed wasm build
-// and through the CLI: Node must read GitHub's answers exactly as the native core does
-// (core/tests/response_vectors.rs checks the same files natively).
+// The shared provider-answer vectors (tests/vectors/responses) through the committed dist/:
+// Node must read GitHub's answers exactly as the native core does (core/tests/response_vectors.rs
+// checks the same files natively, whole). Through dist/ they go the way the shipped shell sends
+// them: a live answer as the crossing after the gate's one request, a saved file as
+// `deferral gate --rate-state`, an observed answer as `deferral observe`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { call } from '../../dist/lib/wasm.js';
+import { run } from '../../dist/lib/wasm.js';
 import { deferral, repoRoot } from './helpers.mjs';
 
 const dir = join(repoRoot, 'tests/vectors/responses');
 const vectors = readdirSync(dir).filter((f) => f.endsWith('.json')).sort()
   .map((file) => ({ file, ...JSON.parse(readFileSync(join(dir, file), 'utf8')) }));
-const FUNCTION = { observe: 'observe_response', 'rate-state': 'read_rate_state' };
 const work = mkdtempSync(join(tmpdir(), 'deferral-responses-'));
 
-test('wasm reads every shared provider answer exactly as the native core', () => {
+test('a gate reads every live provider answer vector as the native core, with the exact stop', () => {
   assert.ok(vectors.length >= 20, `expected the response vectors, found ${vectors.length}`);
-  for (const v of vectors) assert.deepEqual(call(FUNCTION[v.entry], v.input), v.expected, v.file);
+  const live = vectors.filter((v) => v.entry === 'rate-state' && v.input.source === 'live');
+  assert.ok(live.length >= 10, `expected the live vectors, found ${live.length}`);
+  for (const v of live) {
+    const { status, headers, body, now_ms } = v.input;
+    const crossing = (n, extra) => run(JSON.stringify({ surface: 'cli', crossing: n, now_ms,
+      argv: ['gate', '--scope', 'vectors', '--rest-reserve', '1', '--graphql-reserve', '1'],
+      env: { GITHUB_TOKEN: 'test-token-not-real', GITHUB_API_URL: 'http://127.0.0.1:9' }, ...extra }), new Uint8Array());
+    assert.equal(crossing(0).step, 'fetch', v.file);
+    const done = crossing(1, { answer: { status, headers, body } });
+    assert.equal(done.step, 'done', v.file);
+    const line = JSON.parse(done.stdout);
+    if (v.expected.ok) {
+      assert.ok(['ready', 'deferred'].includes(line.status), `${v.file}: ${done.stdout}`);
+      assert.equal(line.unlimited, v.expected.snapshot?.unlimited ?? false, v.file);
+    } else {
+      assert.equal(done.process_exit, v.expected.exit, `${v.file}: ${done.stdout}`);
+      assert.deepEqual(line.error, v.expected.error, v.file);
+    }
+  }
 });
 
 test('deferral gate --rate-state reads each saved file vector as the core does, with the exact message', () => {

@@ -4,8 +4,6 @@
 
 use crate::{compact, error};
 use deferral_core::decision;
-use deferral_core::ledger::{Ledger, Observation};
-use deferral_core::rate_state;
 use deferral_core::signals;
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
@@ -48,78 +46,6 @@ pub fn parse_rate_limit(input: &str) -> String {
             .map(|snapshot| json!({"ok": true, "snapshot": snapshot.to_value()}))
             .map_err(|e| error(e.code(), &e.path, &e.to_string()))
     }))
-}
-
-fn ledger_at(value: &Value, path: &str) -> Result<Ledger, Value> {
-    Ledger::from_value(value).map_err(|e| error(e.code(), path, &e.to_string()))
-}
-
-/// Ledger file text -> `{"ok":true,"ledger":{...}}`, or `invalid-ledger` with the reason (not
-/// JSON, nested too deep, another version, unknown fields).
-#[wasm_bindgen]
-pub fn read_ledger(text: &str) -> String {
-    answer(
-        Ledger::from_json(text)
-            .map(|ledger| json!({"ok": true, "ledger": ledger.to_value()}))
-            .map_err(|e| {
-                error(
-                    "invalid-ledger",
-                    "$",
-                    &format!("the ledger file is not a deferral-ledger-v1 document: {e}"),
-                )
-            }),
-    )
-}
-
-/// `{ledgers: [ledger, ...], observations?: [observation, ...], now_ms?}` -> `{"ok":true,
-/// "ledger":{...}}`: the join of the ledgers with the observations applied in order, pruned of
-/// expired secondary holds when `now_ms` is given. Observations are
-/// `{"kind":"window","resource","window":{limit,remaining,used?,reset},"observed_at_ms"}`,
-/// `{"kind":"strike","at_ms","retry_after_s"}` or `{"kind":"clock","offset_ms","observed_at_ms"}`.
-#[wasm_bindgen]
-pub fn merge_ledger(input: &str) -> String {
-    answer(object(input).and_then(|v| {
-        let mut ledger = Ledger::new();
-        if let Some(list) = v["ledgers"].as_array() {
-            for (i, item) in list.iter().enumerate() {
-                ledger = ledger.merge(&ledger_at(item, &format!("$.ledgers[{i}]"))?);
-            }
-        }
-        if let Some(list) = v["observations"].as_array() {
-            for (i, item) in list.iter().enumerate() {
-                let observation = Observation::from_value(item).map_err(|e| {
-                    error(
-                        "invalid-observation",
-                        &format!("$.observations[{i}]"),
-                        &e.to_string(),
-                    )
-                })?;
-                ledger.apply(&observation);
-            }
-        }
-        if let Some(now) = v["now_ms"].as_u64() {
-            ledger.prune(now);
-        }
-        Ok(json!({"ok": true, "ledger": ledger.to_value()}))
-    }))
-}
-
-/// `{ledger?, path?, status, headers, body, now_ms}` -> `{"ok":true,"kind","resource","headers",
-/// "buckets","hold_until_ms","ledger"}`: records one answer (its window, every bucket of a
-/// `/rate_limit` body, the clock offset, and a strike when it hit a secondary limit), exactly as
-/// the native `observe::observe_json`.
-#[wasm_bindgen]
-pub fn observe_response(input: &str) -> String {
-    deferral_core::observe::observe_json(input)
-}
-
-/// What one `GET /rate_limit` answer tells an attempt: `{"source":"live","status","headers",
-/// "body","now_ms"}` or `{"source":"file","text","now_ms"}` -> `{"ok":true,"snapshot",
-/// "observations","clock_offset_ms","secondary"}`, or an error with its `exit` class, exactly as
-/// the native `rate_state::read_json`.
-#[wasm_bindgen]
-pub fn read_rate_state(input: &str) -> String {
-    rate_state::read_json(input)
 }
 
 /// One crossing of a run of the CLI or the Action: see `deferral_driver::run`. `files` holds the

@@ -2,6 +2,7 @@
 //! stable codes, and the receipt when deferred. The JSON shape is documented in
 //! `docs/decision.md`.
 
+use super::Code;
 use crate::plan::PlanCost;
 use crate::receipt::Receipt;
 use serde::{Deserialize, Serialize};
@@ -129,24 +130,29 @@ impl Decision {
         }
     }
 
-    pub(crate) fn note(&mut self, code: &str, message: impl Into<String>) {
+    pub(crate) fn note(&mut self, code: Code, message: impl Into<String>) {
+        self.note_code(code.as_str(), message);
+    }
+
+    /// A note under another part's code (a plan's, a receipt's refusal).
+    pub(crate) fn note_code(&mut self, code: &str, message: impl Into<String>) {
         self.diagnostics.push(Diagnostic {
             code: code.to_string(),
             message: message.into(),
         });
     }
 
-    pub(crate) fn finish(mut self, status: Status, code: Option<&str>) -> Self {
+    pub(crate) fn finish(mut self, status: Status, code: Option<Code>) -> Self {
         self.status = status;
-        self.code = code.map(str::to_string);
+        self.code = code.map(|c| c.as_str().to_string());
         self
     }
 
     /// The error outcome for input that is not a valid [`DecisionInput`].
     pub fn invalid_input(message: impl Into<String>) -> Decision {
         let mut decision = Decision::new();
-        decision.note("invalid-input", message);
-        decision.finish(Status::Error, Some("invalid-input"))
+        decision.note(Code::InvalidInput, message);
+        decision.finish(Status::Error, Some(Code::InvalidInput))
     }
 
     /// Compact JSON.

@@ -3,7 +3,7 @@ import {
   ask,
   call,
   parseDeferredReceiptV1
-} from "../chunk-OSEQW2A5.js";
+} from "../chunk-FOZK652G.js";
 
 // library/octokit/errors.js
 var DeferredError = class extends Error {

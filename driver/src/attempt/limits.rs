@@ -1,7 +1,7 @@
 //! What the shell is told it may read, wait for and hold: the limits of files, answers and the
 //! ledger's lock, and the `read` and `lock` parts of a step that carry them.
 
-use super::view::Obj;
+use crate::step::{Lock, ReadEntry};
 
 /// The largest file read (plan, ledger, scope, rate state, saved response).
 pub const MAX_FILE_BYTES: u64 = 1 << 20;
@@ -14,13 +14,13 @@ pub const LOCK_WAIT_MS: u64 = 10_000;
 pub const STALE_LOCK_MS: u64 = 30_000;
 
 /// The `lock` of a step: the ledger to hold under its lock and read (at most `limit` bytes).
-pub fn lock(path: &str) -> String {
-    Obj::default()
-        .str("path", Some(path))
-        .num("limit", Some(MAX_FILE_BYTES))
-        .num("wait_ms", Some(LOCK_WAIT_MS))
-        .num("stale_ms", Some(STALE_LOCK_MS))
-        .end()
+pub fn lock(path: &str) -> Lock {
+    Lock {
+        path: path.to_string(),
+        limit: MAX_FILE_BYTES,
+        wait_ms: LOCK_WAIT_MS,
+        stale_ms: STALE_LOCK_MS,
+    }
 }
 
 /// How long the shell waits for an answer to a request before it is a transport failure.
@@ -38,10 +38,10 @@ pub fn limit_of(name: &str) -> u64 {
 }
 
 /// A `{name, path, limit}` entry of a `read` step.
-pub fn read_entry(name: &str, path: &str) -> String {
-    Obj::default()
-        .str("name", Some(name))
-        .str("path", Some(path))
-        .num("limit", Some(limit_of(name)))
-        .end()
+pub fn read_entry(name: &str, path: &str) -> ReadEntry {
+    ReadEntry {
+        name: name.to_string(),
+        path: path.to_string(),
+        limit: limit_of(name),
+    }
 }

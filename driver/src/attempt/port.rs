@@ -11,13 +11,17 @@
 //! (`admission_answer` or `admission_error`, `port_answer` or `coordinator_error`), read against
 //! the clock of the decision it follows, so every crossing repeats the same decision.
 
-use super::view::{Finished, Obj};
+use super::view::Finished;
 use super::{Attempt, AttemptError};
+use crate::crossing::PortReply;
 use crate::port_answer::{check_admission, check_retained, Admission};
+use crate::step::{PortStep, Request, Step, Write};
 use deferral_core::decision::{decide, Decision, DecisionInput, Diagnostic, Status};
 use deferral_core::pool::{self, PoolCost, PoolWindows};
 use deferral_core::rate_state::RateRead;
 use deferral_core::receipt::Receipt;
+use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 /// Where the CLI reads the port's bearer token (never a flag: it would show in `ps`).
@@ -31,6 +35,20 @@ pub(super) struct Port<'a> {
     launch: &'a str,
     pool: Option<&'a str>,
     token_env: &'static str,
+}
+
+/// The body of `POST /v1/deferrals`: the receipt, the launch, and with a pool what the port is
+/// told about the work.
+#[derive(Serialize)]
+struct RetainBody<'a> {
+    receipt: Option<Box<RawValue>>,
+    launch: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pool: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cost: Option<Box<RawValue>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rate: Option<Box<RawValue>>,
 }
 
 /// What the port is told about the work beside a receipt or an admission request: the pool,
@@ -94,7 +112,7 @@ impl Attempt<'_> {
         fresh: &DecisionInput,
         read: &RateRead,
         ledger: Option<String>,
-    ) -> String {
+    ) -> Step {
         let told = port
             .pool
             .zip(finished.decision.as_ref())
@@ -104,8 +122,7 @@ impl Attempt<'_> {
                 rate: pool::rate_json(self.now, &PoolWindows::of(d)),
             });
         // Past the first request to the port, the ledger was written (under its lock) already.
-        let asked =
-            self.v.get("admission_answer").is_some() || self.v["admission_error"].is_string();
+        let asked = self.v.admission_answer.is_some() || self.v.admission_error.is_some();
         let ledger = ledger.filter(|_| !asked);
         finished.pool = told.as_ref().map(|t| t.pool.to_string());
         if let (Some(told), Status::Ready) = (&told, finished.status) {
@@ -156,27 +173,27 @@ impl Attempt<'_> {
         &self,
         port: &Port<'_>,
         path: &str,
-        body: &str,
-        into: &str,
-        error_into: &str,
-    ) -> String {
+        body: String,
+        into: &'static str,
+        error_into: &'static str,
+    ) -> Request {
         let url = format!("{}{path}", port.url.trim_end_matches('/'));
-        let proxy = crate::proxy::proxy_for(&url, &self.env).ok().flatten();
-        Obj::default()
-            .str("url", Some(&url))
-            .str("method", Some("POST"))
-            .raw(
-                "headers",
-                "[[\"content-type\",\"application/json\"],[\"accept\",\"application/json\"]]",
-            )
-            .str("body", Some(body))
-            .str("token_env", Some(port.token_env))
-            .str("proxy", proxy.as_deref())
-            .num("timeout_ms", Some(super::limits::REQUEST_TIMEOUT_MS))
-            .num("max_bytes", Some(super::limits::MAX_ANSWER_BYTES))
-            .str("into", Some(into))
-            .str("error_into", Some(error_into))
-            .end()
+        let proxy = crate::proxy::proxy_for(&url, self.env).ok().flatten();
+        Request {
+            url,
+            method: Some("POST"),
+            headers: &[
+                ["content-type", "application/json"],
+                ["accept", "application/json"],
+            ],
+            body: Some(body),
+            token_env: Some(port.token_env.to_string()),
+            proxy,
+            timeout_ms: super::limits::REQUEST_TIMEOUT_MS,
+            max_bytes: super::limits::MAX_ANSWER_BYTES,
+            into: Some(into),
+            error_into: Some(error_into),
+        }
     }
 
     /// Ready with a pool: ask the port to admit the plan's cost there first.
@@ -186,23 +203,23 @@ impl Attempt<'_> {
         told: &Told<'_>,
         d: &Decision,
         ledger: Option<&str>,
-    ) -> String {
+    ) -> Step {
         let body = pool::admission_body(told.pool, d, self.now);
         let request = self.port_request(
             port,
             "/v1/admissions",
-            &body,
+            body,
             "admission_answer",
             "admission_error",
         );
-        Obj::default()
-            .str("step", Some("admit"))
-            .raw("request", &request)
-            .bool("same_clock", Some(true))
+        Step::Admit(PortStep {
+            request,
+            same_clock: true,
             // The ledger was read for this crossing: write it now (the next repeats the decision).
-            .str("ledger", ledger)
-            .raw("writes", "[]")
-            .end()
+            ledger: ledger.map(str::to_string),
+            writes: Vec::new(),
+            stdout: String::new(),
+        })
     }
 
     /// Deferred with a durable port: keep the handoff receipt on disk (the Action), then hand it
@@ -213,52 +230,52 @@ impl Attempt<'_> {
         port: &Port<'_>,
         told: Option<&Told<'_>>,
         ledger: Option<&str>,
-    ) -> String {
+    ) -> Step {
         let r = f.receipt.as_ref().map(Receipt::to_json).unwrap_or_default();
-        let writes: Vec<String> = f
+        let writes = f
             .receipt
             .iter()
             .filter(|_| self.action)
             .map(|r| {
                 let (path, text) = self.receipt_file(r);
-                Self::write(&path, &text, 0o644, false)
+                Write::file(&path, &text, 0o644, false)
             })
             .collect();
-        let mut body = Obj::default()
-            .raw("receipt", &r)
-            .str("launch", Some(port.launch));
-        if let Some(told) = told {
-            body = body
-                .str("pool", Some(told.pool))
-                .raw("cost", &told.cost)
-                .raw("rate", &told.rate);
-        }
+        let raw = |text: &str| RawValue::from_string(text.to_string()).ok();
+        let body = RetainBody {
+            receipt: raw(&r),
+            launch: port.launch,
+            pool: told.map(|t| t.pool),
+            cost: told.and_then(|t| raw(&t.cost)),
+            rate: told.and_then(|t| raw(&t.rate)),
+        };
         let request = self.port_request(
             port,
             "/v1/deferrals",
-            &body.end(),
+            serde_json::to_string(&body).unwrap_or_default(),
             "port_answer",
             "coordinator_error",
         );
-        Obj::default()
-            .str("step", Some("retain"))
-            .raw("request", &request)
+        Step::Retain(PortStep {
+            request,
             // The port's answer is read against the clock of the decision it follows.
-            .bool("same_clock", Some(true))
-            .str("ledger", ledger)
-            .raw("writes", &format!("[{}]", writes.join(",")))
-            .end()
+            same_clock: true,
+            ledger: ledger.map(str::to_string),
+            writes,
+            stdout: String::new(),
+        })
     }
 
-    /// A port's reply under `into`: its JSON body on a 2xx, else why not, in words.
-    fn reply(&self, into: &str, error_into: &str) -> Option<Result<Value, String>> {
-        if let Some(message) = self.v[error_into].as_str() {
+    /// A port's reply (or why there was none): its JSON body on a 2xx, else why not, in words.
+    fn reply(answer: Option<&PortReply>, error: Option<&String>) -> Option<Result<Value, String>> {
+        if let Some(message) = error {
             return Some(Err(format!("port-unreachable: {message}")));
         }
-        let answer = self.v.get(into)?;
-        let status = answer["status"].as_u64().unwrap_or(0);
-        let body: Value = answer["body"]
-            .as_str()
+        let answer = answer?;
+        let status = answer.status;
+        let body: Value = answer
+            .body
+            .as_deref()
             .and_then(|b| serde_json::from_str(b).ok())
             .unwrap_or(Value::Null);
         if (200..300).contains(&status) && body.is_object() {
@@ -281,16 +298,24 @@ impl Attempt<'_> {
             pool: name.to_string(),
             detail,
         };
-        Some(match self.reply("admission_answer", "admission_error")? {
-            Err(detail) => Err(failed(detail)),
-            Ok(answer) => check_admission(answer.as_object()?, name)
-                .map_err(|u| failed(format!("the port answered {u}"))),
-        })
+        Some(
+            match Self::reply(
+                self.v.admission_answer.as_ref(),
+                self.v.admission_error.as_ref(),
+            )? {
+                Err(detail) => Err(failed(detail)),
+                Ok(answer) => check_admission(answer.as_object()?, name)
+                    .map_err(|u| failed(format!("the port answered {u}"))),
+            },
+        )
     }
 
     /// The port's answer to the retain request, checked: `None` when there is none to check.
     fn retained(&self, f: &Finished) -> Option<Result<(String, Receipt, String), AttemptError>> {
-        let answer = match self.reply("port_answer", "coordinator_error")? {
+        let answer = match Self::reply(
+            self.v.port_answer.as_ref(),
+            self.v.coordinator_error.as_ref(),
+        )? {
             Ok(a) => a,
             Err(detail) => return Some(Err(AttemptError::CoordinatorFailed { detail })),
         };
@@ -303,15 +328,15 @@ impl Attempt<'_> {
         )
     }
 
-    fn retained_done(&self, mut f: Finished, id: String, receipt: Receipt, handle: &str) -> String {
+    fn retained_done(&self, mut f: Finished, id: String, receipt: Receipt, handle: &str) -> Step {
         let (path, text) = self.receipt_file(&receipt);
         let handle_path = format!("{}/cancellation-handle-{id}", self.temp());
         let mut writes = Vec::new();
         if self.action {
-            writes.push(Self::write(&path, &text, 0o644, false));
+            writes.push(Write::file(&path, &text, 0o644, false));
         }
         // Exclusive: never follow or reuse a file someone put there first.
-        writes.push(Self::write(
+        writes.push(Write::file(
             &handle_path,
             &format!("{handle}\n"),
             0o600,
@@ -325,7 +350,7 @@ impl Attempt<'_> {
     }
 
     /// A port failure after the handoff receipt was kept: status error, receipt outputs kept.
-    fn done_kept(&self, f: &Finished) -> String {
+    fn done_kept(&self, f: &Finished) -> Step {
         let receipt_path = f
             .receipt
             .as_ref()
@@ -342,7 +367,7 @@ impl Attempt<'_> {
     }
 
     /// Ready, but not admitted: the work must not run. The figures the gate read stay shown.
-    fn refused_work(&self, mut f: Finished, e: &AttemptError) -> String {
+    fn refused_work(&self, mut f: Finished, e: &AttemptError) -> Step {
         f.status = Status::Error;
         f.code = Some(e.code().to_string());
         f.error = Some((e.to_string(), "$".into()));

@@ -2,7 +2,7 @@
 //! changes. The domain's preflight says what failed (a binding differs, approval is missing)
 //! and names no flag; the CLI's and the Action's words for the fix are here.
 
-use deferral_core::decision::Diagnostic;
+use deferral_core::decision::{Code, Diagnostic};
 use deferral_core::preflight::Preflight;
 
 /// Which inputs feed a binding, for the `binding-mismatch` message (the CLI flag, and the
@@ -22,12 +22,12 @@ fn binding_inputs(field: &str) -> &'static str {
 
 /// The way out of a preflight stop, when the stop has one a person can take.
 fn way_out(p: &Preflight) -> Option<String> {
-    match p.code.as_deref()? {
-        "binding-mismatch" => {
+    match Code::parse(p.code.as_deref()?)? {
+        Code::BindingMismatch => {
             let field = p.field?;
             Some(format!("{field} comes from {}", binding_inputs(field)))
         }
-        "approval-required" => Some(
+        Code::ApprovalRequired => Some(
             "once this run has it, pass --approval granted (the Action's input approval: \
              granted), or have the gate emit receipts with --fresh-approval never"
                 .into(),

@@ -5,17 +5,28 @@
 
 use super::markdown;
 use crate::runner::{escape_data, escape_property};
-use deferral_core::decision::{Decision, Diagnostic, ResourceFigures, Status};
+use deferral_core::decision::{
+    BindingFigures, Decision, Diagnostic, Resource, ResourceFigures, Status,
+};
 use deferral_core::exit::Exit;
 use deferral_core::json::write_json_string;
-use deferral_core::receipt::Receipt;
+use deferral_core::receipt::{Bindings, Receipt};
 use deferral_core::signals::time::civil_from_ms;
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+/// Which command an attempt ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    Gate,
+    Resume,
+}
 
 /// A finished attempt.
 #[derive(Debug, Clone)]
 pub struct Finished {
-    /// `gate` or `resume`.
-    pub mode: &'static str,
+    pub mode: Mode,
     /// `ready`, `deferred`, `blocked` or `error`.
     pub status: Status,
     pub code: Option<String>,
@@ -37,44 +48,6 @@ pub struct Finished {
     pub admission: Option<String>,
     /// Why the pool refused the plan (the port's words), when it did.
     pub pool_reason: Option<String>,
-}
-
-/// A JSON object written in the order its members are pushed (serde_json's map sorts keys).
-#[derive(Default)]
-pub struct Obj(String);
-
-impl Obj {
-    /// Adds a member whose value is already JSON text.
-    pub fn raw(mut self, key: &str, json: &str) -> Obj {
-        self.0.push(if self.0.is_empty() { '{' } else { ',' });
-        write_json_string(&mut self.0, key);
-        self.0.push(':');
-        self.0.push_str(json);
-        self
-    }
-    /// Adds a string member (`null` for `None`).
-    pub fn str(self, key: &str, value: Option<&str>) -> Obj {
-        let json = value.map_or_else(|| "null".to_string(), quote);
-        self.raw(key, &json)
-    }
-    /// Adds a number member (`null` for `None`).
-    pub fn num(self, key: &str, value: Option<u64>) -> Obj {
-        let json = value.map_or_else(|| "null".to_string(), |n| n.to_string());
-        self.raw(key, &json)
-    }
-    /// Adds a boolean member.
-    pub fn bool(self, key: &str, value: Option<bool>) -> Obj {
-        let json = value.map_or("null", |b| if b { "true" } else { "false" });
-        self.raw(key, json)
-    }
-    /// The object's text.
-    pub fn end(mut self) -> String {
-        if self.0.is_empty() {
-            self.0.push('{');
-        }
-        self.0.push('}');
-        self.0
-    }
 }
 
 /// JSON string text of `s`.
@@ -112,20 +85,124 @@ pub fn local_text(ms: u64, offset_min: i64) -> String {
     )
 }
 
-fn figures(f: Option<&ResourceFigures>) -> String {
-    f.map_or_else(
-        || "null".to_string(),
-        |f| {
-            Obj::default()
-                .num("limit", Some(f.limit))
-                .num("remaining", Some(f.remaining))
-                .num("reserve", Some(f.reserve))
-                .num("plannedCost", Some(f.planned_cost))
-                .num("reset", Some(f.reset))
-                .bool("ok", Some(f.ok))
-                .end()
-        },
-    )
+/// The CLI's line: members in this order, the optional ones only when they apply.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Line<'a> {
+    status: &'static str,
+    mode: Mode,
+    code: Option<&'a str>,
+    reason: Option<&'a str>,
+    resume_after: Option<String>,
+    resume_by: Option<String>,
+    fresh_approval_required: Option<bool>,
+    unlimited: bool,
+    rest: Option<Figures>,
+    graphql: Option<Figures>,
+    plan: Option<PlanLine>,
+    secondary_minutes: u64,
+    bindings: Option<BindingsLine<'a>>,
+    diagnostics: Vec<CodeMessage<'a>>,
+    /// Resume only (`null` when there is no ownership): absent, null or a value.
+    #[allow(clippy::option_option)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ownership: Option<Option<&'static str>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    field: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    deferral_id: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cancellation_handle_path: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pool: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    admission: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pool_reason: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<ErrorLine<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    deferred_receipt: Option<Box<RawValue>>,
+}
+
+/// One resource's figures in the line.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Figures {
+    limit: u64,
+    remaining: u64,
+    reserve: u64,
+    planned_cost: u64,
+    reset: u64,
+    ok: bool,
+}
+
+impl From<&ResourceFigures> for Figures {
+    fn from(f: &ResourceFigures) -> Figures {
+        Figures {
+            limit: f.limit,
+            remaining: f.remaining,
+            reserve: f.reserve,
+            planned_cost: f.planned_cost,
+            reset: f.reset,
+            ok: f.ok,
+        }
+    }
+}
+
+/// The plan's cost in the line.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PlanLine {
+    rest: u64,
+    graphql: u64,
+    secondary_rest_points: u64,
+    secondary_graphql_points: u64,
+    content_creating: u64,
+    secondary_minutes: u64,
+}
+
+/// A receipt's bindings as the receipt spells them.
+#[derive(Serialize)]
+pub struct BindingsLine<'a> {
+    pub scope_digest: &'a str,
+    pub request_digest: &'a str,
+    pub plan_digest: Option<&'a str>,
+}
+
+impl<'a> From<&'a Bindings> for BindingsLine<'a> {
+    fn from(b: &'a Bindings) -> BindingsLine<'a> {
+        BindingsLine {
+            scope_digest: &b.scope_digest,
+            request_digest: &b.request_digest,
+            plan_digest: b.plan_digest.as_deref(),
+        }
+    }
+}
+
+impl<'a> From<&'a BindingFigures> for BindingsLine<'a> {
+    fn from(b: &'a BindingFigures) -> BindingsLine<'a> {
+        BindingsLine {
+            scope_digest: &b.scope_digest,
+            request_digest: &b.request_digest,
+            plan_digest: b.plan_digest.as_deref(),
+        }
+    }
+}
+
+/// A diagnostic, or an error's code and message.
+#[derive(Serialize)]
+pub struct CodeMessage<'a> {
+    pub code: &'a str,
+    pub message: &'a str,
+}
+
+/// A stop's error in the line.
+#[derive(Serialize)]
+struct ErrorLine<'a> {
+    code: &'a str,
+    message: &'a str,
+    path: &'a str,
 }
 
 impl Finished {
@@ -173,94 +250,52 @@ impl Finished {
     /// The CLI's one JSON line (without the newline).
     pub fn line(&self) -> String {
         let d = self.decision.as_ref();
-        let plan = d.and_then(|d| d.plan.as_ref()).map_or_else(
-            || "null".to_string(),
-            |p| {
-                Obj::default()
-                    .num("rest", Some(p.rest))
-                    .num("graphql", Some(p.graphql))
-                    .num("secondaryRestPoints", Some(p.secondary_rest_points))
-                    .num("secondaryGraphqlPoints", Some(p.secondary_graphql_points))
-                    .num("contentCreating", Some(p.content_creating))
-                    .num("secondaryMinutes", Some(p.secondary_minutes))
-                    .end()
-            },
-        );
-        let bindings = d.and_then(|d| d.bindings.as_ref()).map_or_else(
-            || "null".to_string(),
-            |b| {
-                Obj::default()
-                    .str("scope_digest", Some(&b.scope_digest))
-                    .str("request_digest", Some(&b.request_digest))
-                    .str("plan_digest", b.plan_digest.as_deref())
-                    .end()
-            },
-        );
-        let diagnostics: Vec<String> = self
-            .diagnostics
-            .iter()
-            .map(|x| {
-                Obj::default()
-                    .str("code", Some(&x.code))
-                    .str("message", Some(&x.message))
-                    .end()
-            })
-            .collect();
-        let mut obj = Obj::default()
-            .str("status", Some(self.status.as_str()))
-            .str("mode", Some(self.mode))
-            .str("code", self.code.as_deref())
-            .str("reason", self.reason())
-            .str("resumeAfter", self.resume_after().map(iso_ms).as_deref())
-            .str("resumeBy", self.resume_by().map(iso_ms).as_deref())
-            .bool(
-                "freshApprovalRequired",
-                self.receipt.as_ref().map(|r| r.fresh_approval_required),
-            )
-            .bool("unlimited", Some(d.is_some_and(|d| d.unlimited)))
-            .raw("rest", &figures(d.and_then(|d| d.rest.as_ref())))
-            .raw("graphql", &figures(d.and_then(|d| d.graphql.as_ref())))
-            .raw("plan", &plan)
-            .num(
-                "secondaryMinutes",
-                Some(d.map_or(0, |d| d.secondary.minutes)),
-            )
-            .raw("bindings", &bindings)
-            .raw("diagnostics", &format!("[{}]", diagnostics.join(",")));
-        if self.mode == "resume" {
-            obj = obj.str("ownership", self.ownership);
-            if let Some(field) = self.field {
-                obj = obj.str("field", Some(field));
-            }
-        }
-        if let Some(id) = &self.deferral_id {
-            obj = obj.str("deferralId", Some(id));
-        }
-        if let Some(path) = &self.handle_path {
-            obj = obj.str("cancellationHandlePath", Some(path));
-        }
-        if let Some(pool) = &self.pool {
-            obj = obj.str("pool", Some(pool));
-        }
-        if let Some(id) = &self.admission {
-            obj = obj.str("admission", Some(id));
-        }
-        if let Some(reason) = &self.pool_reason {
-            obj = obj.str("poolReason", Some(reason));
-        }
-        if let Some((message, path)) = &self.error {
-            let code = self.code.as_deref().unwrap_or("error");
-            let path = if path.is_empty() { "$" } else { path };
-            let error = Obj::default()
-                .str("code", Some(code))
-                .str("message", Some(message))
-                .str("path", Some(path));
-            obj = obj.raw("error", &error.end());
-        }
-        if let Some(receipt) = self.deferred_receipt() {
-            obj = obj.raw("deferredReceipt", &receipt.to_json());
-        }
-        obj.end()
+        let line = Line {
+            status: self.status.as_str(),
+            mode: self.mode,
+            code: self.code.as_deref(),
+            reason: self.reason(),
+            resume_after: self.resume_after().map(iso_ms),
+            resume_by: self.resume_by().map(iso_ms),
+            fresh_approval_required: self.receipt.as_ref().map(|r| r.fresh_approval_required),
+            unlimited: d.is_some_and(|d| d.unlimited),
+            rest: d.and_then(|d| d.rest.as_ref()).map(Figures::from),
+            graphql: d.and_then(|d| d.graphql.as_ref()).map(Figures::from),
+            plan: d.and_then(|d| d.plan.as_ref()).map(|p| PlanLine {
+                rest: p.rest,
+                graphql: p.graphql,
+                secondary_rest_points: p.secondary_rest_points,
+                secondary_graphql_points: p.secondary_graphql_points,
+                content_creating: p.content_creating,
+                secondary_minutes: p.secondary_minutes,
+            }),
+            secondary_minutes: d.map_or(0, |d| d.secondary.minutes),
+            bindings: d.and_then(|d| d.bindings.as_ref()).map(BindingsLine::from),
+            diagnostics: self
+                .diagnostics
+                .iter()
+                .map(|x| CodeMessage {
+                    code: &x.code,
+                    message: &x.message,
+                })
+                .collect(),
+            ownership: (self.mode == Mode::Resume).then_some(self.ownership),
+            field: self.field.filter(|_| self.mode == Mode::Resume),
+            deferral_id: self.deferral_id.as_deref(),
+            cancellation_handle_path: self.handle_path.as_deref(),
+            pool: self.pool.as_deref(),
+            admission: self.admission.as_deref(),
+            pool_reason: self.pool_reason.as_deref(),
+            error: self.error.as_ref().map(|(message, path)| ErrorLine {
+                code: self.code.as_deref().unwrap_or("error"),
+                message,
+                path: if path.is_empty() { "$" } else { path },
+            }),
+            deferred_receipt: self
+                .deferred_receipt()
+                .and_then(|r| RawValue::from_string(r.to_json()).ok()),
+        };
+        serde_json::to_string(&line).unwrap_or_default()
     }
 
     /// The Action's outputs, in action.yml's order (strings; empty when not applicable).
@@ -383,13 +418,11 @@ impl Finished {
             lines.push("The server does not enforce primary rate limits (GitHub Enterprise Server with rate limiting off).".into());
             lines.push(String::new());
         }
-        let rows: Vec<(&str, &ResourceFigures)> = [
-            ("REST (core)", d.and_then(|d| d.rest.as_ref())),
-            ("GraphQL", d.and_then(|d| d.graphql.as_ref())),
-        ]
-        .into_iter()
-        .filter_map(|(name, f)| f.map(|f| (name, f)))
-        .collect();
+        let rows: Vec<(&str, &ResourceFigures)> = d
+            .into_iter()
+            .flat_map(Resource::checked)
+            .map(|(r, f)| (r.title, f))
+            .collect();
         if !rows.is_empty() {
             lines.push(
                 "| resource | limit | remaining | reserve | planned cost | reset | fits |".into(),
@@ -503,8 +536,9 @@ impl Finished {
         ];
         if let Some(d) = &self.decision {
             let offset = d.clock_offset_ms;
-            for (name, f) in [("REST", d.rest.as_ref()), ("GraphQL", d.graphql.as_ref())] {
-                if let Some(f) = f.filter(|f| !f.ok) {
+            for (r, f) in Resource::checked(d) {
+                let name = r.short;
+                if !f.ok {
                     let local =
                         i64::try_from(f.reset.saturating_mul(1000)).unwrap_or(i64::MAX) - offset;
                     events.push((
@@ -567,13 +601,11 @@ impl Finished {
         }
         let mut lines = vec![head];
         let d = self.decision.as_ref();
-        let rows: Vec<(&str, &ResourceFigures)> = [
-            ("REST", d.and_then(|d| d.rest.as_ref())),
-            ("GraphQL", d.and_then(|d| d.graphql.as_ref())),
-        ]
-        .into_iter()
-        .filter_map(|(n, f)| f.map(|f| (n, f)))
-        .collect();
+        let rows: Vec<(&str, &ResourceFigures)> = d
+            .into_iter()
+            .flat_map(Resource::checked)
+            .map(|(r, f)| (r.short, f))
+            .collect();
         if !rows.is_empty() {
             lines.push(format!(
                 "  {:<8} {:>9} {:>8} {:>6}  fits",
@@ -621,7 +653,7 @@ mod tests {
     fn outside_words_reach_the_summary_only_inside_code_spans() {
         let hostile = "`](x) ![t](http://evil.example/i.png)\n# h <img src=x> *e* |";
         let f = Finished {
-            mode: "gate",
+            mode: Mode::Gate,
             status: Status::Error,
             code: Some("coordinator-failed".into()),
             error: Some((format!("port said {hostile}"), String::new())),

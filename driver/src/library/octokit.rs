@@ -3,6 +3,7 @@
 //! which answers are rate limits. The JS keeps only the state between requests.
 
 use super::error::{Code, Form, Refusal};
+use super::op::ops;
 use super::Answer;
 use super::{done, obj};
 use crate::attempt::default_scope;
@@ -29,14 +30,27 @@ const ENV: [&str; 4] = [
     "GITHUB_JOB",
 ];
 
-/// The ops of this file, or `None` for another file's op.
-pub fn run(op: &str, v: &Value) -> Option<Answer> {
-    Some(match op {
-        "octokit_env" => Ok(obj(vec![("names", Value::from(ENV.to_vec()))])),
-        "octokit_wrap" => wrap(v),
-        "octokit_gate" => gate(v),
-        "octokit_request" => Ok(super::octokit_request::request(&v["options"])),
-        "octokit_decide" => {
+ops! {
+    /// The Octokit gate.
+    Op {
+        OctokitEnv => "octokit_env",
+        OctokitWrap => "octokit_wrap",
+        OctokitGate => "octokit_gate",
+        OctokitRequest => "octokit_request",
+        OctokitDecide => "octokit_decide",
+        OctokitObserve => "octokit_observe",
+        OctokitUnreadable => "octokit_unreadable",
+    }
+}
+
+/// Answers one of this part's ops.
+pub fn run(op: Op, v: &Value) -> Answer {
+    match op {
+        Op::OctokitEnv => Ok(obj(vec![("names", Value::from(ENV.to_vec()))])),
+        Op::OctokitWrap => wrap(v),
+        Op::OctokitGate => gate(v),
+        Op::OctokitRequest => Ok(super::octokit_request::request(&v["options"])),
+        Op::OctokitDecide => {
             let decision = gated(v);
             let go = Value::Bool(decision["status"] == "ready");
             let spends = spends(&decision, v["bucket"].as_str());
@@ -46,10 +60,9 @@ pub fn run(op: &str, v: &Value) -> Option<Answer> {
                 ("spends", spends),
             ]))
         }
-        "octokit_observe" => Ok(super::octokit_answer::observe(v)),
-        "octokit_unreadable" => Ok(obj(vec![("decision", unreadable(&v["error"]))])),
-        _ => return None,
-    })
+        Op::OctokitObserve => Ok(super::octokit_answer::observe(v)),
+        Op::OctokitUnreadable => Ok(obj(vec![("decision", unreadable(&v["error"]))])),
+    }
 }
 
 /// A rate state: unlimited (to read the options' shape), or nothing seen yet.

@@ -4,6 +4,7 @@
 //! a pool. The rules are the core's `pool` and `port_answer`, shared with the Action and CLI.
 
 use super::error::{Code, Form, Refusal};
+use super::op::ops;
 use super::{obj, shown, Answer};
 use crate::port_answer::{self, Admission};
 use deferral_core::decision::ResourceFigures;
@@ -13,22 +14,34 @@ use deferral_core::signals::RateSnapshot;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-/// The ops of this file, or `None` for another file's op.
-pub fn run(op: &str, v: &Value) -> Option<Answer> {
-    Some(match op {
-        "pool_admit" => admit(v),
-        "pool_admitted" => admitted(v),
-        "pool_release" => release(v),
-        "pool_released" => released(&v["answer"]),
-        "octokit_admission" => Ok(admission_of(v)),
-        "octokit_fold" => fold(v),
-        "octokit_disagrees" => Err(Refusal::new(
+ops! {
+    /// One admission across runners.
+    Op {
+        PoolAdmit => "pool_admit",
+        PoolAdmitted => "pool_admitted",
+        PoolRelease => "pool_release",
+        PoolReleased => "pool_released",
+        OctokitAdmission => "octokit_admission",
+        OctokitFold => "octokit_fold",
+        OctokitDisagrees => "octokit_disagrees",
+    }
+}
+
+/// Answers one of this part's ops.
+pub fn run(op: Op, v: &Value) -> Answer {
+    match op {
+        Op::PoolAdmit => admit(v),
+        Op::PoolAdmitted => admitted(v),
+        Op::PoolRelease => release(v),
+        Op::PoolReleased => released(&v["answer"]),
+        Op::OctokitAdmission => Ok(admission_of(v)),
+        Op::OctokitFold => fold(v),
+        Op::OctokitDisagrees => Err(Refusal::new(
             Form::Port,
             Code::CoordinatorFailed,
             &[("pool", &shown(&v["pool"]))],
         )),
-        _ => return None,
-    })
+    }
 }
 
 fn request(what: &str) -> Refusal {

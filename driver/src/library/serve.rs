@@ -5,6 +5,7 @@
 
 use super::error::{Code, Form, Refusal};
 use super::input::receipt;
+use super::op::ops;
 use super::{done, obj};
 use super::{shown, Answer};
 use crate::port_answer;
@@ -16,37 +17,60 @@ use serde_json::Value;
 /// How long the port client waits for one answer, unless told.
 pub const PORT_TIMEOUT_MS: u64 = 15_000;
 
-/// The ops of this file, or `None` for another file's op.
-pub fn run(op: &str, v: &Value) -> Option<Answer> {
-    Some(match op {
-        "port_client" => port_client(v),
-        "port_failure" => Err(port_failure(v)),
-        "client_retain" => client_retain(v),
-        "client_retained" => client_retained(v),
-        "client_outcome" => client_outcome(v),
-        "client_cancel" => step(&v["deferral"], Event::Cancel).map(|()| done()),
-        "client_step" => client_step(v),
-        "client_claim" => client_claim(v),
-        "serve_port" => serve_port(v),
-        "schedule" => schedule(v),
-        "scheduled" => scheduled(v),
-        "key_store_failed" => Err(port(
+ops! {
+    /// The serve client, the serve-backed port and its key store.
+    Op {
+        PortClient => "port_client",
+        PortFailure => "port_failure",
+        ClientRetain => "client_retain",
+        ClientRetained => "client_retained",
+        ClientOutcome => "client_outcome",
+        ClientCancel => "client_cancel",
+        ClientStep => "client_step",
+        ClientClaim => "client_claim",
+        ServePort => "serve_port",
+        Schedule => "schedule",
+        Scheduled => "scheduled",
+        KeyStoreFailed => "key_store_failed",
+        RecordedDigest => "recorded_digest",
+        PortState => "port_state",
+        PortDeferral => "port_deferral",
+        CancelHandle => "cancel_handle",
+        CancelRefused => "cancel_refused",
+        StoreKey => "store_key",
+    }
+}
+
+/// Answers one of this part's ops.
+pub fn run(op: Op, v: &Value) -> Answer {
+    match op {
+        Op::PortClient => port_client(v),
+        Op::PortFailure => Err(port_failure(v)),
+        Op::ClientRetain => client_retain(v),
+        Op::ClientRetained => client_retained(v),
+        Op::ClientOutcome => client_outcome(v),
+        Op::ClientCancel => step(&v["deferral"], Event::Cancel).map(|()| done()),
+        Op::ClientStep => client_step(v),
+        Op::ClientClaim => client_claim(v),
+        Op::ServePort => serve_port(v),
+        Op::Schedule => schedule(v),
+        Op::Scheduled => scheduled(v),
+        Op::KeyStoreFailed => Err(port(
             Code::KeyStoreFailed,
             &[("id", &shown(&v["id"])), ("why", &shown(&v["why"]))],
         )),
-        "recorded_digest" => {
+        Op::RecordedDigest => {
             recorded_digest(&v["receipt"]).map(|d| obj(vec![("digest", Value::from(d))]))
         }
-        "port_state" => Ok(obj(vec![("state", Value::from(port_state(v)))])),
-        "port_deferral" => port_deferral(v),
-        "cancel_handle" => cancel_handle(v),
-        "cancel_refused" => Ok(obj(vec![(
+        Op::PortState => Ok(obj(vec![("state", Value::from(port_state(v)))])),
+        Op::PortDeferral => port_deferral(v),
+        Op::CancelHandle => cancel_handle(v),
+        Op::CancelRefused => Ok(obj(vec![(
             "ignore",
             Value::Bool(v["code"] == "illegal-transition" && v["state"] == "cancelled"),
         )])),
-        "store_key" => store_key(&v["key"]),
-        _ => return None,
-    })
+        Op::StoreKey => store_key(&v["key"]),
+    }
 }
 
 fn port(code: Code, values: &[(&str, &str)]) -> Refusal {

@@ -5,38 +5,55 @@
 use super::error::{Code, Form, Refusal, INVALID_RECEIPT, INVALID_TRANSITION};
 use super::input::{handoff, receipt, refused};
 use super::obj;
+use super::op::ops;
 use super::{shown, Answer};
 use deferral_core::lifecycle::{self, Event, Position, State};
 use deferral_core::receipt::{ErrorCode, Receipt};
 use serde_json::Value;
 
-/// The ops of this file, or `None` for another file's op.
-pub fn run(op: &str, v: &Value) -> Option<Answer> {
-    Some(match op {
-        "parse" => receipt(&v["receipt"], Form::Receipt).map(|r| text(&r)),
-        "handoff" => handoff(&v["input"]).map(|r| text(&r)),
-        "host_form" => host_form(v),
-        "retain" => retain(v),
-        "retained" => retained(v),
-        "cancel" => retained_receipt(v).map(|r| text(&r)),
-        "resume" => resume(v),
-        "may_run" if may_run(&v["state"]) => Ok(obj(vec![("run", Value::Bool(true))])),
+ops! {
+    /// Upstream's host and receipt functions.
+    Op {
+        Parse => "parse",
+        Handoff => "handoff",
+        HostForm => "host_form",
+        Retain => "retain",
+        Retained => "retained",
+        Cancel => "cancel",
+        Resume => "resume",
+        MayRun => "may_run",
+        Titles => "titles",
+        Outcome => "outcome",
+        Codes => "codes",
+    }
+}
+
+/// Answers one of this part's ops.
+pub fn run(op: Op, v: &Value) -> Answer {
+    match op {
+        Op::Parse => receipt(&v["receipt"], Form::Receipt).map(|r| text(&r)),
+        Op::Handoff => handoff(&v["input"]).map(|r| text(&r)),
+        Op::HostForm => host_form(v),
+        Op::Retain => retain(v),
+        Op::Retained => retained(v),
+        Op::Cancel => retained_receipt(v).map(|r| text(&r)),
+        Op::Resume => resume(v),
+        Op::MayRun if may_run(&v["state"]) => Ok(obj(vec![("run", Value::Bool(true))])),
         // Any state but resumable: the fresh process is not run (upstream's answer).
-        "may_run" => Ok(obj(vec![
+        Op::MayRun => Ok(obj(vec![
             ("run", Value::Bool(false)),
             ("result", status("blocked")),
         ])),
-        "titles" => Ok(obj(vec![
+        Op::Titles => Ok(obj(vec![
             ("invalid_receipt", Value::from(INVALID_RECEIPT)),
             ("invalid_transition", Value::from(INVALID_TRANSITION)),
         ])),
-        "outcome" => outcome(v),
-        "codes" => Ok(obj(vec![(
+        Op::Outcome => outcome(v),
+        Op::Codes => Ok(obj(vec![(
             "codes",
             Value::Array(Code::ALL.iter().map(|c| Value::from(c.as_str())).collect()),
         )])),
-        _ => return None,
-    })
+    }
 }
 
 /// A fresh process's result: `{status}`.

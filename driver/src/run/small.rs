@@ -4,30 +4,40 @@
 use super::args::Parsed;
 use super::{done, error_done, Files};
 use crate::attempt::limits::read_entry;
-use crate::attempt::view::{iso_ms, Obj};
+use crate::attempt::view::iso_ms;
 use crate::attempt::AttemptError;
+use crate::commands::StatusError;
 use crate::commands::{digest_command, explain_command, validate_command, Answer};
+use crate::crossing::Crossing;
+use crate::step::Step;
 use deferral_core::exit::Exit;
 use deferral_core::observe::observe_value;
 use serde_json::{json, Value};
 
-fn read_step(entries: &[(&str, &str)]) -> String {
-    let list: Vec<String> = entries.iter().map(|(n, p)| read_entry(n, p)).collect();
-    Obj::default()
-        .str("step", Some("read"))
-        .raw("read", &format!("[{}]", list.join(",")))
-        .end()
+fn read_step(entries: &[(&str, &str)]) -> Step {
+    Step::Read {
+        read: entries.iter().map(|(n, p)| read_entry(n, p)).collect(),
+        request: None,
+        lock: None,
+        stdout: String::new(),
+    }
 }
 
 /// A small command's answer as the last step; its text goes to stderr if `human`.
-fn finish(answer: &Answer, human: bool) -> String {
+fn finish(answer: &Answer, human: bool) -> Step {
     let text = if human { answer.text.as_str() } else { "" };
-    done(answer.exit, &format!("{}\n", answer.line), text, &[], None)
+    done(
+        answer.exit,
+        &format!("{}\n", answer.line),
+        text,
+        Vec::new(),
+        None,
+    )
 }
 
 /// Runs `validate`, `explain`, `digest` or `observe` one step further.
-pub fn run(name: &str, p: &Parsed, v: &Value, files: &Files) -> String {
-    let now = v["now_ms"].as_u64().unwrap_or(0);
+pub fn run(name: &str, p: &Parsed, v: &Crossing, files: &Files) -> Step {
+    let now = v.now_ms;
     match name {
         "validate" | "explain" => {
             let Some(path) = p.positionals.first() else {
@@ -44,8 +54,8 @@ pub fn run(name: &str, p: &Parsed, v: &Value, files: &Files) -> String {
             if name == "validate" {
                 return finish(&validate_command(bytes), false);
             }
-            let offset = v["utc_offset_min"].as_i64().unwrap_or(0);
-            let human = !p.is_set("quiet") && (p.is_set("text") || v["stderr_tty"] == true);
+            let offset = v.utc_offset_min;
+            let human = !p.is_set("quiet") && (p.is_set("text") || v.stderr_tty);
             finish(&explain_command(bytes, now, offset), human)
         }
         "digest" => {
@@ -71,7 +81,7 @@ pub fn run(name: &str, p: &Parsed, v: &Value, files: &Files) -> String {
     }
 }
 
-fn observe(p: &Parsed, files: &Files, now: u64) -> String {
+fn observe(p: &Parsed, files: &Files, now: u64) -> Step {
     let Some(ledger_path) = p.value("ledger-file") else {
         return error_done(
             &AttemptError::MissingInput {
@@ -136,20 +146,21 @@ fn observe(p: &Parsed, files: &Files, now: u64) -> String {
     }
     // The ledger is read under its lock: no bytes for a ledger that does not exist yet.
     let Some(ledger) = files.get("ledger") else {
-        return Obj::default()
-            .str("step", Some("lock"))
-            .raw("lock", &crate::attempt::limits::lock(ledger_path))
-            .end();
+        return Step::Lock {
+            lock: crate::attempt::limits::lock(ledger_path),
+            stdout: String::new(),
+        };
     };
     input["ledger"] = ledger.map_or(Value::Null, |b| String::from_utf8_lossy(b).into());
     let answer = observe_value(&input);
     if answer["ok"] != true {
         let e = &answer["error"];
-        let line = Obj::default()
-            .str("status", Some("error"))
-            .raw("error", &serde_json::to_string(e).unwrap_or_default())
-            .end();
-        return done(Exit::Invalid, &(line + "\n"), "", &[], None);
+        let line = StatusError {
+            status: "error",
+            error: e,
+        }
+        .to_json();
+        return done(Exit::Invalid, &(line + "\n"), "", Vec::new(), None);
     }
     let windowed = !answer["resource"].is_null();
     let headers = &answer["headers"];
@@ -171,7 +182,7 @@ fn observe(p: &Parsed, files: &Files, now: u64) -> String {
         Exit::Ok,
         &format!("{}\n", serde_json::to_string(&line).unwrap_or_default()),
         "",
-        &[],
+        Vec::new(),
         Some(&ledger_text),
     )
 }

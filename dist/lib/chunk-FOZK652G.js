@@ -19,15 +19,10 @@ __export(deferral_wasm_exports, {
   input_buffer: () => input_buffer,
   library: () => library,
   lifecycle_transition: () => lifecycle_transition,
-  merge_ledger: () => merge_ledger,
-  observe_response: () => observe_response,
   parse_rate_limit: () => parse_rate_limit,
   proxy_for: () => proxy_for,
-  read_ledger: () => read_ledger,
-  read_rate_state: () => read_rate_state,
   run: () => run,
-  validate_input: () => validate_input,
-  version: () => version
+  validate_input: () => validate_input
 });
 function decide(input2) {
   let deferred2_0;
@@ -102,34 +97,6 @@ function lifecycle_transition(input2) {
     wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
   }
 }
-function merge_ledger(input2) {
-  let deferred2_0;
-  let deferred2_1;
-  try {
-    const ptr0 = passStringToWasm0(input2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-    const len0 = WASM_VECTOR_LEN;
-    const ret = wasm.merge_ledger(ptr0, len0);
-    deferred2_0 = ret[0];
-    deferred2_1 = ret[1];
-    return getStringFromWasm0(ret[0], ret[1]);
-  } finally {
-    wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
-  }
-}
-function observe_response(input2) {
-  let deferred2_0;
-  let deferred2_1;
-  try {
-    const ptr0 = passStringToWasm0(input2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-    const len0 = WASM_VECTOR_LEN;
-    const ret = wasm.observe_response(ptr0, len0);
-    deferred2_0 = ret[0];
-    deferred2_1 = ret[1];
-    return getStringFromWasm0(ret[0], ret[1]);
-  } finally {
-    wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
-  }
-}
 function parse_rate_limit(input2) {
   let deferred2_0;
   let deferred2_1;
@@ -151,34 +118,6 @@ function proxy_for(input2) {
     const ptr0 = passStringToWasm0(input2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
     const len0 = WASM_VECTOR_LEN;
     const ret = wasm.proxy_for(ptr0, len0);
-    deferred2_0 = ret[0];
-    deferred2_1 = ret[1];
-    return getStringFromWasm0(ret[0], ret[1]);
-  } finally {
-    wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
-  }
-}
-function read_ledger(text) {
-  let deferred2_0;
-  let deferred2_1;
-  try {
-    const ptr0 = passStringToWasm0(text, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-    const len0 = WASM_VECTOR_LEN;
-    const ret = wasm.read_ledger(ptr0, len0);
-    deferred2_0 = ret[0];
-    deferred2_1 = ret[1];
-    return getStringFromWasm0(ret[0], ret[1]);
-  } finally {
-    wasm.__wbindgen_free(deferred2_0, deferred2_1, 1);
-  }
-}
-function read_rate_state(input2) {
-  let deferred2_0;
-  let deferred2_1;
-  try {
-    const ptr0 = passStringToWasm0(input2, wasm.__wbindgen_malloc, wasm.__wbindgen_realloc);
-    const len0 = WASM_VECTOR_LEN;
-    const ret = wasm.read_rate_state(ptr0, len0);
     deferred2_0 = ret[0];
     deferred2_1 = ret[1];
     return getStringFromWasm0(ret[0], ret[1]);
@@ -216,18 +155,6 @@ function run(input2, files) {
 function validate_input(len) {
   const ret = wasm.validate_input(len);
   return ret >>> 0;
-}
-function version() {
-  let deferred1_0;
-  let deferred1_1;
-  try {
-    const ret = wasm.version();
-    deferred1_0 = ret[0];
-    deferred1_1 = ret[1];
-    return getStringFromWasm0(ret[0], ret[1]);
-  } finally {
-    wasm.__wbindgen_free(deferred1_0, deferred1_1, 1);
-  }
 }
 function __wbg_get_imports() {
   const import0 = {
