@@ -7,6 +7,7 @@
 //! pass the same conformance suite (the dev-only crate `deferral-host-conformance`). [`StoreUrl`] picks one from `--store`.
 
 mod existing;
+pub mod forward;
 pub mod github;
 pub mod pools;
 pub mod postgres;
@@ -344,44 +345,6 @@ impl Update {
             resume_by_ms,
         })
     }
-}
-
-/// The compare-and-set's `UPDATE`, the same for both backends but for how a placeholder is
-/// written (`?N` on SQLite, `$N` on PostgreSQL). Its `WHERE` repeats the state and fence
-/// check, so the write is safe even without the lock around it. Parameters, in order: state,
-/// fence, reentries, reason, resume_after_ms, resume_by_ms, wakeup_digest, lease_owner,
-/// lease_until_ms, attempt_status, cause, detail, receipt_seq, updated_ms, id, expected
-/// state, expected fence.
-pub(crate) fn compare_and_set_sql(mark: char) -> String {
-    let columns = [
-        "state",
-        "fence",
-        "reentries",
-        "reason",
-        "resume_after_ms",
-        "resume_by_ms",
-        "wakeup_digest",
-        "lease_owner",
-        "lease_until_ms",
-        "attempt_status",
-        "cause",
-        "detail",
-        "receipt_seq",
-        "updated_ms",
-    ];
-    let set: Vec<String> = columns
-        .iter()
-        .enumerate()
-        .map(|(i, c)| format!("{c} = {mark}{}", i + 1))
-        .collect();
-    let n = columns.len();
-    format!(
-        "UPDATE deferrals SET {} WHERE id = {mark}{} AND state = {mark}{} AND fence = {mark}{}",
-        set.join(", "),
-        n + 1,
-        n + 2,
-        n + 3
-    )
 }
 
 /// The order in which the status page draws the rows of one state, so that it reads only the
