@@ -6,7 +6,7 @@
 //!
 //! ```text
 //! cargo run --release -p deferral-host --example store_bench -- --store sqlite --dir DIR [--records N] [--rounds R]
-//! cargo run --release -p deferral-host --example store_bench -- --store postgres://USER@HOST:PORT/DB [--records N] [--rounds R]
+//! cargo run --release -p deferral-host --example store_bench -- --store postgres://USER@HOST:PORT/DB [--records N] [--rounds R] [--tick no]
 //! ```
 //! Written to compare two builds of the host in the same run (see BENCHMARKS.md, "One SQL layer").
 
@@ -59,7 +59,7 @@ fn options(limit: usize) -> TickOptions {
     }
 }
 
-fn round(url: &str, records: usize) -> (f64, f64) {
+fn round(url: &str, records: usize, ticks: bool) -> (f64, f64) {
     let store: Box<dyn Store + Send> = StoreUrl::parse(url)
         .expect("store url")
         .open(IntegrityCheck::Off)
@@ -74,6 +74,9 @@ fn round(url: &str, records: usize) -> (f64, f64) {
             .expect("record");
     }
     let record_s = start.elapsed().as_secs_f64();
+    if !ticks {
+        return (records as f64 / record_s, 0.0);
+    }
     let start = Instant::now();
     let report = tick(&*store, &options(records), now_ms).expect("tick");
     let tick_s = start.elapsed().as_secs_f64();
@@ -96,11 +99,13 @@ fn main() {
     let dir = PathBuf::from(arg(&args, "--dir").unwrap_or_else(|| "bench/host".into()));
     let records: usize = arg(&args, "--records").map_or(300, |v| v.parse().expect("--records N"));
     let rounds: usize = arg(&args, "--rounds").map_or(3, |v| v.parse().expect("--rounds N"));
+    // `--tick no`: only the records (for many short rounds of the record path alone).
+    let ticks = arg(&args, "--tick").is_none_or(|v| v != "no");
     let mut record_rates = Vec::new();
     let mut tick_rates = Vec::new();
     for r in 0..rounds {
         let url = fresh(&store, &dir, r);
-        let (record, tick) = round(&url, records);
+        let (record, tick) = round(&url, records, ticks);
         eprintln!("round {r}: record {record:.0}/s, tick {tick:.0}/s");
         record_rates.push(record.round());
         tick_rates.push(tick.round());
