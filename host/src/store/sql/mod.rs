@@ -18,6 +18,7 @@ pub(super) mod deferrals;
 pub(super) mod events;
 pub(super) mod github;
 mod param;
+mod pool_cells;
 mod pool_rows;
 pub(super) mod pools;
 mod pools_schema;

@@ -1,9 +1,8 @@
 //! How the pools' rows read back (see `pools`): a pool, an admission, an observation.
 
-use super::super::pools::{
-    cost_of_cells, window_of_cells, Admission, Observation, PoolRow, Resource,
-};
+use super::super::pools::{Admission, Observation, PoolRow, Resource};
 use super::super::StoreError;
+use super::pool_cells::{cost_of_cells, window_of_cells};
 use super::SqlRow;
 
 pub fn read_pool(row: &dyn SqlRow) -> Result<PoolRow, StoreError> {

@@ -4,10 +4,11 @@
 //! `None`. SQLite needs no lock: `BEGIN IMMEDIATE` lets one writer in at a time.
 
 use super::super::pools::{
-    cost_cells, cost_of_cells, window_cells, Admission, Candidate, Cost, Observation, PoolRow,
-    PoolStore, PoolWrite, PoolWritten, DEFAULT_POOL, POOL_COLUMNS,
+    Admission, Candidate, Cost, Observation, PoolRow, PoolStore, PoolWrite, PoolWritten,
+    DEFAULT_POOL,
 };
 use super::super::{NewDeferral, StoreError};
+use super::pool_cells::{cost_cells, cost_of_cells, window_cells, POOL_COLUMNS};
 use super::pool_rows::{read_admission, read_observation, read_pool, ADMISSION_COLUMNS};
 use super::{args, query_all, query_opt, to_i64, SqlBackend, SqlConn};
 
