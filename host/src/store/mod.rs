@@ -6,75 +6,36 @@
 //! The trait holds no backend detail: the SQLite and the PostgreSQL backends implement it and
 //! pass the same conformance suite (the dev-only crate `deferral-host-conformance`). [`StoreUrl`] picks one from `--store`.
 
+mod error;
 mod existing;
+pub mod forward;
 pub mod github;
 pub mod pools;
 pub mod postgres;
 pub mod postgres_tls;
 mod private_file;
+mod records;
 pub mod retry;
 pub mod rules;
 mod sql;
 pub mod sqlite;
+mod update;
+mod url;
 
 use deferral_core::digest::sha256_hex;
 use deferral_core::lifecycle::State;
-use std::fmt;
-use std::path::PathBuf;
 
+pub use self::error::StoreError;
 pub use self::github::{ArtifactRef, Link, LoopStore, RecordKeys, RunRecord};
 pub use self::pools::PoolStore;
 pub use self::postgres::PostgresStore;
+pub use self::records::{
+    Deferral, EventRecord, LaunchProcess, NewDeferral, NewReceipt, StoredReceipt, Window,
+};
 pub use self::retry::{RetryLink, RetryStore};
+pub use self::update::{Change, Lease, Update};
+pub use self::url::StoreUrl;
 pub use sqlite::{IntegrityCheck, SqliteStore};
-
-/// Where the store lives: `sqlite:PATH` (or a bare path) or `postgres://...` / `postgresql://...`.
-#[derive(Clone, PartialEq, Eq)]
-pub enum StoreUrl {
-    Sqlite(PathBuf),
-    /// A libpq-style URL, kept whole (it may hold a password).
-    Postgres(String),
-}
-
-impl StoreUrl {
-    /// Parses `--store`; the error is a sentence for the user.
-    pub fn parse(url: &str) -> Result<StoreUrl, String> {
-        if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-            return Ok(StoreUrl::Postgres(url.to_string()));
-        }
-        let path = if let Some(path) = url.strip_prefix("sqlite:") {
-            path.strip_prefix("//").unwrap_or(path)
-        } else if let Some((scheme, _)) = url.split_once("://") {
-            return Err(format!(
-                "unsupported store scheme {scheme:?}: use sqlite:PATH or postgres://USER@HOST:PORT/DB"
-            ));
-        } else {
-            url
-        };
-        if path.is_empty() {
-            return Err("the store path is empty".into());
-        }
-        Ok(StoreUrl::Sqlite(PathBuf::from(path)))
-    }
-
-    /// Opens (creating and migrating if needed) a new connection to the store.
-    pub fn open(&self, check: IntegrityCheck) -> Result<Box<dyn Store + Send>, StoreError> {
-        Ok(match self {
-            StoreUrl::Sqlite(path) => Box::new(SqliteStore::open(path, check)?),
-            StoreUrl::Postgres(url) => Box::new(PostgresStore::open(url, check)?),
-        })
-    }
-}
-
-/// Never prints a PostgreSQL URL: it may carry a password.
-impl fmt::Debug for StoreUrl {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            StoreUrl::Sqlite(path) => f.debug_tuple("Sqlite").field(path).finish(),
-            StoreUrl::Postgres(_) => f.write_str("Postgres(..)"),
-        }
-    }
-}
 
 /// What the current launch of a deferral is doing (only while it is `resumable`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -119,117 +80,6 @@ pub fn launch_kind(launch: &str) -> &str {
     launch.split_once(':').map_or("", |(kind, _)| kind)
 }
 
-/// One deferral as stored.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Deferral {
-    pub id: String,
-    pub state: State,
-    /// Bumped by every compare-and-set that changes the state or the lease.
-    pub fence: u64,
-    /// Fresh-process launches made so far (the current attempt number while resumable).
-    pub reentries: u32,
-    pub max_reentries: u32,
-    /// Reason of the current receipt.
-    pub reason: String,
-    pub resume_after_ms: u64,
-    pub resume_by_ms: u64,
-    /// Launch target, e.g. `exec:./resume.sh` or `workflow-dispatch:o/r/wf.yml@main`.
-    pub launch: String,
-    /// SHA-256 of the current wake-up handle; `None` once terminal (the wake-up is invalid).
-    pub wakeup_digest: Option<String>,
-    /// SHA-256 of the cancellation handle, fixed for the deferral's whole life.
-    pub cancellation_digest: String,
-    pub lease_owner: Option<String>,
-    pub lease_until_ms: Option<u64>,
-    pub attempt_status: Option<AttemptStatus>,
-    /// Cause of the last change (`recorded`, `claimed`, `reentry-limit`, `expired`, ...).
-    pub cause: String,
-    /// Free text about the last change (an exit code, an HTTP status, ...).
-    pub detail: Option<String>,
-    /// Sequence number of the current receipt in the receipts table.
-    pub receipt_seq: u64,
-    pub created_ms: u64,
-    pub updated_ms: u64,
-}
-
-/// A receipt to append. `kind` says where it came from: `submitted` (the text exactly as
-/// received), `retained` (the host's retained form), `claimed` (the form given to a launch).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NewReceipt {
-    pub kind: String,
-    pub text: String,
-}
-
-/// A receipt as stored, with the SHA-256 of its text.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StoredReceipt {
-    pub seq: u64,
-    pub deferral_id: String,
-    pub kind: String,
-    pub text: String,
-    pub sha256: String,
-    pub created_ms: u64,
-}
-
-/// One row of the append-only event log.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EventRecord {
-    pub seq: u64,
-    pub deferral_id: String,
-    pub at_ms: u64,
-    pub event: String,
-    pub from_state: Option<State>,
-    pub to_state: State,
-    pub cause: String,
-    /// The fence after the change.
-    pub fence: u64,
-    pub reentries: u32,
-    pub detail: Option<String>,
-}
-
-/// The window a receipt opens: becomes the deferral's reason and times.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Window {
-    pub reason: String,
-    pub resume_after_ms: u64,
-    pub resume_by_ms: u64,
-}
-
-/// A new deferral, already moved `ready -> deferred` by the lifecycle.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NewDeferral {
-    pub id: String,
-    pub state: State,
-    pub reentries: u32,
-    pub max_reentries: u32,
-    pub cause: String,
-    pub launch: String,
-    pub window: Window,
-    pub wakeup_digest: String,
-    pub cancellation_digest: String,
-    /// Appended in order; the last one becomes the current receipt. Must not be empty.
-    pub receipts: Vec<NewReceipt>,
-    pub at_ms: u64,
-    /// Unique keys and links written with it (see [`github`]).
-    pub keys: RecordKeys,
-}
-
-/// The process group an `exec:` launch runs in, recorded right after it starts so that a
-/// ticker recovering the launch's lease can kill what is left of it before launching again.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LaunchProcess {
-    /// The fence of the claim that started it (the attempt it belongs to).
-    pub fence: u64,
-    pub pgid: i64,
-    /// Where it runs: the machine id and its boot id (a group on another boot is gone).
-    pub machine: String,
-    pub boot_id: String,
-    /// The group leader's start time (clock ticks since boot), telling it from a later
-    /// process that reused its id.
-    pub leader_start: u64,
-    pub recorded_ms: u64,
-}
-
 /// Which due deferral [`Store::claim_next_due`] may pick.
 #[derive(Debug, Clone, Default)]
 pub struct NextDue<'a> {
@@ -245,144 +95,6 @@ pub struct NextDue<'a> {
 /// reading it gave, e.g. a receipt that fails its SHA-256 check).
 pub type ClaimBuilder<'a> =
     dyn FnMut(&Deferral, Result<StoredReceipt, StoreError>) -> Result<Update, StoreError> + 'a;
-
-/// A lease held by a launcher.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Lease {
-    pub owner: String,
-    pub until_ms: u64,
-}
-
-/// How an update treats an optional column: leave it, clear it, or set it.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub enum Change<T> {
-    #[default]
-    Keep,
-    Clear,
-    Set(T),
-}
-
-impl<T: Clone> Change<T> {
-    /// The value after applying this change to `current`.
-    pub fn apply(&self, current: Option<T>) -> Option<T> {
-        match self {
-            Change::Keep => current,
-            Change::Clear => None,
-            Change::Set(value) => Some(value.clone()),
-        }
-    }
-}
-
-/// A conditional write: applied only if the row still has `expect_state` and `expect_fence`.
-/// Callers build it from the lifecycle's `transition` (see `coordinator`), never by hand-picking
-/// a state.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Update {
-    pub expect_state: State,
-    pub expect_fence: u64,
-    pub state: State,
-    pub reentries: u32,
-    /// Event name written to the log (`claim`, `defer`, `dispatched`, ...).
-    pub event: String,
-    pub cause: String,
-    pub detail: Option<String>,
-    /// Bump the fence (every state change and every lease change does).
-    pub bump_fence: bool,
-    pub lease: Change<Lease>,
-    pub wakeup_digest: Change<String>,
-    pub attempt_status: Change<AttemptStatus>,
-    /// Receipts to append; the last one becomes current.
-    pub receipts: Vec<NewReceipt>,
-    /// The new receipt's window, when `receipts` holds a new current receipt.
-    pub window: Option<Window>,
-    pub at_ms: u64,
-}
-
-/// The row a compare-and-set writes, worked out once for both backends from the row read
-/// under the lock and the [`Update`] asked for; the backends keep only the SQL around it.
-#[derive(Debug)]
-pub(crate) struct NextRow {
-    pub fence: u64,
-    pub lease: Option<Lease>,
-    pub wakeup_digest: Option<String>,
-    pub attempt_status: Option<AttemptStatus>,
-    pub reason: String,
-    pub resume_after_ms: u64,
-    pub resume_by_ms: u64,
-}
-
-impl Update {
-    /// `Conflict` unless `current` still has the expected state and fence; else the new row
-    /// (the receipt sequence aside: a backend appends receipts itself).
-    pub(crate) fn next_row(&self, id: &str, current: &Deferral) -> Result<NextRow, StoreError> {
-        if current.state != self.expect_state || current.fence != self.expect_fence {
-            return Err(StoreError::Conflict {
-                id: id.to_string(),
-                expected_state: self.expect_state,
-                expected_fence: self.expect_fence,
-            });
-        }
-        let lease = current.lease_owner.clone().map(|owner| Lease {
-            owner,
-            until_ms: current.lease_until_ms.unwrap_or(0),
-        });
-        let (reason, resume_after_ms, resume_by_ms) = match &self.window {
-            Some(w) => (w.reason.clone(), w.resume_after_ms, w.resume_by_ms),
-            None => (
-                current.reason.clone(),
-                current.resume_after_ms,
-                current.resume_by_ms,
-            ),
-        };
-        Ok(NextRow {
-            fence: current.fence + u64::from(self.bump_fence),
-            lease: self.lease.apply(lease),
-            wakeup_digest: self.wakeup_digest.apply(current.wakeup_digest.clone()),
-            attempt_status: self.attempt_status.apply(current.attempt_status),
-            reason,
-            resume_after_ms,
-            resume_by_ms,
-        })
-    }
-}
-
-/// The compare-and-set's `UPDATE`, the same for both backends but for how a placeholder is
-/// written (`?N` on SQLite, `$N` on PostgreSQL). Its `WHERE` repeats the state and fence
-/// check, so the write is safe even without the lock around it. Parameters, in order: state,
-/// fence, reentries, reason, resume_after_ms, resume_by_ms, wakeup_digest, lease_owner,
-/// lease_until_ms, attempt_status, cause, detail, receipt_seq, updated_ms, id, expected
-/// state, expected fence.
-pub(crate) fn compare_and_set_sql(mark: char) -> String {
-    let columns = [
-        "state",
-        "fence",
-        "reentries",
-        "reason",
-        "resume_after_ms",
-        "resume_by_ms",
-        "wakeup_digest",
-        "lease_owner",
-        "lease_until_ms",
-        "attempt_status",
-        "cause",
-        "detail",
-        "receipt_seq",
-        "updated_ms",
-    ];
-    let set: Vec<String> = columns
-        .iter()
-        .enumerate()
-        .map(|(i, c)| format!("{c} = {mark}{}", i + 1))
-        .collect();
-    let n = columns.len();
-    format!(
-        "UPDATE deferrals SET {} WHERE id = {mark}{} AND state = {mark}{} AND fence = {mark}{}",
-        set.join(", "),
-        n + 1,
-        n + 2,
-        n + 3
-    )
-}
 
 /// The order in which the status page draws the rows of one state, so that it reads only the
 /// rows it draws ([`Store::first_in_state`]; an index serves each order).
@@ -410,71 +122,6 @@ pub struct ListQuery {
     pub state: Option<State>,
     pub limit: Option<usize>,
 }
-
-/// Why a store operation failed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum StoreError {
-    /// The row changed since it was read: another worker got there first.
-    Conflict {
-        id: String,
-        expected_state: State,
-        expected_fence: u64,
-    },
-    NotFound(String),
-    /// A deferral with this id exists already.
-    Duplicate(String),
-    /// The store failed its integrity check.
-    Corrupt(String),
-    /// The database belongs to another application: refused, left untouched.
-    Foreign(String),
-    /// The store was written by a newer version of this program.
-    SchemaTooNew {
-        found: i64,
-        supported: i64,
-    },
-    /// Anything the backend reports (I/O, locking, SQL).
-    Backend(String),
-    /// The store does not exist and this command does not create one (see `store::existing`).
-    Missing(String),
-}
-
-impl StoreError {
-    pub fn code(&self) -> &'static str {
-        match self {
-            StoreError::Conflict { .. } => "conflict",
-            StoreError::NotFound(_) => "not-found",
-            StoreError::Duplicate(_) => "duplicate",
-            StoreError::Corrupt(_) => "store-corrupt",
-            StoreError::Foreign(_) => "foreign-store",
-            StoreError::SchemaTooNew { .. } => "schema-too-new",
-            StoreError::Backend(_) => "store-error",
-            StoreError::Missing(_) => "store-not-found",
-        }
-    }
-}
-
-impl fmt::Display for StoreError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            StoreError::Conflict { id, expected_state, expected_fence } => write!(
-                f,
-                "deferral {id} is no longer {expected_state} at fence {expected_fence}: another worker changed it"
-            ),
-            StoreError::NotFound(id) => write!(f, "no deferral with id {id}"),
-            StoreError::Duplicate(id) => write!(f, "a deferral with id {id} exists already"),
-            StoreError::Corrupt(report) => write!(f, "the store failed its integrity check: {report}"),
-            StoreError::Foreign(why) => write!(f, "not a deferral-host store: {why}"),
-            StoreError::SchemaTooNew { found, supported } => write!(
-                f,
-                "the store has schema version {found}, newer than the {supported} this program knows"
-            ),
-            StoreError::Backend(message) => write!(f, "store error: {message}"),
-            StoreError::Missing(message) => f.write_str(message),
-        }
-    }
-}
-
-impl std::error::Error for StoreError {}
 
 /// Checks a receipt read from the store against the SHA-256 stored with it.
 pub(crate) fn verify_receipt(receipt: StoredReceipt) -> Result<StoredReceipt, StoreError> {

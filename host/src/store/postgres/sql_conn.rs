@@ -17,10 +17,68 @@ impl Dialect for PostgresDialect {
     fn not_in_list(&self, column: &str, n: usize) -> String {
         format!("NOT ({column} = ANY(?{n}))")
     }
+
+    fn skip_locked(&self) -> &'static str {
+        " FOR UPDATE SKIP LOCKED"
+    }
+
+    /// Rows of equal time come back in no set order without a tie-break.
+    fn order_ties(&self) -> &'static str {
+        ", id"
+    }
+
+    /// Counted on each call (see `BENCHMARKS.md`, "deferral-host status page", for why not kept).
+    fn count_by_state(&self) -> &'static str {
+        "SELECT state, COUNT(*) FROM deferrals GROUP BY state"
+    }
+
+    fn count_by_state_cause(&self) -> &'static str {
+        "SELECT state, cause, COUNT(*) FROM deferrals GROUP BY state, cause"
+    }
+
+    fn int(&self) -> &'static str {
+        "BIGINT"
+    }
+
+    fn seq_key(&self) -> &'static str {
+        "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"
+    }
+
+    fn append_only_setup(&self) -> &'static str {
+        "
+-- Evidence is append-only: UPDATE, DELETE and TRUNCATE raise, whoever runs them.
+CREATE FUNCTION deferral_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    RAISE EXCEPTION '% are append-only', TG_TABLE_NAME;
+END
+$$;
+"
+    }
+
+    /// The trigger function names the table itself (`TG_TABLE_NAME`), so `what` is not used.
+    fn append_only(&self, table: &str, _what: &str, truncate: bool) -> String {
+        let mut ddl = String::new();
+        for op in ["UPDATE", "DELETE"] {
+            ddl.push_str(&format!(
+                "CREATE TRIGGER {table}_no_{} BEFORE {op} ON {table} FOR EACH ROW EXECUTE FUNCTION deferral_append_only();\n",
+                op.to_lowercase()
+            ));
+        }
+        if truncate {
+            ddl.push_str(&format!(
+                "CREATE TRIGGER {table}_no_truncate BEFORE TRUNCATE ON {table} FOR EACH STATEMENT EXECUTE FUNCTION deferral_append_only();\n"
+            ));
+        }
+        ddl
+    }
+
+    fn find_text(&self) -> &'static str {
+        "strpos"
+    }
 }
 
 /// The statement with PostgreSQL's placeholders: `?N` becomes `$N`.
-pub(super) fn numbered(sql: &str) -> String {
+fn numbered(sql: &str) -> String {
     sql.replace('?', "$")
 }
 
@@ -52,6 +110,10 @@ impl SqlRow for Row {
 impl<C: GenericClient> SqlConn for Pg<'_, C> {
     fn dialect(&self) -> &'static dyn Dialect {
         &PostgresDialect
+    }
+
+    fn execute_batch(&mut self, sql: &str) -> Result<(), StoreError> {
+        self.0.batch_execute(sql).map_err(backend)
     }
 
     fn execute(&mut self, sql: &str, args: &[Param]) -> Result<u64, StoreError> {
@@ -111,5 +173,24 @@ impl super::super::sql::SqlBackend for super::PostgresStore {
         body: impl FnOnce(&mut dyn SqlConn) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
         self.write(|tx| body(&mut Pg(tx)))
+    }
+
+    /// In a transaction: the work queries lock what they list, skipping what others hold.
+    fn sql_work<T>(
+        &self,
+        body: impl FnOnce(&mut dyn SqlConn) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        self.sql_write(body)
+    }
+
+    fn sql_batch(
+        &self,
+        news: &[crate::store::NewDeferral],
+    ) -> Vec<Result<crate::store::Deferral, StoreError>> {
+        self.group_insert(news)
+    }
+
+    fn sql_check(&self) -> Result<(), StoreError> {
+        self.check()
     }
 }

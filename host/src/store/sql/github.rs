@@ -4,7 +4,7 @@ use super::super::github::{
     receipt_digest, ArtifactRef, Link, LoopStore, RunRecord, SUBMITTED_KIND,
 };
 use super::super::{Deferral, NewDeferral, NewReceipt, StoreError};
-use super::{args, deferrals, query_all, query_opt, to_i64, SqlBackend, SqlConn, SqlRow};
+use super::{args, query_all, query_opt, rows, to_i64, SqlBackend, SqlConn, SqlRow};
 
 /// Writes a new deferral's keys in its insert transaction: its submitted receipt's digest, its
 /// artifact and its predecessor must be new, else `Duplicate` (and the insert rolls back).
@@ -201,12 +201,13 @@ impl<B: SqlBackend> LoopStore for B {
     fn dispatched(&self, limit: usize) -> Result<Vec<(Deferral, Option<RunRecord>)>, StoreError> {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         self.sql_read(|conn| {
-            let rows = deferrals::select(
+            let found = rows::select(
                 conn,
                 "WHERE state = 'resumable' AND attempt_status = 'dispatched' ORDER BY updated_ms, id LIMIT ?1",
                 args![limit],
             )?;
-            rows.into_iter()
+            found
+                .into_iter()
                 .map(|d| {
                     let run = run_in(conn, &d.id, d.reentries)?;
                     Ok((d, run))

@@ -8,73 +8,31 @@
 //! SQLite, an array compared with `ALL` in PostgreSQL). Upserts (`ON CONFLICT ... DO UPDATE`)
 //! are written the same in both. A new id (`seq`) comes back from [`SqlConn::insert_seq`].
 //!
-//! A backend implements [`SqlBackend`] (a read, a write transaction) and gets the shared
-//! store traits (see `pools`) for it.
+//! A backend implements [`SqlBackend`] (a read, a write transaction, a group commit, its
+//! integrity check) and gets every store trait for it: [`Store`](super::Store) in `store`,
+//! the statements in `deferrals`, `receipts`, `events` and `work`, the row mapping in `rows`,
+//! the migrations in `schema`, the GitHub loop's, the retries' and the pools' tables in
+//! `github`, `retry` and `pools`.
 
 pub(super) mod deferrals;
+pub(super) mod events;
 pub(super) mod github;
+mod param;
+mod pool_cells;
+mod pool_rows;
 pub(super) mod pools;
+mod pools_schema;
+pub(super) mod receipts;
 pub(super) mod retry;
+pub(super) mod rows;
+pub(super) mod schema;
+mod store;
+pub(super) mod work;
 
 use super::StoreError;
 
-/// One bound value of a statement.
-#[derive(Debug, Clone, Copy)]
-pub enum Param<'a> {
-    Int(Option<i64>),
-    Text(Option<&'a str>),
-    /// A list of texts, tested with [`Dialect::not_in_list`].
-    List(&'a [&'a str]),
-}
-
-impl From<i64> for Param<'_> {
-    fn from(v: i64) -> Self {
-        Param::Int(Some(v))
-    }
-}
-impl From<Option<i64>> for Param<'_> {
-    fn from(v: Option<i64>) -> Self {
-        Param::Int(v)
-    }
-}
-impl From<u32> for Param<'_> {
-    fn from(v: u32) -> Self {
-        Param::Int(Some(i64::from(v)))
-    }
-}
-impl<'a> From<&'a str> for Param<'a> {
-    fn from(v: &'a str) -> Self {
-        Param::Text(Some(v))
-    }
-}
-impl<'a> From<&'a String> for Param<'a> {
-    fn from(v: &'a String) -> Self {
-        Param::Text(Some(v))
-    }
-}
-impl<'a> From<&'a Option<String>> for Param<'a> {
-    fn from(v: &'a Option<String>) -> Self {
-        Param::Text(v.as_deref())
-    }
-}
-impl<'a> From<Option<&'a str>> for Param<'a> {
-    fn from(v: Option<&'a str>) -> Self {
-        Param::Text(v)
-    }
-}
-impl<'a> From<&'a [&'a str]> for Param<'a> {
-    fn from(v: &'a [&'a str]) -> Self {
-        Param::List(v)
-    }
-}
-
-/// `args![a, b, c]`: the parameters of a statement, each through `Param::from`.
-macro_rules! args {
-    ($($value:expr),* $(,)?) => {
-        &[$($crate::store::sql::Param::from($value)),*]
-    };
-}
-pub(crate) use args;
+pub(crate) use param::args;
+pub use param::Param;
 
 /// A stored `u64` as the `INTEGER`/`BIGINT` it is kept in (saturating).
 pub fn to_i64(value: u64) -> i64 {
@@ -117,11 +75,34 @@ pub trait Dialect {
     fn for_update(&self) -> &'static str;
     /// `column NOT IN` the list bound at placeholder `?n`.
     fn not_in_list(&self, column: &str, n: usize) -> String;
+    /// Appended to a work query of `tick` (and the claim): rows another transaction holds are
+    /// skipped, not waited for, where writers run side by side; nothing otherwise.
+    fn skip_locked(&self) -> &'static str;
+    /// Appended to an `ORDER BY` of the work queries: `, id` where rows of equal time would
+    /// otherwise come back in no set order; nothing where the index keeps them in rowid order.
+    fn order_ties(&self) -> &'static str;
+    /// `SELECT state, n` of the deferrals per state (counted, or read from kept counts).
+    fn count_by_state(&self) -> &'static str;
+    /// `SELECT state, cause, n` of the deferrals per state and cause.
+    fn count_by_state_cause(&self) -> &'static str;
+    /// The DDL type of a 64-bit integer column (`{int}` in `schema`).
+    fn int(&self) -> &'static str;
+    /// The DDL of an auto-numbered `seq` primary key (`{seq}` in `schema`).
+    fn seq_key(&self) -> &'static str;
+    /// What the append-only triggers need first (a trigger function), once per store.
+    fn append_only_setup(&self) -> &'static str;
+    /// Triggers that refuse UPDATE and DELETE (and TRUNCATE, if `truncate` and the dialect
+    /// has one) on `table`, saying `{what} are append-only`.
+    fn append_only(&self, table: &str, what: &str, truncate: bool) -> String;
+    /// The function that finds a text in another, 1-based, 0 when absent (`instr`, `strpos`).
+    fn find_text(&self) -> &'static str;
 }
 
 /// A connection (or a transaction on one) that runs the shared statements.
 pub trait SqlConn {
     fn dialect(&self) -> &'static dyn Dialect;
+    /// Runs statements separated by `;`, binding nothing (the migrations).
+    fn execute_batch(&mut self, sql: &str) -> Result<(), StoreError>;
     /// Runs a statement; the number of rows it changed.
     fn execute(&mut self, sql: &str, args: &[Param]) -> Result<u64, StoreError>;
     /// Like [`SqlConn::execute`], but `None` when a unique or primary key refused the row.
@@ -182,4 +163,15 @@ pub trait SqlBackend {
         &self,
         body: impl FnOnce(&mut dyn SqlConn) -> Result<T, StoreError>,
     ) -> Result<T, StoreError>;
+    /// Runs a work query of `tick`: in a write transaction where it locks the rows it lists
+    /// (see [`Dialect::skip_locked`]), as a plain read otherwise.
+    fn sql_work<T>(
+        &self,
+        body: impl FnOnce(&mut dyn SqlConn) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError>;
+    /// [`Store::insert_batch`](super::Store::insert_batch): every item in one transaction,
+    /// each in a savepoint of it, inserted by `deferrals::insert`.
+    fn sql_batch(&self, news: &[super::NewDeferral]) -> Vec<Result<super::Deferral, StoreError>>;
+    /// [`Store::check_integrity`](super::Store::check_integrity): the backend's own check.
+    fn sql_check(&self) -> Result<(), StoreError>;
 }

@@ -4,51 +4,13 @@
 //! `None`. SQLite needs no lock: `BEGIN IMMEDIATE` lets one writer in at a time.
 
 use super::super::pools::{
-    cost_cells, cost_of_cells, window_cells, window_of_cells, Admission, Candidate, Cost,
-    Observation, PoolRow, PoolStore, PoolWrite, PoolWritten, Resource, DEFAULT_POOL, POOL_COLUMNS,
+    Admission, Candidate, Cost, Observation, PoolRow, PoolStore, PoolWrite, PoolWritten,
+    DEFAULT_POOL,
 };
 use super::super::{NewDeferral, StoreError};
-use super::{args, query_all, query_opt, to_i64, SqlBackend, SqlConn, SqlRow};
-
-fn read_pool(row: &dyn SqlRow) -> Result<PoolRow, StoreError> {
-    let cells = |at: usize| -> Result<_, StoreError> {
-        Ok((
-            row.opt_i64(at)?,
-            row.opt_i64(at + 1)?,
-            row.opt_i64(at + 2)?,
-            row.opt_i64(at + 3)?,
-            row.opt_i64(at + 4)?,
-            row.opt_text(at + 5)?,
-        ))
-    };
-    Ok(PoolRow {
-        name: row.text(0)?,
-        version: row.u64(1)?,
-        rest: window_of_cells(cells(2)?),
-        graphql: window_of_cells(cells(8)?),
-        hold_until_ms: row.opt_u64(14)?,
-        hold_reason: row.opt_text(15)?,
-        updated_ms: row.u64(16)?,
-    })
-}
-
-fn read_admission(row: &dyn SqlRow) -> Result<Admission, StoreError> {
-    Ok(Admission {
-        seq: row.u64(0)?,
-        pool: row.text(1)?,
-        deferral_id: row.opt_text(2)?,
-        attempt: row.u32(3)?,
-        cost: cost_of_cells(row.opt_i64(4)?, row.opt_i64(5)?, row.opt_i64(6)?),
-        window_reset_ms: row.u64(7)?,
-        expires_ms: row.u64(8)?,
-        admitted_ms: row.u64(9)?,
-        released_ms: row.opt_u64(10)?,
-    })
-}
-
-const ADMISSION_COLUMNS: &str =
-    "seq, pool, deferral_id, attempt, rest_cost, graphql_cost, content_cost, \
-     window_reset_ms, expires_ms, admitted_ms, released_ms";
+use super::pool_cells::{cost_cells, cost_of_cells, window_cells, POOL_COLUMNS};
+use super::pool_rows::{read_admission, read_observation, read_pool, ADMISSION_COLUMNS};
+use super::{args, query_all, query_opt, to_i64, SqlBackend, SqlConn};
 
 fn pool_in(conn: &mut dyn SqlConn, name: &str, lock: bool) -> Result<Option<PoolRow>, StoreError> {
     let lock = if lock {
@@ -212,19 +174,6 @@ pub fn register_new(conn: &mut dyn SqlConn, new: &NewDeferral) -> Result<(), Sto
             .ok_or_else(|| StoreError::Backend(format!("pool {pool} changed while recording")))
         }
     }
-}
-
-fn read_observation(r: &dyn SqlRow) -> Result<Observation, StoreError> {
-    Ok(Observation {
-        resource: Resource::parse(&r.text(0)?).unwrap_or(Resource::Rest),
-        limit: r.u64(1)?,
-        remaining: r.u64(2)?,
-        reserve: r.u64(3)?,
-        reset_ms: r.u64(4)?,
-        observed_ms: r.u64(5)?,
-        source: r.text(6)?,
-        deferral_id: r.opt_text(7)?,
-    })
 }
 
 impl<B: SqlBackend> PoolStore for B {

@@ -12,13 +12,11 @@
 //!
 //! PostgreSQL keeps its `GROUP BY` (see `BENCHMARKS.md`, "deferral-host status page").
 
-use super::super::StoreError;
-use super::{backend, get_state, get_u64};
-use deferral_core::lifecycle::State;
-use rusqlite::Connection;
+use super::super::sql::schema::Migration;
+use super::super::sql::Dialect;
 
 /// Migration 8: the table, its triggers, and the counts of the rows already stored.
-pub(super) const MIGRATION: &str = r#"
+const DDL: &str = r#"
 CREATE TABLE deferral_counts (
     state TEXT NOT NULL,
     cause TEXT NOT NULL,
@@ -46,26 +44,19 @@ INSERT INTO deferral_counts (state, cause, n)
     SELECT state, cause, COUNT(*) FROM deferrals GROUP BY state, cause;
 "#;
 
-/// Deferrals per state, from the kept counts (a handful of rows, whatever the store holds).
-pub(super) fn by_state(conn: &Connection) -> Result<Vec<(State, u64)>, StoreError> {
-    let mut stmt = conn
-        .prepare_cached("SELECT state, SUM(n) FROM deferral_counts GROUP BY state ORDER BY state")
-        .map_err(backend)?;
-    let rows = stmt
-        .query_map([], |row| Ok((get_state(row, 0)?, get_u64(row, 1)?)))
-        .map_err(backend)?;
-    rows.collect::<Result<Vec<_>, _>>().map_err(backend)
+pub(super) const MIGRATION: Migration = Migration {
+    ddl,
+    backfill: None,
+};
+
+fn ddl(_: &dyn Dialect) -> String {
+    DDL.into()
 }
 
+/// Deferrals per state, from the kept counts (a handful of rows, whatever the store holds).
+pub(super) const BY_STATE: &str =
+    "SELECT state, SUM(n) FROM deferral_counts GROUP BY state ORDER BY state";
+
 /// Deferrals per state and cause, from the kept counts.
-pub(super) fn by_state_cause(conn: &Connection) -> Result<Vec<(State, String, u64)>, StoreError> {
-    let mut stmt = conn
-        .prepare_cached("SELECT state, cause, n FROM deferral_counts ORDER BY state, cause")
-        .map_err(backend)?;
-    let rows = stmt
-        .query_map([], |row| {
-            Ok((get_state(row, 0)?, row.get(1)?, get_u64(row, 2)?))
-        })
-        .map_err(backend)?;
-    rows.collect::<Result<Vec<_>, _>>().map_err(backend)
-}
+pub(super) const BY_STATE_CAUSE: &str =
+    "SELECT state, cause, n FROM deferral_counts ORDER BY state, cause";

@@ -2,7 +2,7 @@
 
 use super::super::sql::{Dialect, Param, SqlConn, SqlRow};
 use super::super::StoreError;
-use super::backend;
+use super::{backend, counts};
 use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::{params_from_iter, Connection, Row};
 
@@ -17,6 +17,58 @@ impl Dialect for SqliteDialect {
     fn not_in_list(&self, column: &str, n: usize) -> String {
         format!("{column} NOT IN (SELECT value FROM json_each(?{n}))")
     }
+
+    fn skip_locked(&self) -> &'static str {
+        ""
+    }
+
+    /// Equal times come back in the index's rowid order.
+    fn order_ties(&self) -> &'static str {
+        ""
+    }
+
+    /// From `deferral_counts`, kept by triggers: no read of the deferrals themselves.
+    fn count_by_state(&self) -> &'static str {
+        counts::BY_STATE
+    }
+
+    fn count_by_state_cause(&self) -> &'static str {
+        counts::BY_STATE_CAUSE
+    }
+
+    fn int(&self) -> &'static str {
+        "INTEGER"
+    }
+
+    fn seq_key(&self) -> &'static str {
+        "INTEGER PRIMARY KEY AUTOINCREMENT"
+    }
+
+    fn append_only_setup(&self) -> &'static str {
+        ""
+    }
+
+    /// SQLite has no TRUNCATE (a `DELETE` without `WHERE` fires the delete trigger).
+    fn append_only(&self, table: &str, what: &str, _truncate: bool) -> String {
+        ["UPDATE", "DELETE"]
+            .iter()
+            .map(|op| {
+                format!(
+                    "CREATE TRIGGER {table}_no_{} BEFORE {op} ON {table} BEGIN SELECT RAISE(ABORT, '{what} are append-only'); END;\n",
+                    op.to_lowercase()
+                )
+            })
+            .collect()
+    }
+
+    fn find_text(&self) -> &'static str {
+        "instr"
+    }
+}
+
+/// A list as a JSON array, for `json_each` (SQLite has no array parameter).
+fn json_list<T: AsRef<str>>(items: &[T]) -> String {
+    serde_json::Value::from(items.iter().map(AsRef::as_ref).collect::<Vec<&str>>()).to_string()
 }
 
 impl rusqlite::ToSql for Param<'_> {
@@ -25,7 +77,7 @@ impl rusqlite::ToSql for Param<'_> {
             Param::Int(Some(v)) => ToSqlOutput::Borrowed(ValueRef::Integer(*v)),
             Param::Text(Some(v)) => ToSqlOutput::Borrowed(ValueRef::Text(v.as_bytes())),
             Param::Int(None) | Param::Text(None) => ToSqlOutput::Borrowed(ValueRef::Null),
-            Param::List(items) => ToSqlOutput::from(super::json_list(items)),
+            Param::List(items) => ToSqlOutput::from(json_list(items)),
         })
     }
 }
@@ -46,6 +98,10 @@ impl SqlRow for Row<'_> {
 impl SqlConn for Lite<'_> {
     fn dialect(&self) -> &'static dyn Dialect {
         &SqliteDialect
+    }
+
+    fn execute_batch(&mut self, sql: &str) -> Result<(), StoreError> {
+        self.0.execute_batch(sql).map_err(backend)
     }
 
     fn execute(&mut self, sql: &str, args: &[Param]) -> Result<u64, StoreError> {
@@ -105,5 +161,24 @@ impl super::super::sql::SqlBackend for super::SqliteStore {
         body: impl FnOnce(&mut dyn SqlConn) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
         self.write(|conn| body(&mut Lite(conn)))
+    }
+
+    /// A plain read: `BEGIN IMMEDIATE` already keeps writers apart, so nothing is locked.
+    fn sql_work<T>(
+        &self,
+        body: impl FnOnce(&mut dyn SqlConn) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        self.sql_read(body)
+    }
+
+    fn sql_batch(
+        &self,
+        news: &[crate::store::NewDeferral],
+    ) -> Vec<Result<crate::store::Deferral, StoreError>> {
+        self.group_insert(news)
+    }
+
+    fn sql_check(&self) -> Result<(), StoreError> {
+        self.run_check("integrity_check")
     }
 }

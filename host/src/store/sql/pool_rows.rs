@@ -1,0 +1,59 @@
+//! How the pools' rows read back (see `pools`): a pool, an admission, an observation.
+
+use super::super::pools::{Admission, Observation, PoolRow, Resource};
+use super::super::StoreError;
+use super::pool_cells::{cost_of_cells, window_of_cells};
+use super::SqlRow;
+
+pub fn read_pool(row: &dyn SqlRow) -> Result<PoolRow, StoreError> {
+    let cells = |at: usize| -> Result<_, StoreError> {
+        Ok((
+            row.opt_i64(at)?,
+            row.opt_i64(at + 1)?,
+            row.opt_i64(at + 2)?,
+            row.opt_i64(at + 3)?,
+            row.opt_i64(at + 4)?,
+            row.opt_text(at + 5)?,
+        ))
+    };
+    Ok(PoolRow {
+        name: row.text(0)?,
+        version: row.u64(1)?,
+        rest: window_of_cells(cells(2)?),
+        graphql: window_of_cells(cells(8)?),
+        hold_until_ms: row.opt_u64(14)?,
+        hold_reason: row.opt_text(15)?,
+        updated_ms: row.u64(16)?,
+    })
+}
+
+pub fn read_admission(row: &dyn SqlRow) -> Result<Admission, StoreError> {
+    Ok(Admission {
+        seq: row.u64(0)?,
+        pool: row.text(1)?,
+        deferral_id: row.opt_text(2)?,
+        attempt: row.u32(3)?,
+        cost: cost_of_cells(row.opt_i64(4)?, row.opt_i64(5)?, row.opt_i64(6)?),
+        window_reset_ms: row.u64(7)?,
+        expires_ms: row.u64(8)?,
+        admitted_ms: row.u64(9)?,
+        released_ms: row.opt_u64(10)?,
+    })
+}
+
+pub const ADMISSION_COLUMNS: &str =
+    "seq, pool, deferral_id, attempt, rest_cost, graphql_cost, content_cost, \
+     window_reset_ms, expires_ms, admitted_ms, released_ms";
+
+pub fn read_observation(r: &dyn SqlRow) -> Result<Observation, StoreError> {
+    Ok(Observation {
+        resource: Resource::parse(&r.text(0)?).unwrap_or(Resource::Rest),
+        limit: r.u64(1)?,
+        remaining: r.u64(2)?,
+        reserve: r.u64(3)?,
+        reset_ms: r.u64(4)?,
+        observed_ms: r.u64(5)?,
+        source: r.text(6)?,
+        deferral_id: r.opt_text(7)?,
+    })
+}

@@ -1,0 +1,71 @@
+//! The DDL of the pools tables (migration 7), for every SQL backend; the statements are in
+//! `pools` (see `store::pools`).
+
+use super::Dialect;
+
+/// Pools, planned costs, admissions and the rate states reported.
+pub fn ddl(d: &dyn Dialect) -> String {
+    let tables = r#"
+ALTER TABLE deferrals ADD COLUMN pool TEXT NOT NULL DEFAULT 'default';
+ALTER TABLE deferrals ADD COLUMN rest_cost {int};
+ALTER TABLE deferrals ADD COLUMN graphql_cost {int};
+ALTER TABLE deferrals ADD COLUMN content_cost {int};
+-- A pool's due deferrals, earliest first then by id: a range scan that stops at the limit.
+CREATE INDEX deferrals_pool_due ON deferrals (state, pool, resume_after_ms, id);
+CREATE TABLE pools (
+    name                TEXT PRIMARY KEY,
+    version             {int} NOT NULL,
+    rest_limit          {int},
+    rest_remaining      {int},
+    rest_reserve        {int},
+    rest_reset_ms       {int},
+    rest_observed_ms    {int},
+    rest_source         TEXT,
+    graphql_limit       {int},
+    graphql_remaining   {int},
+    graphql_reserve     {int},
+    graphql_reset_ms    {int},
+    graphql_observed_ms {int},
+    graphql_source      TEXT,
+    hold_until_ms       {int},
+    hold_reason         TEXT,
+    updated_ms          {int} NOT NULL
+);
+INSERT INTO pools (name, version, updated_ms) VALUES ('default', 1, 0);
+CREATE TABLE pool_observations (
+    seq            {seq},
+    pool           TEXT NOT NULL,
+    deferral_id    TEXT,
+    resource       TEXT NOT NULL,
+    reported_limit {int} NOT NULL,
+    remaining      {int} NOT NULL,
+    reserve        {int} NOT NULL,
+    reset_ms       {int} NOT NULL,
+    observed_ms    {int} NOT NULL,
+    source         TEXT NOT NULL
+);
+CREATE INDEX pool_observations_deferral ON pool_observations (deferral_id, seq);
+"#;
+    let admissions = r#"
+CREATE TABLE admissions (
+    seq             {seq},
+    pool            TEXT NOT NULL,
+    deferral_id     TEXT,
+    attempt         {int} NOT NULL,
+    rest_cost       {int},
+    graphql_cost    {int},
+    content_cost    {int},
+    window_reset_ms {int} NOT NULL,
+    expires_ms      {int} NOT NULL,
+    admitted_ms     {int} NOT NULL,
+    released_ms     {int}
+);
+CREATE INDEX admissions_open ON admissions (pool, released_ms, expires_ms);
+CREATE INDEX admissions_deferral ON admissions (deferral_id, attempt);
+"#;
+    let text = format!(
+        "{tables}{}{admissions}",
+        d.append_only("pool_observations", "pool observations", false)
+    );
+    text.replace("{int}", d.int()).replace("{seq}", d.seq_key())
+}
