@@ -343,9 +343,7 @@ fn library_codes_mean_one_thing_across_the_core() {
 #[test]
 fn a_search_bucket_the_ledger_saw_spent_defers_the_next_search_request() {
     let reset = NOW / 1000 + 600;
-    let entry = |remaining: u64| {
-        json!({"limit": 30, "remaining": remaining, "used": 30 - remaining, "reset": reset, "observed_at_ms": NOW - 1000})
-    };
+    let entry = |remaining: u64| json!({"limit": 30, "remaining": remaining, "used": 30 - remaining, "reset": reset, "observed_at_ms": NOW - 1000});
     let ledger = json!({"version": "deferral-ledger-v1", "clock": null, "secondary": null,
         "resources": {"core": {"limit": 5000, "remaining": 4000, "used": 1000, "reset": reset, "observed_at_ms": NOW - 1000},
                       "search": entry(0)}});
@@ -387,7 +385,10 @@ fn every_op_is_listed_once_and_the_js_asks_only_listed_ops() {
     }
     // Every op the shipped library really asked for (the library vectors are the Node suite's
     // crossings, harvested: tests/vectors/library/README.md) is one of them.
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/vectors/library/cases.json");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/vectors/library/cases.json"
+    );
     let vectors: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let asked: HashSet<&str> = vectors["cases"]
         .as_array()

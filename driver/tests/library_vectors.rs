@@ -6,7 +6,10 @@ use deferral_driver::library::answer;
 use serde_json::Value;
 
 fn cases() -> Vec<Value> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/vectors/library/cases.json");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/vectors/library/cases.json"
+    );
     let text = std::fs::read_to_string(path).expect("the library vectors");
     let doc: Value = serde_json::from_str(&text).expect("the library vectors are JSON");
     doc["cases"].as_array().expect("cases").clone()
@@ -15,7 +18,11 @@ fn cases() -> Vec<Value> {
 #[test]
 fn every_library_vector_answers_its_recorded_text() {
     let cases = cases();
-    assert!(cases.len() > 400, "the vectors were cut short: {}", cases.len());
+    assert!(
+        cases.len() > 400,
+        "the vectors were cut short: {}",
+        cases.len()
+    );
     let mut wrong = Vec::new();
     for (i, case) in cases.iter().enumerate() {
         let got = answer(&case["input"].to_string());
@@ -39,13 +46,20 @@ fn every_library_vector_answers_its_recorded_text() {
 #[test]
 fn the_vectors_reach_every_op_and_both_outcomes() {
     let cases = cases();
-    let mut ops: Vec<&str> = cases.iter().filter_map(|c| c["input"]["op"].as_str()).collect();
+    let mut ops: Vec<&str> = cases
+        .iter()
+        .filter_map(|c| c["input"]["op"].as_str())
+        .collect();
     ops.sort_unstable();
     ops.dedup();
     assert!(ops.len() >= 40, "ops reached: {ops:?}");
     let refused = cases
         .iter()
-        .filter(|c| c["answer"].as_str().is_some_and(|a| a.ends_with(r#""ok":false}"#)))
+        .filter(|c| {
+            c["answer"]
+                .as_str()
+                .is_some_and(|a| a.ends_with(r#""ok":false}"#))
+        })
         .count();
     assert!(refused > 0 && refused < cases.len(), "refusals: {refused}");
 }

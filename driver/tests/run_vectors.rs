@@ -42,14 +42,21 @@ fn base64_reads_what_node_writes() {
 
 #[test]
 fn every_run_vector_answers_its_recorded_step() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/vectors/runs/cases.jsonl");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/vectors/runs/cases.jsonl"
+    );
     let text = std::fs::read_to_string(path).expect("the run vectors");
     let cases: Vec<Value> = text
         .lines()
         .skip(1) // what the file is
         .map(|l| serde_json::from_str(l).expect("a run vector is JSON"))
         .collect();
-    assert!(cases.len() > 300, "the vectors were cut short: {}", cases.len());
+    assert!(
+        cases.len() > 300,
+        "the vectors were cut short: {}",
+        cases.len()
+    );
     let mut wrong = Vec::new();
     let mut surfaces = std::collections::BTreeSet::new();
     for (i, case) in cases.iter().enumerate() {
@@ -61,10 +68,16 @@ fn every_run_vector_answers_its_recorded_step() {
             surfaces.insert(v["surface"].as_str().unwrap_or_default().to_string());
         }
         if got != want {
-            wrong.push(format!("line {}:\n  input {input}\n  want  {want}\n  got   {got}", i + 2));
+            wrong.push(format!(
+                "line {}:\n  input {input}\n  want  {want}\n  got   {got}",
+                i + 2
+            ));
         }
     }
-    assert!(surfaces.contains("action") && surfaces.contains("cli"), "{surfaces:?}");
+    assert!(
+        surfaces.contains("action") && surfaces.contains("cli"),
+        "{surfaces:?}"
+    );
     let shown: Vec<_> = wrong.iter().take(5).cloned().collect();
     assert!(
         wrong.is_empty(),
