@@ -18,6 +18,18 @@ after(async () => { assert.equal(await serve.stop(), 0, 'serve stops cleanly on 
 const hostFor = (token = serve.token) => createResumableDeferralHost({ url: serve.url, token }, { launch: 'workflow-dispatch:octo/app/sync.yml@main' });
 const sentLines = (pattern) => serve.log().filter((l) => pattern.test(l));
 
+/**
+ * Waits until serve's log holds what `ready` looks for: serve writes a request's line on its
+ * stderr after it answers, so the line can reach this process after the answer does.
+ */
+async function logged(ready, what) {
+  const deadline = Date.now() + 5000;
+  while (!ready(serve.log())) {
+    if (Date.now() > deadline) throw new Error(`serve never logged ${what}: ${serve.log().slice(-5).join(' | ')}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 async function refused(promise, status, code) {
   await assert.rejects(promise, (err) => {
     assert.ok(err instanceof PortError, String(err));
@@ -59,7 +71,9 @@ test('invalid and retained receipts are refused before anything is sent', async 
   await refused(host.retain(dueReceipt({ scope: SCOPE }), { launch: '' }), 0, 'invalid-launch');
   // The host's own checks still apply to what the library lets through.
   await refused(host.retain(dueReceipt({ scope: SCOPE }), { launch: 'ftp:nowhere' }), 403, 'launch-not-allowed');
+  const reads = sentLines(/^GET /).length;
   await host.status('d000000000000000000000000').catch(() => {}); // its log line follows any stray POST
+  await logged((log) => log.filter((l) => l.startsWith('GET ')).length > reads, 'the status read');
   assert.equal(sentLines(/^POST \/v1\/deferrals /).length, before + 2, 'only the valid receipts were sent');
 });
 
@@ -118,7 +132,10 @@ test('a fresh process still limited reports deferred with a new receipt', async 
 
 test('resume refuses an illegal step locally, and a wrong handle or stale attempt changes nothing', async () => {
   const host = hostFor();
+  const posts = (log) => log.filter((l) => l.startsWith('POST /v1/deferrals ')).length;
+  const recorded = posts(serve.log());
   const { id } = await host.retain(dueReceipt({ scope: SCOPE }));
+  await logged((log) => posts(log) > recorded, "the retain's POST");
   // Deferred, nothing launched: the core refuses these before a request is sent.
   const sent = serve.log().length;
   await refused(host.resume(id, { attempt: 1, wakeupHandle: 'f'.repeat(64), outcome: 'complete' }), 0, 'illegal-transition');
@@ -127,6 +144,7 @@ test('resume refuses an illegal step locally, and a wrong handle or stale attemp
   const other = makeReceipt({ issuedMs: Date.now(), resetMs: Date.now() + 60_000, scope: SCOPE });
   await refused(host.resume(id, { attempt: 1, wakeupHandle: 'f'.repeat(64), outcome: 'deferred', receipt: { ...other, version: 9 } }), 0, 'wrong-type');
   await host.status(id); // a request whose log line follows any stray one
+  await logged((log) => log.slice(sent).some((l) => l.startsWith('GET ')), 'the status read');
   assert.deepEqual(serve.log().slice(sent).filter((l) => !l.startsWith('GET ')), [], 'only status reads were sent');
 
   // While a launch holds the attempt: a wrong handle is refused by the host, a stale attempt
