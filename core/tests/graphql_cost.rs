@@ -327,3 +327,79 @@ fn a_page_size_past_any_integer_type_is_out_of_range() {
         code(doc, Some(json!({"n": 101})))
     );
 }
+
+/// The lexer's and parser's edges (the misses of cargo mutants, docs/testing.md): every value a
+/// GraphQL argument can hold is read, and a malformed one is refused, never costed.
+#[test]
+fn every_kind_of_argument_value_is_read_and_malformed_ones_are_refused() {
+    let with = |value: &str| format!("query {{ viewer {{ login(x: {value}) }} }}");
+    for value in [
+        "0",
+        "-0",
+        "12",
+        "-12",
+        "1.5",
+        "-1.5",
+        "1e3",
+        "1E3",
+        "1e+3",
+        "1e-3",
+        "1.5e3",
+        "0.25",
+        r#""a\\b""#,
+        r#""a\/b""#,
+        r#""a\bb""#,
+        r#""a\fb""#,
+        r#""a\nb""#,
+        r#""a\rb""#,
+        r#""a\tb""#,
+        r#""a\"b""#,
+        r#""\u00e9""#,
+        r#""""block""""#,
+        r#""""a \""" b""""#,
+        "true",
+        "false",
+        "null",
+        "ENUM",
+        "[1, [2, [3]]]",
+        "{a: {b: [true, false]}}",
+        "$v",
+    ] {
+        let document = if value == "$v" {
+            "query($v: Int) { viewer { login(x: $v) } }".to_string()
+        } else {
+            with(value)
+        };
+        assert_eq!(ok(&document).cost, 1, "{value}");
+    }
+    for value in [
+        "01",
+        "1.",
+        ".5",
+        "1e",
+        "1e+",
+        "1.5.3",
+        "1x",
+        "1.5x",
+        "0x1",
+        r#""a\qb""#,
+        r#""open"#,
+        r#""""open"#,
+        "[1, 2",
+        "{a: 1",
+    ] {
+        assert!(
+            estimate(&with(value), None, None).is_err(),
+            "{value} was read"
+        );
+    }
+    // A document may start with a byte-order mark, and with a fragment before its operation.
+    assert_eq!(ok("\u{feff}query { viewer { login } }").cost, 1);
+    assert_eq!(
+        ok("fragment F on User { login } query { viewer { ...F } }").cost,
+        1
+    );
+    // A variable inside a constant (a default value) is refused; a wrong punctuator is refused.
+    assert!(estimate("query($v: Int = $w) { viewer { login } }", None, None).is_err());
+    assert!(estimate("query { viewer { login(x: 1] } }", None, None).is_err());
+}
