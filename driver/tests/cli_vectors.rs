@@ -3,15 +3,9 @@
 
 use serde_json::{json, Value};
 
-/// `true` when every field of `expected` is in `actual` with the same value (recursively).
-fn contains(actual: &Value, expected: &Value) -> bool {
-    match (actual, expected) {
-        (Value::Object(a), Value::Object(e)) => e
-            .iter()
-            .all(|(k, v)| a.get(k).is_some_and(|av| contains(av, v))),
-        _ => actual == expected,
-    }
-}
+mod common;
+
+use common::contains;
 
 #[test]
 fn cli_vectors_answer_natively() {

@@ -4,6 +4,9 @@
 //!   connections, against bare SQLite committing one row per transaction (WAL,
 //!   `synchronous=FULL`) on the same disk, measured in the same run; then the store is
 //!   counted: no answered record lost, none stored twice.
+//! - `floors`: the same clients' requests that `serve` answers without its store (a `GET` of
+//!   a path no route has) and reads of an unknown id: what a request costs before any record,
+//!   as a ceiling on what one request per record can reach.
 //! - `slow_clients`: the latency of a legitimate request on a new connection while 500
 //!   connections trickle one header byte every 100 ms.
 //!
@@ -98,28 +101,23 @@ fn start_serve(dir: &Path, name: &str) -> Serve {
     Serve::start(&host, &format!("sqlite:{}", dir.join(name).display()))
 }
 
-fn group_commit(dir: &Path, count: usize, clients: usize) -> Value {
-    let serve = start_serve(dir, "serve.db");
-    let per_client = count / clients;
-    let start = Arc::new(Barrier::new(clients + 1));
-    let threads: Vec<_> = (0..clients)
-        .map(|c| {
-            let (addr, start) = (serve.addr.clone(), start.clone());
-            let bodies: Vec<String> = (0..per_client)
-                .map(|i| {
-                    format!(
-                        "{{\"receipt\":{},\"launch\":\"workflow-dispatch:octo/app/sync.yml@main\"}}",
-                        receipt(c * per_client + i)
-                    )
-                })
-                .collect();
+/// `clients` threads, each on one kept-alive connection, send their own requests one after the
+/// other as fast as they are answered; the answers and the time from the first to the last.
+fn drive(
+    addr: &str,
+    requests: Vec<Vec<(&'static str, String, String)>>,
+) -> (Vec<(u16, Value)>, Duration) {
+    let start = Arc::new(Barrier::new(requests.len() + 1));
+    let threads: Vec<_> = requests
+        .into_iter()
+        .map(|mine| {
+            let (addr, start) = (addr.to_string(), start.clone());
             std::thread::spawn(move || {
                 let mut stream = TcpStream::connect(&addr).unwrap();
                 stream.set_nodelay(true).unwrap();
                 start.wait();
-                bodies
-                    .iter()
-                    .map(|body| exchange(&mut stream, "POST", "/v1/deferrals", body))
+                mine.iter()
+                    .map(|(method, path, body)| exchange(&mut stream, method, path, body))
                     .collect::<Vec<_>>()
             })
         })
@@ -130,7 +128,82 @@ fn group_commit(dir: &Path, count: usize, clients: usize) -> Value {
         .into_iter()
         .flat_map(|t| t.join().unwrap())
         .collect();
-    let elapsed = started.elapsed();
+    (answers, started.elapsed())
+}
+
+/// The body of the `n`th record, as a client of `serve` sends it.
+fn record_body(n: usize) -> String {
+    format!(
+        "{{\"receipt\":{},\"launch\":\"workflow-dispatch:octo/app/sync.yml@main\"}}",
+        receipt(n)
+    )
+}
+
+/// What a request costs `serve` before any record: `count` requests from `clients` clients that
+/// `serve` answers without its store (a `GET` of a path no route has, refused after the token
+/// check), then `count` reads of an unknown id (a 404 from one indexed look-up on a store
+/// connection). Both are smaller than a record's request, so no port that answers one request
+/// per record can record faster than it answers the first kind.
+fn floors(dir: &Path, count: usize, clients: usize) -> Value {
+    let serve = start_serve(dir, "floor.db");
+    let per_client = count / clients;
+    let rate = |answers: &[(u16, Value)], elapsed: Duration, want: u16| {
+        assert!(
+            answers.iter().all(|(status, _)| *status == want),
+            "every answer is {want}"
+        );
+        (answers.len() as f64 / elapsed.as_secs_f64()).round()
+    };
+    let unrouted = (0..clients)
+        .map(|_| {
+            (0..per_client)
+                .map(|_| ("GET", "/v1/deferrals/d-none/x".to_string(), String::new()))
+                .collect()
+        })
+        .collect();
+    let (answers, elapsed) = drive(&serve.addr, unrouted);
+    let unrouted = rate(&answers, elapsed, 404);
+    let reads = (0..clients)
+        .map(|c| {
+            (0..per_client)
+                .map(|i| {
+                    (
+                        "GET",
+                        format!("/v1/deferrals/d-none-{c}-{i}"),
+                        String::new(),
+                    )
+                })
+                .collect()
+        })
+        .collect();
+    let (answers, elapsed) = drive(&serve.addr, reads);
+    let reads = rate(&answers, elapsed, 404);
+    serve.stop();
+    json!({
+        "clients": clients,
+        "requests": per_client * clients,
+        "answered_without_the_store_per_s": unrouted,
+        "reads_of_an_unknown_id_per_s": reads,
+    })
+}
+
+fn group_commit(dir: &Path, count: usize, clients: usize) -> Value {
+    let serve = start_serve(dir, "serve.db");
+    let per_client = count / clients;
+    let requests = (0..clients)
+        .map(|c| {
+            (0..per_client)
+                .map(|i| {
+                    (
+                        "POST",
+                        "/v1/deferrals".to_string(),
+                        record_body(c * per_client + i),
+                    )
+                })
+                .collect()
+        })
+        .collect();
+    let (answers, elapsed) = drive(&serve.addr, requests);
     serve.stop();
     let created: Vec<&str> = answers
         .iter()
@@ -190,10 +263,7 @@ fn trickle(addr: &str, count: usize, stop: Arc<AtomicBool>) -> std::thread::Join
 fn slow_clients(dir: &Path, slow: usize, requests: usize) -> Value {
     let serve = start_serve(dir, "slow.db");
     let mut first = TcpStream::connect(&serve.addr).unwrap();
-    let body = format!(
-        "{{\"receipt\":{},\"launch\":\"workflow-dispatch:octo/app/sync.yml@main\"}}",
-        receipt(usize::MAX)
-    );
+    let body = record_body(usize::MAX);
     let (status, recorded) = exchange(&mut first, "POST", "/v1/deferrals", &body);
     assert_eq!(status, 201, "{recorded}");
     drop(first);
@@ -240,6 +310,12 @@ fn main() {
     let served = group_commit(temp.path(), records, clients);
     eprintln!("serve: {served}");
     let ratio = served["records_per_s"].as_f64().unwrap() / bare["rows_per_s"].as_f64().unwrap();
+    let floor = floors(temp.path(), records, clients);
+    eprintln!("floors: {floor}");
+    let over = |key: &str| {
+        let r = floor[key].as_f64().unwrap() / bare["rows_per_s"].as_f64().unwrap();
+        (r * 100.0).round() / 100.0
+    };
     let slow = slow_clients(temp.path(), slow, 50);
     eprintln!("slow clients: {slow}");
     println!(
@@ -251,6 +327,9 @@ fn main() {
                 "bare_sqlite_one_row_commits": bare,
                 "serve": served,
                 "serve_over_bare": (ratio * 100.0).round() / 100.0,
+                "floors": floor,
+                "answered_without_the_store_over_bare": over("answered_without_the_store_per_s"),
+                "reads_over_bare": over("reads_of_an_unknown_id_per_s"),
             },
             "slow_clients": slow,
         })

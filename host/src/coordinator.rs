@@ -6,7 +6,6 @@
 
 use crate::error::{HostError, HostErrorKind};
 use crate::handle::{handle_digest, handle_matches, new_deferral_id, new_handle};
-use crate::store::github::receipt_digest;
 use crate::store::{
     AttemptStatus, Change, Deferral, Lease, NewDeferral, NewReceipt, RecordKeys, Store, StoreError,
     Update, Window,
@@ -198,14 +197,15 @@ pub fn record(
     }
 }
 
-/// The deferral that holds this receipt (by its digest) or this artifact, if any.
+/// The deferral that holds a receipt with this digest (`None`: the text is not JSON) or this
+/// artifact, if any.
 pub fn find_recorded(
     store: &dyn Store,
-    text: &str,
+    digest: Option<&str>,
     keys: &RecordKeys,
 ) -> Result<Option<Deferral>, HostError> {
-    let by_digest = match receipt_digest(text) {
-        Some(digest) => store.find_by_receipt_digest(&digest)?,
+    let by_digest = match digest {
+        Some(digest) => store.find_by_receipt_digest(digest)?,
         None => None,
     };
     let by_artifact = match (&by_digest, &keys.artifact) {
@@ -253,7 +253,9 @@ pub fn record_with(
             "the receipt's resume_by_ms has passed; nothing to wake",
         ));
     }
-    if let Some(existing) = find_recorded(store, &submitted, &keys)? {
+    // The submitted receipt's digest is read once: for this look-up and for the store's index.
+    let submitted = NewReceipt::new(KIND_SUBMITTED, submitted);
+    if let Some(existing) = find_recorded(store, submitted.digest.as_deref(), &keys)? {
         return Ok(Recording::Existing(existing));
     }
     let step = transition(Position::new(max_reentries), Event::Record)?;
@@ -273,14 +275,8 @@ pub fn record_with(
         wakeup_digest,
         cancellation_digest,
         receipts: vec![
-            NewReceipt {
-                kind: KIND_SUBMITTED.into(),
-                text: submitted.clone(),
-            },
-            NewReceipt {
-                kind: KIND_RETAINED.into(),
-                text: retained.to_json(),
-            },
+            submitted.clone(),
+            NewReceipt::new(KIND_RETAINED, retained.to_json()),
         ],
         at_ms: now_ms,
         keys: keys.clone(),
@@ -289,7 +285,7 @@ pub fn record_with(
         Ok(deferral) => deferral,
         // Another entry recorded the same receipt or artifact between our look-up and insert.
         Err(StoreError::Duplicate(id)) => {
-            return match find_recorded(store, &submitted, &keys)? {
+            return match find_recorded(store, submitted.digest.as_deref(), &keys)? {
                 Some(existing) => Ok(Recording::Existing(existing)),
                 None => Err(StoreError::Duplicate(id).into()),
             }
@@ -501,10 +497,7 @@ fn plan_claim(
         }),
         wakeup_digest: Change::Set(handle_digest(&wakeup_handle)),
         attempt_status: Change::Set(attempt),
-        receipts: vec![NewReceipt {
-            kind: KIND_CLAIMED.into(),
-            text: receipt_json.clone(),
-        }],
+        receipts: vec![NewReceipt::new(KIND_CLAIMED, receipt_json.clone())],
         ..Effects::default()
     };
     let update = planned(deferral, Event::Claim, effects, now_ms)?;
@@ -717,14 +710,8 @@ pub fn finish_chained(
             let mut effects = clear(detail);
             effects.wakeup_digest = Change::Set(wakeup_digest);
             effects.receipts = vec![
-                NewReceipt {
-                    kind: KIND_SUBMITTED.into(),
-                    text: receipt.trim().to_string(),
-                },
-                NewReceipt {
-                    kind: KIND_RETAINED.into(),
-                    text: retained.to_json(),
-                },
+                NewReceipt::new(KIND_SUBMITTED, receipt.trim().to_string()),
+                NewReceipt::new(KIND_RETAINED, retained.to_json()),
             ];
             effects.window = Some(window_of(&retained));
             apply(store, deferral, Event::Defer, effects, now_ms)

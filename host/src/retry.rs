@@ -125,14 +125,8 @@ pub fn retry(store: &dyn Store, request: &RetryRequest, now_ms: u64) -> Result<R
         wakeup_digest,
         cancellation_digest: original.cancellation_digest.clone(),
         receipts: vec![
-            NewReceipt {
-                kind: KIND_RETRIED.into(),
-                text: handoff.to_json(),
-            },
-            NewReceipt {
-                kind: KIND_RETAINED.into(),
-                text: retained.to_json(),
-            },
+            NewReceipt::new(KIND_RETRIED, handoff.to_json()),
+            NewReceipt::new(KIND_RETAINED, retained.to_json()),
         ],
         at_ms: now_ms,
         keys: RecordKeys {

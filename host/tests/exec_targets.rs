@@ -123,10 +123,7 @@ fn a_stored_target_that_would_need_a_shell_is_refused_at_launch_never_run() {
             },
             wakeup_digest: "c".repeat(64),
             cancellation_digest: "d".repeat(64),
-            receipts: vec![NewReceipt {
-                kind: "retained".into(),
-                text: retained.to_json(),
-            }],
+            receipts: vec![NewReceipt::new("retained", retained.to_json())],
             at_ms: t,
             keys: Default::default(),
         })

@@ -279,6 +279,41 @@ fn a_kind_of_a_test_is_parsed_and_checked_at_the_door_like_the_others() {
     );
 }
 
+/// A target is its kind and what the kind parsed, not its text; what a failing assertion prints
+/// of a target or of the kinds names both.
+#[test]
+fn targets_are_the_same_by_kind_and_parts_and_print_both() {
+    let launchers = launchers();
+    let parse = |text: &str| launchers.parse(text).unwrap();
+    assert_eq!(parse("noop:a"), parse("noop:a"));
+    assert_ne!(parse("noop:a"), parse("noop:b"), "other parts");
+    assert_ne!(
+        parse("noop:a"),
+        parse("parked:a"),
+        "same parts, another kind"
+    );
+    assert_ne!(parse("exec:/bin/echo a"), parse("exec:/bin/echo a b"));
+    assert_eq!(
+        format!("{:?}", parse("noop:hello world")),
+        r#"Target { kind: "noop", parts: ["hello world"] }"#
+    );
+    assert_eq!(
+        format!("{launchers:?}"),
+        r#"["exec", "workflow-dispatch", "noop", "parked"]"#
+    );
+}
+
+/// A tick whose kinds follow nothing (none has runs to follow) has no follow step in its report.
+#[test]
+fn kinds_that_follow_nothing_leave_the_follow_step_out() {
+    let (_dir, store) = sqlite();
+    record(&*store, "noop:once");
+    record(&*store, "exec:/bin/true");
+    let report = tick::tick(&*store, &options(launchers()), now).unwrap();
+    assert_eq!(report.launched.len(), 2, "{:?}", report.launched);
+    assert!(report.follow.is_none(), "{:?}", report.follow);
+}
+
 /// Stored texts as an older version may have left them, for the migration's back-fill.
 const STORED: [&str; 7] = [
     "exec:/bin/true",

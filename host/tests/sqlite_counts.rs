@@ -245,10 +245,7 @@ fn new_deferral(id: &str, t: u64) -> NewDeferral {
         },
         wakeup_digest: digest('c'),
         cancellation_digest: digest('d'),
-        receipts: vec![NewReceipt {
-            kind: "retained".into(),
-            text: receipt.to_json(),
-        }],
+        receipts: vec![NewReceipt::new("retained", receipt.to_json())],
         at_ms: t,
         keys: Default::default(),
     }

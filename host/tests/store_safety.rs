@@ -65,10 +65,7 @@ fn insert_raw(store: &dyn Store, id: &str, launch: &str, cause: &str) {
             },
             wakeup_digest: "c".repeat(64),
             cancellation_digest: "d".repeat(64),
-            receipts: vec![NewReceipt {
-                kind: "retained".into(),
-                text: retained.to_json(),
-            }],
+            receipts: vec![NewReceipt::new("retained", retained.to_json())],
             at_ms: t,
             keys: Default::default(),
         })

@@ -242,10 +242,10 @@ pub fn duplicate_ids_are_refused(backend: &dyn Backend) {
         },
         wakeup_digest: digest('c'),
         cancellation_digest: digest('d'),
-        receipts: vec![deferral_host::store::NewReceipt {
-            kind: "retained".into(),
-            text: receipt.to_json(),
-        }],
+        receipts: vec![deferral_host::store::NewReceipt::new(
+            "retained",
+            receipt.to_json(),
+        )],
         at_ms: t,
         keys: Default::default(),
     };
@@ -549,10 +549,7 @@ pub fn stale_fence_is_a_conflict_and_writes_nothing(backend: &dyn Backend) {
         lease: Change::Clear,
         wakeup_digest: Change::Keep,
         attempt_status: Change::Keep,
-        receipts: vec![deferral_host::store::NewReceipt {
-            kind: "x".into(),
-            text: "{}".into(),
-        }],
+        receipts: vec![deferral_host::store::NewReceipt::new("x", "{}")],
         window: None,
         at_ms: now(),
     };
@@ -904,10 +901,10 @@ fn new_deferral(id: &str, t: u64) -> deferral_host::store::NewDeferral {
         },
         wakeup_digest: digest('c'),
         cancellation_digest: digest('d'),
-        receipts: vec![deferral_host::store::NewReceipt {
-            kind: "retained".into(),
-            text: receipt.to_json(),
-        }],
+        receipts: vec![deferral_host::store::NewReceipt::new(
+            "retained",
+            receipt.to_json(),
+        )],
         at_ms: t,
         keys: Default::default(),
     }

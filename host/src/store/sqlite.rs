@@ -86,8 +86,13 @@ impl SqliteStore {
         // file that belongs to another application.
         ownership::check_ownership(&conn, path)?;
         journal::use_wal(&conn, BUSY_TIMEOUT)?;
-        conn.execute_batch("PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
-            .map_err(backend)?;
+        // `temp_store=MEMORY` keeps the savepoint journal of a group commit (each item is a
+        // savepoint) in memory: on a file it spilled past 64 KiB and wrote every touched page
+        // to a temporary file, a quarter of `serve`'s writer time (BENCHMARKS.md).
+        conn.execute_batch(
+            "PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON; PRAGMA temp_store=MEMORY;",
+        )
+        .map_err(backend)?;
         let store = SqliteStore {
             conn,
             path: path.to_path_buf(),

@@ -1,8 +1,6 @@
 //! [`LoopStore`] over SQL, for both backends: the GitHub loop's tables (see `store::github`).
 
-use super::super::github::{
-    receipt_digest, ArtifactRef, Link, LoopStore, RunRecord, SUBMITTED_KIND,
-};
+use super::super::github::{ArtifactRef, Link, LoopStore, RunRecord, SUBMITTED_KIND};
 use super::super::{Deferral, NewDeferral, NewReceipt, StoreError};
 use super::{args, query_all, query_opt, rows, to_i64, SqlBackend, SqlConn, SqlRow};
 
@@ -11,7 +9,7 @@ use super::{args, query_all, query_opt, rows, to_i64, SqlBackend, SqlConn, SqlRo
 pub fn register_new(conn: &mut dyn SqlConn, new: &NewDeferral) -> Result<(), StoreError> {
     let duplicate = || StoreError::Duplicate(new.id.clone());
     for receipt in &new.receipts {
-        let Some(digest) = receipt_digest(&receipt.text) else {
+        let Some(digest) = &receipt.digest else {
             continue;
         };
         // A submitted receipt must be new; the forms the host issues are indexed as found.
@@ -20,7 +18,7 @@ pub fn register_new(conn: &mut dyn SqlConn, new: &NewDeferral) -> Result<(), Sto
         } else {
             "INSERT INTO receipt_keys (digest, deferral_id) VALUES (?1, ?2) ON CONFLICT DO NOTHING"
         };
-        conn.execute_unique(sql, args![&digest, &new.id])?
+        conn.execute_unique(sql, args![digest, &new.id])?
             .ok_or_else(duplicate)?;
     }
     if let Some(artifact) = &new.keys.artifact {
@@ -65,10 +63,10 @@ pub fn register_receipts(
     receipts: &[NewReceipt],
 ) -> Result<(), StoreError> {
     for receipt in receipts {
-        if let Some(digest) = receipt_digest(&receipt.text) {
+        if let Some(digest) = &receipt.digest {
             conn.execute(
                 "INSERT INTO receipt_keys (digest, deferral_id) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
-                args![&digest, id],
+                args![digest, id],
             )?;
         }
     }
@@ -85,14 +83,7 @@ pub fn backfill(conn: &mut dyn SqlConn) -> Result<(), StoreError> {
         |r| Ok((r.text(0)?, r.text(1)?)),
     )?;
     for (id, text) in rows {
-        register_receipts(
-            conn,
-            &id,
-            &[NewReceipt {
-                kind: String::new(),
-                text,
-            }],
-        )?;
+        register_receipts(conn, &id, &[NewReceipt::new(String::new(), text)])?;
     }
     Ok(())
 }
