@@ -26,15 +26,20 @@ use deferral_core::digest::sha256_hex;
 use deferral_core::receipt::{Bindings, Reason, Receipt};
 use deferral_host::clock::now_ms;
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 const HOUR: u64 = 3_600_000;
 const DAY: u64 = 24 * HOUR;
-const TOKEN: &str = "bench-token-not-real-0123456789";
+// The serve start-up the serve benchmarks share (its `exchange` is not used here).
+#[allow(dead_code)]
+#[path = "common/serve.rs"]
+mod serve;
+
+use serve::{Serve, TOKEN};
 
 fn arg(args: &[String], name: &str) -> Option<String> {
     args.iter()
@@ -155,46 +160,14 @@ fn fill(bin: &Path, db: &Path, count: u64) -> Duration {
     started.elapsed()
 }
 
-struct Serve {
-    child: Child,
-    addr: String,
-}
-
-impl Serve {
-    fn start(bin: &Path, db: &Path) -> Serve {
-        let mut child = Command::new(bin)
-            .arg("--store")
-            .arg(format!("sqlite:{}", db.display()))
-            .args(["serve", "--listen", "127.0.0.1:0"])
-            .env("DEFERRAL_SERVE_TOKEN", TOKEN)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {}: {e}", bin.display()));
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let ready: Value = serde_json::from_str(&line).expect("a {\"listening\"} line");
-        let addr = ready["listening"].as_str().unwrap().to_string();
-        Serve { child, addr }
-    }
-
-    /// A line of `/proc/PID/status` in kB (`VmRSS`, `VmHWM`).
-    fn memory_kb(&self, field: &str) -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-            .unwrap_or_else(|| panic!("no {field} in /proc status"))
-    }
-
-    fn stop(mut self) {
-        // SAFETY: kill(2) on the child this program started.
-        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
-        let _ = self.child.wait();
-    }
+/// A line of `/proc/PID/status` of `serve` in kB (`VmRSS`, `VmHWM`).
+fn memory_kb(serve: &Serve, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{}/status", serve.child.id())).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or_else(|| panic!("no {field} in /proc status"))
 }
 
 /// `GET /` on a new connection: status, body length, time from connect to the last byte.
@@ -244,8 +217,8 @@ fn measure(
     let db = dir.join(format!("page-{size}.db"));
     let filled = fill(bin, &db, size);
     eprintln!("{size}: filled in {} ms", ms(filled));
-    let serve = Serve::start(bin, &db);
-    let rss_at_start = serve.memory_kb("VmRSS");
+    let serve = Serve::start(bin, &format!("sqlite:{}", db.display()));
+    let rss_at_start = memory_kb(&serve, "VmRSS");
     let mut bytes = 0;
     for _ in 0..3 {
         let (status, len, _) = page(&serve.addr);
@@ -277,7 +250,7 @@ fn measure(
             .collect()
     });
     let wall = started.elapsed();
-    let peak = serve.memory_kb("VmHWM");
+    let peak = memory_kb(&serve, "VmHWM");
     serve.stop();
     let ok = statuses.iter().filter(|s| **s == 200).count();
     let busy = statuses.iter().filter(|s| **s == 503).count();

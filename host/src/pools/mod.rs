@@ -6,7 +6,7 @@
 //! deferrals earliest first while their cost fits above the reserve in what is left of the
 //! window, less what is admitted and not yet reported; the rest are held (not claimed, no
 //! re-entry counted) until the pool's next reset plus a buffer and a jitter. [`observe`]
-//! teaches the pool from every attempt's last JSON line and releases its admission; [`line`]
+//! teaches the pool from every attempt's last JSON line and releases its admission; [`mod@line`]
 //! reads the gate's line at record; [`request`] admits a runner's plan across runners
 //! (`POST /v1/admissions`), in the shapes [`wire`] reads. Pool and cost are host metadata
 //! beside a receipt, never a field of one.

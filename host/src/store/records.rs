@@ -111,7 +111,7 @@ pub struct NewDeferral {
     /// Appended in order; the last one becomes the current receipt. Must not be empty.
     pub receipts: Vec<NewReceipt>,
     pub at_ms: u64,
-    /// Unique keys and links written with it (see [`github`]).
+    /// Unique keys and links written with it (see [`super::github`]).
     pub keys: RecordKeys,
 }
 

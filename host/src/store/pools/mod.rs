@@ -1,0 +1,99 @@
+//! What the store keeps about pools (migration "pools"): the host's own metadata beside the
+//! receipts, never a field of one.
+//!
+//! * `deferrals.pool` and `deferrals.{rest,graphql,content}_cost`: the pool a deferral belongs to
+//!   and its planned cost per resource (all `NULL`: unknown, a bare receipt);
+//! * `pools`: one row per pool, with per resource the last known window (limit, remaining,
+//!   reserve, reset, when observed and from what), the pool's hold (until when nothing more is
+//!   admitted, and why) and a `version` that every write bumps: admission is a compare-and-set
+//!   on it ([`PoolStore::write_pool`]);
+//! * `pool_observations`: every rate state reported to a pool, as reported (the evidence; a
+//!   report the pool does not believe is kept here and nowhere else);
+//! * `admissions`: what was admitted in a pool (cost per resource, until when it counts) and
+//!   when it was released.
+//!
+//! The types are in `window` (a resource's window and what is reported of it) and `rows` (what
+//! the store reads and writes); this file has the names and the trait.
+
+mod rows;
+mod window;
+
+pub use rows::{Admission, Candidate, NewAdmission, PoolRow, PoolTag, PoolWrite, PoolWritten};
+pub use window::{Cost, Observation, Resource, WindowState, MAX_WINDOW_MS};
+
+use super::StoreError;
+
+/// The pool of a deferral recorded without one.
+pub const DEFAULT_POOL: &str = "default";
+
+/// A pool name: 1 to 64 of `[A-Za-z0-9._-]`.
+pub fn pool_name_ok(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+}
+
+/// The pools' part of a store. Every backend implements it; the conformance suite checks it.
+pub trait PoolStore {
+    /// A pool's row (`None`: no row yet).
+    fn pool(&self, name: &str) -> Result<Option<PoolRow>, StoreError>;
+
+    /// Every pool, by name.
+    fn pools(&self) -> Result<Vec<PoolRow>, StoreError>;
+
+    /// The compare-and-set: `Ok(None)` when the row's version is no longer `expect_version`
+    /// (another writer got there first; nothing was written), else the row as written and the
+    /// admissions' `seq`s.
+    fn write_pool(&self, write: &PoolWrite) -> Result<Option<PoolWritten>, StoreError>;
+
+    /// One admission by its `seq`, released or expired or not (`None`: no such admission).
+    fn admission(&self, seq: u64) -> Result<Option<Admission>, StoreError>;
+
+    /// Admissions of `pool` not released and not expired at `now_ms`.
+    fn open_admissions(&self, pool: &str, now_ms: u64) -> Result<Vec<Admission>, StoreError>;
+
+    /// The open admission of one attempt of a deferral, if any.
+    fn admission_of(
+        &self,
+        deferral_id: &str,
+        attempt: u32,
+        now_ms: u64,
+    ) -> Result<Option<Admission>, StoreError>;
+
+    /// Due `deferred` rows of `pool` (`resume_after_ms <= now_ms <= resume_by_ms`) without an
+    /// open admission, earliest first then by id, at most `limit` (an indexed range: the cost
+    /// does not grow with the rows not due). Targets of the kinds in `skip_kinds` are left out
+    /// (see [`super::launch_kind`]).
+    fn pool_candidates(
+        &self,
+        pool: &str,
+        now_ms: u64,
+        skip_kinds: &[&str],
+        limit: usize,
+    ) -> Result<Vec<Candidate>, StoreError>;
+
+    /// A deferral's pool and planned cost (`None` cost: unknown).
+    fn pool_of(&self, deferral_id: &str) -> Result<Option<(String, Option<Cost>)>, StoreError>;
+
+    /// Sets a deferral's planned cost (a report taught it).
+    fn set_cost(&self, deferral_id: &str, cost: &Cost) -> Result<(), StoreError>;
+
+    /// The rate states reported with a deferral (its gate line's, its attempts'), oldest first.
+    fn observations_of(&self, deferral_id: &str) -> Result<Vec<Observation>, StoreError>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pool_names() {
+        assert!(pool_name_ok("app-42"));
+        assert!(pool_name_ok("a.b_C-9"));
+        assert!(pool_name_ok(&"x".repeat(64)));
+        for bad in ["", "a b", "a/b", "é", &"x".repeat(65)] {
+            assert!(!pool_name_ok(bad), "{bad:?}");
+        }
+    }
+}

@@ -1,0 +1,149 @@
+//! What the store reads and writes of a pool: its row, a new deferral's tag, admissions, and
+//! the compare-and-set that writes them.
+
+use super::{Cost, Observation, Resource, WindowState};
+
+/// A pool's row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PoolRow {
+    pub name: String,
+    /// Bumped by every write; 0 for a pool with no row yet.
+    pub version: u64,
+    pub rest: Option<WindowState>,
+    pub graphql: Option<WindowState>,
+    /// Nothing more is admitted before this (the window's reset plus buffer and jitter), unless
+    /// a report changes the pool first.
+    pub hold_until_ms: Option<u64>,
+    /// Why the pool holds (`pool app-42: 4 of 24 fit the window that resets at ...`).
+    pub hold_reason: Option<String>,
+    pub updated_ms: u64,
+}
+
+impl PoolRow {
+    pub fn empty(name: &str) -> PoolRow {
+        PoolRow {
+            name: name.to_string(),
+            version: 0,
+            rest: None,
+            graphql: None,
+            hold_until_ms: None,
+            hold_reason: None,
+            updated_ms: 0,
+        }
+    }
+
+    pub fn window(&self, resource: Resource) -> Option<&WindowState> {
+        match resource {
+            Resource::Rest => self.rest.as_ref(),
+            Resource::Graphql => self.graphql.as_ref(),
+        }
+    }
+
+    pub fn window_mut(&mut self, resource: Resource) -> &mut Option<WindowState> {
+        match resource {
+            Resource::Rest => &mut self.rest,
+            Resource::Graphql => &mut self.graphql,
+        }
+    }
+
+    /// This row after the observations (see [`WindowState::merge`]); a pool that learns
+    /// anything stops holding, so the next tick decides again.
+    pub fn observe(&mut self, observations: &[Observation]) {
+        for obs in observations {
+            let next = WindowState::merge(self.window(obs.resource), obs);
+            *self.window_mut(obs.resource) = Some(next);
+        }
+        if !observations.is_empty() {
+            self.hold_until_ms = None;
+            self.hold_reason = None;
+        }
+    }
+}
+
+/// What a new deferral brings to its pool, written with it in its insert transaction.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PoolTag {
+    /// `None`: the predecessor's pool for a successor, else [`super::DEFAULT_POOL`].
+    pub pool: Option<String>,
+    /// `None`: unknown (a bare receipt).
+    pub cost: Option<Cost>,
+    /// The rate state the gate saw, learned by the pool.
+    pub seen: Vec<Observation>,
+}
+
+impl PoolTag {
+    /// The observations as recorded with deferral `id`.
+    pub fn seen_by(&self, id: &str) -> Vec<Observation> {
+        self.seen
+            .iter()
+            .map(|o| Observation {
+                deferral_id: Some(id.to_string()),
+                source: format!("{} {id}", o.source),
+                ..o.clone()
+            })
+            .collect()
+    }
+}
+
+/// An admission: a cost counted against a pool's window until it is released or expires.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Admission {
+    pub seq: u64,
+    pub pool: String,
+    /// The deferral admitted (`None` for an admission not tied to a recorded deferral).
+    pub deferral_id: Option<String>,
+    /// The attempt it admits (the re-entry number its claim makes).
+    pub attempt: u32,
+    /// `None`: unknown cost, admitted alone (it holds the whole window until released).
+    pub cost: Option<Cost>,
+    /// The reset of the window it was admitted in (as the pool knew it).
+    pub window_reset_ms: u64,
+    /// It stops counting at this time (its window's reset, or its launch's lease end if later).
+    pub expires_ms: u64,
+    pub admitted_ms: u64,
+    pub released_ms: Option<u64>,
+}
+
+/// An admission to write with [`PoolWrite`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewAdmission {
+    pub deferral_id: Option<String>,
+    pub attempt: u32,
+    pub cost: Option<Cost>,
+    pub window_reset_ms: u64,
+    pub expires_ms: u64,
+}
+
+/// A compare-and-set on a pool's row: written only if the row still has `expect_version`
+/// (0: the row does not exist yet). `row` is the row to write (its `version` is ignored: the
+/// store writes `expect_version + 1`); admissions are added and released in the same
+/// transaction, and observations appended as evidence.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PoolWrite {
+    pub expect_version: u64,
+    pub row: PoolRow,
+    pub admit: Vec<NewAdmission>,
+    /// Admissions (by `seq`) to release.
+    pub release: Vec<u64>,
+    pub observations: Vec<Observation>,
+    pub at_ms: u64,
+}
+
+/// What a [`PoolWrite`] that won its compare-and-set wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PoolWritten {
+    /// The row as written.
+    pub row: PoolRow,
+    /// The `seq` of each admission written, in the order of [`PoolWrite::admit`].
+    pub admitted: Vec<u64>,
+}
+
+/// A due deferral of a pool, as admission sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Candidate {
+    pub id: String,
+    pub resume_after_ms: u64,
+    /// The attempt its claim would make.
+    pub attempt: u32,
+    pub cost: Option<Cost>,
+}
