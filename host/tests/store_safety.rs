@@ -185,6 +185,24 @@ fn the_store_carries_its_application_id() {
     assert_eq!(id, deferral_host::store::sqlite::APPLICATION_ID);
 }
 
+/// A group commit makes each item a savepoint; on a file, SQLite spills a savepoint's journal
+/// past 64 KiB to a temporary file (a quarter of `serve`'s writer time, BENCHMARKS.md). Every
+/// connection the store opens keeps it in memory.
+#[test]
+fn the_stores_connections_keep_their_temporary_journals_in_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = deferral_host::store::SqliteStore::open(
+        &dir.path().join("host.db"),
+        deferral_host::store::IntegrityCheck::Off,
+    )
+    .unwrap();
+    let temp_store: i64 = store
+        .connection()
+        .query_row("PRAGMA temp_store", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(temp_store, 2, "2 is MEMORY");
+}
+
 #[test]
 fn a_receipt_edited_on_disk_is_an_integrity_failure_and_is_not_launched() {
     let host = Host::new();
