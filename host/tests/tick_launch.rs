@@ -460,6 +460,17 @@ fn a_ticker_killed_mid_run_is_recovered_by_the_next_tick() {
     );
 }
 
+/// The kill comes a tenth of the lease before its end (at most a second before), not sooner: a
+/// command that ends at 70% of a 2 s lease completes.
+#[test]
+fn a_launch_that_ends_well_inside_its_lease_completes() {
+    let host = Host::new();
+    let (id, _) = host.record(&script(&host.path("timely.sh"), "sleep 1.4"), 0, HOUR, &[]);
+    host.tick(&["--lease-timeout", "2s"]);
+    let s = host.status(&id);
+    assert_eq!(s["state"], "complete", "{s}");
+}
+
 #[test]
 fn a_launch_that_outlives_its_lease_is_killed_and_blocked() {
     let host = Host::new();
