@@ -159,6 +159,10 @@ fn dispatch_sends_only_id_attempt_and_receipt_with_the_token_in_authorization_on
         (s["state"].as_str(), s["attempt_status"].as_str()),
         (Some("resumable"), Some("dispatched"))
     );
+    assert_eq!(
+        s["lease_until_ms"], s["resume_by_ms"],
+        "a dispatched run holds its lease until the window closes, not the tick's lease: {s}"
+    );
     let events: Vec<String> = host.expect(0, &["show", "--json", &id], "")["events"]
         .as_array()
         .unwrap()
@@ -389,6 +393,84 @@ fn a_failed_name_lookup_is_not_a_dispatch() {
             s["cause"].as_str()
         ),
         (Some("deferred"), Some(0), Some("not-sent")),
+        "{s}"
+    );
+}
+
+/// A ticker that stopped while a dispatch was being sent leaves a stale lease whose dispatch
+/// may or may not have reached GitHub: recovery makes it `dispatch-unknown`, leased to the
+/// operator until the window closes, never sent again. One whose dispatch was sent is left for
+/// the follow step.
+#[test]
+fn a_stale_lease_of_a_dispatch_is_left_to_the_operator_or_the_follow_step() {
+    use deferral_host::coordinator;
+    use deferral_host::store::{AttemptStatus, Store};
+    let host = Host::new();
+    let store = host.open();
+    let claim = |status: AttemptStatus| {
+        let (id, _) = host.record("workflow-dispatch:octo/app/sync.yml@main", 0, HOUR, &[]);
+        let d = store.get(&id).unwrap().unwrap();
+        let t = common::now();
+        // A lease that has already run out: its ticker is gone.
+        coordinator::claim(&store, &d, "gone", t + 1, status, t).unwrap();
+        (id, d.resume_by_ms)
+    };
+    let (sending, resume_by_ms) = claim(AttemptStatus::Dispatching);
+    let (sent, _) = claim(AttemptStatus::Dispatched);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let report = host.tick(&[]);
+    let s = host.status(&sending);
+    assert_eq!(
+        (
+            s["state"].as_str(),
+            s["attempt_status"].as_str(),
+            s["detail"].as_str(),
+            s["lease_owner"].as_str(),
+            s["lease_until_ms"].as_u64(),
+        ),
+        (
+            Some("resumable"),
+            Some("dispatch-unknown"),
+            Some("lease-expired: the ticker stopped while dispatching"),
+            Some("operator"),
+            Some(resume_by_ms),
+        ),
+        "{s} {report}"
+    );
+    let s = host.status(&sent);
+    assert_eq!(
+        (
+            s["state"].as_str(),
+            s["attempt_status"].as_str(),
+            s["lease_owner"].as_str()
+        ),
+        (Some("resumable"), Some("dispatched"), Some("gone")),
+        "{s} {report}"
+    );
+}
+
+#[test]
+fn a_dispatch_refused_by_a_github_that_answered_spends_its_reentry() {
+    // Refused by a GitHub that answered (a 403 of a secondary limit): not dispatched, and
+    // unlike an unreachable GitHub the claim's re-entry counts.
+    let host = Host::new();
+    let (refused, _) = host.record(TARGET, 0, HOUR, &[]);
+    let (api, server) = serve_once(Some(
+        "HTTP/1.1 403 Forbidden\r\nContent-Type: application/json\r\nContent-Length: 49\r\n\r\n{\"message\":\"You have exceeded a secondary limit\"}",
+    ));
+    tick(&host, &api);
+    server.join().unwrap();
+    let s = host.status(&refused);
+    assert_eq!(
+        (s["state"].as_str(), s["reentries"].as_u64()),
+        (Some("deferred"), Some(1)),
+        "{s}"
+    );
+    assert!(
+        s["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with("dispatch not sent: HTTP 403"),
         "{s}"
     );
 }
