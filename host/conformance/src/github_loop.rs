@@ -115,6 +115,17 @@ pub fn an_artifact_is_ingested_once(backend: &dyn Backend) {
         Recording::New(_) => panic!("one artifact made two deferrals"),
     }
     assert!(!store.add_artifact(&first.deferral.id, &artifact).unwrap());
+    // A new artifact (a followed run's) is added once, then known.
+    let next = ArtifactRef {
+        artifact_id: 78,
+        ..artifact
+    };
+    assert!(store.add_artifact(&first.deferral.id, &next).unwrap());
+    assert!(!store.add_artifact(&first.deferral.id, &next).unwrap());
+    assert_eq!(
+        store.find_by_artifact(78).unwrap().as_deref(),
+        Some(first.deferral.id.as_str())
+    );
     assert_eq!(count(&*store), 1);
 }
 
