@@ -75,3 +75,31 @@ pub fn cost_cells(cost: Option<&Cost>) -> (Option<i64>, Option<i64>, Option<i64>
         ),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The store writes the three cells together, so only "all `NULL`" means unknown; a cell
+    /// `NULL` beside others (a row edited by hand) reads as 0.
+    #[test]
+    fn a_cost_is_unknown_only_when_all_three_cells_are_null() {
+        assert_eq!(cost_of_cells(None, None, None), None);
+        let cost = |rest, graphql, content| {
+            Some(Cost {
+                rest,
+                graphql,
+                content,
+            })
+        };
+        assert_eq!(cost_of_cells(Some(3), None, None), cost(3, 0, 0));
+        assert_eq!(cost_of_cells(None, Some(4), None), cost(0, 4, 0));
+        assert_eq!(cost_of_cells(None, None, Some(1)), cost(0, 0, 1));
+        assert_eq!(cost_of_cells(Some(3), Some(4), Some(1)), cost(3, 4, 1));
+        assert_eq!(
+            cost_cells(cost(3, 4, 1).as_ref()),
+            (Some(3), Some(4), Some(1))
+        );
+        assert_eq!(cost_cells(None), (None, None, None));
+    }
+}
