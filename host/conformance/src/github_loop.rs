@@ -4,6 +4,7 @@
 
 use crate::{handoff, Backend};
 use deferral_host::coordinator::{self, Recording};
+use deferral_host::store::pools::PoolTag;
 use deferral_host::store::AttemptStatus;
 use deferral_host::store::{ArtifactRef, RecordKeys, RunRecord, Store, StoreError};
 
@@ -221,7 +222,13 @@ pub fn successors_form_a_bounded_chain(backend: &dyn Backend) {
     let Recording::New(first) = record(
         &*store,
         &handoff(now(), 0, HOUR).to_json(),
-        RecordKeys::default(),
+        RecordKeys {
+            pool: Some(PoolTag {
+                pool: Some("app-42".into()),
+                ..PoolTag::default()
+            }),
+            ..RecordKeys::default()
+        },
     ) else {
         panic!("new");
     };
@@ -253,6 +260,11 @@ pub fn successors_form_a_bounded_chain(backend: &dyn Backend) {
     assert_eq!(link.chain, 1);
     assert_eq!(store.link(&third.deferral.id).unwrap().chain, 2);
     assert_eq!(store.link(&first.deferral.id).unwrap().chain, 0);
+    // A successor recorded without a pool of its own stays in its predecessor's pool.
+    for d in [&second, &third] {
+        let (pool, _) = store.pool_of(&d.deferral.id).unwrap().unwrap();
+        assert_eq!(pool, "app-42");
+    }
     assert_eq!(
         store.artifact_name(&third.deferral.id).unwrap().as_deref(),
         Some("next-receipt")
