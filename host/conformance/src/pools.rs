@@ -53,6 +53,22 @@ fn record_in(store: &dyn Store, pool: &str, n: usize, seen: &[Observation]) -> V
 
 pub fn a_pool_write_is_a_compare_and_set_on_its_version(backend: &dyn Backend) {
     let store = backend.connect();
+    // A deferral's planned cost as recorded, and as a later report teaches it.
+    let id = record_in(&*store, "p-cost", 1, &[]).remove(0);
+    let cost = |rest| Cost {
+        rest,
+        graphql: 0,
+        content: 0,
+    };
+    assert_eq!(
+        store.pool_of(&id).unwrap(),
+        Some(("p-cost".to_string(), Some(cost(10))))
+    );
+    store.set_cost(&id, &cost(7)).unwrap();
+    assert_eq!(
+        store.pool_of(&id).unwrap(),
+        Some(("p-cost".to_string(), Some(cost(7))))
+    );
     assert_eq!(
         store.pool("p").unwrap(),
         None,
