@@ -264,8 +264,11 @@ fn sqlite_open_refuses_a_file_whose_index_page_is_damaged() {
             .expect("a damaged file is refused");
         assert_eq!(err.code(), "store-corrupt", "{check:?}: {err}");
     }
-    assert!(
-        SqliteStore::open(&backend.path, IntegrityCheck::Off).is_ok(),
-        "--integrity off skips the check (and only that)"
-    );
+    let unchecked = SqliteStore::open(&backend.path, IntegrityCheck::Off)
+        .expect("--integrity off skips the check (and only that)");
+    // The same check, asked of an open store (`Store::check_integrity`).
+    let err = unchecked
+        .check_integrity()
+        .expect_err("the damage is found");
+    assert_eq!(err.code(), "store-corrupt", "{err}");
 }
