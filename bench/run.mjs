@@ -72,7 +72,11 @@ Group commit: ${g.serve.clients} clients on kept-alive connections record ${n(g.
 \`serve\` (SQLite, WAL, \`synchronous=FULL\`): ${n(g.serve.records_per_s)} records/s. Bare SQLite on the same disk in the
 same run, one row per \`BEGIN IMMEDIATE\` ... \`COMMIT\`: ${n(g.bare_sqlite_one_row_commits.rows_per_s)} rows/s, so \`serve\` is ${ratio(g.serve_over_bare)}.
 Counted after the run: ${n(g.serve.answered_201)} answered 201, ${n(g.serve.rows_stored)} rows stored, ${g.serve.lost} lost, ${g.serve.duplicated} duplicated.
-
+${g.floors ? `
+The port's floors, same clients, same run: ${n(g.floors.answered_without_the_store_per_s)} requests/s answered without the store
+(${ratio(g.answered_without_the_store_over_bare)} of the bare commits), ${n(g.floors.reads_of_an_unknown_id_per_s)} reads/s of an unknown id (${ratio(g.reads_over_bare)}).
+No port that takes one request per record records faster than the first.
+` : ''}
 Slow clients: ${n(s.slow_connections)} connections each send a header byte every 100 ms (at the default cap
 of 256 connections the oldest idle ones are shed); a legitimate \`GET\` on a new connection,
 ${s.requests} times: median ${s.latency_median_ms} ms, p95 ${s.latency_p95_ms} ms, max ${s.latency_max_ms} ms.
