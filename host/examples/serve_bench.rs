@@ -131,6 +131,18 @@ fn drive(
     (answers, started.elapsed())
 }
 
+/// One list of requests per client: `per_client` of them each, the `i`th of client `c` being
+/// `request(c, i)` (method, path, body).
+fn requests(
+    clients: usize,
+    per_client: usize,
+    request: impl Fn(usize, usize) -> (&'static str, String, String),
+) -> Vec<Vec<(&'static str, String, String)>> {
+    (0..clients)
+        .map(|c| (0..per_client).map(|i| request(c, i)).collect())
+        .collect()
+}
+
 /// The body of the `n`th record, as a client of `serve` sends it.
 fn record_body(n: usize) -> String {
     format!(
@@ -154,28 +166,18 @@ fn floors(dir: &Path, count: usize, clients: usize) -> Value {
         );
         (answers.len() as f64 / elapsed.as_secs_f64()).round()
     };
-    let unrouted = (0..clients)
-        .map(|_| {
-            (0..per_client)
-                .map(|_| ("GET", "/v1/deferrals/d-none/x".to_string(), String::new()))
-                .collect()
-        })
-        .collect();
+    let unrouted = requests(clients, per_client, |_, _| {
+        ("GET", "/v1/deferrals/d-none/x".to_string(), String::new())
+    });
     let (answers, elapsed) = drive(&serve.addr, unrouted);
     let unrouted = rate(&answers, elapsed, 404);
-    let reads = (0..clients)
-        .map(|c| {
-            (0..per_client)
-                .map(|i| {
-                    (
-                        "GET",
-                        format!("/v1/deferrals/d-none-{c}-{i}"),
-                        String::new(),
-                    )
-                })
-                .collect()
-        })
-        .collect();
+    let reads = requests(clients, per_client, |c, i| {
+        (
+            "GET",
+            format!("/v1/deferrals/d-none-{c}-{i}"),
+            String::new(),
+        )
+    });
     let (answers, elapsed) = drive(&serve.addr, reads);
     let reads = rate(&answers, elapsed, 404);
     serve.stop();
@@ -190,20 +192,14 @@ fn floors(dir: &Path, count: usize, clients: usize) -> Value {
 fn group_commit(dir: &Path, count: usize, clients: usize) -> Value {
     let serve = start_serve(dir, "serve.db");
     let per_client = count / clients;
-    let requests = (0..clients)
-        .map(|c| {
-            (0..per_client)
-                .map(|i| {
-                    (
-                        "POST",
-                        "/v1/deferrals".to_string(),
-                        record_body(c * per_client + i),
-                    )
-                })
-                .collect()
-        })
-        .collect();
-    let (answers, elapsed) = drive(&serve.addr, requests);
+    let records = requests(clients, per_client, |c, i| {
+        (
+            "POST",
+            "/v1/deferrals".to_string(),
+            record_body(c * per_client + i),
+        )
+    });
+    let (answers, elapsed) = drive(&serve.addr, records);
     serve.stop();
     let created: Vec<&str> = answers
         .iter()

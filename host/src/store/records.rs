@@ -40,14 +40,15 @@ pub struct Deferral {
 /// A receipt to append. `kind` says where it came from: `submitted` (the text exactly as
 /// received), `retained` (the host's retained form), `claimed` (the form given to a launch).
 ///
-/// `digest` is the receipt's SHA-256 over its canonical JSON (`store::github::receipt_digest`,
-/// `None` for a text that is not JSON), read once by [`NewReceipt::new`] in the caller's thread:
+/// Made by [`NewReceipt::new`], which reads the receipt's digest once, in the caller's thread:
 /// a group commit's writer indexes it without parsing the text again.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewReceipt {
     pub kind: String,
     pub text: String,
-    pub digest: Option<String>,
+    /// The SHA-256 of `text`'s canonical JSON (`store::github::receipt_digest`; `None` for a text
+    /// that is not JSON). Derived from `text`, so set only by [`NewReceipt::new`].
+    pub(crate) digest: Option<String>,
 }
 
 impl NewReceipt {
