@@ -247,6 +247,8 @@ fn tickers(bin: &Path, base: &str, jobs: usize, tickers: usize, root: &Path) -> 
         cost: 10,
         window_s: 3,
         gate_lines: true,
+        work_line: false,
+        report_file: true,
         deadline: Duration::from_secs(30 + 6 * jobs as u64),
         tick_every: Duration::from_millis(250),
         tickers,

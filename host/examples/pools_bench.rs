@@ -50,6 +50,8 @@ fn backlog(bin: &Path, jobs: usize, gate_lines: bool, root: &Path) -> Value {
         cost: 10,
         window_s: 3,
         gate_lines,
+        work_line: false,
+        report_file: true,
         deadline: Duration::from_secs(30 + 6 * jobs as u64),
         tick_every: Duration::from_millis(250),
         tickers: 1,

@@ -28,6 +28,8 @@ fn run(host: &Host, gate_lines: bool) -> (BacklogRun, u64) {
         cost: 10,
         window_s: 3,
         gate_lines,
+        work_line: false,
+        report_file: true,
         deadline: Duration::from_secs(60),
         tick_every: Duration::from_millis(250),
         tickers: 1,

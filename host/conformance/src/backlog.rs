@@ -27,6 +27,12 @@ pub struct Backlog<'a> {
     /// Record each gate's whole line in pool `app-42` and tick with a short pool buffer (a host
     /// with pools); else record the bare receipts with nothing else (any host).
     pub gate_lines: bool,
+    /// The work prints a JSON line of its own last (`{"status":"complete"}`) after the resume's
+    /// `ready` line, as a work script does: the host then learns nothing from stdout.
+    pub work_line: bool,
+    /// The resume also writes its line to `DEFERRAL_REPORT_FILE` when the host gives one, as
+    /// the `deferral` CLI does (the report channel).
+    pub report_file: bool,
     pub deadline: Duration,
     pub tick_every: Duration,
     /// `tick` processes started at once each time (several tickers on one store).
@@ -105,18 +111,33 @@ rest="\"rest\":{{\"limit\":{limit},\"remaining\":$remaining,\"reserve\":{reserve
 if [ $((remaining - {cost})) -ge {reserve} ]; then
   echo "$k $((spent + {cost}))" > '{d}/gh'
   echo "$k" >> '{d}/spends'
-  echo "{{\"status\":\"ready\",\"mode\":\"resume\",\"code\":null,$rest,\"graphql\":null}}"
+  line="{{\"status\":\"ready\",\"mode\":\"resume\",\"code\":null,$rest,\"graphql\":null}}"
+  echo "$line"
+  {report}
+  {work}
   exit 0
 fi
 after=$((reset * 1000 + 200))
 new=$(printf '%s' "$receipt" | sed -e "s/\"resume_after_ms\":[0-9]*/\"resume_after_ms\":$after/" -e "s/\"resume_by_ms\":[0-9]*/\"resume_by_ms\":$((after + 600000))/")
-echo "{{\"status\":\"deferred\",\"mode\":\"resume\",\"code\":\"core-below-reserve\",$rest,\"graphql\":null,\"deferredReceipt\":$new}}"
+line="{{\"status\":\"deferred\",\"mode\":\"resume\",\"code\":\"core-below-reserve\",$rest,\"graphql\":null,\"deferredReceipt\":$new}}"
+echo "$line"
+{report}
 exit 6
 "#,
             w = self.window_s,
             limit = self.limit,
             reserve = self.reserve,
             cost = self.cost,
+            report = if self.report_file {
+                r#"[ -z "$DEFERRAL_REPORT_FILE" ] || printf '%s\n' "$line" >> "$DEFERRAL_REPORT_FILE""#
+            } else {
+                ":"
+            },
+            work = if self.work_line {
+                r#"echo '{"status":"complete"}'"#
+            } else {
+                ":"
+            },
         );
         let path = self.dir.join("resume.sh");
         std::fs::write(&path, body).unwrap();

@@ -50,9 +50,9 @@ impl Room {
                 .all(|(r, room)| i64::try_from(cost.of(*r)).unwrap_or(i64::MAX) <= *room)
     }
 
-    fn take(&mut self, cost: &Cost) {
+    pub fn take(&mut self, cost: &Cost) {
         for (r, room) in &mut self.per_resource {
-            *room -= i64::try_from(cost.of(*r)).unwrap_or(i64::MAX);
+            *room = room.saturating_sub(i64::try_from(cost.of(*r)).unwrap_or(i64::MAX));
         }
     }
 
@@ -99,31 +99,28 @@ pub fn metered(pool: &PoolRow) -> bool {
     pool.rest.is_some() || pool.graphql.is_some()
 }
 
-/// The room of `pool` at `now_ms` with `open` admissions.
-pub fn room(pool: &PoolRow, open: &[Admission], now_ms: u64, options: &PoolOptions) -> Room {
-    let buffer = u64::try_from(options.buffer.as_millis()).unwrap_or(u64::MAX);
+/// The room of `pool` with `open` admissions. The pool has been rolled to `now` (see
+/// [`PoolRow::roll`]): every window it holds is the current one, its reset known or assumed.
+pub fn room(pool: &PoolRow, open: &[Admission], _now_ms: u64, _options: &PoolOptions) -> Room {
     let mut per_resource = Vec::new();
     let mut resets = Vec::new();
     let mut in_flight = Cost::default();
     for a in open {
         if let Some(c) = &a.cost {
-            in_flight.rest += c.rest;
-            in_flight.graphql += c.graphql;
-            in_flight.content += c.content;
+            in_flight.rest = in_flight.rest.saturating_add(c.rest);
+            in_flight.graphql = in_flight.graphql.saturating_add(c.graphql);
+            in_flight.content = in_flight.content.saturating_add(c.content);
         }
     }
     for r in Resource::ALL {
         let Some(w) = pool.window(r) else { continue };
-        let remaining = if now_ms >= w.reset_ms.saturating_add(buffer) {
-            w.limit
-        } else {
-            resets.push((r, w.reset_ms));
-            w.remaining.min(w.limit)
-        };
+        resets.push((r, w.reset_ms));
         let signed = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
         per_resource.push((
             r,
-            signed(remaining) - signed(w.reserve) - signed(in_flight.of(r)),
+            signed(w.left())
+                .saturating_sub(signed(w.reserve))
+                .saturating_sub(signed(in_flight.of(r))),
         ));
     }
     Room {
@@ -134,11 +131,16 @@ pub fn room(pool: &PoolRow, open: &[Admission], now_ms: u64, options: &PoolOptio
     }
 }
 
+/// The buffer of `options` in milliseconds.
+pub fn buffer_ms(options: &PoolOptions) -> u64 {
+    u64::try_from(options.buffer.as_millis()).unwrap_or(u64::MAX)
+}
+
 /// Whether `cost` fits a whole window of the pool above its reserve.
 pub fn fits_a_window(pool: &PoolRow, cost: &Cost) -> bool {
     Resource::ALL.into_iter().all(|r| {
         pool.window(r)
-            .is_none_or(|w| cost.of(r) <= w.limit.saturating_sub(w.reserve))
+            .is_none_or(|w| cost.of(r) <= w.limit.max(w.next_limit).saturating_sub(w.reserve))
     })
 }
 
@@ -291,15 +293,15 @@ pub fn open_and_settled(
 }
 
 /// Takes released admissions' costs off the window they were admitted in (an attempt that
-/// ended without saying what it saw is taken to have spent its planned cost).
+/// ended without saying what it saw is taken to have spent its planned cost). `row` has been
+/// rolled: an admission made before its current window opened was charged to a window that is
+/// over, and changes nothing now.
 pub fn charge(row: &mut PoolRow, settled: &[Admission]) {
     for a in settled {
         let Some(cost) = &a.cost else { continue };
         for r in Resource::ALL {
             if let Some(w) = row.window_mut(r) {
-                if w.reset_ms == a.window_reset_ms {
-                    w.remaining = w.remaining.saturating_sub(cost.of(r));
-                }
+                w.charge(a.admitted_ms, cost.of(r));
             }
         }
     }
@@ -354,8 +356,9 @@ pub fn admit(
         let candidates = store.pool_candidates(pool_name, now, how.skip_kinds, how.limit)?;
         let examined_all = candidates.len() < how.limit;
         let mut next = row.clone();
+        let rolled = next.roll(now, buffer_ms(how.options));
         charge(&mut next, &settled);
-        let holding = row.hold_until_ms.is_some_and(|t| t > now) && settled.is_empty();
+        let holding = row.hold_until_ms.is_some_and(|t| t > now) && settled.is_empty() && !rolled;
         let decision = if holding {
             // Held until the window's reset plus buffer and jitter: nothing is admitted before,
             // unless a report changes the pool (which lifts the hold).
@@ -385,7 +388,7 @@ pub fn admit(
                 admissions: Vec::new(),
             });
         }
-        if !decision.metered && settled.is_empty() {
+        if !decision.metered && settled.is_empty() && !rolled {
             // Unmetered: nothing to count, nothing written (as before pools).
             return Ok(Pass {
                 pool: pool_name.to_string(),
@@ -395,6 +398,7 @@ pub fn admit(
         }
         let unchanged = decision.admit.is_empty()
             && settled.is_empty()
+            && !rolled
             && decision.reason == row.hold_reason
             && decision.hold_until_ms == row.hold_until_ms;
         if unchanged {
@@ -459,6 +463,12 @@ mod tests {
             remaining,
             reserve,
             reset_ms,
+            spent: 0,
+            spent_at_report: 0,
+            reset_known: true,
+            opened_after_ms: 0,
+            length_ms: crate::store::pools::MAX_WINDOW_MS,
+            next_limit: limit,
             observed_ms: 0,
             source: "test".into(),
         }

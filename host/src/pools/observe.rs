@@ -4,9 +4,10 @@
 //! compare-and-set on the pool's row.
 //!
 //! A line whose `status` is `ready` went ahead: it read the state before its plan ran, so the
-//! plan's cost is taken off what it saw. Any other line (deferred again, blocked) spent nothing.
-//! An attempt that prints no such line releases its admission with its planned cost taken off
-//! the window it was admitted in.
+//! plan's cost is taken off what it saw, and its planned cost is charged to the window it was
+//! admitted in. Any other line (deferred again, blocked) spent nothing. An attempt that prints
+//! no such line is taken to have spent its planned cost in the window it was admitted in (the
+//! window the pool opened at the reset, when no report had shown it yet).
 
 use super::admission::charge;
 use super::line::{last_gate_line, GateLine};
@@ -65,14 +66,17 @@ pub fn learn(
         }
         let row = store.pool(&pool)?.unwrap_or_else(|| PoolRow::empty(&pool));
         let mut next = row.clone();
-        if observations.is_empty() {
+        next.roll(now_ms, 0);
+        // The attempt's planned cost is spent in the window it was admitted in, unless its line
+        // says it did not go ahead (deferred again, blocked); a report lowers what is left
+        // further when it says less.
+        if line.is_none_or(|l| l.status == "ready") {
             charge(&mut next, admission.as_slice());
-            // Capacity may differ now: decide again at the next tick.
-            next.hold_until_ms = None;
-            next.hold_reason = None;
-        } else {
-            next.observe(&observations);
         }
+        next.observe(&observations);
+        // Capacity may differ now: decide again at the next tick.
+        next.hold_until_ms = None;
+        next.hold_reason = None;
         let write = PoolWrite {
             expect_version: row.version,
             row: next,

@@ -19,13 +19,50 @@ use super::PoolOptions;
 use crate::clock::iso8601;
 use crate::error::{HostError, HostErrorKind};
 use crate::store::pools::{
-    Cost, NewAdmission, Observation, PoolRow, PoolWrite, Resource, MAX_WINDOW_MS,
+    Candidate, Cost, NewAdmission, Observation, PoolRow, PoolWrite, Resource, MAX_WINDOW_MS,
 };
 use crate::store::Store;
 use serde_json::{json, Value};
 
 /// Compare-and-set attempts of one request before it answers `pool-busy`.
 pub const TRIES: usize = 64;
+
+/// How many of a pool's due deferrals a runner's request looks at before its own cost.
+const QUEUE_LOOK: usize = 256;
+
+/// Where a runner's request stands behind the pool's due deferrals.
+enum Ahead {
+    /// Those that wait before it fit what is left; the runner is decided on the rest.
+    Fits,
+    /// A due deferral does not fit: it and this many in all wait for a later window, and the
+    /// runner waits behind them.
+    Blocked(usize),
+}
+
+/// `room` less the cost of the due deferrals that wait before a runner, in their order; a due
+/// deferral that does not fit (or whose cost is unknown) stops the queue: nobody overtakes it.
+fn after_the_queue(row: &PoolRow, mut room: Room, waiting: &[Candidate]) -> (Room, Ahead) {
+    for (n, c) in waiting.iter().enumerate() {
+        match c.cost.filter(|cost| fits_a_window(row, cost)) {
+            Some(cost) if room.fits(&cost) => room.take(&cost),
+            _ => return (room, Ahead::Blocked(waiting.len().max(n + 1))),
+        }
+    }
+    (room, Ahead::Fits)
+}
+
+fn queue_refusal(row: &PoolRow, waiting: usize) -> String {
+    let when = Resource::ALL
+        .into_iter()
+        .filter_map(|r| row.window(r).map(|w| w.reset_ms))
+        .max()
+        .map(|t| format!(" for the window after {}", iso8601(t)))
+        .unwrap_or_default();
+    format!(
+        "pool {}: {waiting} deferral(s) recorded earlier wait{when}; a runner never goes before them",
+        row.name
+    )
+}
 
 /// What is left of one window for a runner, as answered (GitHub's terms: `remaining` before
 /// the reserve is taken off).
@@ -87,8 +124,9 @@ fn later_window(row: &PoolRow, next: &PoolRow) -> bool {
 /// `row` after `seen`, and whether it still holds at `now_ms`: a runner's report lifts a
 /// pool's hold only when it shows a later window (else the runner would overtake the held
 /// deferrals that wait, earliest first, for that window).
-fn learn(row: &PoolRow, seen: &[Observation], now_ms: u64) -> (PoolRow, bool) {
+fn learn(row: &PoolRow, seen: &[Observation], now_ms: u64, buffer_ms: u64) -> (PoolRow, bool) {
     let mut next = row.clone();
+    next.roll(now_ms, buffer_ms);
     next.observe(seen);
     let holds = row.hold_until_ms.is_some_and(|t| t > now_ms) && !later_window(row, &next);
     if holds {
@@ -212,7 +250,7 @@ fn left(row: &PoolRow, room: &Room, taken: Option<&Cost>, holds: bool) -> Vec<Le
                 resource: *r,
                 limit: w.limit,
                 remaining,
-                reserve: w.reserve,
+                reserve: w.reserve_within_limit(),
                 reset_ms: w.reset_ms,
             })
         })
@@ -242,10 +280,16 @@ pub fn ask(
         let now = now_ms();
         let row = store.pool(pool)?.unwrap_or_else(|| PoolRow::empty(pool));
         let (open, settled) = admission::open_and_settled(store, pool, now)?;
-        let (mut next, holds) = learn(&row, seen, now);
+        let (mut next, holds) = learn(&row, seen, now, admission::buffer_ms(options));
         charge(&mut next, &settled);
         let room = admission::room(&next, &open, now, options);
-        let reason = refusal(&next, holds, &room, cost, open.len(), now, options);
+        // The pool's due deferrals go first: a runner is decided on what they leave.
+        let waiting = store.pool_candidates(pool, now, &[], QUEUE_LOOK)?;
+        let (room, ahead) = after_the_queue(&next, room, &waiting);
+        let reason = match ahead {
+            Ahead::Blocked(n) => Some(queue_refusal(&next, n)),
+            Ahead::Fits => refusal(&next, holds, &room, cost, open.len(), now, options),
+        };
         // It counts in the window of the resources it spends, until that window resets (an
         // hour at most when that reset is not known).
         let window = room.window_of(Some(cost));
@@ -331,11 +375,11 @@ pub fn release(
             .pool(&a.pool)?
             .unwrap_or_else(|| PoolRow::empty(&a.pool));
         let mut next = row.clone();
-        if seen.is_empty() {
-            charge(&mut next, std::slice::from_ref(&a));
-        } else {
-            next.observe(seen);
-        }
+        next.roll(now, 0);
+        // Its cost is spent in its window whether or not the run says what it saw after; what
+        // it saw lowers what is left when it is lower (see `WindowState::left`).
+        charge(&mut next, std::slice::from_ref(&a));
+        next.observe(seen);
         // Capacity may differ now: admission decides again.
         next.hold_until_ms = None;
         next.hold_reason = None;
@@ -365,7 +409,7 @@ pub fn observe(
     for _ in 0..TRIES {
         let now = now_ms();
         let row = store.pool(pool)?.unwrap_or_else(|| PoolRow::empty(pool));
-        let (next, _) = learn(&row, seen, now);
+        let (next, _) = learn(&row, seen, now, 0);
         let write = PoolWrite {
             expect_version: row.version,
             row: next,

@@ -34,8 +34,10 @@ pub fn pool_json(store: &dyn Store, row: &PoolRow, now_ms: u64) -> Result<Value,
     for r in Resource::ALL {
         let in_flight: u64 = open.iter().filter_map(|a| a.cost.map(|c| c.of(r))).sum();
         value[r.as_str()] = row.window(r).map_or(Value::Null, |w| {
-            json!({"limit": w.limit, "remaining": w.remaining, "reserve": w.reserve,
+            json!({"limit": w.limit, "remaining": w.left(), "reported_remaining": w.remaining,
+                   "spent_by_admissions": w.spent, "reserve": w.reserve,
                    "reset": iso8601(w.reset_ms), "reset_ms": w.reset_ms, "reset_passed": w.reset_ms <= now_ms,
+                   "reset_assumed": !w.reset_known, "window_length_ms": w.length_ms,
                    "observed": iso8601(w.observed_ms), "source": w.source, "in_flight": in_flight})
         });
     }
@@ -100,7 +102,7 @@ pub fn pools_text(store: &dyn Store, now_ms: u64) -> Result<String, HostError> {
             row.window(r).map_or("-".to_string(), |w| {
                 format!(
                     "{}/{}, {}, {}",
-                    w.remaining,
+                    w.left(),
                     w.limit,
                     w.reserve,
                     iso8601(w.reset_ms)
@@ -148,9 +150,10 @@ impl Pools {
             .flatten()
             .is_some();
         let held = match self.row(store, &pool) {
-            Some(row) if due && !admitted => row
-                .hold_reason
-                .map(|why| json!({"why": why, "until": row.hold_until_ms.map(iso8601)})),
+            Some(row) if due && !admitted => row.hold_reason.map(|why| {
+                json!({"why": why, "until": row.hold_until_ms.map(iso8601),
+                                  "until_ms": row.hold_until_ms})
+            }),
             _ => None,
         };
         view["held"] = held.unwrap_or(Value::Null);
@@ -181,6 +184,7 @@ pub fn held_json(pass: &Pass) -> Option<Value> {
         "pool": pass.pool,
         "why": d.reason,
         "until": d.hold_until_ms.map(iso8601),
+        "until_ms": d.hold_until_ms,
         "admitted": d.admit.len(),
         "held": d.held.len(),
         "ids": d.held.iter().map(|c| c.id.clone()).collect::<Vec<_>>(),

@@ -19,7 +19,9 @@ mod rows;
 mod window;
 
 pub use rows::{Admission, Candidate, NewAdmission, PoolRow, PoolTag, PoolWrite, PoolWritten};
-pub use window::{Cost, Observation, Resource, WindowState, MAX_WINDOW_MS};
+pub use window::{
+    Cost, Observation, Resource, WindowState, MAX_FIGURE, MAX_WINDOW_MS, RESET_TOLERANCE_MS,
+};
 
 use super::StoreError;
 

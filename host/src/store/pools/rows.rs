@@ -46,6 +46,21 @@ impl PoolRow {
         }
     }
 
+    /// This row at `now_ms`: every window whose reset plus `buffer_ms` has passed is replaced
+    /// by the next one, opened with its assumed reset (see [`WindowState::rolled`]). Whether
+    /// anything rolled is the answer: the caller writes the row when it did.
+    pub fn roll(&mut self, now_ms: u64, buffer_ms: u64) -> bool {
+        let mut rolled = false;
+        for r in Resource::ALL {
+            let slot = self.window_mut(r);
+            if let Some(next) = slot.as_ref().and_then(|w| w.rolled(now_ms, buffer_ms)) {
+                *slot = Some(next);
+                rolled = true;
+            }
+        }
+        rolled
+    }
+
     /// This row after the observations (see [`WindowState::merge`]); a pool that learns
     /// anything stops holding, so the next tick decides again.
     pub fn observe(&mut self, observations: &[Observation]) {

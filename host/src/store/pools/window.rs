@@ -56,59 +56,224 @@ pub struct Observation {
     pub deferral_id: Option<String>,
 }
 
-/// What a pool believes about one resource's window.
+/// What a pool believes about one resource's current window: a window ledger, not a snapshot.
+///
+/// A window is its limit, its reset, the lowest remaining any report of it gave, and what the
+/// host's released admissions spent in it: what is left is the lower of the reports' remaining
+/// and the limit less that spending ([`WindowState::left`]), so neither a stale report nor a
+/// missing one makes the pool believe more than it has. Reports whose resets differ
+/// by at most [`WindowState::tolerance`] are one window (GitHub rounds resets to the second and
+/// every runner's clock differs). When the reset passes with no report of the next window, the
+/// next window opens at once ([`WindowState::rolled`]): remaining = the limit, the reset not
+/// known and assumed at most one window length away; what is admitted then is charged to it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WindowState {
+    /// This window's limit (the lowest any report of it gave).
     pub limit: u64,
+    /// The lowest remaining any report of this window gave (the limit while none did).
     pub remaining: u64,
+    /// What the host's own released admissions spent in this window (charged whether or not
+    /// their report came, so a stale report cannot make it forget them).
+    pub spent: u64,
+    /// `spent` when the lowest report was taken: what was spent after it is not in it.
+    pub spent_at_report: u64,
+    /// The reserve kept for everyone: the largest any report gave (a runner's own reserve never
+    /// lowers it).
     pub reserve: u64,
+    /// When the window resets (epoch ms): reported, or assumed when `reset_known` is false.
     pub reset_ms: u64,
+    /// False for a window the pool opened itself when the previous reset passed.
+    pub reset_known: bool,
+    /// The reset of the window before this one (0: none known): reports of a reset up to it
+    /// are of an earlier window, and admissions made before it were charged there.
+    pub opened_after_ms: u64,
+    /// How long a window lasts, as learned from consecutive resets ([`MAX_WINDOW_MS`] until
+    /// two are seen).
+    pub length_ms: u64,
+    /// The limit believed for the next window: the lowest non-zero limit reported of this one
+    /// (a raise is believed once a report of a later window gives it; a report of 0 is this
+    /// window's evidence only).
+    pub next_limit: u64,
     pub observed_ms: u64,
     pub source: String,
 }
 
 /// GitHub's primary windows last an hour: a report of a reset further away than this after it
-/// was read is believed only this far.
+/// was read is believed only this far, and a window opened by the pool is assumed at most this
+/// long until a report teaches a shorter length.
 pub const MAX_WINDOW_MS: u64 = 3_600_000;
 
+/// Resets that differ by at most this are one window (GitHub gives resets in whole seconds;
+/// runners subtract their own clock offsets). Never more than half a learned window length.
+pub const RESET_TOLERANCE_MS: u64 = 2_000;
+
+/// The largest figure a pool keeps (what a JavaScript number holds exactly, as the gate's).
+pub const MAX_FIGURE: u64 = (1 << 53) - 1;
+
 impl WindowState {
-    /// The window after `obs`: a later window replaces an earlier one; within one window the
-    /// lowest remaining wins (remaining only falls within a window, so the lowest report is the
-    /// newest even when reports arrive out of order); an earlier window's report changes
-    /// nothing. A report never raises the pool's limit (a larger one stays evidence only), nor
-    /// remaining above the limit, nor a reset past [`MAX_WINDOW_MS`] after it was read.
+    /// The tolerance between two resets of one window.
+    pub fn tolerance(&self) -> u64 {
+        RESET_TOLERANCE_MS.min(self.length_ms / 2)
+    }
+
+    fn first(obs: &Observation, reset_ms: u64) -> WindowState {
+        let limit = obs.limit.min(MAX_FIGURE);
+        WindowState {
+            limit,
+            remaining: obs.remaining.min(limit),
+            spent: 0,
+            spent_at_report: 0,
+            reserve: obs.reserve.min(MAX_FIGURE),
+            reset_ms,
+            reset_known: true,
+            opened_after_ms: 0,
+            length_ms: MAX_WINDOW_MS,
+            next_limit: limit,
+            observed_ms: obs.observed_ms,
+            source: obs.source.clone(),
+        }
+    }
+
+    /// The window after `obs`. A report of a later window (a reset more than the tolerance
+    /// after this one's) replaces it; a report of this window (within the tolerance, or any
+    /// reset after the previous window's while this one's is only assumed) lowers remaining and
+    /// the limit, never raises them, and teaches an assumed window its reset; a report of an
+    /// earlier window changes nothing. A reset is believed at most [`MAX_WINDOW_MS`] after it
+    /// was read; figures at most [`MAX_FIGURE`].
     pub fn merge(current: Option<&WindowState>, obs: &Observation) -> WindowState {
         let reset_ms = obs
             .reset_ms
             .min(obs.observed_ms.saturating_add(MAX_WINDOW_MS));
         let Some(cur) = current else {
-            return WindowState {
-                limit: obs.limit,
-                remaining: obs.remaining.min(obs.limit),
-                reserve: obs.reserve,
-                reset_ms,
-                observed_ms: obs.observed_ms,
-                source: obs.source.clone(),
-            };
+            return WindowState::first(obs, reset_ms);
         };
-        let limit = cur.limit.min(obs.limit);
+        let tol = cur.tolerance();
+        let limit = obs.limit.min(MAX_FIGURE);
+        let next_limit = if limit > 0 { limit } else { cur.next_limit };
         let mut next = WindowState {
-            limit,
-            remaining: cur.remaining.min(limit),
-            reserve: obs.reserve,
-            reset_ms: cur.reset_ms,
+            reserve: cur.reserve.max(obs.reserve.min(MAX_FIGURE)),
             observed_ms: cur.observed_ms.max(obs.observed_ms),
-            source: cur.source.clone(),
+            ..cur.clone()
         };
-        if reset_ms > cur.reset_ms {
+        let stale = cur.opened_after_ms > 0 && reset_ms <= cur.opened_after_ms.saturating_add(tol);
+        let same = !cur.reset_known || reset_ms.abs_diff(cur.reset_ms) <= tol;
+        // A later reset read before this window ends cannot be the next window: two windows
+        // claimed for one moment; believed as this one, at its reset (a report of a far reset
+        // or a larger window raises nothing).
+        let contradicts = !same
+            && cur.reset_known
+            && reset_ms > cur.reset_ms
+            && obs.observed_ms.saturating_add(tol) < cur.reset_ms;
+        if stale {
+            return cur.clone();
+        }
+        if same || contradicts {
+            let remaining = obs.remaining.min(limit);
+            if remaining < cur.remaining {
+                next.source = obs.source.clone();
+                next.spent_at_report = cur.spent;
+            }
+            if cur.reset_known {
+                next.limit = cur.limit.min(limit);
+                next.remaining = cur.remaining.min(remaining).min(next.limit);
+                if limit > 0 {
+                    next.next_limit = cur.next_limit.min(limit);
+                }
+                if !contradicts {
+                    next.reset_ms = cur.reset_ms.max(reset_ms);
+                }
+            } else {
+                // The first report of a window the pool opened itself: its reset and limit
+                // replace the assumption; what the host charged to it still counts.
+                next.limit = limit;
+                next.remaining = cur.remaining.min(remaining);
+                next.next_limit = next_limit;
+                next.reset_ms = reset_ms;
+                next.reset_known = true;
+                next.source = obs.source.clone();
+                if cur.opened_after_ms > 0 {
+                    next.length_ms =
+                        learn_length(cur.length_ms, reset_ms - cur.opened_after_ms, tol);
+                }
+            }
+        } else if reset_ms > cur.reset_ms {
+            next.limit = limit;
             next.remaining = obs.remaining.min(limit);
+            next.spent = 0;
+            next.spent_at_report = 0;
             next.reset_ms = reset_ms;
+            next.reset_known = true;
+            next.opened_after_ms = cur.reset_ms;
+            next.length_ms = learn_length(cur.length_ms, reset_ms - cur.reset_ms, tol);
+            next.next_limit = next_limit;
             next.source = obs.source.clone();
-        } else if reset_ms == cur.reset_ms && obs.remaining < cur.remaining {
-            next.remaining = obs.remaining.min(limit);
-            next.source = obs.source.clone();
+        } else {
+            return cur.clone();
         }
         next
+    }
+
+    /// The next window, opened because this one's reset plus `buffer_ms` has passed at
+    /// `now_ms` with no report of it: remaining = the limit believed for it, the reset assumed
+    /// one window length (and the tolerance) away. `None` while this window runs.
+    pub fn rolled(&self, now_ms: u64, buffer_ms: u64) -> Option<WindowState> {
+        if now_ms < self.reset_ms.saturating_add(buffer_ms) {
+            return None;
+        }
+        Some(WindowState {
+            limit: self.next_limit,
+            remaining: self.next_limit,
+            spent: 0,
+            spent_at_report: 0,
+            reserve: self.reserve,
+            reset_ms: now_ms
+                .saturating_add(self.length_ms)
+                .saturating_add(self.tolerance()),
+            reset_known: false,
+            opened_after_ms: self.reset_ms,
+            length_ms: self.length_ms,
+            next_limit: self.next_limit,
+            observed_ms: self.observed_ms,
+            source: "assumed: no report of this window yet".to_string(),
+        })
+    }
+
+    /// Whether an admission made at `admitted_ms` counts in this window (it was made after the
+    /// window before this one ended).
+    pub fn holds_admission(&self, admitted_ms: u64) -> bool {
+        admitted_ms >= self.opened_after_ms
+    }
+
+    /// What is left of the window: the lowest remaining reported less what the host's own
+    /// admissions spent after that report, and never more than the limit less all they spent.
+    pub fn left(&self) -> u64 {
+        let since = self.spent.saturating_sub(self.spent_at_report);
+        self.remaining
+            .saturating_sub(since)
+            .min(self.limit.saturating_sub(self.spent))
+    }
+
+    /// Charges `cost` (an admission made at `admitted_ms`, now released) to this window when it
+    /// was made in it. A report the released run gives is merged after: it includes this cost.
+    pub fn charge(&mut self, admitted_ms: u64, cost: u64) {
+        if self.holds_admission(admitted_ms) {
+            self.spent = self.spent.saturating_add(cost).min(MAX_FIGURE);
+        }
+    }
+
+    /// The reserve as answered: never above the limit.
+    pub fn reserve_within_limit(&self) -> u64 {
+        self.reserve.min(self.limit)
+    }
+}
+
+/// The window length after seeing two resets `gap_ms` apart (consecutive windows are at least
+/// a length apart: the shortest gap seen is the best bound).
+fn learn_length(length_ms: u64, gap_ms: u64, tol: u64) -> u64 {
+    if gap_ms > tol {
+        length_ms.min(gap_ms)
+    } else {
+        length_ms
     }
 }
 
@@ -130,7 +295,7 @@ mod tests {
     }
 
     #[test]
-    fn a_later_window_wins_within_one_window_the_lowest_and_the_limit_never_rises() {
+    fn a_later_window_wins_within_one_window_the_lowest_and_a_raise_waits_for_the_next() {
         let first = WindowState::merge(None, &obs(45, 30, 10_000, "a"));
         assert_eq!(
             (first.limit, first.remaining, first.reset_ms),
@@ -141,23 +306,120 @@ mod tests {
         let late = WindowState::merge(Some(&lower), &obs(45, 40, 10_000, "c"));
         assert_eq!(
             late.remaining, 20,
-            "a late report of the same window never raises it"
+            "a late report of one window never raises it"
         );
-        let older = WindowState::merge(Some(&lower), &obs(45, 45, 5_000, "d"));
+        let older = WindowState::merge(Some(&lower), &obs(45, 45, 2_000, "d"));
         assert_eq!((older.remaining, older.reset_ms), (20, 10_000));
-        let next = WindowState::merge(Some(&lower), &obs(45, 44, 20_000, "e"));
-        assert_eq!((next.remaining, next.reset_ms), (44, 20_000));
-        let bigger = WindowState::merge(Some(&next), &obs(1_000_000, 999_999, 30_000, "f"));
-        assert_eq!(
-            (bigger.limit, bigger.remaining),
-            (45, 45),
-            "a claimed larger window is not believed"
+        let next = WindowState::merge(
+            Some(&lower),
+            &Observation {
+                observed_ms: 10_500,
+                ..obs(45, 44, 20_000, "e")
+            },
         );
-        let far = WindowState::merge(Some(&bigger), &obs(45, 3, u64::MAX / 2, "g"));
+        assert_eq!((next.remaining, next.reset_ms), (44, 20_000));
+        assert_eq!(next.length_ms, 10_000, "learned from consecutive resets");
+        let bigger = WindowState::merge(Some(&next), &obs(1_000, 999, 20_000, "f"));
         assert_eq!(
-            far.reset_ms,
-            1_000 + MAX_WINDOW_MS,
+            (bigger.limit, bigger.remaining, bigger.next_limit),
+            (45, 44, 45),
+            "a larger limit reported of this window is not believed"
+        );
+        let far = WindowState::merge(Some(&bigger), &obs(1_000, 999, u64::MAX / 2, "g"));
+        assert_eq!(
+            (far.reset_ms, far.limit, far.remaining),
+            (20_000, 45, 44),
+            "a later reset read while this window runs is this window: nothing is raised"
+        );
+        let raised = WindowState::merge(
+            Some(&bigger),
+            &Observation {
+                observed_ms: 21_000,
+                ..obs(1_000, 999, 30_000, "h")
+            },
+        );
+        assert_eq!(
+            (raised.limit, raised.remaining, raised.reset_ms),
+            (1_000, 999, 30_000),
+            "a raise is believed from a later window on"
+        );
+        let capped = WindowState::merge(
+            Some(&raised),
+            &Observation {
+                observed_ms: 31_000,
+                ..obs(1_000, 3, u64::MAX / 2, "i")
+            },
+        );
+        assert_eq!(
+            capped.reset_ms,
+            31_000 + MAX_WINDOW_MS,
             "a reset far away is believed an hour away"
         );
+        let huge = WindowState::merge(None, &obs(u64::MAX, u64::MAX, 10_000, "h"));
+        assert_eq!((huge.limit, huge.remaining), (MAX_FIGURE, MAX_FIGURE));
+    }
+
+    /// A gate reports the reset to the millisecond, a job in whole seconds, two runners 300 to
+    /// 700 ms apart: one window, the lowest remaining.
+    #[test]
+    fn resets_rounded_or_jittered_apart_are_one_window() {
+        let obs = |limit, remaining, reset_ms, source: &str| Observation {
+            observed_ms: 1_700_000_290_000,
+            ..obs(limit, remaining, reset_ms, source)
+        };
+        let admitted = WindowState::merge(None, &obs(45, 45, 1_700_000_295_283, "gate"));
+        let job = WindowState::merge(Some(&admitted), &obs(45, 25, 1_700_000_295_000, "job"));
+        assert_eq!((job.remaining, job.reset_ms), (25, 1_700_000_295_283));
+        let jitter = WindowState::merge(Some(&job), &obs(45, 40, 1_700_000_295_700, "other"));
+        assert_eq!(
+            (jitter.remaining, jitter.reset_ms),
+            (25, 1_700_000_295_700),
+            "a reset 700 ms later is the same window: remaining is not raised"
+        );
+    }
+
+    /// When the reset passes with no report, the next window opens with the limit and an
+    /// assumed reset; a report of it teaches the reset and keeps the lowest remaining; a report
+    /// of the window before is stale; a limit of 0 is one window's evidence only.
+    #[test]
+    fn a_passed_reset_opens_an_assumed_window_that_a_report_replaces() {
+        let w = WindowState::merge(None, &obs(45, 0, 10_000, "gate"));
+        assert_eq!(w.rolled(10_999, 1_000), None, "the buffer has not passed");
+        let mut open = w.rolled(11_000, 1_000).expect("the next window opens");
+        assert_eq!((open.remaining, open.reset_known), (45, false));
+        assert_eq!(open.reset_ms, 11_000 + MAX_WINDOW_MS + RESET_TOLERANCE_MS);
+        assert!(open.holds_admission(11_000) && !open.holds_admission(9_000));
+        for _ in 0..4 {
+            open.charge(11_000, 10); // four admissions of 10 released without a report
+        }
+        open.charge(9_000, 10); // made in the window before: not charged here
+        assert_eq!(open.left(), 5);
+        let stale = WindowState::merge(Some(&open), &obs(45, 45, 10_000, "late"));
+        assert_eq!(stale, open, "a report of the passed window changes nothing");
+        let known = WindowState::merge(
+            Some(&open),
+            &Observation {
+                observed_ms: 11_500,
+                ..obs(45, 30, 13_000, "job")
+            },
+        );
+        assert_eq!(
+            (
+                known.left(),
+                known.reset_ms,
+                known.reset_known,
+                known.length_ms
+            ),
+            (5, 13_000, true, 3_000)
+        );
+        let zero = WindowState::merge(Some(&known), &obs(0, 0, 13_000, "glitch"));
+        assert_eq!((zero.limit, zero.remaining), (0, 0));
+        let after = zero.rolled(14_000, 1_000).expect("the next window");
+        assert_eq!(
+            (after.limit, after.remaining),
+            (45, 45),
+            "a report of 0 does not poison the next window"
+        );
+        assert_eq!(after.reset_ms, 14_000 + 3_000 + 1_500, "the learned length");
     }
 }

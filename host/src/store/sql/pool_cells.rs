@@ -1,52 +1,45 @@
 //! The pools' values as the columns they are stored in: a window's six cells, a cost's three,
 //! and back (see `pool_rows` and `pools`).
 
-use super::super::pools::{Cost, WindowState};
-use super::{to_i64, to_u64};
+use super::super::pools::{Cost, Resource, WindowState};
+use super::super::StoreError;
+use super::{to_i64, to_u64, SqlRow};
 
-/// Columns of a pool row, in the order both backends read them.
-pub const POOL_COLUMNS: &str = "name, version, rest_limit, rest_remaining, rest_reserve, rest_reset_ms, \
-     rest_observed_ms, rest_source, graphql_limit, graphql_remaining, graphql_reserve, graphql_reset_ms, \
-     graphql_observed_ms, graphql_source, hold_until_ms, hold_reason, updated_ms";
+/// Columns of a pool row, in the order both backends read them (its windows are rows of
+/// `pool_windows`, see [`WINDOW_COLUMNS`]).
+pub const POOL_COLUMNS: &str = "name, version, hold_until_ms, hold_reason, updated_ms";
 
-/// The flat values of one resource's window (all `None` when unknown), in column order.
-pub type WindowCells = (
-    Option<i64>,
-    Option<i64>,
-    Option<i64>,
-    Option<i64>,
-    Option<i64>,
-    Option<String>,
-);
+/// Columns of a window row, in the order [`window_of_row`] reads them.
+pub const WINDOW_COLUMNS: &str =
+    "pool, resource, window_limit, remaining, spent, spent_at_report, \
+     reserve, reset_ms, reset_known, opened_after_ms, length_ms, next_limit, observed_ms, source";
 
-pub fn window_cells(w: Option<&WindowState>) -> WindowCells {
-    match w {
-        None => (None, None, None, None, None, None),
-        Some(w) => (
-            Some(to_i64(w.limit)),
-            Some(to_i64(w.remaining)),
-            Some(to_i64(w.reserve)),
-            Some(to_i64(w.reset_ms)),
-            Some(to_i64(w.observed_ms)),
-            Some(w.source.clone()),
-        ),
-    }
-}
-
-pub fn window_of_cells(cells: WindowCells) -> Option<WindowState> {
-    let (Some(limit), Some(remaining), Some(reserve), Some(reset), Some(observed), Some(source)) =
-        cells
-    else {
-        return None;
+/// A window's row: `(pool, resource, window)`; `None` for a resource this program does not
+/// meter (rate-limit buckets are an open set: a row of another one is kept, never a failure).
+pub fn window_of_row(
+    row: &dyn SqlRow,
+) -> Result<Option<(String, Resource, WindowState)>, StoreError> {
+    let Some(resource) = Resource::parse(&row.text(1)?) else {
+        return Ok(None);
     };
-    Some(WindowState {
-        limit: to_u64(limit),
-        remaining: to_u64(remaining),
-        reserve: to_u64(reserve),
-        reset_ms: to_u64(reset),
-        observed_ms: to_u64(observed),
-        source,
-    })
+    Ok(Some((
+        row.text(0)?,
+        resource,
+        WindowState {
+            limit: row.u64(2)?,
+            remaining: row.u64(3)?,
+            spent: row.u64(4)?,
+            spent_at_report: row.u64(5)?,
+            reserve: row.u64(6)?,
+            reset_ms: row.u64(7)?,
+            reset_known: row.u64(8)? != 0,
+            opened_after_ms: row.u64(9)?,
+            length_ms: row.u64(10)?,
+            next_limit: row.u64(11)?,
+            observed_ms: row.u64(12)?,
+            source: row.text(13)?,
+        },
+    )))
 }
 
 /// A cost from its three columns (`None` when all are `NULL`).

@@ -2,29 +2,17 @@
 
 use super::super::pools::{Admission, Observation, PoolRow, Resource};
 use super::super::StoreError;
-use super::pool_cells::{cost_of_cells, window_of_cells};
+use super::pool_cells::cost_of_cells;
 use super::SqlRow;
 
+/// A pool's row without its windows (see `pool_cells::window_of_row`).
 pub fn read_pool(row: &dyn SqlRow) -> Result<PoolRow, StoreError> {
-    let cells = |at: usize| -> Result<_, StoreError> {
-        Ok((
-            row.opt_i64(at)?,
-            row.opt_i64(at + 1)?,
-            row.opt_i64(at + 2)?,
-            row.opt_i64(at + 3)?,
-            row.opt_i64(at + 4)?,
-            row.opt_text(at + 5)?,
-        ))
-    };
-    Ok(PoolRow {
-        name: row.text(0)?,
-        version: row.u64(1)?,
-        rest: window_of_cells(cells(2)?),
-        graphql: window_of_cells(cells(8)?),
-        hold_until_ms: row.opt_u64(14)?,
-        hold_reason: row.opt_text(15)?,
-        updated_ms: row.u64(16)?,
-    })
+    let mut pool = PoolRow::empty(&row.text(0)?);
+    pool.version = row.u64(1)?;
+    pool.hold_until_ms = row.opt_u64(2)?;
+    pool.hold_reason = row.opt_text(3)?;
+    pool.updated_ms = row.u64(4)?;
+    Ok(pool)
 }
 
 pub fn read_admission(row: &dyn SqlRow) -> Result<Admission, StoreError> {

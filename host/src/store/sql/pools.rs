@@ -4,11 +4,11 @@
 //! `None`. SQLite needs no lock: `BEGIN IMMEDIATE` lets one writer in at a time.
 
 use super::super::pools::{
-    Admission, Candidate, Cost, Observation, PoolRow, PoolStore, PoolWrite, PoolWritten,
+    Admission, Candidate, Cost, Observation, PoolRow, PoolStore, PoolWrite, PoolWritten, Resource,
     DEFAULT_POOL,
 };
 use super::super::{NewDeferral, StoreError};
-use super::pool_cells::{cost_cells, cost_of_cells, window_cells, POOL_COLUMNS};
+use super::pool_cells::{cost_cells, cost_of_cells, window_of_row, POOL_COLUMNS, WINDOW_COLUMNS};
 use super::pool_rows::{read_admission, read_observation, read_pool, ADMISSION_COLUMNS};
 use super::{args, query_all, query_opt, to_i64, SqlBackend, SqlConn};
 
@@ -19,19 +19,57 @@ fn pool_in(conn: &mut dyn SqlConn, name: &str, lock: bool) -> Result<Option<Pool
         ""
     };
     let sql = format!("SELECT {POOL_COLUMNS} FROM pools WHERE name = ?1{lock}");
-    query_opt(conn, &sql, args![name], read_pool)
+    let Some(mut row) = query_opt(conn, &sql, args![name], read_pool)? else {
+        return Ok(None);
+    };
+    let sql =
+        format!("SELECT {WINDOW_COLUMNS} FROM pool_windows WHERE pool = ?1 ORDER BY resource");
+    for (_, resource, window) in query_all(conn, &sql, args![name], window_of_row)?
+        .into_iter()
+        .flatten()
+    {
+        *row.window_mut(resource) = Some(window);
+    }
+    Ok(Some(row))
 }
 
-const UPSERT_POOL: &str = "INSERT INTO pools (name, version, rest_limit, rest_remaining, rest_reserve, rest_reset_ms, rest_observed_ms, rest_source, \
-     graphql_limit, graphql_remaining, graphql_reserve, graphql_reset_ms, graphql_observed_ms, graphql_source, \
-     hold_until_ms, hold_reason, updated_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17) \
-     ON CONFLICT (name) DO UPDATE SET version = excluded.version, rest_limit = excluded.rest_limit, \
-     rest_remaining = excluded.rest_remaining, rest_reserve = excluded.rest_reserve, rest_reset_ms = excluded.rest_reset_ms, \
-     rest_observed_ms = excluded.rest_observed_ms, rest_source = excluded.rest_source, graphql_limit = excluded.graphql_limit, \
-     graphql_remaining = excluded.graphql_remaining, graphql_reserve = excluded.graphql_reserve, \
-     graphql_reset_ms = excluded.graphql_reset_ms, graphql_observed_ms = excluded.graphql_observed_ms, \
-     graphql_source = excluded.graphql_source, hold_until_ms = excluded.hold_until_ms, hold_reason = excluded.hold_reason, \
-     updated_ms = excluded.updated_ms WHERE pools.version = ?18";
+const UPSERT_POOL: &str = "INSERT INTO pools (name, version, hold_until_ms, hold_reason, updated_ms) \
+     VALUES (?1, ?2, ?3, ?4, ?5) \
+     ON CONFLICT (name) DO UPDATE SET version = excluded.version, hold_until_ms = excluded.hold_until_ms, \
+     hold_reason = excluded.hold_reason, updated_ms = excluded.updated_ms WHERE pools.version = ?6";
+
+const INSERT_WINDOW: &str =
+    "INSERT INTO pool_windows (pool, resource, window_limit, remaining, spent, spent_at_report, \
+     reserve, reset_ms, reset_known, opened_after_ms, length_ms, next_limit, observed_ms, source) \
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)";
+
+/// Writes the windows of `row`: one row per resource it meters, replacing what was there.
+fn write_windows(conn: &mut dyn SqlConn, row: &PoolRow) -> Result<(), StoreError> {
+    conn.execute("DELETE FROM pool_windows WHERE pool = ?1", args![&row.name])?;
+    for r in Resource::ALL {
+        let Some(w) = row.window(r) else { continue };
+        conn.execute(
+            INSERT_WINDOW,
+            args![
+                &row.name,
+                r.as_str(),
+                to_i64(w.limit),
+                to_i64(w.remaining),
+                to_i64(w.spent),
+                to_i64(w.spent_at_report),
+                to_i64(w.reserve),
+                to_i64(w.reset_ms),
+                i64::from(w.reset_known),
+                to_i64(w.opened_after_ms),
+                to_i64(w.length_ms),
+                to_i64(w.next_limit),
+                to_i64(w.observed_ms),
+                &w.source
+            ],
+        )?;
+    }
+    Ok(())
+}
 
 /// The compare-and-set of [`PoolStore::write_pool`], inside a transaction the caller holds.
 fn write_pool_in(conn: &mut dyn SqlConn, w: &PoolWrite) -> Result<Option<PoolWritten>, StoreError> {
@@ -41,27 +79,11 @@ fn write_pool_in(conn: &mut dyn SqlConn, w: &PoolWrite) -> Result<Option<PoolWri
     if version != w.expect_version {
         return Ok(None);
     }
-    let (rest, graphql) = (
-        window_cells(w.row.rest.as_ref()),
-        window_cells(w.row.graphql.as_ref()),
-    );
     let changed = conn.execute(
         UPSERT_POOL,
         args![
             name,
             to_i64(w.expect_version + 1),
-            rest.0,
-            rest.1,
-            rest.2,
-            rest.3,
-            rest.4,
-            &rest.5,
-            graphql.0,
-            graphql.1,
-            graphql.2,
-            graphql.3,
-            graphql.4,
-            &graphql.5,
             w.row.hold_until_ms.map(to_i64),
             &w.row.hold_reason,
             to_i64(w.at_ms),
@@ -71,6 +93,7 @@ fn write_pool_in(conn: &mut dyn SqlConn, w: &PoolWrite) -> Result<Option<PoolWri
     if changed != 1 {
         return Ok(None);
     }
+    write_windows(conn, &w.row)?;
     let mut admitted = Vec::with_capacity(w.admit.len());
     for a in &w.admit {
         let cost = cost_cells(a.cost.as_ref());
@@ -182,8 +205,26 @@ impl<B: SqlBackend> PoolStore for B {
     }
 
     fn pools(&self) -> Result<Vec<PoolRow>, StoreError> {
-        let sql = format!("SELECT {POOL_COLUMNS} FROM pools ORDER BY name");
-        self.sql_read(|conn| query_all(conn, &sql, &[], read_pool))
+        self.sql_read(|conn| {
+            let sql = format!("SELECT {POOL_COLUMNS} FROM pools ORDER BY name");
+            let mut rows = query_all(conn, &sql, &[], read_pool)?;
+            // The server's collation may order names otherwise than bytes: look up by name.
+            let at: std::collections::HashMap<String, usize> = rows
+                .iter()
+                .enumerate()
+                .map(|(i, r)| (r.name.clone(), i))
+                .collect();
+            let sql = format!("SELECT {WINDOW_COLUMNS} FROM pool_windows ORDER BY pool, resource");
+            for (pool, resource, window) in query_all(conn, &sql, &[], window_of_row)?
+                .into_iter()
+                .flatten()
+            {
+                if let Some(&i) = at.get(&pool) {
+                    *rows[i].window_mut(resource) = Some(window);
+                }
+            }
+            Ok(rows)
+        })
     }
 
     fn write_pool(&self, write: &PoolWrite) -> Result<Option<PoolWritten>, StoreError> {

@@ -1,5 +1,5 @@
-//! The DDL of the pools tables (migration 7), for every SQL backend; the statements are in
-//! `pools` (see `store::pools`).
+//! The DDL of the pools tables (migration 7, and the window ledger of migration 9), for every
+//! SQL backend; the statements are in `pools` (see `store::pools`).
 
 use super::Dialect;
 
@@ -68,4 +68,45 @@ CREATE INDEX admissions_deferral ON admissions (deferral_id, attempt);
         d.append_only("pool_observations", "pool observations", false)
     );
     text.replace("{int}", d.int()).replace("{seq}", d.seq_key())
+}
+
+/// The window ledger (migration 9): one row per pool and resource, keyed by the resource's name
+/// (a new rate-limit bucket is a new row, never a new column). The `pools` table keeps its
+/// name, version (the compare-and-set), hold and time; its old per-resource columns are copied
+/// here and no longer read.
+pub fn windows_ddl(d: &dyn Dialect) -> String {
+    let mut text = String::from(
+        r#"
+CREATE TABLE pool_windows (
+    pool            TEXT NOT NULL,
+    resource        TEXT NOT NULL,
+    window_limit    {int} NOT NULL,
+    remaining       {int} NOT NULL,
+    spent           {int} NOT NULL,
+    spent_at_report {int} NOT NULL,
+    reserve         {int} NOT NULL,
+    reset_ms        {int} NOT NULL,
+    reset_known     {int} NOT NULL,
+    opened_after_ms {int} NOT NULL,
+    length_ms       {int} NOT NULL,
+    next_limit      {int} NOT NULL,
+    observed_ms     {int} NOT NULL,
+    source          TEXT NOT NULL,
+    PRIMARY KEY (pool, resource)
+);
+-- Pools touched lately first: listings skip pools idle for long (see PoolStore::pools).
+CREATE INDEX pools_updated ON pools (updated_ms, name);
+"#,
+    );
+    for r in ["rest", "graphql"] {
+        text.push_str(&format!(
+            "INSERT INTO pool_windows (pool, resource, window_limit, remaining, spent, spent_at_report, reserve, reset_ms, reset_known, \
+             opened_after_ms, length_ms, next_limit, observed_ms, source) \
+             SELECT name, '{r}', {r}_limit, {r}_remaining, 0, 0, {r}_reserve, {r}_reset_ms, 1, 0, 3600000, {r}_limit, \
+             {r}_observed_ms, {r}_source FROM pools WHERE {r}_limit IS NOT NULL AND {r}_remaining IS NOT NULL \
+             AND {r}_reserve IS NOT NULL AND {r}_reset_ms IS NOT NULL AND {r}_observed_ms IS NOT NULL \
+             AND {r}_source IS NOT NULL;\n"
+        ));
+    }
+    text.replace("{int}", d.int())
 }
