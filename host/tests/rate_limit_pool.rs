@@ -207,6 +207,18 @@ fn a_github_app_reads_the_quota_of_the_installation_of_rate_limit_repo() {
     assert_eq!(out.status.code(), Some(2));
     let error: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(error["error"]["code"], "invalid-github", "{error}");
+    // Nothing of the pool is due: the host does not read the quota.
+    let out = app(&["--rate-limit-pool", "app-7", "--rate-limit-repo", REPO]);
+    let idle: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(idle["rate_limit"].is_null(), "{idle}");
+    assert!(
+        !standin
+            .seen()
+            .iter()
+            .any(|s| s.path.starts_with("/rate_limit")),
+        "no GET /rate_limit while nothing is due"
+    );
+    record_line(&host, "app-7", 12);
     let out = app(&["--rate-limit-pool", "app-7", "--rate-limit-repo", REPO]);
     let report: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
         panic!(

@@ -398,8 +398,8 @@ pub fn release(
     Err(busy(&format!("the pool of admission {seq}")))
 }
 
-/// Teaches `pool` what `seen` says (the host's own `GET /rate_limit`): merged as any report
-/// is; a hold stands unless a later window is reported.
+/// Teaches `pool` what `seen` says (the host's own `GET /rate_limit`): merged as the host's own
+/// reading ([`crate::store::pools::WindowState::merge_own`]).
 pub fn observe(
     store: &dyn Store,
     pool: &str,
@@ -409,7 +409,9 @@ pub fn observe(
     for _ in 0..TRIES {
         let now = now_ms();
         let row = store.pool(pool)?.unwrap_or_else(|| PoolRow::empty(pool));
-        let (next, _) = learn(&row, seen, now, 0);
+        let mut next = row.clone();
+        next.roll(now, 0);
+        next.observe_own(seen);
         let write = PoolWrite {
             expect_version: row.version,
             row: next,

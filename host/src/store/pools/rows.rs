@@ -64,8 +64,21 @@ impl PoolRow {
     /// This row after the observations (see [`WindowState::merge`]); a pool that learns
     /// anything stops holding, so the next tick decides again.
     pub fn observe(&mut self, observations: &[Observation]) {
+        self.observe_as(observations, WindowState::merge);
+    }
+
+    /// [`PoolRow::observe`] of the host's own reading of GitHub ([`WindowState::merge_own`]).
+    pub fn observe_own(&mut self, observations: &[Observation]) {
+        self.observe_as(observations, WindowState::merge_own);
+    }
+
+    fn observe_as(
+        &mut self,
+        observations: &[Observation],
+        merge: fn(Option<&WindowState>, &Observation) -> WindowState,
+    ) {
         for obs in observations {
-            let next = WindowState::merge(self.window(obs.resource), obs);
+            let next = merge(self.window(obs.resource), obs);
             *self.window_mut(obs.resource) = Some(next);
         }
         if !observations.is_empty() {

@@ -141,6 +141,17 @@ impl WindowState {
     /// earlier window changes nothing. A reset is believed at most [`MAX_WINDOW_MS`] after it
     /// was read; figures at most [`MAX_FIGURE`].
     pub fn merge(current: Option<&WindowState>, obs: &Observation) -> WindowState {
+        WindowState::merge_as(current, obs, false)
+    }
+
+    /// [`WindowState::merge`] of the host's own reading of GitHub (`GET /rate_limit` with the
+    /// pool's credentials): a later reset it reads is the current window even while the one
+    /// the pool knew has not reached its reset (what a runner reported was stale).
+    pub fn merge_own(current: Option<&WindowState>, obs: &Observation) -> WindowState {
+        WindowState::merge_as(current, obs, true)
+    }
+
+    fn merge_as(current: Option<&WindowState>, obs: &Observation, own: bool) -> WindowState {
         let reset_ms = obs
             .reset_ms
             .min(obs.observed_ms.saturating_add(MAX_WINDOW_MS));
@@ -160,7 +171,8 @@ impl WindowState {
         // A later reset read before this window ends cannot be the next window: two windows
         // claimed for one moment; believed as this one, at its reset (a report of a far reset
         // or a larger window raises nothing).
-        let contradicts = !same
+        let contradicts = !own
+            && !same
             && cur.reset_known
             && reset_ms > cur.reset_ms
             && obs.observed_ms.saturating_add(tol) < cur.reset_ms;
