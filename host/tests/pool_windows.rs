@@ -120,3 +120,97 @@ fn the_reserve_never_falls_and_never_exceeds_the_limit_answered() {
         "no reserve above its limit: {out}"
     );
 }
+
+/// A gate line of a deferral due now in `pool`: `cost` REST, a window of `limit` with
+/// `remaining` left and a reserve of 5, resetting at `reset_ms`.
+fn record(host: &Host, pool: &str, cost: u64, limit: u64, remaining: u64, reset_ms: u64) -> String {
+    let receipt = deferral_host_conformance::distinct_handoff(now(), 0, 3_600_000).to_json();
+    let line = format!(
+        r#"{{"status":"deferred","mode":"gate","rest":{{"limit":{limit},"remaining":{remaining},"reserve":5,"plannedCost":{cost},"reset":{},"ok":false}},"graphql":null,"plan":{{"rest":{cost},"graphql":0}},"deferredReceipt":{receipt}}}"#,
+        reset_ms / 1000
+    );
+    let out = host.expect(
+        0,
+        &["record", "--launch", "exec:/bin/true", "--pool", pool, "-"],
+        &line,
+    );
+    out["id"].as_str().unwrap().to_string()
+}
+
+/// Waits until the clock has passed `t` (a condition on time itself, polled).
+fn until_past(t: u64) {
+    while now() <= t {
+        std::thread::yield_now();
+    }
+}
+
+/// Deferrals held for the next window go before a runner that reports that window: the runner
+/// is refused with its place, and the next tick admits the held deferrals into the room the
+/// runner did not take.
+#[test]
+fn a_runner_never_jumps_the_queue_of_held_deferrals() {
+    let host = Host::new();
+    let reset = (now() / 1000 + 1) * 1000;
+    let ids: Vec<String> = (0..3)
+        .map(|_| record(&host, "app-42", 20, 45, 0, reset))
+        .collect();
+    until_past(reset + 100);
+    let serve = Serve::start(&host, &["exec:"]);
+    let next = reset + 3_600_000;
+    let (status, out) = ask(&serve, "app-42", 10, rest(45, 45, 5, next));
+    assert_eq!(
+        status, 200,
+        "the runner waits behind the held deferrals: {out}"
+    );
+    assert!(
+        out["reason"]
+            .as_str()
+            .unwrap()
+            .contains("3 deferral(s) recorded earlier wait"),
+        "{out}"
+    );
+    drop(serve);
+    let report = host.tick(&["--pool-jitter", "0s", "--pool-buffer", "0s"]);
+    let launched: Vec<&str> = report["launched"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        launched,
+        ids[..2].iter().map(String::as_str).collect::<Vec<_>>(),
+        "{report}"
+    );
+    assert_eq!(report["held"][0]["ids"], json!([ids[2]]), "{report}");
+}
+
+/// One report of `limit: 0` (a runner's read of a GitHub answer that glitched once) holds the
+/// pool for that window only: once its reset passes, the next window opens with the limit the
+/// pool knew.
+#[test]
+fn a_report_of_limit_zero_holds_one_window_not_for_ever() {
+    let host = Host::new();
+    let reset = (now() / 1000 + 4) * 1000;
+    let id = record(&host, "app-42", 10, 45, 45, reset);
+    let serve = Serve::start(&host, &["exec:"]);
+    let (status, out) = ask(&serve, "app-42", 1, rest(45, 35, 5, reset));
+    assert_eq!(status, 201, "{out}");
+    let seq = out["admission"].as_str().unwrap();
+    assert_eq!(release(&serve, seq, Some(rest(0, 0, 0, reset))), 200);
+    drop(serve);
+    let report = host.tick(&["--pool-jitter", "0s", "--pool-buffer", "0s"]);
+    assert!(now() < reset, "the first tick ran inside the window");
+    assert_eq!(
+        report["launched"],
+        json!([]),
+        "a limit of 0 this window: {report}"
+    );
+    until_past(reset + 100);
+    let report = host.tick(&["--pool-jitter", "0s", "--pool-buffer", "0s"]);
+    assert_eq!(
+        report["launched"][0]["id"],
+        id.as_str(),
+        "the next window holds 40: {report}"
+    );
+}
