@@ -214,3 +214,37 @@ fn a_report_of_limit_zero_holds_one_window_not_for_ever() {
         "the next window holds 40: {report}"
     );
 }
+
+/// Admission figures are bounded as the gate's are (2^53-1): a larger one is refused with its
+/// code and writes nothing.
+#[test]
+fn figures_above_two_to_the_53_are_refused() {
+    let host = Host::new();
+    let serve = Serve::start(&host, &["exec:"]);
+    let reset = (now() / 1000 + 600) * 1000;
+    let body = json!({"pool": "p", "cost": {"rest": 1u64 << 60},
+        "rate": {"observed_ms": now(), "rest": rest(45, 45, 5, reset)}});
+    let (status, out) = serve.post("/v1/admissions", &body.to_string());
+    assert_eq!(
+        (status, &out["error"]["code"]),
+        (400, &json!("invalid-cost")),
+        "{out}"
+    );
+    let body = json!({"pool": "p", "cost": {"rest": 1},
+        "rate": {"observed_ms": now(), "rest": rest(u64::MAX, 45, 5, reset)}});
+    let (status, out) = serve.post("/v1/admissions", &body.to_string());
+    assert_eq!(
+        (status, &out["error"]["code"]),
+        (400, &json!("invalid-rate-state")),
+        "{out}"
+    );
+    let (_, pools) = serve.get("/v1/pools");
+    assert!(
+        !pools["pools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["pool"] == "p"),
+        "nothing written: {pools}"
+    );
+}

@@ -6,7 +6,7 @@
 //! of an attempt, the same line tells the pool what the attempt saw and spent.
 
 use crate::error::{HostError, HostErrorKind};
-use crate::store::pools::{Cost, Observation, Resource};
+use crate::store::pools::{Cost, Observation, Resource, MAX_FIGURE};
 use serde_json::value::RawValue;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -75,10 +75,10 @@ impl GateLine {
 
 fn whole(value: Option<&Value>, code: HostErrorKind, what: &str) -> Result<u64, HostError> {
     match value {
-        Some(v) => v.as_u64().ok_or_else(|| {
+        Some(v) => v.as_u64().filter(|n| *n <= MAX_FIGURE).ok_or_else(|| {
             HostError::new(
                 code,
-                format!("{what} must be a whole number, not negative or fractional (got {v})"),
+                format!("{what} must be a whole number from 0 to 2^53-1, as the gate's (got {v})"),
             )
         }),
         None => Err(HostError::new(code, format!("{what} is missing"))),

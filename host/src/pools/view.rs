@@ -5,7 +5,7 @@
 use super::admission::{metered, Pass};
 use crate::clock::iso8601;
 use crate::error::HostError;
-use crate::store::pools::{Admission, Cost, PoolRow, Resource};
+use crate::store::pools::{Admission, Cost, PoolRow, Resource, LISTED_IDLE_MS};
 use crate::store::{Deferral, Store};
 use deferral_core::lifecycle::State;
 use serde_json::{json, Value};
@@ -32,7 +32,10 @@ pub fn pool_json(store: &dyn Store, row: &PoolRow, now_ms: u64) -> Result<Value,
         "updated": iso8601(row.updated_ms),
     });
     for r in Resource::ALL {
-        let in_flight: u64 = open.iter().filter_map(|a| a.cost.map(|c| c.of(r))).sum();
+        let in_flight = open
+            .iter()
+            .filter_map(|a| a.cost.map(|c| c.of(r)))
+            .fold(0u64, u64::saturating_add);
         value[r.as_str()] = row.window(r).map_or(Value::Null, |w| {
             json!({"limit": w.limit, "remaining": w.left(), "reported_remaining": w.remaining,
                    "spent_by_admissions": w.spent, "reserve": w.reserve,
@@ -51,9 +54,9 @@ pub fn pool_json(store: &dyn Store, row: &PoolRow, now_ms: u64) -> Result<Value,
 fn admissions_json(open: &[Admission]) -> Value {
     let mut cost = Cost::default();
     for c in open.iter().filter_map(|a| a.cost.as_ref()) {
-        cost.rest += c.rest;
-        cost.graphql += c.graphql;
-        cost.content += c.content;
+        cost.rest = cost.rest.saturating_add(c.rest);
+        cost.graphql = cost.graphql.saturating_add(c.graphql);
+        cost.content = cost.content.saturating_add(c.content);
     }
     json!({
         "open": open.len(),
@@ -68,7 +71,11 @@ fn admissions_text(open: &[Admission]) -> String {
     if open.is_empty() {
         return "0".to_string();
     }
-    let sum = |r: Resource| -> u64 { open.iter().filter_map(|a| a.cost.map(|c| c.of(r))).sum() };
+    let sum = |r: Resource| -> u64 {
+        open.iter()
+            .filter_map(|a| a.cost.map(|c| c.of(r)))
+            .fold(0, u64::saturating_add)
+    };
     let unknown = open.iter().filter(|a| a.cost.is_none()).count();
     format!(
         "{} (rest {}, graphql {}{})",
@@ -86,7 +93,7 @@ fn admissions_text(open: &[Admission]) -> String {
 /// `{"pools":[...]}`.
 pub fn pools_json(store: &dyn Store, now_ms: u64) -> Result<Value, HostError> {
     let mut list = Vec::new();
-    for row in store.pools()? {
+    for row in store.pools(now_ms, now_ms.saturating_sub(LISTED_IDLE_MS))? {
         list.push(pool_json(store, &row, now_ms)?);
     }
     Ok(json!({ "pools": list }))
@@ -96,7 +103,7 @@ pub fn pools_json(store: &dyn Store, now_ms: u64) -> Result<Value, HostError> {
 pub fn pools_text(store: &dyn Store, now_ms: u64) -> Result<String, HostError> {
     let mut out =
         String::from("POOL  REST (remaining/limit, reserve, reset)  GRAPHQL  ADMITTED  HELD\n");
-    for row in store.pools()? {
+    for row in store.pools(now_ms, now_ms.saturating_sub(LISTED_IDLE_MS))? {
         let open = store.open_admissions(&row.name, now_ms)?;
         let window = |r: Resource| {
             row.window(r).map_or("-".to_string(), |w| {
@@ -211,7 +218,7 @@ pub fn observations_json(store: &dyn Store, id: &str) -> Result<Value, HostError
 pub fn held_section_html(store: &dyn Store, now_ms: u64) -> Result<String, HostError> {
     use crate::html::escape;
     let mut out = String::new();
-    for row in store.pools()? {
+    for row in store.pools(now_ms, now_ms.saturating_sub(LISTED_IDLE_MS))? {
         let Some(why) = &row.hold_reason else {
             continue;
         };

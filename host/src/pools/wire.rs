@@ -11,7 +11,7 @@
 //! Unknown fields are refused at every level, with the code of the object they are in.
 
 use crate::error::{HostError, HostErrorKind};
-use crate::store::pools::{Cost, Observation, Resource};
+use crate::store::pools::{Cost, Observation, Resource, MAX_FIGURE};
 use serde_json::{Map, Value};
 
 /// One window as a runner read it.
@@ -89,15 +89,16 @@ fn shown(value: &Value) -> String {
 fn whole(value: Option<&Value>, what: &str, code: HostErrorKind) -> Result<Option<u64>, HostError> {
     match value {
         None | Some(Value::Null) => Ok(None),
-        Some(v) => v.as_u64().map(Some).ok_or_else(|| {
-            HostError::new(
+        Some(v) => match v.as_u64() {
+            Some(n) if n <= MAX_FIGURE => Ok(Some(n)),
+            _ => Err(HostError::new(
                 code,
                 format!(
-                    "{what} must be a whole number, not negative or fractional (got {})",
+                    "{what} must be a whole number from 0 to 2^53-1, as the gate's (got {})",
                     shown(v)
                 ),
-            )
-        }),
+            )),
+        },
     }
 }
 

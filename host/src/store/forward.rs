@@ -112,7 +112,8 @@ impl<W: Forward> RetryStore for Forwarded<W> {
 impl<W: Forward> PoolStore for Forwarded<W> {
     forward! {
         pool(name: &str) -> Option<PoolRow>;
-        pools() -> Vec<PoolRow>;
+        pools(now_ms: u64, since_ms: u64) -> Vec<PoolRow>;
+        pools_at_work(now_ms: u64) -> Vec<String>;
         write_pool(write: &PoolWrite) -> Option<PoolWritten>;
         admission(seq: u64) -> Option<Admission>;
         open_admissions(pool: &str, now_ms: u64) -> Vec<Admission>;

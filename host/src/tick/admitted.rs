@@ -40,10 +40,10 @@ pub(super) fn dry_run(
     report: &mut TickReport,
 ) -> Result<(), HostError> {
     let skip_kinds = names(&not_ready(&options.pass(store, now_ms), &options.launchers));
-    for pool in store.pools()? {
+    for pool in store.pools_at_work(now_ms())? {
         let pass = admission::admit(
             store,
-            &pool.name,
+            &pool,
             &how(options, &skip_kinds, options.limit, true),
             now_ms,
         )?;
@@ -94,14 +94,14 @@ pub(super) fn launch_admitted(
     let mut launched = 0;
     let not_ready = not_ready(&options.pass(store, now_ms), &options.launchers);
     let skip_kinds = names(&not_ready);
-    for pool in store.pools()? {
+    for pool in store.pools_at_work(now_ms())? {
         let left = options.limit.saturating_sub(launched);
         if left == 0 {
             break;
         }
         let pass: Pass = admission::admit(
             store,
-            &pool.name,
+            &pool,
             &how(options, &skip_kinds, left, false),
             now_ms,
         )?;

@@ -25,6 +25,10 @@ pub use window::{
 
 use super::StoreError;
 
+/// A pool with nothing waiting, nothing admitted and no report for this long is left out of
+/// listings (`status --pools`, `GET /v1/pools`, the page): a GitHub window.
+pub const LISTED_IDLE_MS: u64 = 3_600_000;
+
 /// The pool of a deferral recorded without one.
 pub const DEFAULT_POOL: &str = "default";
 
@@ -41,8 +45,15 @@ pub trait PoolStore {
     /// A pool's row (`None`: no row yet).
     fn pool(&self, name: &str) -> Result<Option<PoolRow>, StoreError>;
 
-    /// Every pool, by name.
-    fn pools(&self) -> Result<Vec<PoolRow>, StoreError>;
+    /// The pools worth showing at `now_ms`, by name: those with work (see
+    /// [`PoolStore::pools_at_work`]), any deferral waiting, or a row written since `since_ms`
+    /// (the 500 written last of those).
+    /// A pool idle longer costs a listing nothing (an index range, not a scan of every pool).
+    fn pools(&self, now_ms: u64, since_ms: u64) -> Result<Vec<PoolRow>, StoreError>;
+
+    /// The names of the pools a scheduler pass must visit at `now_ms`: a due deferral, or an
+    /// admission not released nor expired (to settle). Idle pools cost a pass nothing.
+    fn pools_at_work(&self, now_ms: u64) -> Result<Vec<String>, StoreError>;
 
     /// The compare-and-set: `Ok(None)` when the row's version is no longer `expect_version`
     /// (another writer got there first; nothing was written), else the row as written and the

@@ -139,6 +139,24 @@ fn write_pool_in(conn: &mut dyn SqlConn, w: &PoolWrite) -> Result<Option<PoolWri
     Ok(pool_in(conn, name, false)?.map(|row| PoolWritten { row, admitted }))
 }
 
+/// Pools with a due deferral or an open admission at `now_ms` (both index ranges: their cost
+/// follows the live rows, not the number of pools).
+fn at_work(conn: &mut dyn SqlConn, now_ms: u64) -> Result<Vec<String>, StoreError> {
+    let mut names = query_all(
+        conn,
+        "SELECT DISTINCT pool FROM deferrals WHERE state = 'deferred' AND resume_after_ms <= ?1",
+        args![to_i64(now_ms)],
+        |r| r.text(0),
+    )?;
+    names.extend(query_all(
+        conn,
+        "SELECT DISTINCT pool FROM admissions WHERE released_ms IS NULL AND expires_ms > ?1",
+        args![to_i64(now_ms)],
+        |r| r.text(0),
+    )?);
+    Ok(names)
+}
+
 /// Writes a new deferral's pool and cost in its insert transaction, and teaches the pool the
 /// rate state its gate saw.
 pub fn register_new(conn: &mut dyn SqlConn, new: &NewDeferral) -> Result<(), StoreError> {
@@ -204,26 +222,39 @@ impl<B: SqlBackend> PoolStore for B {
         self.sql_read(|conn| pool_in(conn, name, false))
     }
 
-    fn pools(&self) -> Result<Vec<PoolRow>, StoreError> {
+    fn pools(&self, now_ms: u64, since_ms: u64) -> Result<Vec<PoolRow>, StoreError> {
         self.sql_read(|conn| {
-            let sql = format!("SELECT {POOL_COLUMNS} FROM pools ORDER BY name");
-            let mut rows = query_all(conn, &sql, &[], read_pool)?;
-            // The server's collation may order names otherwise than bytes: look up by name.
-            let at: std::collections::HashMap<String, usize> = rows
-                .iter()
-                .enumerate()
-                .map(|(i, r)| (r.name.clone(), i))
-                .collect();
-            let sql = format!("SELECT {WINDOW_COLUMNS} FROM pool_windows ORDER BY pool, resource");
-            for (pool, resource, window) in query_all(conn, &sql, &[], window_of_row)?
-                .into_iter()
-                .flatten()
-            {
-                if let Some(&i) = at.get(&pool) {
-                    *rows[i].window_mut(resource) = Some(window);
+            let mut names = at_work(conn, now_ms)?;
+            names.extend(query_all(
+                conn,
+                "SELECT DISTINCT pool FROM deferrals WHERE state IN ('deferred', 'resumable')",
+                &[],
+                |r| r.text(0),
+            )?);
+            names.extend(query_all(
+                conn,
+                "SELECT name FROM pools WHERE updated_ms >= ?1 ORDER BY updated_ms DESC LIMIT 500",
+                args![to_i64(since_ms)],
+                |r| r.text(0),
+            )?);
+            names.sort_unstable();
+            names.dedup();
+            let mut rows = Vec::with_capacity(names.len());
+            for name in names {
+                if let Some(row) = pool_in(conn, &name, false)? {
+                    rows.push(row);
                 }
             }
             Ok(rows)
+        })
+    }
+
+    fn pools_at_work(&self, now_ms: u64) -> Result<Vec<String>, StoreError> {
+        self.sql_read(|conn| {
+            let mut names = at_work(conn, now_ms)?;
+            names.sort_unstable();
+            names.dedup();
+            Ok(names)
         })
     }
 

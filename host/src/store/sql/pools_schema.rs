@@ -96,6 +96,8 @@ CREATE TABLE pool_windows (
 );
 -- Pools touched lately first: listings skip pools idle for long (see PoolStore::pools).
 CREATE INDEX pools_updated ON pools (updated_ms, name);
+-- Admissions not released, by when they expire: the pools a pass must settle.
+CREATE INDEX admissions_live ON admissions (released_ms, expires_ms, pool);
 "#,
     );
     for r in ["rest", "graphql"] {
