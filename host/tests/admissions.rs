@@ -52,9 +52,14 @@ fn admitted_and_refused_answers_are_exact() {
         assert_eq!(status, 201, "{out}");
         let seq = out["admission"]
             .as_str()
-            .expect("a decimal string")
+            .expect("the admission as a string")
             .to_string();
-        assert!(seq.bytes().all(|b| b.is_ascii_digit()), "{seq}");
+        let (number, secret) = seq.split_once('-').expect("SEQ-SECRET");
+        assert!(number.bytes().all(|b| b.is_ascii_digit()), "{seq}");
+        assert!(
+            secret.len() == 32 && secret.bytes().all(|b| b.is_ascii_hexdigit()),
+            "{seq}"
+        );
         assert_eq!(
             out,
             json!({"admitted": true, "admission": seq, "pool": "app-42", "expires_ms": reset,

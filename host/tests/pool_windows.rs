@@ -248,3 +248,30 @@ fn figures_above_two_to_the_53_are_refused() {
         "nothing written: {pools}"
     );
 }
+
+/// Only the runner that was admitted releases its admission (issue 29 item 8): the number
+/// alone, or the number with another secret, is 403 `wrong-handle` and leaves it open.
+#[test]
+fn a_release_needs_the_admissions_own_secret() {
+    let host = Host::new();
+    let serve = Serve::start(&host, &["exec:"]);
+    let reset = (now() / 1000 + 600) * 1000;
+    let (status, out) = ask(&serve, "app-42", 40, rest(45, 45, 5, reset));
+    assert_eq!(status, 201, "{out}");
+    let admission = out["admission"].as_str().unwrap().to_string();
+    let (seq, _) = admission.split_once('-').unwrap();
+    for forged in [seq.to_string(), format!("{seq}-{}", "0".repeat(32))] {
+        let (status, out) = serve.post(&format!("/v1/admissions/{forged}/release"), "");
+        assert_eq!(
+            (status, &out["error"]["code"]),
+            (403, &json!("wrong-handle")),
+            "{out}"
+        );
+    }
+    let (status, _) = ask(&serve, "app-42", 10, rest(45, 45, 5, reset));
+    assert_eq!(
+        status, 200,
+        "still admitted: nothing left for another runner"
+    );
+    assert_eq!(release(&serve, &admission, None), 200);
+}

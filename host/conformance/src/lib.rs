@@ -1427,7 +1427,7 @@ pub fn record_refuses_a_receipt_only_once_its_window_closed(backend: &dyn Backen
 /// on both backends: two versions back.
 pub const UNDO_LAUNCH_KIND_MIGRATION: &str =
     "DROP INDEX pools_updated; DROP INDEX admissions_live; DROP TABLE pool_windows; \
-     ALTER TABLE deferrals DROP COLUMN launch_kind;";
+     ALTER TABLE admissions DROP COLUMN secret_digest; ALTER TABLE deferrals DROP COLUMN launch_kind;";
 
 /// SQL that takes a store back from migration 7 (pools) to the schema before it (undoing the
 /// later ones too: [`UNDO_LAUNCH_KIND_MIGRATION`] first), the same on both backends, for tests

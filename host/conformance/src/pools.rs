@@ -104,6 +104,7 @@ pub fn a_pool_write_is_a_compare_and_set_on_its_version(backend: &dyn Backend) {
         }),
         window_reset_ms: now() + HOUR,
         expires_ms: now() + HOUR,
+        secret_digest: None,
     }];
     assert_eq!(
         store.write_pool(&stale).unwrap(),

@@ -420,6 +420,7 @@ pub fn admit(
                 cost: c.cost,
                 window_reset_ms: window,
                 expires_ms: window.max(now.saturating_add(how.lease_ms)),
+                secret_digest: None,
             })
             .collect();
         let write = PoolWrite {

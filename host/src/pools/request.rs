@@ -78,8 +78,15 @@ pub struct Left {
 /// The decision on one request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verdict {
-    Admitted { seq: u64, expires_ms: u64 },
-    Refused { reason: String },
+    /// `secret`: given once, in the answer; a release must give it back.
+    Admitted {
+        seq: u64,
+        expires_ms: u64,
+        secret: String,
+    },
+    Refused {
+        reason: String,
+    },
 }
 
 /// The answer to one request.
@@ -100,8 +107,12 @@ impl Asked {
                 "reserve": w.reserve, "reset_ms": w.reset_ms});
         }
         match &self.verdict {
-            Verdict::Admitted { seq, expires_ms } => json!({"admitted": true,
-                "admission": seq.to_string(), "pool": self.pool, "expires_ms": expires_ms,
+            Verdict::Admitted {
+                seq,
+                expires_ms,
+                secret,
+            } => json!({"admitted": true,
+                "admission": format!("{seq}-{secret}"), "pool": self.pool, "expires_ms": expires_ms,
                 "window": window}),
             Verdict::Refused { reason } => json!({"admitted": false, "pool": self.pool,
                 "reason": reason, "window": window}),
@@ -297,8 +308,10 @@ pub fn ask(
         let expires_ms = window
             .filter(|t| *t > now)
             .unwrap_or(now.saturating_add(MAX_WINDOW_MS));
+        let secret = crate::handle::new_handle()[..32].to_string();
         let admit = match reason {
             None => vec![NewAdmission {
+                secret_digest: Some(crate::handle::handle_digest(&secret)),
                 deferral_id: None,
                 attempt: 0,
                 cost: Some(*cost),
@@ -322,6 +335,7 @@ pub fn ask(
             (None, Some(seq)) => Verdict::Admitted {
                 seq: *seq,
                 expires_ms,
+                secret,
             },
             (Some(reason), _) => Verdict::Refused { reason },
             (None, None) => {
@@ -354,6 +368,7 @@ pub enum Released {
 pub fn release(
     store: &dyn Store,
     seq: u64,
+    secret: &str,
     seen: &[Observation],
     now_ms: &dyn Fn() -> u64,
 ) -> Result<Released, HostError> {
@@ -368,6 +383,19 @@ pub fn release(
                     format!("no runner admission {seq} (POST /v1/admissions answers one)"),
                 )
             })?;
+        let held = a
+            .secret_digest
+            .as_deref()
+            .is_none_or(|digest| crate::handle::handle_matches(secret, digest));
+        if !held {
+            return Err(HostError::new(
+                HostErrorKind::WrongHandle,
+                format!(
+                    "admission {seq} is released only with the whole admission its request was \
+                     answered with (SEQ-SECRET)"
+                ),
+            ));
+        }
         if a.released_ms.is_some() {
             return Ok(Released::Already);
         }

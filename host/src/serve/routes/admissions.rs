@@ -73,22 +73,36 @@ fn decide(store: &dyn Store, policy: &Policy, body: &[u8]) -> Result<Response, H
     Ok(Response::json(status, asked.to_json().to_string()))
 }
 
-pub(super) fn release(store: &dyn Store, seq: &str, body: &[u8]) -> Result<Response, HostError> {
+/// `admission` is the whole admission as answered: `SEQ-SECRET`.
+pub(super) fn release(
+    store: &dyn Store,
+    admission: &str,
+    body: &[u8],
+) -> Result<Response, HostError> {
     let not_found = || {
         HostError::new(
             HostErrorKind::NotFound,
-            format!("no runner admission {seq:?}"),
+            format!(
+                "no runner admission {:?}",
+                admission.chars().take(80).collect::<String>()
+            ),
         )
     };
+    let (seq, secret) = admission.split_once('-').unwrap_or((admission, ""));
     let digits = !seq.is_empty() && seq.len() <= 20 && seq.bytes().all(|b| b.is_ascii_digit());
     let seq: u64 = match seq.parse() {
         Ok(n) if digits => n,
         _ => return Err(not_found()),
     };
-    answer(release_seq(store, seq, body))
+    answer(release_seq(store, seq, secret, body))
 }
 
-fn release_seq(store: &dyn Store, seq: u64, body: &[u8]) -> Result<Response, HostError> {
+fn release_seq(
+    store: &dyn Store,
+    seq: u64,
+    secret: &str,
+    body: &[u8],
+) -> Result<Response, HostError> {
     let seen = if body.iter().all(u8::is_ascii_whitespace) {
         Vec::new()
     } else {
@@ -100,7 +114,7 @@ fn release_seq(store: &dyn Store, seq: u64, body: &[u8]) -> Result<Response, Hos
             None => Vec::new(),
         }
     };
-    let out = match request::release(store, seq, &seen, &now_ms)? {
+    let out = match request::release(store, seq, secret, &seen, &now_ms)? {
         Released::Released => json!({"released": true}),
         Released::Already => json!({"released": false, "already": true}),
     };

@@ -130,6 +130,9 @@ pub struct Admission {
     pub expires_ms: u64,
     pub admitted_ms: u64,
     pub released_ms: Option<u64>,
+    /// SHA-256 of the secret a runner admission was answered with (`None`: a tick's
+    /// admission, or one made before secrets): its release must give the secret.
+    pub secret_digest: Option<String>,
 }
 
 /// An admission to write with [`PoolWrite`].
@@ -140,6 +143,8 @@ pub struct NewAdmission {
     pub cost: Option<Cost>,
     pub window_reset_ms: u64,
     pub expires_ms: u64,
+    /// See [`Admission::secret_digest`].
+    pub secret_digest: Option<String>,
 }
 
 /// A compare-and-set on a pool's row: written only if the row still has `expect_version`

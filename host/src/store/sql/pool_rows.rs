@@ -26,12 +26,13 @@ pub fn read_admission(row: &dyn SqlRow) -> Result<Admission, StoreError> {
         expires_ms: row.u64(8)?,
         admitted_ms: row.u64(9)?,
         released_ms: row.opt_u64(10)?,
+        secret_digest: row.opt_text(11)?,
     })
 }
 
 pub const ADMISSION_COLUMNS: &str =
     "seq, pool, deferral_id, attempt, rest_cost, graphql_cost, content_cost, \
-     window_reset_ms, expires_ms, admitted_ms, released_ms";
+     window_reset_ms, expires_ms, admitted_ms, released_ms, secret_digest";
 
 pub fn read_observation(r: &dyn SqlRow) -> Result<Observation, StoreError> {
     Ok(Observation {

@@ -98,8 +98,8 @@ fn write_pool_in(conn: &mut dyn SqlConn, w: &PoolWrite) -> Result<Option<PoolWri
     for a in &w.admit {
         let cost = cost_cells(a.cost.as_ref());
         admitted.push(conn.insert_seq(
-            "INSERT INTO admissions (pool, deferral_id, attempt, rest_cost, graphql_cost, content_cost, window_reset_ms, expires_ms, admitted_ms) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            "INSERT INTO admissions (pool, deferral_id, attempt, rest_cost, graphql_cost, content_cost, window_reset_ms, expires_ms, admitted_ms, secret_digest) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
             args![
                 name,
                 &a.deferral_id,
@@ -109,7 +109,8 @@ fn write_pool_in(conn: &mut dyn SqlConn, w: &PoolWrite) -> Result<Option<PoolWri
                 cost.2,
                 to_i64(a.window_reset_ms),
                 to_i64(a.expires_ms),
-                to_i64(w.at_ms)
+                to_i64(w.at_ms),
+                &a.secret_digest
             ],
         )?);
     }

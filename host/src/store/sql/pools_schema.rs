@@ -98,6 +98,8 @@ CREATE TABLE pool_windows (
 CREATE INDEX pools_updated ON pools (updated_ms, name);
 -- Admissions not released, by when they expire: the pools a pass must settle.
 CREATE INDEX admissions_live ON admissions (released_ms, expires_ms, pool);
+-- A runner admission's secret (SHA-256): only its holder releases it.
+ALTER TABLE admissions ADD COLUMN secret_digest TEXT;
 "#,
     );
     for r in ["rest", "graphql"] {
