@@ -40,8 +40,11 @@ export function createGate(options = {}, env = process.env) {
   let snapshot = null;
   let ledger = null;
   let planAdmitted = plan === null;
-  // With a port and a pool: the admission the pool gave the plan, until it is released.
+  // With a port and a pool: the admission the pool gave the plan, until it is released, the
+  // cost it admitted and what the requests sent under it have spent of that.
   let admission = null;
+  let admitted = null;
+  let spent = { rest: 0, graphql: 0, content: 0 };
   let admitting = null;
   // What admitted requests not yet answered will spend, by bucket.
   const inFlight = {};
@@ -82,6 +85,7 @@ export function createGate(options = {}, env = process.env) {
         enforce(again, `pool ${pool} refused: ${answer.reason}`, answer);
       }
       admission = answer.admission;
+      admitted = cost;
     }
     planAdmitted = true;
   }
@@ -120,11 +124,15 @@ export function createGate(options = {}, env = process.env) {
 
     /**
      * Before a request, once the plan is admitted: this request's own cost with what is in
-     * flight counted. Answers `release`, to call once the request has its answer.
+     * flight counted, and with a pool within what the pool admitted (PortError
+     * `admission-spent` beyond it, `admission-released` after a release). Answers `release`,
+     * to call once the request has its answer.
      */
     admit(request) {
       const answer = decideNow(request.plan, request.bucket);
       enforce(answer);
+      // With a pool, at most what was admitted: beyond it, or after a release, nothing is sent.
+      if (pool !== null) spent = ask('octokit_spend', { pool, admission, admitted, spent, decision: answer.decision }).spent;
       for (const [bucket, n] of Object.entries(answer.spends)) inFlight[bucket] = (inFlight[bucket] ?? 0) + n;
       let released = false;
       return () => {

@@ -5,7 +5,7 @@
 // pool side that records every request (tests/support/pool-port.mjs).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startFakeGitHub } from '../support/fake-github.mjs';
+import { startFakeGitHub, rateLimitBody } from '../support/fake-github.mjs';
 import { startPoolPort } from '../support/pool-port.mjs';
 import { runAction, runnerEnv } from '../support/run-action.mjs';
 import { dueReceipt, scopeOf } from '../support/receipts.mjs';
@@ -20,8 +20,12 @@ async function started(server) {
 const PLAN = { rest: [{ method: 'POST', route: '/repos/{owner}/{repo}/issues/{issue_number}/comments', count: 3000 }] };
 const admissions = (port) => port.requests.filter((r) => r.path === '/v1/admissions');
 
+// GitHub's core window: 4,990 of 5,000 left, resetting at RESET_S.
+const RESET_S = Math.floor(Date.now() / 1000) + 2400;
+const github = () => ({ status: 200, headers: { 'content-type': 'application/json; charset=utf-8', date: new Date().toUTCString() }, body: rateLimitBody({ now: RESET_S - 2400, core: [4990, 2400] }) });
+
 async function resume(port, extra = {}) {
-  const gh = await started(startFakeGitHub({ scenario: 'ready' }));
+  const gh = await started(startFakeGitHub({ scenario: github }));
   const receipt = dueReceipt({ scope: scopeOf(runnerEnv(gh.url)), plan: PLAN });
   const run = await runAction(gh.url, {
     receipt: JSON.stringify(receipt), approval: 'granted', plan: JSON.stringify(PLAN),
@@ -47,7 +51,8 @@ test('a resume with coordinator-pool asks for an admission before it proceeds', 
 });
 
 test('a resume the pool refuses is deferred again to the pool\'s window, not run', async () => {
-  const reset = Date.now() + 40 * 60_000;
+  // The pool has spent 1,990 of that window for other runners: 3,000 more would leave 0.
+  const reset = RESET_S * 1000;
   const port = await started(startPoolPort({
     answer: ({ pool }) => ({ status: 200, body: { admitted: false, pool, reason: 'pool app-42: 3000 more rest would leave 0, below the reserve of 500', window: { rest: { limit: 5000, remaining: 3000, reserve: 500, reset_ms: reset } } } }),
   }));

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { Octokit } from '@octokit/core';
 import { deferral, DeferredError } from 'deferral/octokit';
 import { runCli, runAction } from '../support/run-action.mjs';
-import { startFakeGitHub } from '../support/fake-github.mjs';
+import { startFakeGitHub, rateLimitBody } from '../support/fake-github.mjs';
 import { startGitHub } from '../support/octokit-github.mjs';
 
 const dir = mkdtempSync(join(tmpdir(), 'deferral-unnamed-'));
@@ -62,12 +62,14 @@ test('a 429 with remaining 0 and no reset holds core for the default window', as
   assert.ok(core.reset >= before + HOUR_S - 5 && core.reset <= nowS() + HOUR_S + 5, `reset an hour out: ${core.reset}`);
 });
 
-test('the Action with that ledger file defers although GET /rate_limit says core is full', async () => {
+test('the Action with that ledger file defers although GET /rate_limit still says the window is full', async () => {
   const ledger = join(dir, 'action.json');
   const reset = nowS() + 1800;
   const observed = await runCli(['observe', '--ledger-file', ledger, ...documented(reset)]);
   assert.equal(observed.status, 0, observed.stdout);
-  const gh = await startFakeGitHub({ scenario: 'ready' });
+  // GET /rate_limit reads the same window full (the answer GitHub gave before the 403).
+  const full = () => ({ status: 200, headers: { 'content-type': 'application/json; charset=utf-8', date: new Date().toUTCString() }, body: rateLimitBody({ now: reset - 1800, core: [4990, 1800] }) });
+  const gh = await startFakeGitHub({ scenario: full });
   try {
     const run = await runAction(gh.url, { 'ledger-file': ledger, plan: JSON.stringify({ rest: [{ method: 'POST', route: '/repos/{owner}/{repo}/issues', count: 3 }] }) });
     assert.equal(run.outputs.status, 'deferred', run.stdout);
