@@ -142,7 +142,7 @@ impl Code {
             Code::InvalidPool => "a pool is 1 to 64 of A-Z a-z 0-9 . _ -, not {got}",
             Code::InvalidAdmissionRequest => "an admission request needs {what}",
             Code::CoordinatorFailed => "pool {pool} refused the plan, yet its window leaves room for it: the host and the gate disagree, so nothing was sent",
-            Code::AdmissionSpent => "this instance was admitted {admitted} in pool {pool}, and this request would make it {after}: nothing is sent beyond an admission (admit a plan that covers the whole batch)",
+            Code::AdmissionSpent => "this instance was admitted {what} in pool {pool} and has spent it: nothing is sent beyond an admission (admit a plan that covers the whole batch)",
             Code::AdmissionReleased => "this instance's admission in pool {pool} was released: nothing is sent without one (gate the next batch with a new instance)",
             Code::InvalidOptions => "invalid deferral options: {why}",
             Code::InvalidOctokit => "wrapOctokit needs an Octokit instance (with hook and request)",

@@ -52,15 +52,11 @@ pub fn spend(v: &Value) -> Answer {
     ]
     .into_iter()
     .find(|(_, after, admitted)| after > admitted);
-    if let Some((resource, after, admitted_n)) = over {
+    if let Some((resource, _, admitted_n)) = over {
         return Err(Refusal::new(
             Form::Port,
             Code::AdmissionSpent,
-            &[
-                ("pool", &pool),
-                ("admitted", &format!("{admitted_n} {resource}")),
-                ("after", &after.to_string()),
-            ],
+            &[("pool", &pool), ("what", &format!("{admitted_n} {resource}"))],
         ));
     }
     Ok(obj(vec![("spent", cost_value(&after))]))
