@@ -92,7 +92,11 @@ fn a_jobs_own_last_line_does_not_hide_the_resume_line_from_its_pool() {
     // Ticks until the job has run (held until the 2 s window resets, then admitted).
     let deadline = Instant::now() + Duration::from_secs(60);
     while host.status(&id)["state"] == "deferred" {
-        assert!(Instant::now() < deadline, "never launched: {}", show(&host, &id));
+        assert!(
+            Instant::now() < deadline,
+            "never launched: {}",
+            show(&host, &id)
+        );
         host.tick(&["--pool-buffer", "0s", "--pool-jitter", "0s"]);
         std::thread::sleep(Duration::from_millis(200));
     }

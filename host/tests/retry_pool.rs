@@ -1,7 +1,8 @@
 //! A retry stays in its pool: `deferral-host retry` of a deferral recorded in pool `app-1` with
 //! a planned cost of 10 REST records the new deferral in `app-1` with that cost, so it waits for
 //! room there like any other deferral of the pool instead of landing in `default` (no cost) and
-//! being launched at once while `app-1` has no room (issue 26, "ways around the pool").
+//! being launched at once while `app-1` has no room (issue 26, "ways around the pool"). On
+//! SQLite, and on PostgreSQL when `DEFERRAL_TEST_POSTGRES_URL` is set.
 
 mod common;
 
@@ -16,9 +17,24 @@ fn gate_line(remaining: u64, reset_s: u64) -> String {
     )
 }
 
+/// A host on SQLite, and one on PostgreSQL when the test server is there.
+fn hosts() -> Vec<(Host, Option<common::pg::TestSchema>)> {
+    let mut hosts = vec![(Host::new(), None)];
+    if std::env::var("DEFERRAL_TEST_POSTGRES_URL").is_ok_and(|u| !u.is_empty()) {
+        let schema = common::pg::schema_or_skip().unwrap();
+        hosts.push((Host::with_store(&schema.url), Some(schema)));
+    }
+    hosts
+}
+
 #[test]
 fn a_retry_keeps_its_pool_and_cost_and_is_held_when_the_pool_has_no_room() {
-    let host = Host::new();
+    for (host, _schema) in hosts() {
+        retry_in_a_full_pool(&host);
+    }
+}
+
+fn retry_in_a_full_pool(host: &Host) {
     let marker = host.path("launched");
     // Each launch leaves a line, then ends blocked (exit 3).
     let launch = script(
@@ -32,7 +48,10 @@ fn a_retry_keeps_its_pool_and_cost_and_is_held_when_the_pool_has_no_room() {
         &gate_line(45, reset_s),
     );
     let id = recorded["id"].as_str().unwrap().to_string();
-    let handle = recorded["cancellation_handle"].as_str().unwrap().to_string();
+    let handle = recorded["cancellation_handle"]
+        .as_str()
+        .unwrap()
+        .to_string();
     host.tick(&[]);
     assert_eq!(lines(&marker).len(), 1, "the first attempt was launched");
     assert_eq!(host.status(&id)["state"], "blocked");
@@ -76,5 +95,8 @@ fn a_retry_keeps_its_pool_and_cost_and_is_held_when_the_pool_has_no_room() {
         .as_array()
         .and_then(|h| h.iter().find(|p| p["pool"] == "app-1"))
         .unwrap_or_else(|| panic!("app-1 holds its deferrals: {report}"));
-    assert_eq!(held["held"], 2, "the retry and the other job wait: {report}");
+    assert_eq!(
+        held["held"], 2,
+        "the retry and the other job wait: {report}"
+    );
 }

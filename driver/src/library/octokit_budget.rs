@@ -56,7 +56,10 @@ pub fn spend(v: &Value) -> Answer {
         return Err(Refusal::new(
             Form::Port,
             Code::AdmissionSpent,
-            &[("pool", &pool), ("what", &format!("{admitted_n} {resource}"))],
+            &[
+                ("pool", &pool),
+                ("what", &format!("{admitted_n} {resource}")),
+            ],
         ));
     }
     Ok(obj(vec![("spent", cost_value(&after))]))
@@ -77,20 +80,30 @@ mod tests {
         let admitted = json!({"rest": 3, "graphql": 0, "content": 3});
         let mut spent = json!({"rest": 0, "graphql": 0, "content": 0});
         for _ in 0..3 {
-            let out = spend(&json!({"pool": "app-42", "admission": "17", "admitted": admitted,
-                                    "spent": spent, "decision": decision(1)}))
+            let out = spend(
+                &json!({"pool": "app-42", "admission": "17", "admitted": admitted,
+                                    "spent": spent, "decision": decision(1)}),
+            )
             .unwrap();
             spent = out["spent"].clone();
         }
         assert_eq!(spent, json!({"rest": 3, "graphql": 0, "content": 3}));
-        let refused = spend(&json!({"pool": "app-42", "admission": "17", "admitted": admitted,
-                                    "spent": spent, "decision": decision(1)}))
+        let refused = spend(
+            &json!({"pool": "app-42", "admission": "17", "admitted": admitted,
+                                    "spent": spent, "decision": decision(1)}),
+        )
         .unwrap_err();
         assert_eq!(refused.code, "admission-spent");
         assert_eq!(refused.status, 0);
-        assert!(refused.message.contains("admitted 3 rest in pool app-42"), "{}", refused.message);
-        let released = spend(&json!({"pool": "app-42", "admission": null, "admitted": admitted,
-                                     "spent": spent, "decision": decision(0)}))
+        assert!(
+            refused.message.contains("admitted 3 rest in pool app-42"),
+            "{}",
+            refused.message
+        );
+        let released = spend(
+            &json!({"pool": "app-42", "admission": null, "admitted": admitted,
+                                     "spent": spent, "decision": decision(0)}),
+        )
         .unwrap_err();
         assert_eq!(released.code, "admission-released");
     }

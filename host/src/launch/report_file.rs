@@ -263,12 +263,14 @@ mod tests {
         );
         let printed = Report::of(&FileRead::Absent, &format!("{GATE}\n"));
         assert_eq!(printed.line, Some((Source::Stdout, GATE.into())));
-        let unusable = Report::of(&FileRead::Unusable("is too big".into()), &format!("{GATE}\n"));
+        let unusable = Report::of(
+            &FileRead::Unusable("is too big".into()),
+            &format!("{GATE}\n"),
+        );
         assert_eq!(unusable.line, None);
         assert_eq!(
             unusable.summary().unwrap(),
             "report-file is too big: no report read"
         );
     }
-
 }

@@ -116,7 +116,9 @@ impl Launcher for Exec {
         );
         // The report file first, stdout's last JSON line only when it is absent or empty;
         // the directory goes once read.
-        let read = report_file.as_ref().map_or(FileRead::Absent, ReportFile::read);
+        let read = report_file
+            .as_ref()
+            .map_or(FileRead::Absent, ReportFile::read);
         drop(report_file);
         let report = Report::of(&read, &result.stdout);
         // The line reported teaches the pool and releases the admission (see `pools`).
