@@ -4,9 +4,12 @@
 // their defaults, reserves, costs, a request's bucket and plan, classifying answers, resume
 // times, receipts) is the wasm core's; this file only carries state between calls.
 import { call } from '../../shared/wasm.js';
+import { builtin } from '../../shared/builtin.js';
 import { ask } from '../ask.js';
 import { parseDeferredReceiptV1 } from '../receipt-api.js';
 import { DeferralBlockedError, DeferredError } from './errors.js';
+
+const { appendFileSync } = builtin('node:fs');
 
 const bodyText = (data) => (data === undefined || data === null ? '' : typeof data === 'string' ? data : JSON.stringify(data));
 
@@ -66,6 +69,23 @@ export function createGate(options = {}, env = process.env) {
   }
 
   /**
+   * Launched by deferral-host (DEFERRAL_REPORT_FILE set): the plan's gate line, as the CLI
+   * prints it, appended to the host's report file, so its pool learns what the work saw and
+   * planned whatever the process prints last. A failure to write is a warning, never the work's.
+   */
+  function report() {
+    const path = env.DEFERRAL_REPORT_FILE;
+    if (!path) return;
+    const { line } = ask('octokit_report', { input: { ...base, rate: snapshot, ledger, plan, now_ms: now() }, pool, admission });
+    if (!line) return;
+    try {
+      appendFileSync(path, `${line}\n`, 'utf8');
+    } catch (err) {
+      process.emitWarning(`deferral: could not append to ${path}: ${err.message}`);
+    }
+  }
+
+  /**
    * The plan, once, before the first request: the core's decision, then with a port and a pool
    * the pool's admission. Refused, the pool's window joins the rate state and the same decision
    * runs again, which throws DeferredError; a decision that still lets the plan through is the
@@ -88,6 +108,7 @@ export function createGate(options = {}, env = process.env) {
       admitted = cost;
     }
     planAdmitted = true;
+    report();
   }
 
   return {
