@@ -1,9 +1,9 @@
 //! `exec:` launches: the program run directly (no shell) with its arguments, the claimed
 //! receipt on stdin and a cleared environment (PATH, HOME, LANG kept; DEFERRAL_ID,
 //! DEFERRAL_ATTEMPT, DEFERRAL_WAKEUP_HANDLE, DEFERRAL_RECEIPT_DIGEST and, when the host made
-//! one, DEFERRAL_REPORT_FILE added: see `report_file`). The process runs in
-//! its own process group, which is killed if it (or a background process still holding its
-//! stdout) outlives the lease. On Linux the process also gets a parent-death signal: it is
+//! one, DEFERRAL_REPORT_FILE added: see `report_file`). The process runs in its own process
+//! group, which is killed if it (or a background process still holding its stdout) outlives the
+//! lease. On Linux the process also gets a parent-death signal: it is
 //! killed when the ticker dies. So no two launches of one deferral can overlap.
 
 use std::io::{Read, Write};

@@ -1,6 +1,7 @@
 //! How an `exec:` launch ended, as the outcome the host records: the exit code says which
 //! (0 complete, 6 deferred, anything else blocked), and the line the CLI reported (the report
-//! file's, see `report_file`) or else the process's last JSON line on stdout says why. That line is what the `deferral` CLI prints: an object with a `code`
+//! file's, see `report_file`) or else the process's last JSON line on stdout says why. That
+//! line is what the `deferral` CLI prints: an object with a `code`
 //! (`{"status":"blocked","code":"approval-required","message":...}`, or `{"error":{"code",...}}`)
 //! and, when deferred, a `deferredReceipt`; a bare receipt as the last line is read too.
 //!

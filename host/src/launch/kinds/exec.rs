@@ -1,8 +1,8 @@
 //! The `exec` kind: `exec:PROGRAM [ARG...]`, a local program by absolute path, run directly
 //! with its arguments (no shell, no expansion: [`words`] for the quoting, [`exec`] for the
 //! run). The ticker waits for it and records how it ended ([`exec_outcome`] reads the exit and
-//! the line the process reported: [`crate::launch::report_file`] first, stdout's last JSON line when there is
-//! none). Its door check is that the program is there ([`installed`]).
+//! the line the process reported: its [`crate::launch::report_file`] first, stdout's last JSON
+//! line when there is none). Its door check is that the program is there ([`installed`]).
 //! `--allow-launch exec:/path/program` allows that program with any arguments.
 
 use crate::error::HostError;
