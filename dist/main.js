@@ -630,6 +630,15 @@ function perform(step) {
   if (step.stdout) process.stdout.write(step.stdout);
   if (step.stderr) process.stderr.write(step.stderr);
   for (const w of step.writes ?? []) {
+    if (w.best_effort) {
+      try {
+        appendFileSync(w.path, w.text, "utf8");
+      } catch (err) {
+        process.stderr.write(`deferral: warning: could not append to ${w.path}: ${err.message}
+`);
+      }
+      continue;
+    }
     if (w.append) {
       appendFileSync(w.path, w.text, "utf8");
       continue;

@@ -189,7 +189,8 @@ export type LibraryErrorCode =
   | 'invalid-launch' | 'missing-receipt' | 'stale-attempt' | 'unexpected-receipt' | 'invalid-port'
   | 'port-unreachable' | 'port-error' | 'invalid-key-store' | 'invalid-key' | 'already-recorded'
   | 'key-store-failed' | 'no-cancellation-handle' | 'invalid-port-answer' | 'invalid-pool'
-  | 'invalid-admission-request' | 'coordinator-failed' | 'invalid-options' | 'invalid-octokit'
+  | 'invalid-admission-request' | 'coordinator-failed' | 'admission-spent' | 'admission-released'
+  | 'invalid-options' | 'invalid-octokit'
   | 'already-gated' | 'unknown-op';
 
 /** The TypeError of a call not allowed now: upstream's message, with a code. */

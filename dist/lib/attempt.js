@@ -18,6 +18,11 @@ function perform(step) {
   if (step.stdout) process.stdout.write(step.stdout);
   if (step.stderr) process.stderr.write(step.stderr);
   for (const w of step.writes ?? []) {
+    if (w.best_effort) {
+      // The host's report file: the line is on stdout too, so a failure only warns.
+      try { appendFileSync(w.path, w.text, 'utf8'); } catch (err) { process.stderr.write(`deferral: warning: could not append to ${w.path}: ${err.message}\n`); }
+      continue;
+    }
     if (w.append) {
       appendFileSync(w.path, w.text, 'utf8');
       continue;

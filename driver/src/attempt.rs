@@ -24,6 +24,7 @@ pub mod limits;
 pub mod markdown;
 mod port;
 mod preflight_words;
+mod resume_pool;
 pub mod view;
 
 pub use error::AttemptError;
@@ -166,6 +167,15 @@ impl Attempt<'_> {
             into: None,
             error_into: None,
         })
+    }
+
+    /// `DEFERRAL_REPORT_FILE`: where deferral-host reads a launched process's gate or resume
+    /// line (appended, one a line; the host takes the last). Empty: none.
+    fn report_path(&self) -> Option<&str> {
+        self.env
+            .get("DEFERRAL_REPORT_FILE")
+            .and_then(Value::as_str)
+            .filter(|p| !p.is_empty())
     }
 
     fn ledger_path(&self) -> Option<&str> {
@@ -387,7 +397,12 @@ impl Attempt<'_> {
             let mut input = self.preflight_input(fresh);
             input.approval_granted = options.approval_granted;
             let finished = self.finished_resume(preflight(&input), Some(&read));
-            return self.done(&finished, ledger_text.as_deref());
+            return match self.coordinator() {
+                Ok(Some(port)) => {
+                    self.resume_through_pool(&port, finished, &input, &read, ledger_text)
+                }
+                _ => self.done(&finished, ledger_text.as_deref()),
+            };
         }
         let finished = Self::finished_gate(decide(&fresh), Some(&read));
         match self.coordinator() {
@@ -615,7 +630,13 @@ impl Attempt<'_> {
             } else {
                 String::new()
             };
-            (f.line() + "\n", verdict, f.exit.code())
+            let line = f.line();
+            // Launched by deferral-host: the whole line also goes to its report file, where a
+            // work script's own output cannot hide it (see report_path).
+            if let Some(path) = self.report_path() {
+                writes.push(Write::report(path, &line));
+            }
+            (line + "\n", verdict, f.exit.code())
         };
         Step::Done(Done {
             process_exit,

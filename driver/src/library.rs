@@ -13,7 +13,8 @@
 //!   the Octokit gate sends and folds with a port and a pool.
 //! * [`octokit`]: `deferral/octokit`'s gate: its options, defaults and decisions; with
 //!   [`octokit_request`] (a request's bucket and plan) and [`octokit_answer`] (what an answer
-//!   tells the gate).
+//!   tells the gate), [`octokit_budget`] (what an admitted plan still pays for) and
+//!   [`octokit_report`] (its line for deferral-host's report file).
 //!
 //! ```
 //! let answer = deferral_driver::library::answer(r#"{"op":"port_state","state":"cancelled","cause":"expired"}"#);
@@ -24,6 +25,8 @@ pub mod error;
 pub mod input;
 pub mod octokit;
 pub mod octokit_answer;
+pub mod octokit_budget;
+pub mod octokit_report;
 pub mod octokit_request;
 pub mod op;
 pub mod pool;

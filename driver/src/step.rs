@@ -115,7 +115,7 @@ pub struct PortStep {
 }
 
 /// A file to write (`mode`, `exclusive`: never follow or reuse a file put there first) or to
-/// append to (`append`).
+/// append to (`append`); `best_effort`: a failure is warned about, not fatal.
 #[derive(Debug, Clone, Serialize)]
 pub struct Write {
     pub path: String,
@@ -126,6 +126,10 @@ pub struct Write {
     pub exclusive: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub append: Option<bool>,
+    /// A failure to write is a warning on stderr, not the command's failure (the report file:
+    /// the line is on stdout too).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub best_effort: Option<bool>,
 }
 
 impl Write {
@@ -137,6 +141,7 @@ impl Write {
             mode: Some(mode),
             exclusive: Some(exclusive),
             append: None,
+            best_effort: None,
         }
     }
 
@@ -148,6 +153,15 @@ impl Write {
             mode: None,
             exclusive: None,
             append: Some(true),
+            best_effort: None,
+        }
+    }
+
+    /// The command's JSON line appended to the host's report file (`DEFERRAL_REPORT_FILE`).
+    pub fn report(path: &str, line: &str) -> Write {
+        Write {
+            best_effort: Some(true),
+            ..Write::append(path, &format!("{line}\n"))
         }
     }
 }
@@ -222,6 +236,10 @@ mod tests {
         assert_eq!(
             serde_json::to_string(&w).unwrap(),
             r#"{"path":"o","text":"t","append":true}"#
+        );
+        assert_eq!(
+            serde_json::to_string(&Write::report("r", "{}")).unwrap(),
+            r#"{"path":"r","text":"{}\n","append":true,"best_effort":true}"#
         );
     }
 }

@@ -5,7 +5,8 @@
 //! current receipt put back to its handoff form and retained again (the same bindings and
 //! window), a fresh re-entry count, the launch target given (or the old one), and the same
 //! cancellation digest, so the handle that proves the retry also cancels or retries the new
-//! deferral. The blocked deferral's row, receipts and events are left as they were.
+//! deferral. It waits in the blocked deferral's pool with its planned cost, as any deferral of
+//! that pool does. The blocked deferral's row, receipts and events are left as they were.
 //!
 //! Also here: the answer when a receipt recorded before is recorded again with another launch
 //! target (`launch-conflict`), which points to `retry`.
@@ -15,6 +16,7 @@ use crate::coordinator::{load, require_cancellation_handle, window_of, KIND_RETA
 use crate::error::{HostError, HostErrorKind};
 use crate::handle::{handle_digest, new_deferral_id, new_handle};
 use crate::launch::Launchers;
+use crate::store::pools::PoolTag;
 use crate::store::{Deferral, NewDeferral, NewReceipt, RecordKeys, Store, StoreError};
 use deferral_core::lifecycle::{transition, Event, Position, State};
 use deferral_core::receipt::{validate_str, Receipt};
@@ -132,6 +134,7 @@ pub fn retry(store: &dyn Store, request: &RetryRequest, now_ms: u64) -> Result<R
         keys: RecordKeys {
             retry_of: Some(id.clone()),
             artifact_name: store.artifact_name(id)?,
+            pool: same_pool(store, id)?,
             ..RecordKeys::default()
         },
     };
@@ -151,6 +154,16 @@ pub fn retry(store: &dyn Store, request: &RetryRequest, now_ms: u64) -> Result<R
         retry_of: id.clone(),
         receipt: retained,
     })
+}
+
+/// The pool and planned cost of the deferral retried, so its retry waits in the same pool for
+/// the same room (never in `default` at no cost). The rate state it saw is the pool's already.
+fn same_pool(store: &dyn Store, id: &str) -> Result<Option<PoolTag>, HostError> {
+    Ok(store.pool_of(id)?.map(|(pool, cost)| PoolTag {
+        pool: Some(pool),
+        cost,
+        seen: Vec::new(),
+    }))
 }
 
 /// A receipt recorded already answers its deferral (idempotent) only for the same launch

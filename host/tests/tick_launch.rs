@@ -67,7 +67,12 @@ fn exec_gets_receipt_on_stdin_and_only_the_documented_environment() {
     let (env_file, stdin_file) = (host.path("env"), host.path("stdin"));
     let launch = script(
         &host.path("env.sh"),
-        &format!("env > {}; cat > {}", sq(&env_file), sq(&stdin_file)),
+        &format!(
+            "env > {}; cat > {}; stat -c %a \"$(dirname \"$DEFERRAL_REPORT_FILE\")\" > {}",
+            sq(&env_file),
+            sq(&stdin_file),
+            sq(&host.path("report-dir-mode"))
+        ),
     );
     let (id, _) = host.record(&launch, 0, HOUR, &[]);
     let out = host
@@ -95,6 +100,7 @@ fn exec_gets_receipt_on_stdin_and_only_the_documented_environment() {
         "DEFERRAL_ATTEMPT",
         "DEFERRAL_ID",
         "DEFERRAL_RECEIPT_DIGEST",
+        "DEFERRAL_REPORT_FILE",
         "DEFERRAL_WAKEUP_HANDLE",
         "HOME",
         "LANG",
@@ -106,6 +112,16 @@ fn exec_gets_receipt_on_stdin_and_only_the_documented_environment() {
     );
     assert_eq!(env["DEFERRAL_ID"], id);
     assert_eq!(env["DEFERRAL_ATTEMPT"], "1");
+    // The report file is in a directory of its own that only the host's user can enter, and
+    // that is gone once the attempt was read.
+    let report = std::path::Path::new(&env["DEFERRAL_REPORT_FILE"]);
+    assert_eq!(
+        lines(&host.path("report-dir-mode")),
+        ["700"],
+        "{}",
+        report.display()
+    );
+    assert!(!report.parent().unwrap().exists(), "{}", report.display());
     let stdin = std::fs::read_to_string(&stdin_file).unwrap();
     let receipt = validate_str(stdin.trim_end()).unwrap();
     assert_eq!(

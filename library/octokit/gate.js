@@ -4,9 +4,12 @@
 // their defaults, reserves, costs, a request's bucket and plan, classifying answers, resume
 // times, receipts) is the wasm core's; this file only carries state between calls.
 import { call } from '../../shared/wasm.js';
+import { builtin } from '../../shared/builtin.js';
 import { ask } from '../ask.js';
 import { parseDeferredReceiptV1 } from '../receipt-api.js';
 import { DeferralBlockedError, DeferredError } from './errors.js';
+
+const { appendFileSync } = builtin('node:fs');
 
 const bodyText = (data) => (data === undefined || data === null ? '' : typeof data === 'string' ? data : JSON.stringify(data));
 
@@ -40,8 +43,11 @@ export function createGate(options = {}, env = process.env) {
   let snapshot = null;
   let ledger = null;
   let planAdmitted = plan === null;
-  // With a port and a pool: the admission the pool gave the plan, until it is released.
+  // With a port and a pool: the admission the pool gave the plan, until it is released, the
+  // cost it admitted and what the requests sent under it have spent of that.
   let admission = null;
+  let admitted = null;
+  let spent = { rest: 0, graphql: 0, content: 0 };
   let admitting = null;
   // What admitted requests not yet answered will spend, by bucket.
   const inFlight = {};
@@ -60,6 +66,23 @@ export function createGate(options = {}, env = process.env) {
     const error = new DeferredError(receipt, `${decision.status} (${receipt.reason}): ${cause ?? why}; resume after ${new Date(receipt.resume_after_ms).toISOString()}`, decision.status);
     if (refused) Object.assign(error, { pool: refused.pool, poolReason: refused.reason });
     throw error;
+  }
+
+  /**
+   * Launched by deferral-host (DEFERRAL_REPORT_FILE set): the plan's gate line, as the CLI
+   * prints it, appended to the host's report file, so its pool learns what the work saw and
+   * planned whatever the process prints last. A failure to write is a warning, never the work's.
+   */
+  function report() {
+    const path = env.DEFERRAL_REPORT_FILE;
+    if (!path) return;
+    const { line } = ask('octokit_report', { input: { ...base, rate: snapshot, ledger, plan, now_ms: now() }, pool, admission });
+    if (!line) return;
+    try {
+      appendFileSync(path, `${line}\n`, 'utf8');
+    } catch (err) {
+      process.emitWarning(`deferral: could not append to ${path}: ${err.message}`);
+    }
   }
 
   /**
@@ -82,8 +105,10 @@ export function createGate(options = {}, env = process.env) {
         enforce(again, `pool ${pool} refused: ${answer.reason}`, answer);
       }
       admission = answer.admission;
+      admitted = cost;
     }
     planAdmitted = true;
+    report();
   }
 
   return {
@@ -120,11 +145,15 @@ export function createGate(options = {}, env = process.env) {
 
     /**
      * Before a request, once the plan is admitted: this request's own cost with what is in
-     * flight counted. Answers `release`, to call once the request has its answer.
+     * flight counted, and with a pool within what the pool admitted (PortError
+     * `admission-spent` beyond it, `admission-released` after a release). Answers `release`,
+     * to call once the request has its answer.
      */
     admit(request) {
       const answer = decideNow(request.plan, request.bucket);
       enforce(answer);
+      // With a pool, at most what was admitted: beyond it, or after a release, nothing is sent.
+      if (pool !== null) spent = ask('octokit_spend', { pool, admission, admitted, spent, decision: answer.decision }).spent;
       for (const [bucket, n] of Object.entries(answer.spends)) inFlight[bucket] = (inFlight[bucket] ?? 0) + n;
       let released = false;
       return () => {

@@ -208,7 +208,9 @@ impl Classified {
     /// headers' remaining (0 when absent) until their reset when that is later than now; with
     /// no reset, or one already past, the bucket is spent (remaining 0) for
     /// [`DEFAULT_PRIMARY_WINDOW_S`] from now. Its bucket is `graphql` for a
-    /// GraphQL limit, else the named resource (an unnamed one records nothing); its limit is
+    /// GraphQL limit, else the named resource (`x-ratelimit-resource`, or the request's path),
+    /// else `core`: GitHub's own documented 403 names no bucket, and a primary limit that names
+    /// none is still a spent bucket, never nothing (issue 26); its limit is
     /// `x-ratelimit-limit`, else `x-ratelimit-used` (all of it is used), else `known_limit` of
     /// the bucket (what was seen before); without any, nothing is recorded.
     pub fn window(
@@ -222,7 +224,10 @@ impl Classified {
         let resource = if self.kind == Classification::PrimaryGraphql {
             super::GRAPHQL_RESOURCE.to_string()
         } else {
-            self.headers.resource.clone()?
+            self.headers
+                .resource
+                .clone()
+                .unwrap_or_else(|| super::REST_RESOURCE.to_string())
         };
         let limit = self
             .headers

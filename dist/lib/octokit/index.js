@@ -1,6 +1,7 @@
 // Bundled by scripts/build-dist.sh from library/: edit those.
 import {
   ask,
+  builtin,
   call,
   parseDeferredReceiptV1
 } from "../chunk-FOZK652G.js";
@@ -31,6 +32,7 @@ var DeferralBlockedError = class extends Error {
 };
 
 // library/octokit/gate.js
+var { appendFileSync } = builtin("node:fs");
 var bodyText = (data) => data === void 0 || data === null ? "" : typeof data === "string" ? data : JSON.stringify(data);
 function headerObject(headers) {
   if (!headers) return {};
@@ -55,6 +57,8 @@ function createGate(options = {}, env = process.env) {
   let ledger = null;
   let planAdmitted = plan === null;
   let admission = null;
+  let admitted = null;
+  let spent = { rest: 0, graphql: 0, content: 0 };
   let admitting = null;
   const inFlight = {};
   const decideNow = (requestPlan, bucket = null) => ask("octokit_decide", {
@@ -71,6 +75,18 @@ function createGate(options = {}, env = process.env) {
     if (refused) Object.assign(error, { pool: refused.pool, poolReason: refused.reason });
     throw error;
   }
+  function report() {
+    const path = env.DEFERRAL_REPORT_FILE;
+    if (!path) return;
+    const { line } = ask("octokit_report", { input: { ...base, rate: snapshot, ledger, plan, now_ms: now() }, pool, admission });
+    if (!line) return;
+    try {
+      appendFileSync(path, `${line}
+`, "utf8");
+    } catch (err) {
+      process.emitWarning(`deferral: could not append to ${path}: ${err.message}`);
+    }
+  }
   async function admitPlan() {
     const first = decideNow(plan);
     enforce(first);
@@ -84,8 +100,10 @@ function createGate(options = {}, env = process.env) {
         enforce(again, `pool ${pool} refused: ${answer.reason}`, answer);
       }
       admission = answer.admission;
+      admitted = cost;
     }
     planAdmitted = true;
+    report();
   }
   return {
     hasRateState: () => snapshot !== null,
@@ -118,11 +136,14 @@ function createGate(options = {}, env = process.env) {
     },
     /**
      * Before a request, once the plan is admitted: this request's own cost with what is in
-     * flight counted. Answers `release`, to call once the request has its answer.
+     * flight counted, and with a pool within what the pool admitted (PortError
+     * `admission-spent` beyond it, `admission-released` after a release). Answers `release`,
+     * to call once the request has its answer.
      */
     admit(request) {
       const answer = decideNow(request.plan, request.bucket);
       enforce(answer);
+      if (pool !== null) spent = ask("octokit_spend", { pool, admission, admitted, spent, decision: answer.decision }).spent;
       for (const [bucket, n] of Object.entries(answer.spends)) inFlight[bucket] = (inFlight[bucket] ?? 0) + n;
       let released = false;
       return () => {

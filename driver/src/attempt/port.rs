@@ -33,7 +33,7 @@ const ACTION_TOKEN_ENV: &str = "INPUT_COORDINATOR-TOKEN";
 pub(super) struct Port<'a> {
     url: &'a str,
     launch: &'a str,
-    pool: Option<&'a str>,
+    pub(super) pool: Option<&'a str>,
     token_env: &'static str,
 }
 
@@ -53,10 +53,10 @@ struct RetainBody<'a> {
 
 /// What the port is told about the work beside a receipt or an admission request: the pool,
 /// the plan's cost and the rate state the gate read (before any pool's window was folded in).
-struct Told<'a> {
-    pool: &'a str,
-    cost: String,
-    rate: String,
+pub(super) struct Told<'a> {
+    pub(super) pool: &'a str,
+    pub(super) cost: String,
+    pub(super) rate: String,
 }
 
 impl Attempt<'_> {
@@ -197,7 +197,7 @@ impl Attempt<'_> {
     }
 
     /// Ready with a pool: ask the port to admit the plan's cost there first.
-    fn admit_step(
+    pub(super) fn admit_step(
         &self,
         port: &Port<'_>,
         told: &Told<'_>,
@@ -293,7 +293,7 @@ impl Attempt<'_> {
     }
 
     /// The port's answer to the admission request, checked: `None` before it was asked.
-    fn admission(&self, name: &str) -> Option<Result<Admission, AttemptError>> {
+    pub(super) fn admission(&self, name: &str) -> Option<Result<Admission, AttemptError>> {
         let failed = |detail: String| AttemptError::AdmissionFailed {
             pool: name.to_string(),
             detail,
@@ -367,7 +367,7 @@ impl Attempt<'_> {
     }
 
     /// Ready, but not admitted: the work must not run. The figures the gate read stay shown.
-    fn refused_work(&self, mut f: Finished, e: &AttemptError) -> Step {
+    pub(super) fn refused_work(&self, mut f: Finished, e: &AttemptError) -> Step {
         f.status = Status::Error;
         f.code = Some(e.code().to_string());
         f.error = Some((e.to_string(), "$".into()));

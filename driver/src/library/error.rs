@@ -33,6 +33,8 @@ pub enum Code {
     InvalidPool,
     InvalidAdmissionRequest,
     CoordinatorFailed,
+    AdmissionSpent,
+    AdmissionReleased,
     /// Thrown with the decision's own code (`invalid-input`, ...), which says what is wrong.
     InvalidOptions,
     InvalidOctokit,
@@ -41,7 +43,7 @@ pub enum Code {
 }
 
 impl Code {
-    pub const ALL: [Code; 29] = [
+    pub const ALL: [Code; 31] = [
         Code::NotRetained,
         Code::AlreadyRetained,
         Code::NotYetDue,
@@ -67,6 +69,8 @@ impl Code {
         Code::InvalidPool,
         Code::InvalidAdmissionRequest,
         Code::CoordinatorFailed,
+        Code::AdmissionSpent,
+        Code::AdmissionReleased,
         Code::InvalidOptions,
         Code::InvalidOctokit,
         Code::AlreadyGated,
@@ -101,6 +105,8 @@ impl Code {
             Code::InvalidPool => "invalid-pool",
             Code::InvalidAdmissionRequest => "invalid-admission-request",
             Code::CoordinatorFailed => "coordinator-failed",
+            Code::AdmissionSpent => "admission-spent",
+            Code::AdmissionReleased => "admission-released",
             Code::InvalidOptions => "invalid-options",
             Code::InvalidOctokit => "invalid-octokit",
             Code::AlreadyGated => "already-gated",
@@ -136,6 +142,8 @@ impl Code {
             Code::InvalidPool => "a pool is 1 to 64 of A-Z a-z 0-9 . _ -, not {got}",
             Code::InvalidAdmissionRequest => "an admission request needs {what}",
             Code::CoordinatorFailed => "pool {pool} refused the plan, yet its window leaves room for it: the host and the gate disagree, so nothing was sent",
+            Code::AdmissionSpent => "this instance was admitted {what} in pool {pool} and has spent it: nothing is sent beyond an admission (admit a plan that covers the whole batch)",
+            Code::AdmissionReleased => "this instance's admission in pool {pool} was released: nothing is sent without one (gate the next batch with a new instance)",
             Code::InvalidOptions => "invalid deferral options: {why}",
             Code::InvalidOctokit => "wrapOctokit needs an Octokit instance (with hook and request)",
             Code::AlreadyGated => "this Octokit instance is already gated by deferral",

@@ -40,6 +40,7 @@ ops! {
         OctokitDecide => "octokit_decide",
         OctokitObserve => "octokit_observe",
         OctokitUnreadable => "octokit_unreadable",
+        OctokitReport => "octokit_report",
     }
 }
 
@@ -48,6 +49,7 @@ pub fn run(op: Op, v: &Value) -> Answer {
     match op {
         Op::OctokitEnv => Ok(obj(vec![("names", Value::from(ENV.to_vec()))])),
         Op::OctokitWrap => wrap(v),
+        Op::OctokitReport => super::octokit_report::line(v),
         Op::OctokitGate => gate(v),
         Op::OctokitRequest => Ok(super::octokit_request::request(&v["options"])),
         Op::OctokitDecide => {

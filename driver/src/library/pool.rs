@@ -24,6 +24,7 @@ ops! {
         OctokitAdmission => "octokit_admission",
         OctokitFold => "octokit_fold",
         OctokitDisagrees => "octokit_disagrees",
+        OctokitSpend => "octokit_spend",
     }
 }
 
@@ -36,6 +37,7 @@ pub fn run(op: Op, v: &Value) -> Answer {
         Op::PoolReleased => released(&v["answer"]),
         Op::OctokitAdmission => Ok(admission_of(v)),
         Op::OctokitFold => fold(v),
+        Op::OctokitSpend => super::octokit_budget::spend(v),
         Op::OctokitDisagrees => Err(Refusal::new(
             Form::Port,
             Code::CoordinatorFailed,

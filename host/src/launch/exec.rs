@@ -1,8 +1,9 @@
 //! `exec:` launches: the program run directly (no shell) with its arguments, the claimed
 //! receipt on stdin and a cleared environment (PATH, HOME, LANG kept; DEFERRAL_ID,
-//! DEFERRAL_ATTEMPT, DEFERRAL_WAKEUP_HANDLE, DEFERRAL_RECEIPT_DIGEST added). The process runs in
-//! its own process group, which is killed if it (or a background process still holding its
-//! stdout) outlives the lease. On Linux the process also gets a parent-death signal: it is
+//! DEFERRAL_ATTEMPT, DEFERRAL_WAKEUP_HANDLE, DEFERRAL_RECEIPT_DIGEST and, when the host made
+//! one, DEFERRAL_REPORT_FILE added: see `report_file`). The process runs in its own process
+//! group, which is killed if it (or a background process still holding its stdout) outlives the
+//! lease. On Linux the process also gets a parent-death signal: it is
 //! killed when the ticker dies. So no two launches of one deferral can overlap.
 
 use std::io::{Read, Write};
@@ -52,6 +53,8 @@ pub struct ExecRequest<'a> {
     pub wakeup_handle: &'a str,
     pub receipt_json: &'a str,
     pub receipt_digest: &'a str,
+    /// `DEFERRAL_REPORT_FILE`: where the process reports its gate or resume line.
+    pub report_file: Option<&'a std::path::Path>,
     /// Kill the process group when this passes.
     pub deadline: Instant,
 }
@@ -70,7 +73,11 @@ pub fn run(request: &ExecRequest, started: &mut dyn FnMut(u32)) -> ExecResult {
         .env("DEFERRAL_ID", request.deferral_id)
         .env("DEFERRAL_ATTEMPT", request.attempt.to_string())
         .env("DEFERRAL_WAKEUP_HANDLE", request.wakeup_handle)
-        .env("DEFERRAL_RECEIPT_DIGEST", request.receipt_digest)
+        .env("DEFERRAL_RECEIPT_DIGEST", request.receipt_digest);
+    if let Some(path) = request.report_file {
+        command.env(super::report_file::REPORT_ENV, path);
+    }
+    command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())

@@ -1,6 +1,7 @@
 //! How an `exec:` launch ended, as the outcome the host records: the exit code says which
-//! (0 complete, 6 deferred, anything else blocked), and the process's last JSON line on stdout
-//! says why. That line is what the `deferral` CLI prints: an object with a `code`
+//! (0 complete, 6 deferred, anything else blocked), and the line the CLI reported (the report
+//! file's, see `report_file`) or else the process's last JSON line on stdout says why. That
+//! line is what the `deferral` CLI prints: an object with a `code`
 //! (`{"status":"blocked","code":"approval-required","message":...}`, or `{"error":{"code",...}}`)
 //! and, when deferred, a `deferredReceipt`; a bare receipt as the last line is read too.
 //!
@@ -9,6 +10,7 @@
 //! `status` says why without re-running anything by hand.
 
 use super::exec::{ExecEnd, ExecResult};
+use super::report_file::Report;
 use crate::coordinator::Outcome;
 use serde_json::value::RawValue;
 use std::collections::HashMap;
@@ -82,9 +84,68 @@ fn because(cause: &str, detail: String) -> Outcome {
     }
 }
 
-/// The outcome of a finished launch of `program`.
+/// The outcome of a finished launch of `program` from its exit and stdout alone.
 pub fn outcome(program: &str, result: &ExecResult) -> Outcome {
-    let last = last_line(&result.stdout);
+    outcome_with(program, result, &Report::default())
+}
+
+/// The outcome of a finished launch of `program` with what it reported: the reported line's
+/// code (with its message) and new receipt win over stdout's last JSON line, which fills in
+/// what the reported line lacks (a work script's own receipt after a ready resume). The
+/// event's detail says what was read and from where.
+pub fn outcome_with(program: &str, result: &ExecResult, report: &Report) -> Outcome {
+    let printed = last_line(&result.stdout);
+    let reported = report
+        .line
+        .as_ref()
+        .map(|(_, text)| last_line(text))
+        .unwrap_or_default();
+    let (code, message) = match reported.code {
+        Some(code) => (Some(code), reported.message),
+        None => (printed.code, printed.message),
+    };
+    let last = LastLine {
+        code,
+        message,
+        receipt: reported.receipt.or(printed.receipt),
+    };
+    let ended = ended(program, result, last);
+    match report.summary() {
+        Some(summary) => noted(ended, &summary),
+        None => ended,
+    }
+}
+
+/// `outcome` with its detail followed by `; note`.
+fn noted(outcome: Outcome, note: &str) -> Outcome {
+    let add = |detail: Option<String>| {
+        Some(match detail {
+            Some(d) => format!("{d}; {note}"),
+            None => note.to_string(),
+        })
+    };
+    match outcome {
+        Outcome::Complete { detail } => Outcome::Complete {
+            detail: add(detail),
+        },
+        Outcome::Blocked { detail } => Outcome::Blocked {
+            detail: add(detail),
+        },
+        Outcome::BlockedBecause { cause, detail } => Outcome::BlockedBecause {
+            cause,
+            detail: add(detail),
+        },
+        Outcome::Deferred { receipt, detail } => Outcome::Deferred {
+            receipt,
+            detail: add(detail),
+        },
+        Outcome::Returned { detail } => Outcome::Returned {
+            detail: add(Some(detail)).unwrap_or_default(),
+        },
+    }
+}
+
+fn ended(program: &str, result: &ExecResult, last: LastLine) -> Outcome {
     let said = |code: i32| match &last.message {
         Some(message) => format!("exit {code}: {message}"),
         None => format!("exit {code}"),

@@ -27,6 +27,7 @@ pub mod launchers;
 pub mod policy;
 pub mod process_group;
 pub mod recover;
+pub mod report_file;
 pub mod words;
 
 pub use self::attempt::{Attempt, Pass};

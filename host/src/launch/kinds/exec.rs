@@ -1,13 +1,15 @@
 //! The `exec` kind: `exec:PROGRAM [ARG...]`, a local program by absolute path, run directly
 //! with its arguments (no shell, no expansion: [`words`] for the quoting, [`exec`] for the
 //! run). The ticker waits for it and records how it ended ([`exec_outcome`] reads the exit and
-//! the last JSON line). Its door check is that the program is there ([`installed`]).
+//! the line the process reported: its [`crate::launch::report_file`] first, stdout's last JSON
+//! line when there is none). Its door check is that the program is there ([`installed`]).
 //! `--allow-launch exec:/path/program` allows that program with any arguments.
 
 use crate::error::HostError;
 use crate::launch::attempt::Attempt;
 use crate::launch::exec::{self, ExecRequest};
 use crate::launch::kind::{invalid, Launcher, Target};
+use crate::launch::report_file::{FileRead, Report, ReportFile};
 use crate::launch::{exec_outcome, installed, process_group, words};
 use deferral_core::digest::sha256_hex;
 use serde_json::Value;
@@ -72,6 +74,19 @@ impl Launcher for Exec {
         let margin = (lease_ms / 10).min(1000);
         let deadline = Instant::now() + Duration::from_millis(lease_ms.saturating_sub(margin));
         let claimed = run.claimed;
+        // A fresh private report file for this attempt (see `report_file`); without one the
+        // process still runs, and its stdout is read as before.
+        let report_file = match ReportFile::create(id) {
+            Ok(file) => Some(file),
+            Err(err) => {
+                crate::logs::message(
+                    "warn",
+                    "tick",
+                    &format!("no report file for {id}: {err}; its stdout is read instead"),
+                );
+                None
+            }
+        };
         let result = exec::run(
             &ExecRequest {
                 program,
@@ -81,6 +96,7 @@ impl Launcher for Exec {
                 wakeup_handle: &claimed.wakeup_handle,
                 receipt_json: &claimed.receipt_json,
                 receipt_digest: &sha256_hex(claimed.receipt_json.as_bytes()),
+                report_file: report_file.as_ref().map(ReportFile::path),
                 deadline,
             },
             &mut |pgid| {
@@ -98,14 +114,21 @@ impl Launcher for Exec {
                 }
             },
         );
-        // The attempt's last line teaches its pool and releases its admission (see `pools`).
+        // The report file first, stdout's last JSON line only when it is absent or empty;
+        // the directory goes once read.
+        let read = report_file
+            .as_ref()
+            .map_or(FileRead::Absent, ReportFile::read);
+        drop(report_file);
+        let report = Report::of(&read, &result.stdout);
+        // The line reported teaches the pool and releases the admission (see `pools`).
         crate::pools::observe::attempt_ended(
             run.store(),
             id,
             run.attempt(),
-            &result.stdout,
+            report.line.as_ref().map_or("", |(_, text)| text.as_str()),
             run.now_ms(),
         );
-        run.finish(exec_outcome::outcome(program, &result))
+        run.finish(exec_outcome::outcome_with(program, &result, &report))
     }
 }
