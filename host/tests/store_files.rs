@@ -44,11 +44,17 @@ fn refused(host: &Host, args: &[&str], stdin: &str, code: &str) -> String {
     out["error"]["message"].as_str().unwrap().to_string()
 }
 
-fn receipt() -> String {
-    deferral_host_conformance::distinct_handoff(common::now(), 0, HOUR).to_json()
+/// A receipt in a file of `host`'s folder (a refused `record` exits before it reads stdin).
+fn receipt_file(host: &Host) -> String {
+    let path = host.path("receipt.json");
+    let text = deferral_host_conformance::distinct_handoff(common::now(), 0, HOUR).to_json();
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
 }
 
-const RECORD: [&str; 4] = ["record", "--launch", "exec:/bin/true", "-"];
+fn record_args(receipt: &str) -> [&str; 4] {
+    ["record", "--launch", "exec:/bin/true", receipt]
+}
 
 #[test]
 fn an_empty_file_another_user_planted_never_becomes_the_store() {
@@ -58,8 +64,9 @@ fn an_empty_file_another_user_planted_never_becomes_the_store() {
     chmod(&db, 0o666);
     let given = give_to_nobody(&db);
     let host = on(&db);
-    for args in [&["init"][..], &RECORD[..]] {
-        let message = refused(&host, args, &receipt(), "unsafe-store");
+    let receipt = receipt_file(&host);
+    for args in [&["init"][..], &record_args(&receipt)[..]] {
+        let message = refused(&host, args, "", "unsafe-store");
         assert!(message.contains(&db.display().to_string()), "{message}");
         assert!(
             message.contains("writable by") || message.contains("owned by"),
@@ -86,7 +93,7 @@ fn a_store_others_may_write_is_refused_until_it_is_made_private() {
     chmod(&host.db, 0o666);
     let message = refused(&host, &["status"], "", "unsafe-store");
     assert!(message.contains("chmod"), "says what to do: {message}");
-    refused(&host, &RECORD, &receipt(), "unsafe-store");
+    refused(&host, &record_args(&receipt_file(&host)), "", "unsafe-store");
     refused(&host, &["tick"], "", "unsafe-store");
     chmod(&host.db, 0o600);
     host.expect(0, &["status"], "");
