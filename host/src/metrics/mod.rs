@@ -12,6 +12,7 @@
 //! the pools; the host has none yet. See docs/host.md (Metrics) for every family.
 
 pub mod counting_store;
+pub mod labels;
 pub mod serve;
 pub mod textfile;
 pub mod tick_file;
@@ -83,7 +84,9 @@ pub fn store_gauges(store: &dyn Store) -> Result<Vec<MetricFamily>, StoreError> 
     }
     for (state, cause, n) in counts {
         let n = i64::try_from(n).unwrap_or(i64::MAX);
-        by_cause.with_label_values(&[state.as_str(), &cause]).add(n);
+        by_cause
+            .with_label_values(&[state.as_str(), &labels::cause(&cause)])
+            .add(n);
         by_state.with_label_values(&[state.as_str()]).add(n);
     }
     Ok(registry.gather())
