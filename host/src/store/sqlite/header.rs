@@ -1,38 +1,39 @@
-//! Is an existing file a SQLite database at all? Read before SQLite opens it, so a text file or
-//! another program's data given as `--store` is refused for what it is (`foreign-store`), not
-//! reported as an I/O failure that reads as transient. An empty file is a store not yet made.
+//! What a file that SQLite says is not a database is instead, for the refusal
+//! (`foreign-store`): a text file or another program's data given as `--store` is named for
+//! what it is, not reported as an I/O failure that reads as transient.
+//!
+//! The file is read only after SQLite refused it: opening and closing a descriptor of a
+//! database file would drop every POSIX lock this process holds on it through SQLite's other
+//! connections (as `serve` holds), so a store is never read this way.
 
 use crate::store::StoreError;
 use std::io::Read;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
-/// Every SQLite database file starts with these 16 bytes.
-const MAGIC: &[u8; 16] = b"SQLite format 3\0";
-
 /// How many of the first bytes a refusal quotes.
 const QUOTED: usize = 24;
 
-pub(super) fn check_header(path: &Path) -> Result<(), StoreError> {
-    let cannot = |err: std::io::Error| {
-        StoreError::Backend(format!("cannot read {}: {err}", path.display()))
-    };
-    let mut file = std::fs::OpenOptions::new()
+/// The refusal of `path`, which SQLite found is not a database.
+pub(super) fn not_a_database(path: &Path) -> StoreError {
+    let mut head = Vec::with_capacity(64);
+    let size = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
         .open(path)
-        .map_err(cannot)?;
-    let size = file.metadata().map_err(cannot)?.len();
-    let mut head = Vec::with_capacity(64);
-    (&mut file).take(64).read_to_end(&mut head).map_err(cannot)?;
-    if head.is_empty() || head.starts_with(MAGIC) {
-        return Ok(());
-    }
-    Err(StoreError::Foreign(format!(
-        "{} is not a SQLite database: {}; deferral-host leaves it as it is (give another --store path)",
-        path.display(),
-        describe(&head, size)
-    )))
+        .and_then(|file| {
+            let size = file.metadata()?.len();
+            file.take(64).read_to_end(&mut head)?;
+            Ok(size)
+        });
+    let what = match size {
+        Ok(size) => describe(&head, size),
+        Err(err) => format!("a file that cannot be read ({err})"),
+    };
+    StoreError::Foreign(format!(
+        "{} is not a SQLite database: {what}; deferral-host leaves it as it is (give another --store path)",
+        path.display()
+    ))
 }
 
 /// "a 21-byte text file starting \"shopping: eggs...\"" or "a 4096-byte binary file".
