@@ -34,12 +34,16 @@ mod tests {
 
     #[test]
     fn nothing_a_terminal_or_runner_acts_on_is_left() {
-        let hostile = "a\n::warning::x\r\u{1b}[2J\u{7f}\u{85}\u{9b}\u{202e}b\u{2066}\u{200f}\u{61c}\u{2028}";
+        let hostile =
+            "a\n::warning::x\r\u{1b}[2J\u{7f}\u{85}\u{9b}\u{202e}b\u{2066}\u{200f}\u{61c}\u{2028}";
         let shown = one_line(hostile);
         assert_eq!(
             shown,
             "a\\u{a}::warning::x\\u{d}\\u{1b}[2J\\u{7f}\\u{85}\\u{9b}\\u{202e}b\\u{2066}\\u{200f}\\u{61c}\\u{2028}"
         );
-        assert_eq!(one_line("plain words, é and 日本"), "plain words, é and 日本");
+        assert_eq!(
+            one_line("plain words, é and 日本"),
+            "plain words, é and 日本"
+        );
     }
 }

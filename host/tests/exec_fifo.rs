@@ -43,9 +43,15 @@ fn refused_as_not_a_program(out: &std::process::Output, what: &str) {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(2), "{what}: {stdout}");
     let answer: Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
-    assert_eq!(answer["error"]["code"], "launch-not-executable", "{what}: {answer}");
+    assert_eq!(
+        answer["error"]["code"], "launch-not-executable",
+        "{what}: {answer}"
+    );
     let message = answer["error"]["message"].as_str().unwrap();
-    assert!(message.contains("FIFO"), "{what} says what it is: {message}");
+    assert!(
+        message.contains("FIFO"),
+        "{what} says what it is: {message}"
+    );
 }
 
 #[test]
@@ -99,7 +105,10 @@ fn post_record(addr: &str, launch: &str) -> (u16, Value) {
         .read_to_string(&mut answer)
         .expect("serve answers before the deadline");
     let (head, body) = answer.split_once("\r\n\r\n").unwrap();
-    (head[9..12].parse().unwrap(), serde_json::from_str(body).unwrap_or(Value::Null))
+    (
+        head[9..12].parse().unwrap(),
+        serde_json::from_str(body).unwrap_or(Value::Null),
+    )
 }
 
 #[test]
@@ -107,7 +116,13 @@ fn serve_refuses_a_fifo_without_waiting() {
     let host = Host::new();
     let launch = fifo(&host.path("prog"));
     let (mut serve, addr) = host.spawn_serve(
-        &["serve", "--listen", "127.0.0.1:0", "--allow-launch", "exec:"],
+        &[
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--allow-launch",
+            "exec:",
+        ],
         TOKEN,
         Stdio::null(),
     );
@@ -116,5 +131,11 @@ fn serve_refuses_a_fifo_without_waiting() {
     let _ = serve.wait();
     assert_eq!(status, 422, "{answer}");
     assert_eq!(answer["error"]["code"], "launch-not-executable", "{answer}");
-    assert!(answer["error"]["message"].as_str().unwrap().contains("FIFO"), "{answer}");
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("FIFO"),
+        "{answer}"
+    );
 }

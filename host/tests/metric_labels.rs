@@ -58,7 +58,13 @@ fn made_up_conclusions_are_run_other_with_the_conclusion_bounded_in_the_detail()
     let (out, output) = run_host(
         &host,
         &standin,
-        &["tick", "--http-timeout", "5s", "--metrics-file", file.to_str().unwrap()],
+        &[
+            "tick",
+            "--http-timeout",
+            "5s",
+            "--metrics-file",
+            file.to_str().unwrap(),
+        ],
     );
     assert!(out.status.success(), "{output}");
     for (id, conclusion) in &ids {
@@ -73,9 +79,15 @@ fn made_up_conclusions_are_run_other_with_the_conclusion_bounded_in_the_detail()
             (Some("blocked"), Some("run-other")),
             "{status}"
         );
-        assert!(detail.contains("https://github.example/"), "the run's page: {detail}");
+        assert!(
+            detail.contains("https://github.example/"),
+            "the run's page: {detail}"
+        );
         assert!(detail.len() < 200, "bounded: {} bytes", detail.len());
-        assert!(!detail.contains('\n') && !detail.contains('\u{202e}'), "{detail:?}");
+        assert!(
+            !detail.contains('\n') && !detail.contains('\u{202e}'),
+            "{detail:?}"
+        );
         let kept: String = conclusion.chars().take(20).collect();
         let kept = kept.replace('\n', "\\u{a}");
         assert!(detail.contains(&kept), "the conclusion is kept: {detail}");
@@ -83,7 +95,8 @@ fn made_up_conclusions_are_run_other_with_the_conclusion_bounded_in_the_detail()
     let metrics = exposition::parse(&std::fs::read_to_string(&file).unwrap());
     let seen = causes(&metrics);
     assert!(
-        seen.iter().all(|c| !c.starts_with("run-") || GITHUB_CAUSES.contains(&c.as_str())),
+        seen.iter()
+            .all(|c| !c.starts_with("run-") || GITHUB_CAUSES.contains(&c.as_str())),
         "{seen:?}"
     );
     assert_eq!(
@@ -104,8 +117,11 @@ fn a_cause_an_older_version_stored_unbounded_is_a_bounded_label() {
         // As an older host wrote a run's conclusion: straight into the cause.
         let conn = rusqlite::Connection::open(&host.db).unwrap();
         let cause = format!("run-{}", "y".repeat(20_000));
-        conn.execute("UPDATE deferrals SET cause = ?1 WHERE id = ?2", (&cause, &id))
-            .unwrap();
+        conn.execute(
+            "UPDATE deferrals SET cause = ?1 WHERE id = ?2",
+            (&cause, &id),
+        )
+        .unwrap();
     }
     let file = host.path("deferral.prom");
     host.tick(&["--quiet", "--metrics-file", file.to_str().unwrap()]);

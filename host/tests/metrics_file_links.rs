@@ -62,7 +62,11 @@ fn a_link_planted_at_the_temporary_name_is_not_written_through() {
     assert_eq!(mode, 0o600, "and keeps its mode");
     let meta = std::fs::symlink_metadata(&file).unwrap();
     assert!(meta.file_type().is_file(), "the metrics file is a file");
-    assert_eq!(meta.permissions().mode() & 0o777, 0o644, "readable by the collector");
+    assert_eq!(
+        meta.permissions().mode() & 0o777,
+        0o644,
+        "readable by the collector"
+    );
     let text = std::fs::read_to_string(&file).unwrap();
     assert!(text.contains("deferral_host_tick_failed 0"), "{text}");
     let left: Vec<_> = std::fs::read_dir(&shared)

@@ -93,7 +93,12 @@ fn a_store_others_may_write_is_refused_until_it_is_made_private() {
     chmod(&host.db, 0o666);
     let message = refused(&host, &["status"], "", "unsafe-store");
     assert!(message.contains("chmod"), "says what to do: {message}");
-    refused(&host, &record_args(&receipt_file(&host)), "", "unsafe-store");
+    refused(
+        &host,
+        &record_args(&receipt_file(&host)),
+        "",
+        "unsafe-store",
+    );
     refused(&host, &["tick"], "", "unsafe-store");
     chmod(&host.db, 0o600);
     host.expect(0, &["status"], "");

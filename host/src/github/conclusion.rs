@@ -81,7 +81,10 @@ mod tests {
 
     #[test]
     fn a_known_conclusion_is_its_cause_and_any_other_is_run_other() {
-        assert_eq!(blocked(Some("failure"), "P"), ("run-failure".into(), "P".into()));
+        assert_eq!(
+            blocked(Some("failure"), "P"),
+            ("run-failure".into(), "P".into())
+        );
         assert_eq!(blocked(None, "P").0, "run-unknown");
         let long = "x".repeat(20_000);
         let (cause, detail) = blocked(Some(&long), "P");

@@ -335,7 +335,8 @@ fn finish_run(
             now_ms(),
         ),
         None => {
-            let (cause, detail) = super::conclusion::blocked(run.conclusion.as_deref(), &run.html_url);
+            let (cause, detail) =
+                super::conclusion::blocked(run.conclusion.as_deref(), &run.html_url);
             blocked(&cause, detail)
         }
     };

@@ -53,7 +53,10 @@ pub fn prepare(path: &Path) -> Result<(), StoreError> {
         name.push(side);
         let side_path = Path::new(&name);
         if std::fs::symlink_metadata(side_path).is_ok() {
-            check_file(side_path, &format!("the store's {side} file {}", side_path.display()))?;
+            check_file(
+                side_path,
+                &format!("the store's {side} file {}", side_path.display()),
+            )?;
         }
     }
     Ok(())
@@ -109,9 +112,8 @@ fn who_writes(mode: u32) -> &'static str {
 /// An existing file of the store (`what` names it): a regular file, this user's, writable by
 /// no one else.
 fn check_file(path: &Path, what: &str) -> Result<(), StoreError> {
-    let meta = std::fs::symlink_metadata(path).map_err(|err| {
-        StoreError::Backend(format!("cannot read {what}: {err}"))
-    })?;
+    let meta = std::fs::symlink_metadata(path)
+        .map_err(|err| StoreError::Backend(format!("cannot read {what}: {err}")))?;
     let file_type = meta.file_type();
     if file_type.is_symlink() {
         return Err(unsafe_store(format!(
@@ -123,7 +125,10 @@ fn check_file(path: &Path, what: &str) -> Result<(), StoreError> {
             "{what} is {}, not a store file{}",
             special_kind(&meta),
             if meta.is_dir() {
-                format!(": give --store a file path, such as {}/host.db", path.display())
+                format!(
+                    ": give --store a file path, such as {}/host.db",
+                    path.display()
+                )
             } else {
                 String::new()
             }

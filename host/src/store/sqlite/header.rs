@@ -38,13 +38,23 @@ pub(super) fn not_a_database(path: &Path) -> StoreError {
 
 /// "a 21-byte text file starting \"shopping: eggs...\"" or "a 4096-byte binary file".
 fn describe(head: &[u8], size: u64) -> String {
-    let text = std::str::from_utf8(head)
-        .ok()
-        .filter(|t| t.chars().all(|c| !c.is_control() || c == '\n' || c == '\t' || c == '\r'));
+    let text = std::str::from_utf8(head).ok().filter(|t| {
+        t.chars()
+            .all(|c| !c.is_control() || c == '\n' || c == '\t' || c == '\r')
+    });
     match text {
         Some(text) => {
-            let quoted: String = text.chars().take(QUOTED).collect::<String>().escape_debug().to_string();
-            let more = if text.chars().count() > QUOTED { "..." } else { "" };
+            let quoted: String = text
+                .chars()
+                .take(QUOTED)
+                .collect::<String>()
+                .escape_debug()
+                .to_string();
+            let more = if text.chars().count() > QUOTED {
+                "..."
+            } else {
+                ""
+            };
             format!("a {size}-byte text file starting \"{quoted}{more}\"")
         }
         None => format!("a {size}-byte binary file whose first bytes are not SQLite's header"),
