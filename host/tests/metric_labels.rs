@@ -67,6 +67,10 @@ fn made_up_conclusions_are_run_other_with_the_conclusion_bounded_in_the_detail()
         ],
     );
     assert!(out.status.success(), "{output}");
+    assert!(
+        !output.contains("\n::warning::line") && !output.contains('\u{202e}'),
+        "the tick's own lines show the conclusion escaped: {output}"
+    );
     for (id, conclusion) in &ids {
         let status = host.status(id);
         let detail = status["detail"].as_str().unwrap();
