@@ -621,14 +621,44 @@ function withLock(lock, update) {
   }
 }
 
+// dist/lib/private-folder.js
+var { lstatSync, mkdirSync } = builtin("node:fs");
+function privateFolder(dir) {
+  const refuse = (detail) => new IoError({ op: "folder", path: dir, detail });
+  try {
+    mkdirSync(dir, { recursive: true, mode: 448 });
+  } catch (err) {
+    throw refuse(`cannot create it (${err.code ?? err.message})`);
+  }
+  if (process.platform === "win32") return;
+  const st = lstatSync(dir);
+  if (!st.isDirectory()) throw refuse("it is not a directory (a link or a file is in its place)");
+  const uid = process.getuid();
+  if (st.uid !== uid) throw refuse(`it is owned by uid ${st.uid}, not by this user (uid ${uid})`);
+  if ((st.mode & 18) !== 0) throw refuse(`others may write it (mode ${(st.mode & 4095).toString(8).padStart(4, "0")})`);
+}
+
 // dist/lib/attempt.js
-var { appendFileSync, mkdirSync, writeFileSync } = builtin("node:fs");
+var { appendFileSync, mkdirSync: mkdirSync2, writeFileSync } = builtin("node:fs");
 var { dirname } = builtin("node:path");
 var { tmpdir } = builtin("node:os");
 var PASSED = /^(INPUT_|GITHUB_|RUNNER_|DEFERRAL_)|^(HTTPS?_PROXY|NO_PROXY|GH_TOKEN)$/i;
+function writeFile(w) {
+  try {
+    if (w.append) {
+      appendFileSync(w.path, w.text, "utf8");
+      return;
+    }
+    if (w.private_folder) privateFolder(dirname(w.path));
+    else mkdirSync2(dirname(w.path), { recursive: true });
+    writeFileSync(w.path, w.text, { mode: w.mode, flag: w.exclusive ? "wx" : "w" });
+  } catch (err) {
+    if (err instanceof IoError) throw err;
+    throw new IoError({ op: "write", path: w.path, detail: err.code ?? err.message });
+  }
+}
 function perform(step) {
-  if (step.stdout) process.stdout.write(step.stdout);
-  if (step.stderr) process.stderr.write(step.stderr);
+  for (const dir of step.folders ?? []) privateFolder(dir);
   for (const w of step.writes ?? []) {
     if (w.best_effort) {
       try {
@@ -639,13 +669,21 @@ function perform(step) {
       }
       continue;
     }
-    if (w.append) {
-      appendFileSync(w.path, w.text, "utf8");
-      continue;
-    }
-    mkdirSync(dirname(w.path), { recursive: true });
-    writeFileSync(w.path, w.text, { mode: w.mode, flag: w.exclusive ? "wx" : "w" });
+    writeFile(w);
   }
+  if (step.stdout) process.stdout.write(step.stdout);
+  if (step.stderr) process.stderr.write(step.stderr);
+}
+function failLast(err, input2, cross2) {
+  input2.io_error = err instanceof IoError ? err.facts : { op: "internal", detail: String(err?.message ?? err) };
+  const step = cross2();
+  try {
+    perform(step);
+  } catch {
+    if (step.stdout) process.stdout.write(step.stdout);
+    if (step.stderr) process.stderr.write(step.stderr);
+  }
+  return step;
 }
 async function send2(req, env, input2) {
   const headers = Object.fromEntries(req.headers);
@@ -669,6 +707,7 @@ async function runAttempt(start, env = process.env) {
     ...start,
     crossing: 0,
     tmpdir: tmpdir(),
+    uid: process.getuid?.() ?? null,
     stderr_tty: Boolean(process.stderr.isTTY),
     env: Object.fromEntries(Object.entries(env).filter(([k]) => PASSED.test(k))),
     now_ms: Date.now(),
@@ -697,7 +736,11 @@ async function runAttempt(start, env = process.env) {
       step = cross2();
     }
   }
-  perform(step);
+  try {
+    perform(step);
+  } catch (err) {
+    return failLast(err, input2, cross2);
+  }
   return step;
 }
 

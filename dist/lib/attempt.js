@@ -6,6 +6,7 @@ import { run } from './wasm.js';
 import { request } from './http.js';
 import { IoError, readUpTo } from './read-input.js';
 import { withLock } from './ledger-file.js';
+import { privateFolder } from './private-folder.js';
 
 const { appendFileSync, mkdirSync, writeFileSync } = builtin('node:fs');
 const { dirname } = builtin('node:path');
@@ -14,22 +15,48 @@ const { tmpdir } = builtin('node:os');
 // The variables the core may read: inputs, the runner's and ours, proxies, the CLI's tokens.
 const PASSED = /^(INPUT_|GITHUB_|RUNNER_|DEFERRAL_)|^(HTTPS?_PROXY|NO_PROXY|GH_TOKEN)$/i;
 
+function writeFile(w) {
+  try {
+    if (w.append) {
+      appendFileSync(w.path, w.text, 'utf8');
+      return;
+    }
+    if (w.private_folder) privateFolder(dirname(w.path));
+    else mkdirSync(dirname(w.path), { recursive: true });
+    writeFileSync(w.path, w.text, { mode: w.mode, flag: w.exclusive ? 'wx' : 'w' });
+  } catch (err) {
+    if (err instanceof IoError) throw err;
+    throw new IoError({ op: 'write', path: w.path, detail: err.code ?? err.message });
+  }
+}
+
+// Files first: a write that fails is reported by the core in place of what would have printed.
 function perform(step) {
-  if (step.stdout) process.stdout.write(step.stdout);
-  if (step.stderr) process.stderr.write(step.stderr);
+  for (const dir of step.folders ?? []) privateFolder(dir);
   for (const w of step.writes ?? []) {
     if (w.best_effort) {
       // The host's report file: the line is on stdout too, so a failure only warns.
       try { appendFileSync(w.path, w.text, 'utf8'); } catch (err) { process.stderr.write(`deferral: warning: could not append to ${w.path}: ${err.message}\n`); }
       continue;
     }
-    if (w.append) {
-      appendFileSync(w.path, w.text, 'utf8');
-      continue;
-    }
-    mkdirSync(dirname(w.path), { recursive: true });
-    writeFileSync(w.path, w.text, { mode: w.mode, flag: w.exclusive ? 'wx' : 'w' });
+    writeFile(w);
   }
+  if (step.stdout) process.stdout.write(step.stdout);
+  if (step.stderr) process.stderr.write(step.stderr);
+}
+
+/** The core's answer to a failure of the last step's own I/O: one more crossing, performed as
+ * far as it goes (its text is printed even when its own writes fail too). */
+function failLast(err, input, cross) {
+  input.io_error = err instanceof IoError ? err.facts : { op: 'internal', detail: String(err?.message ?? err) };
+  const step = cross();
+  try {
+    perform(step);
+  } catch {
+    if (step.stdout) process.stdout.write(step.stdout);
+    if (step.stderr) process.stderr.write(step.stderr);
+  }
+  return step;
 }
 
 async function send(req, env, input) {
@@ -48,7 +75,7 @@ async function send(req, env, input) {
 /** Runs to the last step: `start` is {surface: 'cli', argv} or {surface: 'action'}. */
 export async function runAttempt(start, env = process.env) {
   const input = {
-    ...start, crossing: 0, tmpdir: tmpdir(), stderr_tty: Boolean(process.stderr.isTTY),
+    ...start, crossing: 0, tmpdir: tmpdir(), uid: process.getuid?.() ?? null, stderr_tty: Boolean(process.stderr.isTTY),
     env: Object.fromEntries(Object.entries(env).filter(([k]) => PASSED.test(k))),
     now_ms: Date.now(), utc_offset_min: -new Date().getTimezoneOffset(),
   };
@@ -74,6 +101,11 @@ export async function runAttempt(start, env = process.env) {
       step = cross();
     }
   }
-  perform(step);
+  try {
+    perform(step);
+  } catch (err) {
+    // Never a stack trace at the end (the port may have answered already): a coded error.
+    return failLast(err, input, cross);
+  }
   return step;
 }

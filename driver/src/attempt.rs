@@ -545,16 +545,30 @@ impl Attempt<'_> {
         )
     }
 
-    fn temp(&self) -> String {
-        let dir = [
-            self.env.get("RUNNER_TEMP").and_then(Value::as_str),
-            self.v.tmpdir.as_deref(),
-        ]
-        .into_iter()
-        .flatten()
-        .find(|d| !d.is_empty())
-        .unwrap_or("/tmp");
-        format!("{}/deferral", dir.trim_end_matches(['/', '\\']))
+    /// The gate's own folder for the receipt and the cancellation handle: `RUNNER_TEMP/deferral`
+    /// on a runner (a folder of the job's own), else `TMPDIR/deferral-UID`, one per user, since
+    /// `TMPDIR` is often shared (`/tmp`). The shell makes it `0700` and refuses it unless it is
+    /// this user's and no one else may write it.
+    pub(crate) fn temp(&self) -> String {
+        let runner = self
+            .env
+            .get("RUNNER_TEMP")
+            .and_then(Value::as_str)
+            .filter(|d| !d.is_empty());
+        if let Some(dir) = runner {
+            return format!("{}/deferral", dir.trim_end_matches(['/', '\\']));
+        }
+        let dir = self
+            .v
+            .tmpdir
+            .as_deref()
+            .filter(|d| !d.is_empty())
+            .unwrap_or("/tmp");
+        let dir = dir.trim_end_matches(['/', '\\']);
+        match self.v.uid {
+            Some(uid) => format!("{dir}/deferral-{uid}"),
+            None => format!("{dir}/deferral"),
+        }
     }
 
     fn receipt_file(&self, r: &Receipt) -> (String, String) {
@@ -571,7 +585,7 @@ impl Attempt<'_> {
         if self.action && f.status == Status::Deferred {
             if let Some(r) = &f.receipt {
                 let (path, text) = self.receipt_file(r);
-                writes.push(Write::file(&path, &text, 0o644, false));
+                writes.push(Write::private_file(&path, &text, 0o644, false));
                 receipt_path = path;
             }
         }

@@ -106,11 +106,12 @@ fn invalid(error: &ReceiptError) -> (String, String) {
         },
     }
     .to_json();
+    // The path and message quote the receipt (a key, a value): outside words.
     let text = format!(
         "Not a valid deferred-receipt-v1: {} at {}: {}\n",
         error.code(),
-        error.path,
-        error.message
+        crate::terminal::one_line(&error.path),
+        crate::terminal::one_line(&error.message)
     );
     (line, text)
 }

@@ -34,6 +34,9 @@ pub struct Crossing {
     #[serde(deserialize_with = "or_default")]
     pub utc_offset_min: i64,
     pub tmpdir: Option<String>,
+    /// The user the shell runs as (`process.getuid()`; none on Windows): names the gate's own
+    /// temporary folder.
+    pub uid: Option<u64>,
     #[serde(deserialize_with = "or_default")]
     pub stderr_tty: bool,
     /// 0 on the first call of a run.
@@ -85,6 +88,10 @@ pub enum IoOp {
     Lock,
     /// Waiting for the ledger's lock too long.
     LockTimeout,
+    /// Making ready a private folder (`path`): not this user's, or others may write it.
+    Folder,
+    /// Writing a file the step named (`path`).
+    Write,
     /// Anything else (a bug of the shell).
     #[default]
     #[serde(other)]

@@ -25,3 +25,4 @@ pub mod proxy;
 pub mod run;
 pub mod runner;
 pub mod step;
+pub mod terminal;

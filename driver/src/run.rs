@@ -136,6 +136,19 @@ impl Files {
     }
 }
 
+/// The deferral id a port's 2xx answer to a retain request gave (checked as the gate checks
+/// it), for an error after the port kept the receipt.
+fn retained_id(c: &Crossing) -> Option<String> {
+    let answer = c.port_answer.as_ref()?;
+    if !(200..300).contains(&answer.status) {
+        return None;
+    }
+    let body: serde_json::Value = serde_json::from_str(answer.body.as_deref()?).ok()?;
+    let id = body.get("id")?.as_str()?;
+    crate::port_answer::check_id(id).ok()?;
+    Some(id.to_string())
+}
+
 /// The shell's own failure, as the error it is.
 fn shell_error(c: &Crossing) -> Option<AttemptError> {
     let e = c.io_error.as_ref()?;
@@ -148,6 +161,15 @@ fn shell_error(c: &Crossing) -> Option<AttemptError> {
         IoOp::Ledger => AttemptError::UnreadableLedger { detail },
         IoOp::Lock => AttemptError::LedgerLockFailed { detail },
         IoOp::LockTimeout => AttemptError::LedgerLockTimeout { ms: e.ms },
+        IoOp::Folder => AttemptError::UnsafeTempFolder {
+            path: where_(&e.path),
+            detail,
+        },
+        IoOp::Write => AttemptError::UnwritableFile {
+            path: where_(&e.path),
+            detail,
+            retained: retained_id(c),
+        },
         IoOp::Internal => AttemptError::Internal { detail },
     })
 }

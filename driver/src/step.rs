@@ -103,13 +103,17 @@ pub struct Request {
     pub error_into: Option<&'static str>,
 }
 
-/// A request to the durable port, the ledger text to write now, and files to write.
+/// A request to the durable port, the ledger text to write now, files to write, and private
+/// folders to make ready (see [`Write::private_file`]) before the request is made, so that a
+/// folder that cannot hold the cancellation handle stops the gate before the port keeps anything.
 #[derive(Debug, Serialize)]
 pub struct PortStep {
     pub request: Request,
     pub same_clock: bool,
     pub ledger: Option<String>,
     pub writes: Vec<Write>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub folders: Vec<String>,
     #[serde(skip_serializing_if = "String::is_empty")]
     pub stdout: String,
 }
@@ -130,6 +134,10 @@ pub struct Write {
     /// the line is on stdout too).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub best_effort: Option<bool>,
+    /// The file's folder must be private: the shell creates it `0700` when missing and refuses
+    /// it unless it is a directory of this user that no one else may write.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub private_folder: Option<bool>,
 }
 
 impl Write {
@@ -142,6 +150,16 @@ impl Write {
             exclusive: Some(exclusive),
             append: None,
             best_effort: None,
+            private_folder: None,
+        }
+    }
+
+    /// A file written whole in a private folder (the receipt and the cancellation handle in
+    /// the gate's temporary folder).
+    pub fn private_file(path: &str, text: &str, mode: u32, exclusive: bool) -> Write {
+        Write {
+            private_folder: Some(true),
+            ..Write::file(path, text, mode, exclusive)
         }
     }
 
@@ -154,6 +172,7 @@ impl Write {
             exclusive: None,
             append: Some(true),
             best_effort: None,
+            private_folder: None,
         }
     }
 

@@ -75,6 +75,15 @@ fn attempt_errors() -> Vec<AttemptError> {
         AttemptError::UnreadableLedger { detail: detail() },
         AttemptError::LedgerLockFailed { detail: detail() },
         AttemptError::LedgerLockTimeout { ms: 1 },
+        AttemptError::UnsafeTempFolder {
+            path: detail(),
+            detail: detail(),
+        },
+        AttemptError::UnwritableFile {
+            path: detail(),
+            detail: detail(),
+            retained: Some(detail()),
+        },
         AttemptError::InvalidProxy { detail: detail() },
         AttemptError::Internal { detail: detail() },
     ];
@@ -110,6 +119,8 @@ fn attempt_errors() -> Vec<AttemptError> {
             | AttemptError::UnreadableLedger { .. }
             | AttemptError::LedgerLockFailed { .. }
             | AttemptError::LedgerLockTimeout { .. }
+            | AttemptError::UnsafeTempFolder { .. }
+            | AttemptError::UnwritableFile { .. }
             | AttemptError::InvalidProxy { .. }
             | AttemptError::Internal { .. } => {}
         }

@@ -11,8 +11,6 @@ use crate::human_time::relative;
 use crate::store::{Deferral, PageOrder, Store, StoreError};
 use deferral_core::lifecycle::State;
 use std::fmt::Write as _;
-use std::io::Write as _;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 /// What the page may load: nothing but its own inline style (also in the page's `<meta>`, where
@@ -114,43 +112,18 @@ fn sort_done<D: std::borrow::Borrow<Deferral>>(rows: &mut [D]) {
     });
 }
 
-/// Writes the page to `path` without following a symlink planted there: a new file (mode
-/// `0600`, created exclusively) in the same directory, synced, then renamed over `path`, so
-/// `path` ends up a regular file and whatever a link there pointed to is left untouched.
+/// Writes the page to `path` without following a symlink planted there, through
+/// [`crate::replace_file`] (mode `0600`): `path` ends up a regular file and whatever a link
+/// there pointed to is left untouched.
 ///
 /// # Errors
 /// `unwritable-output` when the file cannot be created, written or renamed.
 pub fn write_page_file(path: &Path, page: &str) -> Result<(), HostError> {
-    let fail = |err: &dyn std::fmt::Display| {
+    crate::replace_file::replace_file(path, page.as_bytes(), 0o600).map_err(|err| {
         HostError::new(
             HostErrorKind::UnwritableOutput,
             format!("cannot write {}: {err}", path.display()),
         )
-    };
-    let name = path.file_name().ok_or_else(|| fail(&"not a file name"))?;
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let temp = dir.join(format!(
-        ".{}.{}.tmp",
-        name.to_string_lossy(),
-        &crate::handle::new_handle()[..12]
-    ));
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(&temp)
-        .map_err(|err| fail(&err))?;
-    let written = file
-        .write_all(page.as_bytes())
-        .and_then(|()| file.sync_all())
-        .and_then(|()| std::fs::rename(&temp, path));
-    written.map_err(|err| {
-        // Ours (created exclusively above): never leave it behind.
-        let _ = std::fs::remove_file(&temp);
-        fail(&err)
     })
 }
 

@@ -16,6 +16,7 @@
 //! * [`serve`]: the durable port, an HTTP JSON API over the coordinator (hyper on tokio; records
 //!   from concurrent requests group-committed).
 //! * [`metrics`]: Prometheus metrics (`GET /metrics` on `serve`, `tick --metrics-file`).
+//! * [`replace_file`]: replacing a file in a folder others may write, never through a link.
 //! * [`logs`]: `--log-format json` for `serve` and `tick`.
 //! * [`view`]: the JSON views of a deferral that `cli` and `serve` both print.
 //! * [`cli`]: the command line.
@@ -49,6 +50,7 @@ pub mod logs;
 pub mod metrics;
 pub mod pools;
 pub mod progress;
+pub mod replace_file;
 pub mod retry;
 pub mod serve;
 pub mod store;

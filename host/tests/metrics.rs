@@ -126,7 +126,8 @@ fn tick_writes_its_metrics_file_atomically_with_the_expected_families() {
 #[test]
 fn a_failed_tick_still_writes_its_file_and_says_it_failed() {
     let host = Host::new();
-    // A store that cannot be opened: a directory where the SQLite file should be.
+    // A store that cannot be opened: a directory where the SQLite file should be
+    // (`foreign-store`, issue 29 item 7).
     std::fs::create_dir(&host.db).unwrap();
     let file = host.path("deferral.prom");
     let out = host.run(
@@ -144,7 +145,7 @@ fn a_failed_tick_still_writes_its_file_and_says_it_failed() {
     assert_eq!(
         metrics.value(
             "deferral_host_tick_store_errors",
-            &[("code", "store-error")]
+            &[("code", "foreign-store")]
         ),
         Some(1.0)
     );

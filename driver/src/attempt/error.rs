@@ -74,6 +74,15 @@ pub enum AttemptError {
     LedgerLockFailed { detail: String },
     /// The ledger's lock stayed held past the wait.
     LedgerLockTimeout { ms: u64 },
+    /// The gate's temporary folder is not private (another user's, or others may write it).
+    UnsafeTempFolder { path: String, detail: String },
+    /// A file the gate writes (the receipt, the cancellation handle) could not be written;
+    /// `retained` names the deferral when the port had kept the receipt already.
+    UnwritableFile {
+        path: String,
+        detail: String,
+        retained: Option<String>,
+    },
     /// A proxy variable names a scheme other than http or https.
     InvalidProxy { detail: String },
     /// The shell failed in a way it could not describe otherwise (a bug).
@@ -82,7 +91,7 @@ pub enum AttemptError {
 
 impl AttemptError {
     /// Every code this type answers.
-    pub const CODES: [&'static str; 33] = [
+    pub const CODES: [&'static str; 35] = [
         "invalid-duration",
         "invalid-reserve",
         "invalid-fresh-approval",
@@ -114,6 +123,8 @@ impl AttemptError {
         "unreadable-ledger",
         "ledger-lock-failed",
         "ledger-lock-timeout",
+        "unsafe-temp-folder",
+        "unwritable-file",
         "invalid-proxy",
         "internal-error",
     ];
@@ -161,6 +172,8 @@ impl AttemptError {
             AttemptError::UnreadableLedger { .. } => "unreadable-ledger",
             AttemptError::LedgerLockFailed { .. } => "ledger-lock-failed",
             AttemptError::LedgerLockTimeout { .. } => "ledger-lock-timeout",
+            AttemptError::UnsafeTempFolder { .. } => "unsafe-temp-folder",
+            AttemptError::UnwritableFile { .. } => "unwritable-file",
             AttemptError::InvalidProxy { .. } => "invalid-proxy",
             AttemptError::Internal { .. } => "internal-error",
         }
@@ -267,6 +280,21 @@ impl fmt::Display for AttemptError {
             }
             AttemptError::LedgerLockFailed { detail } => {
                 write!(f, "cannot create the ledger lock: {detail}")
+            }
+            AttemptError::UnsafeTempFolder { path, detail } => write!(
+                f,
+                "cannot keep the receipt and cancellation handle in {path}: {detail}; the gate keeps them only in a folder of this user's that no one else may write: set TMPDIR to a folder of your own (a runner's RUNNER_TEMP is used when set)"
+            ),
+            AttemptError::UnwritableFile {
+                path,
+                detail,
+                retained: Some(id),
+            } => write!(
+                f,
+                "the port retained the receipt as deferral {id}, but its cancellation handle could not be written to {path}: {detail}; the handle is lost: the port's operator can cancel or retry the deferral with deferral-host"
+            ),
+            AttemptError::UnwritableFile { path, detail, .. } => {
+                write!(f, "cannot write {path}: {detail}")
             }
             AttemptError::LedgerLockTimeout { ms } => {
                 write!(f, "the ledger lock stayed held for {ms} ms")

@@ -218,6 +218,7 @@ impl Attempt<'_> {
             // The ledger was read for this crossing: write it now (the next repeats the decision).
             ledger: ledger.map(str::to_string),
             writes: Vec::new(),
+            folders: Vec::new(),
             stdout: String::new(),
         })
     }
@@ -238,7 +239,7 @@ impl Attempt<'_> {
             .filter(|_| self.action)
             .map(|r| {
                 let (path, text) = self.receipt_file(r);
-                Write::file(&path, &text, 0o644, false)
+                Write::private_file(&path, &text, 0o644, false)
             })
             .collect();
         let raw = |text: &str| RawValue::from_string(text.to_string()).ok();
@@ -262,6 +263,8 @@ impl Attempt<'_> {
             same_clock: true,
             ledger: ledger.map(str::to_string),
             writes,
+            // The folder the handle goes to, ready and private before the port keeps anything.
+            folders: vec![self.temp()],
             stdout: String::new(),
         })
     }
@@ -333,10 +336,10 @@ impl Attempt<'_> {
         let handle_path = format!("{}/cancellation-handle-{id}", self.temp());
         let mut writes = Vec::new();
         if self.action {
-            writes.push(Write::file(&path, &text, 0o644, false));
+            writes.push(Write::private_file(&path, &text, 0o644, false));
         }
         // Exclusive: never follow or reuse a file someone put there first.
-        writes.push(Write::file(
+        writes.push(Write::private_file(
             &handle_path,
             &format!("{handle}\n"),
             0o600,

@@ -592,12 +592,14 @@ impl Finished {
     /// The human verdict for a terminal: status, reason, figures, when to resume (local time
     /// `offset_min` east of UTC, and UTC).
     pub fn verdict(&self, offset_min: i64) -> String {
+        // Outside words (a port's code, reason, ids and refusal) go through `one_line`.
+        use crate::terminal::one_line;
         let mut head = format!("deferral: {}", self.status);
         if let Some(code) = &self.code {
-            head.push_str(&format!(" ({code})"));
+            head.push_str(&format!(" ({})", one_line(code)));
         }
         if let Some(reason) = self.reason() {
-            head.push_str(&format!(", reason {reason}"));
+            head.push_str(&format!(", reason {}", one_line(reason)));
         }
         let mut lines = vec![head];
         let d = self.decision.as_ref();
@@ -634,12 +636,20 @@ impl Finished {
             }
         }
         match (&self.pool, &self.admission, &self.pool_reason) {
-            (Some(pool), Some(id), _) => lines.push(format!("  admitted in pool {pool} as {id}")),
-            (Some(pool), None, Some(why)) => lines.push(format!("  pool {pool} refused: {why}")),
+            (Some(pool), Some(id), _) => lines.push(format!(
+                "  admitted in pool {} as {}",
+                one_line(pool),
+                one_line(id)
+            )),
+            (Some(pool), None, Some(why)) => lines.push(format!(
+                "  pool {} refused: {}",
+                one_line(pool),
+                one_line(why)
+            )),
             _ => {}
         }
         if let Some(why) = self.why() {
-            lines.push(format!("  {why}"));
+            lines.push(format!("  {}", one_line(why)));
         }
         lines.join("\n") + "\n"
     }

@@ -27,6 +27,7 @@ pub enum HostErrorKind {
     Duplicate,
     StoreCorrupt,
     ForeignStore,
+    UnsafeStore,
     SchemaTooNew,
     StoreError,
     // exit 2
@@ -100,6 +101,7 @@ impl HostErrorKind {
         HostErrorKind::Duplicate,
         HostErrorKind::StoreCorrupt,
         HostErrorKind::ForeignStore,
+        HostErrorKind::UnsafeStore,
         HostErrorKind::SchemaTooNew,
         HostErrorKind::StoreError,
         HostErrorKind::AlreadyRetained,
@@ -170,6 +172,7 @@ impl HostErrorKind {
             HostErrorKind::Duplicate => "duplicate",
             HostErrorKind::StoreCorrupt => "store-corrupt",
             HostErrorKind::ForeignStore => "foreign-store",
+            HostErrorKind::UnsafeStore => "unsafe-store",
             HostErrorKind::SchemaTooNew => "schema-too-new",
             HostErrorKind::StoreError => "store-error",
             HostErrorKind::AlreadyRetained => "already-retained",
@@ -241,6 +244,7 @@ impl HostErrorKind {
             | HostErrorKind::Duplicate
             | HostErrorKind::StoreCorrupt
             | HostErrorKind::ForeignStore
+            | HostErrorKind::UnsafeStore
             | HostErrorKind::SchemaTooNew
             | HostErrorKind::StoreError => EXIT_FAILURE,
             HostErrorKind::AlreadyRetained

@@ -93,6 +93,7 @@ fn store_kind(err: &StoreError) -> HostErrorKind {
         StoreError::Duplicate(_) => HostErrorKind::Duplicate,
         StoreError::Corrupt(_) => HostErrorKind::StoreCorrupt,
         StoreError::Foreign(_) => HostErrorKind::ForeignStore,
+        StoreError::Unsafe(_) => HostErrorKind::UnsafeStore,
         StoreError::SchemaTooNew { .. } => HostErrorKind::SchemaTooNew,
         StoreError::Backend(_) => HostErrorKind::StoreError,
         StoreError::Missing(_) => HostErrorKind::StoreNotFound,
@@ -127,6 +128,7 @@ mod tests {
             (StoreError::Duplicate(s()), EXIT_FAILURE),
             (StoreError::Corrupt(s()), EXIT_FAILURE),
             (StoreError::Foreign(s()), EXIT_FAILURE),
+            (StoreError::Unsafe(s()), EXIT_FAILURE),
             (
                 StoreError::SchemaTooNew {
                     found: 9,

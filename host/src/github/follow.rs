@@ -284,7 +284,9 @@ fn finish_run(
         .flatten()
         .unwrap_or_else(|| DEFAULT_ARTIFACT.to_string());
     let artifacts = api::run_artifacts(client, repo, run.id, &name)?;
-    let conclusion = run.conclusion.clone().unwrap_or_else(|| "unknown".into());
+    let raw = run.conclusion.as_deref().unwrap_or("unknown");
+    // What GitHub said, bounded and escaped, wherever it is shown or stored.
+    let conclusion = super::conclusion::shown(raw);
     let blocked = |cause: &str, detail: String| {
         let effects = Effects {
             detail: Some(detail),
@@ -324,7 +326,7 @@ fn finish_run(
                 format!("{} ({})", refused.detail, run.html_url),
             ),
         },
-        None if conclusion == "success" => coordinator::finish(
+        None if raw == "success" => coordinator::finish(
             store,
             deferral,
             Outcome::Complete {
@@ -332,7 +334,11 @@ fn finish_run(
             },
             now_ms(),
         ),
-        None => blocked(&format!("run-{conclusion}"), run.html_url.clone()),
+        None => {
+            let (cause, detail) =
+                super::conclusion::blocked(run.conclusion.as_deref(), &run.html_url);
+            blocked(&cause, detail)
+        }
     };
     Ok(match written {
         Ok(after) => crate::view::value(&FollowedView {

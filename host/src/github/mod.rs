@@ -21,6 +21,7 @@ pub mod app;
 pub mod artifact;
 pub mod auth;
 pub mod client;
+pub mod conclusion;
 pub mod dispatch;
 pub mod follow;
 pub mod options;

@@ -40,18 +40,33 @@ fn check_program(path: &str, what: &str) -> Result<(), HostError> {
             ))
         }
     };
-    if metadata.is_dir() || !executable(path) {
-        let kind = if metadata.is_dir() {
-            "is a directory"
-        } else {
-            "is not executable (chmod +x it)"
-        };
+    let not_a_program = not_a_program(&metadata);
+    if not_a_program.is_some() || !executable(path) {
+        let kind = not_a_program.unwrap_or("is not executable (chmod +x it)");
         return Err(HostError::new(
             HostErrorKind::LaunchNotExecutable,
             format!("the launch {what} {path} {kind}; {HINT}"),
         ));
     }
     Ok(())
+}
+
+/// Why a file cannot be a program: only a regular file can (a FIFO with the x bit would block
+/// whoever opens it to read its `#!` line until a writer came).
+fn not_a_program(metadata: &std::fs::Metadata) -> Option<&'static str> {
+    use std::os::unix::fs::FileTypeExt;
+    let t = metadata.file_type();
+    if t.is_file() {
+        None
+    } else if t.is_dir() {
+        Some("is a directory")
+    } else if t.is_fifo() {
+        Some("is a FIFO, not a program")
+    } else if t.is_socket() {
+        Some("is a socket, not a program")
+    } else {
+        Some("is a device, not a program")
+    }
 }
 
 #[cfg(unix)]
@@ -69,10 +84,21 @@ fn executable(_path: &str) -> bool {
 }
 
 /// The interpreter a `#!` line names, when the file starts with one and names an absolute path.
+/// Opened without blocking and read only when the open file is a regular file (it may have been
+/// swapped for a FIFO since it was checked).
 fn interpreter_of(program: &Path) -> Option<String> {
     use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(program)
+        .ok()?;
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
     let mut head = [0u8; 256];
-    let n = std::fs::File::open(program).ok()?.read(&mut head).ok()?;
+    let n = file.read(&mut head).ok()?;
     let line = head[..n].strip_prefix(b"#!")?;
     let line = line.split(|&b| b == b'\n').next()?;
     let line = std::str::from_utf8(line).ok()?.trim();

@@ -12,6 +12,7 @@
 //! the pools; the host has none yet. See docs/host.md (Metrics) for every family.
 
 pub mod counting_store;
+pub mod labels;
 pub mod serve;
 pub mod textfile;
 pub mod tick_file;
@@ -27,10 +28,11 @@ use prometheus::{IntCounterVec, IntGaugeVec, Opts, Registry};
 pub const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
 
 /// The codes a store failure has (`StoreError::code`), each counted from zero.
-const STORE_ERROR_CODES: [&str; 4] = [
+const STORE_ERROR_CODES: [&str; 5] = [
     "store-error",
     "store-corrupt",
     "foreign-store",
+    "unsafe-store",
     "schema-too-new",
 ];
 
@@ -82,7 +84,9 @@ pub fn store_gauges(store: &dyn Store) -> Result<Vec<MetricFamily>, StoreError> 
     }
     for (state, cause, n) in counts {
         let n = i64::try_from(n).unwrap_or(i64::MAX);
-        by_cause.with_label_values(&[state.as_str(), &cause]).add(n);
+        by_cause
+            .with_label_values(&[state.as_str(), &labels::cause(&cause)])
+            .add(n);
         by_state.with_label_values(&[state.as_str()]).add(n);
     }
     Ok(registry.gather())

@@ -81,12 +81,25 @@ fn route_of(path: &str) -> &'static str {
     if path.starts_with("/v1/receipts/") {
         return "receipt";
     }
+    if path == "/v1/pools" {
+        return "pools";
+    }
+    if path == "/v1/admissions" {
+        return "admissions";
+    }
+    if let Some(rest) = path.strip_prefix("/v1/admissions/") {
+        return match rest.split_once('/') {
+            Some((seq, "release")) if !seq.is_empty() => "release",
+            _ => "unknown",
+        };
+    }
     match path.strip_prefix("/v1/deferrals") {
         Some("") => "record",
         Some(rest) => match rest.rsplit('/').next() {
             Some("cancel") if rest.matches('/').count() == 2 => "cancel",
             Some("claim") if rest.matches('/').count() == 2 => "claim",
             Some("outcome") if rest.matches('/').count() == 2 => "outcome",
+            Some("retry") if rest.matches('/').count() == 2 => "retry",
             _ if rest.matches('/').count() == 1 => "deferral",
             _ => "unknown",
         },
@@ -115,6 +128,11 @@ mod tests {
             ("/v1/deferrals/d-1/outcome", "outcome"),
             ("/v1/deferrals/d-1/x/y", "unknown"),
             ("/v1/receipts/abc", "receipt"),
+            ("/v1/deferrals/d-1/retry", "retry"),
+            ("/v1/pools", "pools"),
+            ("/v1/admissions", "admissions"),
+            ("/v1/admissions/7/release", "release"),
+            ("/v1/admissions/7/x", "unknown"),
             ("/etc/passwd", "unknown"),
         ];
         for (path, route) in cases {

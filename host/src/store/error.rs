@@ -19,6 +19,8 @@ pub enum StoreError {
     Corrupt(String),
     /// The database belongs to another application: refused, left untouched.
     Foreign(String),
+    /// Another user could write the store's file or folder (see `store::private_file`).
+    Unsafe(String),
     /// The store was written by a newer version of this program.
     SchemaTooNew {
         found: i64,
@@ -38,6 +40,7 @@ impl StoreError {
             StoreError::Duplicate(_) => "duplicate",
             StoreError::Corrupt(_) => "store-corrupt",
             StoreError::Foreign(_) => "foreign-store",
+            StoreError::Unsafe(_) => "unsafe-store",
             StoreError::SchemaTooNew { .. } => "schema-too-new",
             StoreError::Backend(_) => "store-error",
             StoreError::Missing(_) => "store-not-found",
@@ -56,6 +59,7 @@ impl fmt::Display for StoreError {
             StoreError::Duplicate(id) => write!(f, "a deferral with id {id} exists already"),
             StoreError::Corrupt(report) => write!(f, "the store failed its integrity check: {report}"),
             StoreError::Foreign(why) => write!(f, "not a deferral-host store: {why}"),
+            StoreError::Unsafe(why) => write!(f, "the store is not private to this user: {why}"),
             StoreError::SchemaTooNew { found, supported } => write!(
                 f,
                 "the store has schema version {found}, newer than the {supported} this program knows"

@@ -8,6 +8,7 @@
 //! counts per state are kept by triggers in `deferral_counts` (see `counts`).
 
 mod counts;
+mod header;
 mod journal;
 mod ownership;
 mod sql_conn;
@@ -15,7 +16,7 @@ mod sql_conn;
 use super::sql::schema::{self, Migration};
 use super::sql::SqlConn;
 use super::StoreError;
-use rusqlite::Connection;
+use rusqlite::{Connection, OpenFlags};
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -80,9 +81,21 @@ fn backend(err: rusqlite::Error) -> StoreError {
 impl SqliteStore {
     /// Opens (creating if needed) the store at `path`, migrates it and checks its integrity.
     pub fn open(path: &Path, check: IntegrityCheck) -> Result<SqliteStore, StoreError> {
-        super::private_file::create(path)?;
-        let conn = Connection::open(path).map_err(backend)?;
+        super::private_file::prepare(path)?;
+        // The file exists now (made above or checked): never create one here, nor follow a link.
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_URI
+            | OpenFlags::SQLITE_OPEN_NOFOLLOW;
+        let conn = Connection::open_with_flags(path, flags).map_err(backend)?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(backend)?;
+        // The first read of the file: one that is not a database is named for what it is.
+        if let Err(err) = conn.query_row("PRAGMA schema_version", [], |r| r.get::<_, i64>(0)) {
+            return Err(match err.sqlite_error_code() {
+                Some(rusqlite::ErrorCode::NotADatabase) => header::not_a_database(path),
+                _ => backend(err),
+            });
+        }
         // Before anything writes to it (switching to WAL rewrites the header): never touch a
         // file that belongs to another application.
         ownership::check_ownership(&conn, path)?;
