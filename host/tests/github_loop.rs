@@ -601,14 +601,11 @@ fn watch_exits_4_on_a_github_error_and_changes_nothing() {
     let error: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(error["error"]["code"], "github-error", "{error}");
     assert!(error["error"]["message"].as_str().unwrap().contains("401"));
-    let closed = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap();
+    let closed = common::refusing::Refusing::new();
     let out = host
         .command(&["watch", REPO, "--launch", TARGET])
         .env("GITHUB_TOKEN", TOKEN)
-        .env("GITHUB_API_URL", format!("http://{closed}"))
+        .env("GITHUB_API_URL", closed.url())
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(4));
