@@ -475,5 +475,8 @@ fn a_refusing_port_refuses_and_cannot_be_taken() {
     let refusing = common::refusing::Refusing::new();
     let err = std::net::TcpStream::connect(refusing.addr).unwrap_err();
     assert_eq!(err.kind(), std::io::ErrorKind::ConnectionRefused, "{err}");
-    assert!(std::net::TcpListener::bind(refusing.addr).is_err(), "the port stays taken");
+    assert!(
+        std::net::TcpListener::bind(refusing.addr).is_err(),
+        "the port stays taken"
+    );
 }

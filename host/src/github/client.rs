@@ -76,6 +76,16 @@ impl GithubClient {
         self.transport.api_url()
     }
 
+    /// The same client speaking API `version` (`--github-api-version`).
+    pub fn with_api_version(mut self, version: super::api_version::ApiVersion) -> GithubClient {
+        self.transport = self.transport.with_version(version);
+        self
+    }
+
+    pub fn api_version(&self) -> super::api_version::ApiVersion {
+        self.transport.version()
+    }
+
     pub fn calls(&self) -> CallLog {
         self.calls.borrow().clone()
     }

@@ -20,7 +20,7 @@
 //! Every outcome is the coordinator's compare-and-set: two tickers record it once.
 
 use super::api::{self, ApiError, ArtifactInfo, RunInfo};
-use super::artifact::receipt_text;
+use super::artifact::{check_digest, receipt_text};
 use super::client::{CallError, GithubClient};
 use super::DEFAULT_ARTIFACT;
 use crate::coordinator::{self, Effects, Outcome};
@@ -226,6 +226,12 @@ fn artifact_receipt(
         }
         Err(err) => return Err(err),
     };
+    if let Err(why) = check_digest(artifact.digest.as_deref(), &zip) {
+        return Ok(Err(Refused {
+            cause: "artifact-unreadable",
+            detail: format!("artifact {}: {why}", artifact.id),
+        }));
+    }
     let text = match receipt_text(&zip) {
         Ok(text) => text,
         Err(why) => {

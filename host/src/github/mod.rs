@@ -10,6 +10,7 @@
 //! * [`rate_limit`]: `GET /rate_limit`, what is left of the quota the host's credentials spend.
 //! * [`dispatch`]: the `workflow-dispatch:` launch, which returns the run.
 //! * [`api`]: the few REST calls the loop makes, with ETags.
+//! * [`api_version`]: `--github-api-version` (2022-11-28, 2026-03-10) and what differs.
 //! * [`artifact`]: read the one JSON file of a `deferred-receipt` artifact zip, bounded.
 //! * [`follow`]: `tick`'s follow step: dispatched runs to their outcome.
 //! * [`watch`]: `deferral-host watch`: ingest `deferred-receipt` artifacts once each.
@@ -17,6 +18,7 @@
 //! * [`options`]: the command-line options that build a client.
 
 pub mod api;
+pub mod api_version;
 pub mod app;
 pub mod artifact;
 pub mod auth;

@@ -16,7 +16,7 @@
 
 use super::api::{self, ApiError};
 use super::api::{ArtifactInfo, RunOrigin};
-use super::artifact::receipt_text;
+use super::artifact::{check_digest, receipt_text};
 use super::client::GithubClient;
 use super::trust::{Skip, Trust};
 use super::DEFAULT_ARTIFACT;
@@ -195,6 +195,10 @@ pub fn watch(
                 continue;
             }
         };
+        if let Err(why) = check_digest(artifact.digest.as_deref(), &zip) {
+            skipped.push(skip("artifact-unreadable", json!({"message": why})));
+            continue;
+        }
         let text = match receipt_text(&zip) {
             Ok(text) => text,
             Err(why) => {

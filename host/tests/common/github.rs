@@ -6,6 +6,12 @@
 //! Each dispatched run follows the next [`Script`] queued (default: succeeds with no
 //! artifact at once). List calls carry an ETag and answer 304 to a matching `If-None-Match`.
 //! The blob listener records any `Authorization` header it sees; tests assert it saw none.
+//!
+//! It speaks one REST API version ([`Standin::speaking`]; [`Standin::start`] takes
+//! `DEFERRAL_TEST_GITHUB_API_VERSION`, default `2022-11-28`) and answers 400 to a request whose
+//! `X-GitHub-Api-Version` is another. Under `2026-03-10` the dispatch refuses
+//! `return_run_details` and always answers 200 with the run, and `GET /rate_limit` has no `rate`.
+//! Artifacts carry `digest` (`sha256:HEX` of their zip), as upload-artifact v4's do.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::io::{Read, Write};
@@ -43,6 +49,8 @@ pub struct Script {
     pub display_title: Option<String>,
     /// The run is answered with `status: null` until the test sets it completed.
     pub status_null: bool,
+    /// The artifact's stated `digest` instead of the sha256 of its zip.
+    pub artifact_digest: Option<String>,
 }
 
 impl Default for Script {
@@ -57,6 +65,7 @@ impl Default for Script {
             refuse_run_details: false,
             display_title: None,
             status_null: false,
+            artifact_digest: None,
         }
     }
 }
@@ -104,6 +113,8 @@ pub struct Artifact {
     pub run_id: u64,
     pub expired: bool,
     pub zip: Vec<u8>,
+    /// `digest` as listed; `None`: the sha256 of `zip`.
+    pub digest: Option<String>,
 }
 
 /// One request the API listener answered.
@@ -145,6 +156,8 @@ pub struct State {
     pub graphql_remaining: u64,
     /// Answer `GET /rate_limit` with this status and body instead of the documented shape.
     pub rate_limit_answer: Option<(u16, serde_json::Value)>,
+    /// The REST API version spoken (`X-GitHub-Api-Version` expected on every request).
+    pub api_version: String,
     next_id: u64,
 }
 
@@ -296,8 +309,22 @@ fn serve(listener: TcpListener, handle: impl Fn(Request) -> Answer + Send + 'sta
     });
 }
 
+/// `DEFERRAL_TEST_GITHUB_API_VERSION`, else `2022-11-28`.
+pub fn default_api_version() -> String {
+    std::env::var("DEFERRAL_TEST_GITHUB_API_VERSION")
+        .ok()
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| "2022-11-28".into())
+}
+
 impl Standin {
+    /// A stand-in speaking [`default_api_version`].
     pub fn start() -> Standin {
+        Standin::speaking(&default_api_version())
+    }
+
+    /// A stand-in speaking REST API version `version` (`2022-11-28` or `2026-03-10`).
+    pub fn speaking(version: &str) -> Standin {
         let api_listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let blob_listener = TcpListener::bind("127.0.0.2:0").unwrap();
         let api = format!("http://{}", api_listener.local_addr().unwrap());
@@ -307,6 +334,7 @@ impl Standin {
             graphql_remaining: 5000,
             token_lifetime_s: 3600,
             next_id: 1000,
+            api_version: version.to_string(),
             ..State::default()
         }));
         let api_state = state.clone();
@@ -386,6 +414,7 @@ impl Standin {
             run_id,
             expired,
             zip,
+            digest: None,
         });
         (run_id, artifact_id)
     }
@@ -406,6 +435,11 @@ impl Standin {
             created_at: iso(epoch_s()),
         });
         run_id
+    }
+
+    /// The REST API version it speaks.
+    pub fn api_version(&self) -> String {
+        self.state.lock().unwrap().api_version.clone()
     }
 
     pub fn seen(&self) -> Vec<Seen> {
@@ -431,7 +465,7 @@ fn rate_limit_json(state: &State) -> serde_json::Value {
     let reset = epoch_s() + 3600;
     let bucket = |limit: u64, remaining: u64| serde_json::json!({"limit": limit, "used": limit.saturating_sub(remaining), "remaining": remaining, "reset": reset});
     let core = bucket(state.remaining.max(5000), state.remaining);
-    serde_json::json!({
+    let mut answer = serde_json::json!({
         "resources": {
             "core": core,
             "search": bucket(30, 30),
@@ -440,7 +474,12 @@ fn rate_limit_json(state: &State) -> serde_json::Value {
             "code_search": bucket(10, 10),
         },
         "rate": core,
-    })
+    });
+    if state.api_version == "2026-03-10" {
+        // Removed in 2026-03-10: `resources.core` says the same.
+        answer.as_object_mut().unwrap().remove("rate");
+    }
+    answer
 }
 
 /// The token is the fixed test token or an installation token still valid.
@@ -563,6 +602,7 @@ fn artifact_json(a: &Artifact, state: &State, api: &str) -> serde_json::Value {
         "size_in_bytes": a.zip.len(),
         "expired": a.expired,
         "archive_download_url": format!("{api}/repos/{REPO}/actions/artifacts/{}/zip", a.id),
+        "digest": a.digest.clone().unwrap_or_else(|| format!("sha256:{}", deferral_core::digest::sha256_hex(&a.zip))),
         "workflow_run": workflow_run,
     })
 }
@@ -582,9 +622,14 @@ fn api_answer(state: &mut State, request: &Request, api: &str, blob: &str) -> An
     let path = request.path.as_str();
     let route = path.split('?').next().unwrap_or_default();
     let q = query(path);
-    if request.header("x-github-api-version") != Some("2022-11-28") {
-        return Answer::json(400, serde_json::json!({"message": "missing API version"}));
+    if request.header("x-github-api-version") != Some(state.api_version.as_str()) {
+        return Answer::json(
+            400,
+            serde_json::json!({"message": format!("this stand-in speaks API version {}, not {:?}",
+                state.api_version, request.header("x-github-api-version"))}),
+        );
     }
+    let new_version = state.api_version == "2026-03-10";
     // App endpoints: authenticated by the JWT.
     if route == format!("/repos/{REPO}/installation") {
         if !verify_jwt(state, request) {
@@ -631,7 +676,7 @@ fn api_answer(state: &mut State, request: &Request, api: &str, blob: &str) -> An
     if route == format!("{workflow_prefix}dispatches") && request.method == "POST" {
         let body: serde_json::Value = serde_json::from_slice(&request.body).unwrap_or_default();
         let script = state.scripts.front().cloned().unwrap_or_default();
-        if script.refuse_run_details && body.get("return_run_details").is_some() {
+        if (new_version || script.refuse_run_details) && body.get("return_run_details").is_some() {
             return Answer::json(
                 422,
                 serde_json::json!({"message": "Invalid request.\n\n\"return_run_details\" is not a permitted key."}),
@@ -676,10 +721,12 @@ fn api_answer(state: &mut State, request: &Request, api: &str, blob: &str) -> An
                 run_id,
                 expired: script.artifact_expired,
                 zip,
+                digest: script.artifact_digest.clone(),
             });
         }
         state.dispatches.push(body);
-        if script.answer_204 || script.refuse_run_details {
+        // 2026-03-10: the dispatch always answers 200 with the run.
+        if !new_version && (script.answer_204 || script.refuse_run_details) {
             return Answer {
                 status: 204,
                 headers: Vec::new(),
