@@ -275,7 +275,7 @@ fn artifact_receipt(
 }
 
 /// Writes the outcome of one completed run.
-fn finish_run(
+pub fn finish_run(
     store: &dyn Store,
     client: &GithubClient,
     repo: &str,

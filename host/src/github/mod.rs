@@ -14,6 +14,7 @@
 //! * [`artifact`]: read the one JSON file of a `deferred-receipt` artifact zip, bounded.
 //! * [`follow`]: `tick`'s follow step: dispatched runs to their outcome.
 //! * [`watch`]: `deferral-host watch`: ingest `deferred-receipt` artifacts once each.
+//! * [`webhook`]: `workflow_run` deliveries instead of polling (signature, payload, worker).
 //! * [`trust`]: which runs' artifacts `watch` ingests (never a fork's; only what was named).
 //! * [`options`]: the command-line options that build a client.
 
@@ -32,6 +33,7 @@ pub mod request_kind;
 pub mod transport;
 pub mod trust;
 pub mod watch;
+pub mod webhook;
 
 /// The artifact name a deferring run uploads its receipt under, unless told otherwise.
 pub const DEFAULT_ARTIFACT: &str = "deferred-receipt";

@@ -42,7 +42,7 @@ use std::cell::RefCell;
 pub use ownership::STORE_MARKER;
 
 /// Migrations, in order; migration `i` moves the store from version `i` to `i + 1`.
-const MIGRATIONS: [Migration; 8] = [
+const MIGRATIONS: [Migration; 9] = [
     schema::CORE,
     schema::LAUNCH_PROCESSES,
     schema::GITHUB,
@@ -51,6 +51,7 @@ const MIGRATIONS: [Migration; 8] = [
     schema::RETRIES,
     schema::POOLS,
     schema::LAUNCH_KIND,
+    schema::WEBHOOK_DELIVERIES,
 ];
 
 /// The schema version this program writes.

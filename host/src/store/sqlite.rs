@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Migrations, in order; migration `i` moves the store from version `i` to `i + 1`.
-const MIGRATIONS: [Migration; 9] = [
+const MIGRATIONS: [Migration; 10] = [
     schema::CORE,
     schema::LAUNCH_PROCESSES,
     schema::GITHUB,
@@ -32,6 +32,7 @@ const MIGRATIONS: [Migration; 9] = [
     // 8: the counts per state and cause, kept by triggers (SQLite only; see `counts`).
     counts::MIGRATION,
     schema::LAUNCH_KIND,
+    schema::WEBHOOK_DELIVERIES,
 ];
 
 /// How long a process waits for another one holding the store's lock.

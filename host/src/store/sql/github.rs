@@ -259,4 +259,20 @@ impl<B: SqlBackend> LoopStore for B {
         })?;
         Ok(())
     }
+
+    fn note_delivery(
+        &self,
+        delivery_id: &str,
+        event: &str,
+        at_ms: u64,
+    ) -> Result<bool, StoreError> {
+        let inserted = self.sql_write(|conn| {
+            conn.execute(
+                "INSERT INTO github_deliveries (delivery_id, event, received_ms) VALUES (?1, ?2, ?3) \
+                 ON CONFLICT (delivery_id) DO NOTHING",
+                args![delivery_id, event, to_i64(at_ms)],
+            )
+        })?;
+        Ok(inserted == 1)
+    }
 }
