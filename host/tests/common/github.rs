@@ -442,6 +442,33 @@ impl Standin {
         self.state.lock().unwrap().api_version.clone()
     }
 
+    /// The body GitHub delivers to a webhook when run `run_id` completes (`workflow_run`,
+    /// action `completed`): the run as the REST API gives it and the repository. The run is
+    /// marked completed here too.
+    pub fn completed_delivery(&self, run_id: u64) -> serde_json::Value {
+        let mut state = self.state.lock().unwrap();
+        let run = state
+            .runs
+            .iter_mut()
+            .find(|r| r.id == run_id)
+            .expect("a run of the stand-in");
+        run.completed = true;
+        run.status_null = false;
+        let run = run_json(run, &self.api);
+        serde_json::json!({
+            "action": "completed",
+            "workflow_run": run,
+            "workflow": {"id": 161335, "path": run["path"]},
+            "repository": {"id": REPO_ID, "full_name": REPO, "fork": false, "default_branch": DEFAULT_BRANCH},
+            "sender": {"login": "octocat", "type": "User"},
+        })
+    }
+
+    /// The id of the newest run (the last one dispatched or made).
+    pub fn last_run_id(&self) -> u64 {
+        self.state.lock().unwrap().runs.last().expect("a run").id
+    }
+
     pub fn seen(&self) -> Vec<Seen> {
         self.state.lock().unwrap().seen.clone()
     }

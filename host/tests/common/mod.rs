@@ -8,6 +8,7 @@ pub mod pg;
 pub mod refusing;
 pub mod serve_client;
 pub mod server;
+pub mod webhook;
 
 use deferral_host::store::sqlite::IntegrityCheck;
 use deferral_host::store::{SqliteStore, Store, StoreUrl};
