@@ -59,7 +59,11 @@ fn delivered_and_complete(host: Host) {
     let body = standin.completed_delivery(run_id).to_string();
     let sent = Instant::now();
     let (status, answer) = serve.deliver_signed("workflow_run", "delivery-1", body.as_bytes());
-    assert_eq!((status, &answer["queued"]), (200, &serde_json::json!(true)), "{answer}");
+    assert_eq!(
+        (status, &answer["queued"]),
+        (200, &serde_json::json!(true)),
+        "{answer}"
+    );
     let ended = within(Duration::from_secs(2), || {
         (host.status(&id)["state"] == "complete").then(Instant::now)
     });
@@ -71,15 +75,24 @@ fn delivered_and_complete(host: Host) {
     );
     assert!(ended.unwrap() - sent < Duration::from_secs(2));
     assert_eq!(run_polls(&standin, before, run_id), Vec::<String>::new());
-    let asked: Vec<String> = standin.seen()[before..].iter().map(|s| s.path.clone()).collect();
+    let asked: Vec<String> = standin.seen()[before..]
+        .iter()
+        .map(|s| s.path.clone())
+        .collect();
     assert_eq!(
         asked,
-        vec![format!("/repos/{REPO}/actions/runs/{run_id}/artifacts?name=deferred-receipt")],
+        vec![format!(
+            "/repos/{REPO}/actions/runs/{run_id}/artifacts?name=deferred-receipt"
+        )],
         "its artifacts only"
     );
     // GitHub redelivers with the same X-GitHub-Delivery: answered, and nothing happens.
     let (status, answer) = serve.deliver_signed("workflow_run", "delivery-1", body.as_bytes());
-    assert_eq!((status, &answer["already"]), (200, &serde_json::json!(true)), "{answer}");
+    assert_eq!(
+        (status, &answer["already"]),
+        (200, &serde_json::json!(true)),
+        "{answer}"
+    );
     let log = common::webhook::within(Duration::from_secs(2), || {
         let text = serve.log_text();
         text.contains("webhook delivery-1: run").then_some(text)
@@ -108,18 +121,40 @@ fn a_wrong_or_missing_signature_changes_nothing() {
         Some(sign(SECRET, b"another body")),
         Some("sha256=".to_string()),
     ] {
-        let (status, answer) = serve.deliver("workflow_run", "delivery-2", body.as_bytes(), signature.as_deref());
-        assert_eq!((status, &answer["error"]["code"]), (401, &serde_json::json!("bad-signature")));
+        let (status, answer) = serve.deliver(
+            "workflow_run",
+            "delivery-2",
+            body.as_bytes(),
+            signature.as_deref(),
+        );
+        assert_eq!(
+            (status, &answer["error"]["code"]),
+            (401, &serde_json::json!("bad-signature"))
+        );
     }
-    assert_eq!(standin.seen().len(), before, "GitHub was not asked anything");
+    assert_eq!(
+        standin.seen().len(),
+        before,
+        "GitHub was not asked anything"
+    );
     assert_eq!(host.status(&id)["attempt_status"], "dispatched");
     let log = serve.log_text();
-    assert!(log.contains("delivery-2") && log.contains("refused"), "{log}");
+    assert!(
+        log.contains("delivery-2") && log.contains("refused"),
+        "{log}"
+    );
     assert!(!log.contains("body-text-never-logged"), "{log}");
     // Nothing was stored: the same delivery, signed, is the first.
     let (status, answer) = serve.deliver_signed("workflow_run", "delivery-2", body.as_bytes());
-    assert_eq!((status, &answer["queued"]), (200, &serde_json::json!(true)), "{answer}");
-    assert!(within(Duration::from_secs(2), || (host.status(&id)["state"] == "complete").then_some(())).is_some());
+    assert_eq!(
+        (status, &answer["queued"]),
+        (200, &serde_json::json!(true)),
+        "{answer}"
+    );
+    assert!(within(Duration::from_secs(2), || (host.status(&id)["state"]
+        == "complete")
+        .then_some(()))
+    .is_some());
 }
 
 #[test]
@@ -127,7 +162,11 @@ fn ping_other_events_and_other_actions_are_answered_and_ignored() {
     let standin = Standin::start();
     let host = Host::new();
     let serve = HookServe::start(&host, &standin, &[]);
-    let (status, _) = serve.deliver_signed("ping", "p-1", br#"{"zen":"Keep it logically awesome.","hook_id":1}"#);
+    let (status, _) = serve.deliver_signed(
+        "ping",
+        "p-1",
+        br#"{"zen":"Keep it logically awesome.","hook_id":1}"#,
+    );
     assert_eq!(status, 200);
     let (status, answer) = serve.deliver_signed("push", "p-2", br#"{"ref":"refs/heads/main"}"#);
     assert_eq!(status, 202, "{answer}");
@@ -146,8 +185,12 @@ fn ping_other_events_and_other_actions_are_answered_and_ignored() {
     let _ = std::io::Read::read_to_string(&mut stream, &mut answer);
     assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
     // A completed workflow_run that names no run: 400, nothing queued.
-    let (status, answer) = serve.deliver_signed("workflow_run", "p-4", br#"{"action":"completed"}"#);
-    assert_eq!((status, &answer["error"]["code"]), (400, &serde_json::json!("invalid-request")));
+    let (status, answer) =
+        serve.deliver_signed("workflow_run", "p-4", br#"{"action":"completed"}"#);
+    assert_eq!(
+        (status, &answer["error"]["code"]),
+        (400, &serde_json::json!("invalid-request"))
+    );
     assert!(standin.seen().is_empty());
 }
 
@@ -169,7 +212,11 @@ fn a_watched_repositorys_trusted_run_is_ingested_and_a_forks_is_not() {
     let standin = Standin::start();
     let host = Host::new();
     host.expect(0, &["init"], "");
-    let serve = HookServe::start(&host, &standin, &["--watch", REPO, "--watch-launch", TARGET]);
+    let serve = HookServe::start(
+        &host,
+        &standin,
+        &["--watch", REPO, "--watch-launch", TARGET],
+    );
     let (trusted, _) = standin.scheduled_run_with_artifact(&receipt(HOUR / 2, 'd', 'e'), false);
     let fork = Origin {
         fork: true,
@@ -178,7 +225,8 @@ fn a_watched_repositorys_trusted_run_is_ingested_and_a_forks_is_not() {
     let (forked, _) = standin.run_with_artifact(fork, zip_of(&receipt(HOUR / 2, 'f', 'e')), false);
     for (n, run) in [(1, forked), (2, trusted)] {
         let body = standin.completed_delivery(run).to_string();
-        let (status, answer) = serve.deliver_signed("workflow_run", &format!("w-{n}"), body.as_bytes());
+        let (status, answer) =
+            serve.deliver_signed("workflow_run", &format!("w-{n}"), body.as_bytes());
         assert_eq!(status, 200, "{answer}");
     }
     let listed = within(Duration::from_secs(2), || {
@@ -192,6 +240,43 @@ fn a_watched_repositorys_trusted_run_is_ingested_and_a_forks_is_not() {
     })
     .unwrap();
     assert!(log.contains("not trusted: fork"), "{log}");
-    let downloads = standin.seen().iter().filter(|s| s.path.ends_with("/zip")).count();
+    let downloads = standin
+        .seen()
+        .iter()
+        .filter(|s| s.path.ends_with("/zip"))
+        .count();
     assert_eq!(downloads, 1, "the fork's artifact is never downloaded");
+}
+
+#[test]
+fn tick_follow_interval_leaves_a_fresh_run_to_its_webhook_and_polls_it_later() {
+    let standin = Standin::start();
+    let host = Host::new();
+    let (id, _) = host.record(TARGET, 0, HOUR, &[]);
+    standin.script(Script::default());
+    tick(&host, &standin);
+    let dispatched = standin.seen().len();
+    let every = ["tick", "--follow-interval", "3s"];
+    let (out, text) = common::github_cli::run_host(&host, &standin, &every);
+    assert!(out.status.success(), "{text}");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        report["waiting"][0]["why"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("--follow-interval"),
+        "{report}"
+    );
+    assert_eq!(
+        standin.seen().len(),
+        dispatched,
+        "no list call within the interval"
+    );
+    // No delivery came: a pass after the interval follows the run.
+    let followed = within(Duration::from_secs(15), || {
+        let (out, _) = common::github_cli::run_host(&host, &standin, &every);
+        assert!(out.status.success());
+        (host.status(&id)["state"] == "complete").then_some(())
+    });
+    assert!(followed.is_some(), "{}", host.status(&id));
 }

@@ -1058,6 +1058,7 @@ pub fn expiry_waits_for_a_live_lease(backend: &dyn Backend) {
         rate_limit: None,
         pools: Default::default(),
         launchers: deferral_host::launch::Launchers::builtin(),
+        follow_interval: None,
     };
     let [expirable, stale, due] =
         deferral_host::tick::plan(&*store, &options(vec![held.id.clone()]), t + HOUR + 5).unwrap();
@@ -1422,13 +1423,20 @@ pub fn record_refuses_a_receipt_only_once_its_window_closed(backend: &dyn Backen
 }
 
 /// SQL that takes a store back from the `launch_kind` column's migration (9 on SQLite, 8 on
-/// PostgreSQL: the last on both) to the schema before it, the same on both backends.
-pub const UNDO_LAUNCH_KIND_MIGRATION: &str = "ALTER TABLE deferrals DROP COLUMN launch_kind;";
+/// PostgreSQL) to the schema before it (undoing the one after it, the webhook deliveries,
+/// too), the same on both backends.
+pub const UNDO_LAUNCH_KIND_MIGRATION: &str =
+    "DROP TABLE github_deliveries; ALTER TABLE deferrals DROP COLUMN launch_kind;";
+
+/// Migrations after the `launch_kind` column's (the webhook deliveries): a test that sets a
+/// store back to before `launch_kind` sets its version this much lower than the latest.
+pub const MIGRATIONS_FROM_LAUNCH_KIND: i64 = 2;
 
 /// SQL that takes a store back from migration 7 (pools) to the schema before it (undoing the
 /// later ones too: [`UNDO_LAUNCH_KIND_MIGRATION`] first), the same on both backends, for tests
 /// that fake a store an older host left.
-pub const UNDO_POOLS_MIGRATION: &str = "ALTER TABLE deferrals DROP COLUMN launch_kind; \
+pub const UNDO_POOLS_MIGRATION: &str = "DROP TABLE github_deliveries; \
+     ALTER TABLE deferrals DROP COLUMN launch_kind; \
      DROP TABLE admissions; DROP TABLE pool_observations; \
      DROP TABLE pools; DROP INDEX deferrals_pool_due; ALTER TABLE deferrals DROP COLUMN pool; \
      ALTER TABLE deferrals DROP COLUMN rest_cost; ALTER TABLE deferrals DROP COLUMN graphql_cost; \

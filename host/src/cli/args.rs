@@ -243,6 +243,11 @@ pub(super) struct TickArgs {
     pub(super) rate_limit_repo: Option<String>,
     #[command(flatten)]
     pub(super) github: GithubArgs,
+    /// List a workflow's dispatched runs at most this often (default: every tick). With
+    /// webhooks ending runs (serve --github-webhook-secret-file), `10m` makes polling the
+    /// reconciler for a delivery that never came; a run gets this long for its delivery.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub(super) follow_interval: Option<std::time::Duration>,
     /// No progress lines or summary on stderr (the JSON report on stdout stays).
     #[arg(long, short)]
     pub(super) quiet: bool,

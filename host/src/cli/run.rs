@@ -408,6 +408,7 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                 },
                 rate_limit,
                 launchers: Launchers::builtin(),
+                follow_interval: args.follow_interval,
             };
             let mut progress =
                 crate::progress::TickProgress::new(std::io::stderr().is_terminal(), args.quiet);
@@ -541,7 +542,11 @@ fn webhook_intake(
         return Ok(None);
     };
     let watches = args.webhook.watches()?;
-    if args.github.client(github_env(), args.http_timeout)?.is_none() {
+    if args
+        .github
+        .client(github_env(), args.http_timeout)?
+        .is_none()
+    {
         return Err(HostError::new(
             HostErrorKind::NoGithubCredentials,
             "webhooks need GITHUB_TOKEN (or GH_TOKEN) or --github-app-id with --github-app-key to read a run's artifacts",
@@ -555,7 +560,12 @@ fn webhook_intake(
         max_chain: coordinator::DEFAULT_MAX_CHAIN,
         watches,
     })
-    .map_err(|e| HostError::new(HostErrorKind::RuntimeFailed, format!("cannot start the webhook worker: {e}")))?;
+    .map_err(|e| {
+        HostError::new(
+            HostErrorKind::RuntimeFailed,
+            format!("cannot start the webhook worker: {e}"),
+        )
+    })?;
     Ok(Some(crate::serve::webhook::Intake { secrets, queue }))
 }
 

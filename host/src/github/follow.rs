@@ -22,7 +22,7 @@
 use super::api::{self, ApiError, ArtifactInfo, RunInfo};
 use super::artifact::{check_digest, receipt_text};
 use super::client::{CallError, GithubClient};
-use super::DEFAULT_ARTIFACT;
+use super::{follow_interval, DEFAULT_ARTIFACT};
 use crate::coordinator::{self, Effects, Outcome};
 use crate::error::HostError;
 use crate::store::{ArtifactRef, Change, Deferral, RunRecord, Store};
@@ -71,12 +71,15 @@ struct Pending {
 }
 
 /// One follow pass over at most `limit` dispatched attempts (only those of `ids`, unless empty).
+/// With `every_ms` (`--follow-interval`), a workflow listed less than that ago is passed over
+/// (see [`super::follow_interval`]).
 pub fn follow(
     store: &dyn Store,
     client: &GithubClient,
     ids: &[String],
     limit: usize,
     max_chain: u32,
+    every_ms: Option<u64>,
     now_ms: &dyn Fn() -> u64,
 ) -> Result<FollowReport, HostError> {
     let mut report = FollowReport::default();
@@ -98,6 +101,22 @@ pub fn follow(
         let Some((repo, file)) = split_workflow(&workflow) else {
             continue;
         };
+        if let Some(every) = every_ms {
+            let oldest = pending
+                .iter()
+                .map(|p| p.run.dispatched_ms)
+                .min()
+                .unwrap_or(0);
+            let api = client.api_url();
+            if !follow_interval::due(store, api, &workflow, every, oldest, now_ms()) {
+                for p in &pending {
+                    report.waiting.push(json!({"id": p.deferral.id, "attempt": p.deferral.reentries,
+                        "why": "followed less than --follow-interval ago (a webhook or a later pass ends it)"}));
+                }
+                continue;
+            }
+            follow_interval::passed(store, api, &workflow, now_ms());
+        }
         if let Err(err) = follow_workflow(
             store,
             client,

@@ -13,6 +13,7 @@
 //! * [`api_version`]: `--github-api-version` (2022-11-28, 2026-03-10) and what differs.
 //! * [`artifact`]: read the one JSON file of a `deferred-receipt` artifact zip, bounded.
 //! * [`follow`]: `tick`'s follow step: dispatched runs to their outcome.
+//! * [`follow_interval`]: `tick --follow-interval`: polling as the reconciler of webhooks.
 //! * [`watch`]: `deferral-host watch`: ingest `deferred-receipt` artifacts once each.
 //! * [`webhook`]: `workflow_run` deliveries instead of polling (signature, payload, worker).
 //! * [`trust`]: which runs' artifacts `watch` ingests (never a fork's; only what was named).
@@ -26,6 +27,7 @@ pub mod auth;
 pub mod client;
 pub mod dispatch;
 pub mod follow;
+pub mod follow_interval;
 pub mod options;
 pub mod quota;
 pub mod rate_limit;

@@ -51,12 +51,27 @@ pub async fn receive<S: std::future::Future>(
             .with_header("Allow", "POST");
         return http::refused_unread(&parts.headers, body, answer).await;
     }
-    let bytes = match http::read_body_up_to("POST", &parts.headers, body, limits, MAX_BODY_BYTES, "25 MiB").await {
+    let bytes = match http::read_body_up_to(
+        "POST",
+        &parts.headers,
+        body,
+        limits,
+        MAX_BODY_BYTES,
+        "25 MiB",
+    )
+    .await
+    {
         Ok(bytes) => bytes,
         Err(refused) => return refused,
     };
-    let delivery = header(parts, "x-github-delivery").unwrap_or_default().to_string();
-    if !signature::verify(&intake.secrets, header(parts, "x-hub-signature-256"), &bytes) {
+    let delivery = header(parts, "x-github-delivery")
+        .unwrap_or_default()
+        .to_string();
+    if !signature::verify(
+        &intake.secrets,
+        header(parts, "x-hub-signature-256"),
+        &bytes,
+    ) {
         log::line(&format!(
             "webhook delivery {delivery:?} refused: X-Hub-Signature-256 missing or not made with a configured secret"
         ));
@@ -66,7 +81,9 @@ pub async fn receive<S: std::future::Future>(
             "X-Hub-Signature-256 is missing or does not match the webhook's secret",
         );
     }
-    let event = header(parts, "x-github-event").unwrap_or_default().to_string();
+    let event = header(parts, "x-github-event")
+        .unwrap_or_default()
+        .to_string();
     let run = match payload::read(&event, &bytes) {
         Err(why) => return Response::error(400, "invalid-request", &why),
         Ok(Delivery::Ping) => return Response::json(200, json!({"pong": true}).to_string()),
@@ -76,7 +93,11 @@ pub async fn receive<S: std::future::Future>(
         Ok(Delivery::Completed(run)) => *run,
     };
     if delivery.is_empty() || delivery.len() > 100 {
-        return Response::error(400, "invalid-request", "X-GitHub-Delivery is missing or too long");
+        return Response::error(
+            400,
+            "invalid-request",
+            "X-GitHub-Delivery is missing or too long",
+        );
     }
     let shared = app.clone();
     let (id, kind) = (delivery.clone(), event.clone());
@@ -89,19 +110,35 @@ pub async fn receive<S: std::future::Future>(
     match noted {
         Ok(Ok(Ok(true))) => {}
         Ok(Ok(Ok(false))) => {
-            return Response::json(200, json!({"delivery": delivery, "already": true}).to_string())
+            return Response::json(
+                200,
+                json!({"delivery": delivery, "already": true}).to_string(),
+            )
         }
-        Ok(Ok(Err(err))) | Ok(Err(err)) => return Response::error(500, err.code(), &err.to_string()),
-        Err(_) => return Response::error(500, "internal", "the handler failed; see the server log"),
+        Ok(Ok(Err(err))) | Ok(Err(err)) => {
+            return Response::error(500, err.code(), &err.to_string())
+        }
+        Err(_) => {
+            return Response::error(500, "internal", "the handler failed; see the server log")
+        }
     }
     let run_id = run.run.id;
-    match intake.queue.try_send(Job { delivery: delivery.clone(), run }) {
-        Ok(()) => Response::json(200, json!({"delivery": delivery, "queued": true, "run_id": run_id}).to_string()),
+    match intake.queue.try_send(Job {
+        delivery: delivery.clone(),
+        run,
+    }) {
+        Ok(()) => Response::json(
+            200,
+            json!({"delivery": delivery, "queued": true, "run_id": run_id}).to_string(),
+        ),
         Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => {
             log::line(&format!(
                 "webhook {delivery}: the worker's queue is full or stopped; run {run_id} is left to tick"
             ));
-            Response::json(200, json!({"delivery": delivery, "queued": false, "run_id": run_id}).to_string())
+            Response::json(
+                200,
+                json!({"delivery": delivery, "queued": false, "run_id": run_id}).to_string(),
+            )
         }
     }
 }

@@ -57,7 +57,10 @@ impl HookServe {
         )
         .unwrap();
         let ready: Value = serde_json::from_str(&line).unwrap_or_else(|_| {
-            panic!("no listening line: {}", std::fs::read_to_string(&log).unwrap_or_default())
+            panic!(
+                "no listening line: {}",
+                std::fs::read_to_string(&log).unwrap_or_default()
+            )
         });
         HookServe {
             child,
@@ -71,9 +74,17 @@ impl HookServe {
     }
 
     /// POSTs one delivery; `signature` is the header's value (`None`: no header).
-    pub fn deliver(&self, event: &str, delivery: &str, body: &[u8], signature: Option<&str>) -> (u16, Value) {
+    pub fn deliver(
+        &self,
+        event: &str,
+        delivery: &str,
+        body: &[u8],
+        signature: Option<&str>,
+    ) -> (u16, Value) {
         let mut stream = TcpStream::connect(&self.addr).unwrap();
-        stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
         let mut head = format!(
             "POST /v1/github/webhook HTTP/1.1\r\nHost: t\r\nUser-Agent: GitHub-Hookshot/test\r\nContent-Type: application/json\r\nX-GitHub-Event: {event}\r\nX-GitHub-Delivery: {delivery}\r\nContent-Length: {}\r\nConnection: close\r\n",
             body.len()

@@ -54,7 +54,8 @@ fn invalid(message: String) -> HostError {
 pub fn read_secrets(path: &Path) -> Result<Vec<Vec<u8>>, HostError> {
     use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
     let shown = path.display();
-    let cannot = |e: std::io::Error| invalid(format!("cannot read the webhook secret file {shown}: {e}"));
+    let cannot =
+        |e: std::io::Error| invalid(format!("cannot read the webhook secret file {shown}: {e}"));
     let file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK)

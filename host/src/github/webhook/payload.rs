@@ -43,11 +43,18 @@ pub fn read(event: &str, body: &[u8]) -> Result<Delivery, String> {
     match event {
         "ping" => return Ok(Delivery::Ping),
         "workflow_run" => {}
-        other => return Ok(Delivery::Ignored(format!("event {other:?} is not followed"))),
+        other => {
+            return Ok(Delivery::Ignored(format!(
+                "event {other:?} is not followed"
+            )))
+        }
     }
     let value: Value =
         serde_json::from_slice(body).map_err(|e| format!("the body is not JSON: {e}"))?;
-    let action = value.get("action").and_then(Value::as_str).unwrap_or_default();
+    let action = value
+        .get("action")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
     if action != "completed" {
         return Ok(Delivery::Ignored(format!(
             "workflow_run action {action:?} is not followed"
@@ -111,7 +118,10 @@ mod tests {
         assert_eq!(run.run.conclusion.as_deref(), Some("success"));
         assert_eq!(run.default_branch.as_deref(), Some("main"));
         assert_eq!(read("ping", b"{}").unwrap(), Delivery::Ping);
-        assert!(matches!(read("push", b"not even json"), Ok(Delivery::Ignored(_))));
+        assert!(matches!(
+            read("push", b"not even json"),
+            Ok(Delivery::Ignored(_))
+        ));
         let requested = json!({"action": "requested", "workflow_run": {"id": 1}});
         assert!(matches!(
             read("workflow_run", requested.to_string().as_bytes()),

@@ -59,7 +59,11 @@ mod tests {
         let rotated = [b"the-old-secret".to_vec(), SECRET.to_vec()];
         assert!(verify(&rotated, Some(SIGNATURE), PAYLOAD));
         assert!(!verify(&[b"another".to_vec()], Some(SIGNATURE), PAYLOAD));
-        assert!(!verify(&[SECRET.to_vec()], Some(SIGNATURE), b"Hello, World?"));
+        assert!(!verify(
+            &[SECRET.to_vec()],
+            Some(SIGNATURE),
+            b"Hello, World?"
+        ));
         assert!(!verify(&[], Some(SIGNATURE), PAYLOAD));
         for bad in [
             None,

@@ -67,7 +67,9 @@ fn run(worker: Worker, jobs: &Receiver<Job>) {
     } = worker;
     let client = match github.client(env, http_timeout) {
         Ok(Some(client)) => client,
-        Ok(None) => return log::line("webhook worker: no GitHub credentials; deliveries are left to tick"),
+        Ok(None) => {
+            return log::line("webhook worker: no GitHub credentials; deliveries are left to tick")
+        }
         Err(err) => return log::line(&format!("webhook worker: {err}")),
     };
     let store = match store.open(IntegrityCheck::Off) {
@@ -92,7 +94,9 @@ fn workflow_of(run: &CompletedRun) -> Option<String> {
 
 /// The dispatched attempt whose run this is, with its run record updated when it had no id.
 fn own_attempt(store: &dyn Store, run: &CompletedRun) -> Result<Option<Deferral>, String> {
-    let dispatched = store.dispatched(DISPATCHED_LIMIT).map_err(|e| e.to_string())?;
+    let dispatched = store
+        .dispatched(DISPATCHED_LIMIT)
+        .map_err(|e| e.to_string())?;
     let workflow = workflow_of(run);
     for (deferral, record) in dispatched {
         let Some(mut record) = record else { continue };
@@ -133,9 +137,15 @@ fn handle(
             let repo = workflow_of(run)
                 .and_then(|w| w.rsplit_once('/').map(|(repo, _)| repo.to_string()))
                 .unwrap_or_else(|| run.repo.clone());
-            return match follow::finish_run(store, client, &repo, &deferral, &run.run, max_chain, &now) {
+            return match follow::finish_run(
+                store, client, &repo, &deferral, &run.run, max_chain, &now,
+            ) {
                 Ok(entry) => format!("followed {entry}"),
-                Err(err) => format!("not followed ({}: {}); tick will", err.code(), err.message()),
+                Err(err) => format!(
+                    "not followed ({}: {}); tick will",
+                    err.code(),
+                    err.message()
+                ),
             };
         }
         Ok(None) => {}
@@ -154,7 +164,11 @@ fn handle(
         .into_iter()
         .map(|watch| match ingest(store, client, watch, run) {
             Ok(said) => said,
-            Err(err) => format!("not ingested ({}: {}); watch will", err.code(), err.message()),
+            Err(err) => format!(
+                "not ingested ({}: {}); watch will",
+                err.code(),
+                err.message()
+            ),
         })
         .collect();
     said.join("; ")
@@ -192,7 +206,10 @@ fn ingest(
         said.push(
             match watch::ingest_artifact(store, client, watch, artifact, &crate::clock::now_ms) {
                 Ok(entry) => format!("ingested {}", entry["id"]),
-                Err(not) => format!("artifact {} not ingested: {} {}", artifact.id, not.reason, not.seen),
+                Err(not) => format!(
+                    "artifact {} not ingested: {} {}",
+                    artifact.id, not.reason, not.seen
+                ),
             },
         );
     }
