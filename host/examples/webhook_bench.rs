@@ -113,7 +113,12 @@ fn per_run(standin: &Standin, from: usize, runs: usize) -> Value {
         } else {
             "other"
         };
-        *kinds.entry(format!("{kind}{}", if s.status == 304 { " (304)" } else { "" })).or_default() += 1;
+        *kinds
+            .entry(format!(
+                "{kind}{}",
+                if s.status == 304 { " (304)" } else { "" }
+            ))
+            .or_default() += 1;
     }
     json!({
         "runs": runs,
@@ -159,9 +164,17 @@ fn serve(bin: &Path, dir: &Path, store: &Path, standin: &Standin) -> Serve {
     let mut child = Command::new(bin)
         .arg("--store")
         .arg(format!("sqlite:{}", store.display()))
-        .args(["serve", "--listen", "127.0.0.1:0", "--github-webhook-secret-file"])
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--github-webhook-secret-file",
+        ])
         .arg(&secrets)
-        .env("DEFERRAL_SERVE_TOKEN", "bench-serve-token-not-real-0123456789")
+        .env(
+            "DEFERRAL_SERVE_TOKEN",
+            "bench-serve-token-not-real-0123456789",
+        )
         .env("GITHUB_TOKEN", TOKEN)
         .env("GITHUB_API_URL", &standin.api)
         .stdout(Stdio::piped())
@@ -179,7 +192,12 @@ fn serve(bin: &Path, dir: &Path, store: &Path, standin: &Standin) -> Serve {
 fn deliver(addr: &str, delivery: &str, body: &[u8]) -> u16 {
     let mut mac = Hmac::<sha2::Sha256>::new_from_slice(SECRET.as_bytes()).unwrap();
     mac.update(body);
-    let hex: String = mac.finalize().into_bytes().iter().map(|b| format!("{b:02x}")).collect();
+    let hex: String = mac
+        .finalize()
+        .into_bytes()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
     let mut stream = std::net::TcpStream::connect(addr).unwrap();
     write!(
         stream,
@@ -206,15 +224,28 @@ fn webhooks(bin: &Path, dir: &Path, runs: usize, looks: u32) -> Value {
     for _ in 0..looks {
         run_tick(&store, &standin, every);
     }
-    let run_ids: Vec<u64> = standin.state.lock().unwrap().runs.iter().map(|r| r.id).collect();
+    let run_ids: Vec<u64> = standin
+        .state
+        .lock()
+        .unwrap()
+        .runs
+        .iter()
+        .map(|r| r.id)
+        .collect();
     let started = Instant::now();
     for (n, run) in run_ids.iter().enumerate() {
         let body = standin.completed_delivery(*run).to_string();
-        assert_eq!(deliver(&serve.1, &format!("bench-{n}"), body.as_bytes()), 200);
+        assert_eq!(
+            deliver(&serve.1, &format!("bench-{n}"), body.as_bytes()),
+            200
+        );
     }
     let answered = started.elapsed();
     while complete(&store) < runs {
-        assert!(started.elapsed() < Duration::from_secs(60), "the deliveries did not end the runs");
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the deliveries did not end the runs"
+        );
         std::thread::sleep(Duration::from_millis(5));
     }
     let ended = started.elapsed();
@@ -232,10 +263,21 @@ fn main() {
     let looks: u32 = arg(&args, "--looks").map_or(5, |n| n.parse().unwrap());
     let base = arg(&args, "--dir").unwrap_or_else(|| ".".into());
     let bin: PathBuf = std::env::var("DEFERRAL_HOST_BIN").map_or_else(
-        |_| std::env::current_exe().unwrap().parent().unwrap().parent().unwrap().join("deferral-host"),
+        |_| {
+            std::env::current_exe()
+                .unwrap()
+                .parent()
+                .unwrap()
+                .parent()
+                .unwrap()
+                .join("deferral-host")
+        },
         PathBuf::from,
     );
-    let dir = tempfile::Builder::new().prefix("webhook-bench").tempdir_in(base).unwrap();
+    let dir = tempfile::Builder::new()
+        .prefix("webhook-bench")
+        .tempdir_in(base)
+        .unwrap();
     let cases: Vec<Value> = [1, 50]
         .into_iter()
         .map(|runs| {

@@ -306,4 +306,6 @@ pub fn a_webhook_delivery_is_noted_once(backend: &dyn Backend) {
     assert!(!b.note_delivery("d-1", "workflow_run", now()).unwrap());
     assert!(!a.note_delivery("d-1", "workflow_run", now()).unwrap());
     assert!(b.note_delivery("d-2", "workflow_run", now()).unwrap());
+    assert!(a.delivery_noted("d-2").unwrap());
+    assert!(!a.delivery_noted("d-3").unwrap());
 }

@@ -117,4 +117,7 @@ pub trait LoopStore {
     /// `false` when it was already recorded (a redelivery), whoever recorded it.
     fn note_delivery(&self, delivery_id: &str, event: &str, at_ms: u64)
         -> Result<bool, StoreError>;
+
+    /// Whether a webhook delivery was noted (without noting it).
+    fn delivery_noted(&self, delivery_id: &str) -> Result<bool, StoreError>;
 }

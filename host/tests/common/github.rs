@@ -158,6 +158,10 @@ pub struct State {
     pub rate_limit_answer: Option<(u16, serde_json::Value)>,
     /// The REST API version spoken (`X-GitHub-Api-Version` expected on every request).
     pub api_version: String,
+    /// The App's webhook deliveries, as `GET /app/hook/deliveries` lists them (newest first).
+    pub hook_deliveries: Vec<serde_json::Value>,
+    /// Delivery attempts the App asked to redeliver (`POST /app/hook/deliveries/{id}/attempts`).
+    pub redelivered: Vec<u64>,
     next_id: u64,
 }
 
@@ -167,14 +171,14 @@ pub struct Standin {
     pub state: Arc<Mutex<State>>,
 }
 
-fn epoch_s() -> u64 {
+pub fn epoch_s() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
         .as_secs()
 }
 
-fn iso(s: u64) -> String {
+pub fn iso(s: u64) -> String {
     deferral_core::signals::time::format_iso8601(s * 1000)
 }
 
@@ -270,6 +274,7 @@ fn write_answer(stream: &mut TcpStream, answer: &Answer) {
     let reason = match answer.status {
         200 => "OK",
         201 => "Created",
+        202 => "Accepted",
         204 => "No Content",
         302 => "Found",
         304 => "Not Modified",
@@ -663,6 +668,24 @@ fn api_answer(state: &mut State, request: &Request, api: &str, blob: &str) -> An
             return unauthorized();
         }
         return Answer::json(200, serde_json::json!({"id": 7, "app_id": state.app_id}));
+    }
+    if route == "/app/hook/deliveries" && request.method == "GET" {
+        if !verify_jwt(state, request) {
+            return unauthorized();
+        }
+        return Answer::json(200, serde_json::Value::Array(state.hook_deliveries.clone()));
+    }
+    if let Some(id) = route
+        .strip_prefix("/app/hook/deliveries/")
+        .and_then(|rest| rest.strip_suffix("/attempts"))
+        .and_then(|id| id.parse::<u64>().ok())
+        .filter(|_| request.method == "POST")
+    {
+        if !verify_jwt(state, request) {
+            return unauthorized();
+        }
+        state.redelivered.push(id);
+        return Answer::json(202, serde_json::json!({}));
     }
     if route == "/app/installations/7/access_tokens" && request.method == "POST" {
         if !verify_jwt(state, request) {

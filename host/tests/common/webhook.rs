@@ -144,3 +144,30 @@ pub fn within<T>(within: Duration, mut probe: impl FnMut() -> Option<T>) -> Opti
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// A GitHub App's key pair made with openssl: the private key's path (mode 0600) and the
+/// public key (PEM) for the stand-in.
+pub fn app_key_pair(dir: &std::path::Path) -> (std::path::PathBuf, Vec<u8>) {
+    use std::os::unix::fs::PermissionsExt;
+    let private = dir.join("app-key.pem");
+    let public = dir.join("app-key.pub.pem");
+    let made = std::process::Command::new("openssl")
+        .args(["genrsa", "-traditional", "-out"])
+        .arg(&private)
+        .arg("2048")
+        .stderr(Stdio::null())
+        .status()
+        .expect("openssl is installed");
+    assert!(made.success());
+    std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let out = std::process::Command::new("openssl")
+        .args(["rsa", "-pubout", "-in"])
+        .arg(&private)
+        .arg("-out")
+        .arg(&public)
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(out.success());
+    (private, std::fs::read(public).unwrap())
+}

@@ -9,6 +9,7 @@
 //!   host dispatched is finished from its artifacts ([`super::follow::finish_run`], no GET of
 //!   the run); a run a configured watch trusts has its `deferred-receipt` ingested
 //!   ([`super::watch::ingest_artifact`]).
+//! * [`sweep`]: with a GitHub App, failed deliveries of the last three days redelivered.
 //! * [`options`]: the command-line options (`serve`, and `run` embeds them).
 //!
 //! The intake itself (HTTP: limit, signature, delivery id stored once, answer) is
@@ -17,6 +18,7 @@
 pub mod options;
 pub mod payload;
 pub mod signature;
+pub mod sweep;
 pub mod worker;
 
 /// The path GitHub delivers to.

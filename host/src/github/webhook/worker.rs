@@ -9,11 +9,14 @@
 //! * else, for each configured watch of its repository whose rules trust it: its artifact
 //!   ingested as `watch` would ([`watch::ingest_artifact`]).
 //!
+//! With a GitHub App it also runs [`sweep`] at start and every ten minutes.
+//!
 //! Every write is the coordinator's compare-and-set, so a `tick` following the same run at the
 //! same moment records its outcome once. What fails here is logged and left to the reconciler
 //! (`tick`'s follow step, `watch`).
 
 use super::payload::CompletedRun;
+use super::sweep;
 use crate::github::api::{self, ApiError};
 use crate::github::client::GithubClient;
 use crate::github::follow::{self, run_name};
@@ -22,11 +25,13 @@ use crate::github::trust::WORKFLOW_DIR;
 use crate::github::watch::{self, WatchOptions};
 use crate::serve::log;
 use crate::store::{Deferral, IntegrityCheck, Store, StoreUrl};
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
-use std::time::Duration;
+use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender};
+use std::time::{Duration, Instant};
 
 /// Deliveries waiting for the worker at most; past this one is left to the reconciler.
 pub const QUEUE: usize = 1024;
+/// How often a GitHub App's failed deliveries are swept ([`sweep`]).
+pub const SWEEP_EVERY: Duration = Duration::from_secs(600);
 /// Dispatched attempts looked through for a delivery's run.
 const DISPATCHED_LIMIT: usize = 100_000;
 
@@ -76,7 +81,36 @@ fn run(worker: Worker, jobs: &Receiver<Job>) {
         Ok(store) => store,
         Err(err) => return log::line(&format!("webhook worker: cannot open the store: {err}")),
     };
-    for job in jobs {
+    // A GitHub App also sweeps its failed deliveries: at start, then every SWEEP_EVERY.
+    let sweeping = client.is_app();
+    let mut next_sweep = Instant::now();
+    loop {
+        if sweeping && Instant::now() >= next_sweep {
+            let swept = sweep::sweep(&client, &*store, crate::clock::now_ms());
+            if !swept.redelivered.is_empty() || !swept.errors.is_empty() {
+                log::line(&format!(
+                    "webhook sweep: {} deliveries listed, redelivery asked for {:?}{}",
+                    swept.listed,
+                    swept.redelivered,
+                    if swept.errors.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; {}", swept.errors.join("; "))
+                    }
+                ));
+            }
+            next_sweep = Instant::now() + SWEEP_EVERY;
+        }
+        let wait = if sweeping {
+            next_sweep.saturating_duration_since(Instant::now())
+        } else {
+            Duration::from_secs(3600)
+        };
+        let job = match jobs.recv_timeout(wait) {
+            Ok(job) => job,
+            Err(RecvTimeoutError::Timeout) => continue,
+            Err(RecvTimeoutError::Disconnected) => break,
+        };
         let said = handle(&*store, &client, max_chain, &watches, &job.run);
         log::line(&format!(
             "webhook {}: run {} of {}: {said}",

@@ -275,4 +275,16 @@ impl<B: SqlBackend> LoopStore for B {
         })?;
         Ok(inserted == 1)
     }
+
+    fn delivery_noted(&self, delivery_id: &str) -> Result<bool, StoreError> {
+        self.sql_read(|conn| {
+            Ok(query_opt(
+                conn,
+                "SELECT 1 FROM github_deliveries WHERE delivery_id = ?1",
+                args![delivery_id],
+                |r| r.i64(0),
+            )?
+            .is_some())
+        })
+    }
 }
