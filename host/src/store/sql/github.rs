@@ -280,9 +280,9 @@ impl<B: SqlBackend> LoopStore for B {
         self.sql_read(|conn| {
             Ok(query_opt(
                 conn,
-                "SELECT 1 FROM github_deliveries WHERE delivery_id = ?1",
+                "SELECT delivery_id FROM github_deliveries WHERE delivery_id = ?1",
                 args![delivery_id],
-                |r| r.i64(0),
+                |r| r.text(0),
             )?
             .is_some())
         })
