@@ -27,7 +27,7 @@ impl Refusing {
             let bound = libc::bind(fd, std::ptr::from_ref(&sin).cast(), size);
             assert_eq!(bound, 0, "bind: {}", std::io::Error::last_os_error());
             let mut len = size;
-            let named = libc::getsockname(fd, std::ptr::from_mut(&mut sin).cast(), &mut len);
+            let named = libc::getsockname(fd, std::ptr::from_mut(&mut sin).cast(), &raw mut len);
             assert_eq!(named, 0, "getsockname: {}", std::io::Error::last_os_error());
             let port = u16::from_be(sin.sin_port);
             Refusing {
