@@ -115,9 +115,7 @@ pub async fn receive<S: std::future::Future>(
                 json!({"delivery": delivery, "already": true}).to_string(),
             )
         }
-        Ok(Ok(Err(err)) | Err(err)) => {
-            return Response::error(500, err.code(), &err.to_string())
-        }
+        Ok(Ok(Err(err)) | Err(err)) => return Response::error(500, err.code(), &err.to_string()),
         Err(_) => {
             return Response::error(500, "internal", "the handler failed; see the server log")
         }
