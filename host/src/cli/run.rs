@@ -468,7 +468,7 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                     target.check_installed()?;
                 }
             }
-            let webhook = webhook_intake(args, &store_url(cli)?)?;
+            let webhook = super::serve_webhook::intake(args, &store_url(cli)?, github_env)?;
             crate::serve::serve(crate::serve::ServeOptions {
                 webhook,
                 listen: args.listen.clone(),
@@ -530,43 +530,6 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
             Ok(())
         }
     }
-}
-
-/// With `--github-webhook-secret-file`: the secrets read, the watches checked, GitHub's
-/// credentials required (a delivery's run is followed with them), and the worker started.
-fn webhook_intake(
-    args: &super::args::ServeArgs,
-    store: &StoreUrl,
-) -> Result<Option<crate::serve::webhook::Intake>, HostError> {
-    let Some(secrets) = args.webhook.secrets()? else {
-        return Ok(None);
-    };
-    let watches = args.webhook.watches()?;
-    if args
-        .github
-        .client(github_env(), args.http_timeout)?
-        .is_none()
-    {
-        return Err(HostError::new(
-            HostErrorKind::NoGithubCredentials,
-            "webhooks need GITHUB_TOKEN (or GH_TOKEN) or --github-app-id with --github-app-key to read a run's artifacts",
-        ));
-    }
-    let queue = crate::github::webhook::worker::start(crate::github::webhook::worker::Worker {
-        store: store.clone(),
-        github: args.github.clone(),
-        env: github_env(),
-        http_timeout: args.http_timeout,
-        max_chain: coordinator::DEFAULT_MAX_CHAIN,
-        watches,
-    })
-    .map_err(|e| {
-        HostError::new(
-            HostErrorKind::RuntimeFailed,
-            format!("cannot start the webhook worker: {e}"),
-        )
-    })?;
-    Ok(Some(crate::serve::webhook::Intake { secrets, queue }))
 }
 
 /// The GitHub token, API URL and proxy: the only environment the GitHub client reads.
