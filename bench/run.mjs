@@ -45,6 +45,7 @@ const action24 = existsSync(node24) ? runJson('Action start-up on Node 24', node
 const host = runJson('deferral-host store', 'bash', ['bench/host/run.sh', ...(quick ? ['--sizes', '10000,100000'] : [])]);
 const loop = runJson('deferral-host GitHub loop', 'bash', ['bench/host/follow.sh', ...(quick ? ['--attempts', '200'] : [])]);
 const serve = runJson('deferral-host serve', 'bash', ['bench/host/serve.sh']);
+const webhooks = runJson('deferral-host webhooks against polling', 'bash', ['bench/host/webhooks.sh']);
 
 const kib = (bytes) => `${(bytes / 1024).toFixed(1)} KiB`;
 const n = (x) => Math.round(x).toLocaleString('en-US');
@@ -60,6 +61,24 @@ const perFollowed = loop.per_followed_deferral ?? [];
 const completesFirst = perFollowed[0];
 const loopRows = perFollowed.map((row) => `| ${row.case} | ${row.requests} | ${row.not_modified} | ${row.blob_downloads} | ${row.final_state} |`);
 const manyRows = (loop.tick_following_many ?? []).map((row) => `| ${n(row.attempts)} ${row.runs} | ${n(row.follow_tick_ms)} ms | ${n(row.follow_tick_requests)} (+${row.follow_tick_not_modified} 304) | ${n(row.followed_to_an_outcome)} | ${n(row.next_tick_ms)} ms, ${row.next_tick_requests} (+${row.next_tick_not_modified} 304) |`);
+// Webhooks against polling (bench/host/webhooks.sh): requests per followed run.
+function webhookSection(w) {
+  const perRun = (x) => x.toFixed(2).replace(/\.00$/, '');
+  const rows = w.cases.map((c) => `| ${c.runs} | ${perRun(c.polling.requests_per_run)} (+${perRun(c.polling.not_modified_per_run)} 304) over ${c.polling.ticks_after_dispatch} ticks | ${perRun(c.webhooks.requests_per_run)} (+${perRun(c.webhooks.not_modified_per_run)} 304) | ${n(c.webhooks.all_complete_after_first_delivery_ms)} ms |`);
+  return `## Webhooks against polling
+
+\`bash bench/host/webhooks.sh\` (\`host/examples/webhook_bench.rs\`): GitHub API requests per followed run after its
+dispatch, counted by the loopback stand-in of the tests. Each run is in progress for ${w.looks_in_progress} looks (a cron
+minute each), then completes with no artifact. Polling: \`tick\` every minute. Webhooks: the real
+\`serve --github-webhook-secret-file\` takes one signed \`workflow_run\` \`completed\` delivery per run while
+\`tick --follow-interval 10m\` keeps running every minute.
+
+| runs at once | polling: requests per run | webhooks: requests per run | webhooks: first delivery to all complete |
+|---|---|---|---|
+${rows.join('\n')}
+`;
+}
+
 // The serve figures: summary rows and their section (bench/host/serve.sh).
 function serveRows(serve) {
   const g = serve.group_commit;
@@ -194,10 +213,11 @@ ${manyRows.join('\n')}
 
 ${serveRows(serve).section}
 
+${webhookSection(webhooks)}
 ## Raw figures
 
 \`\`\`json
-${JSON.stringify({ machine, receipts, decisions, action, action_node24: action24, host, serve, github_loop: loop }, null, 1)}
+${JSON.stringify({ machine, receipts, decisions, action, action_node24: action24, host, serve, github_loop: loop, webhooks }, null, 1)}
 \`\`\`
 `;
 

@@ -17,7 +17,12 @@ postgres_test_server_start() {
     run=(runuser -u postgres --)
   fi
   # A free loopback port, so a server left behind by a killed run cannot collide with this one.
-  PG_TEST_PORT=${PG_TEST_PORT:-$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")}
+  # PostgreSQL cannot listen on port 0, so the port is picked, released and then bound by the
+  # server: if something else took it in between, the start fails and another port is tried.
+  local pick_port=0
+  [ -z "${PG_TEST_PORT:-}" ] && pick_port=1
+  free_port() { node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})"; }
+  [ "$pick_port" = 1 ] && PG_TEST_PORT=$(free_port)
   "${run[@]}" "$bin/initdb" -D "$PG_TEST_DIR/data" -A trust -U deferral --no-sync >/dev/null
   # TLS as well as plain connections, with a throwaway CA whose server certificate names
   # 127.0.0.1 only (the TLS tests also check that "localhost" is refused by verify-full).
@@ -37,8 +42,18 @@ postgres_test_server_start() {
     ssl=(-c ssl=on -c "ssl_cert_file=$tls/server.pem" -c "ssl_key_file=$tls/server.key")
     export DEFERRAL_TEST_POSTGRES_CA="$tls/ca.pem"
   fi
-  "${run[@]}" "$bin/pg_ctl" -D "$PG_TEST_DIR/data" -l "$PG_TEST_DIR/server.log" -w \
-    -o "-p $PG_TEST_PORT -k $PG_TEST_DIR -c listen_addresses=127.0.0.1 -c fsync=off ${ssl[*]}" start >/dev/null
+  local attempt
+  for attempt in 1 2 3 4 5; do
+    if "${run[@]}" "$bin/pg_ctl" -D "$PG_TEST_DIR/data" -l "$PG_TEST_DIR/server.log" -w \
+      -o "-p $PG_TEST_PORT -k $PG_TEST_DIR -c listen_addresses=127.0.0.1 -c fsync=off ${ssl[*]}" start >/dev/null; then
+      break
+    fi
+    if [ "$pick_port" = 0 ] || [ "$attempt" = 5 ]; then
+      echo "PostgreSQL test server did not start on 127.0.0.1:$PG_TEST_PORT; see $PG_TEST_DIR/server.log" >&2
+      return 1
+    fi
+    PG_TEST_PORT=$(free_port)
+  done
   PG_TEST_BIN=$bin
   PG_TEST_RUN=("${run[@]}")
   export DEFERRAL_TEST_POSTGRES_URL="postgres://deferral@127.0.0.1:$PG_TEST_PORT/postgres"

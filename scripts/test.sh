@@ -104,6 +104,9 @@ source scripts/postgres-test-server.sh
 postgres_test_server_start
 trap 'status=$?; postgres_test_server_stop; summary "$status"' EXIT
 cargo test --workspace --no-fail-fast 2>&1 | node scripts/test/cargo-lines.mjs "$LOGS/cargo-test.log" --counts "$LOGS/cargo-test.counts"
+# The GitHub loop once more against a stand-in speaking REST API version 2026-03-10.
+DEFERRAL_TEST_GITHUB_API_VERSION=2026-03-10 cargo test -p deferral-host --test github_loop 2>&1 \
+  | node scripts/test/cargo-lines.mjs "$LOGS/cargo-test-2026-03-10.log" --counts "$LOGS/cargo-test-2026-03-10.counts"
 postgres_test_server_stop
 trap summary EXIT
 end_step "$(cat "$LOGS/cargo-test.counts")"

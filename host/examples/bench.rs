@@ -122,6 +122,7 @@ fn bench_due(dir: &Path, stored: usize) -> serde_json::Value {
         rate_limit: None,
         pools: Default::default(),
         launchers: deferral_host::launch::Launchers::builtin(),
+        follow_interval: None,
     };
     let mut due_times = Vec::new();
     let mut plan_times = Vec::new();

@@ -56,6 +56,7 @@ fn run_tick(store: &dyn Store, standin: &Standin) -> (TickReport, Duration) {
         rate_limit: None,
         pools: Default::default(),
         launchers: deferral_host::launch::Launchers::builtin(),
+        follow_interval: None,
     };
     let start = Instant::now();
     let report = tick(store, &options, now_ms).unwrap();

@@ -52,6 +52,7 @@ fn run_tick(store: &dyn Store, standin: &Standin) -> Value {
         rate_limit: None,
         pools: Default::default(),
         launchers: deferral_host::launch::Launchers::builtin(),
+        follow_interval: None,
     };
     tick(store, &options, now_ms).unwrap().to_json()
 }

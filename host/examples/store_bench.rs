@@ -56,6 +56,7 @@ fn options(limit: usize) -> TickOptions {
         rate_limit: None,
         pools: Default::default(),
         launchers: deferral_host::launch::Launchers::builtin(),
+        follow_interval: None,
     }
 }
 

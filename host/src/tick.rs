@@ -43,6 +43,9 @@ pub struct TickOptions {
     /// The launcher kinds this tick launches ([`Launchers::builtin`]; a target of another kind
     /// is refused as `invalid-launch`).
     pub launchers: Launchers,
+    /// `--follow-interval`: list a workflow's dispatched runs at most this often (`None`: every
+    /// pass), polling as the reconciler when webhooks end runs.
+    pub follow_interval: Option<Duration>,
 }
 
 impl TickOptions {
@@ -59,6 +62,9 @@ impl TickOptions {
             limit: self.limit,
             lease_ms: self.lease_ms(),
             max_chain: self.max_chain,
+            follow_every_ms: self
+                .follow_interval
+                .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
             now_ms,
         }
     }

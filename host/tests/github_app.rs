@@ -226,16 +226,13 @@ fn https_proxy_is_used_and_no_proxy_bypasses_it() {
     // NO_PROXY names the API host: straight to it, the proxy (nothing listening) unused.
     let standin = Standin::start();
     standin.script(Script::default());
-    let closed = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap();
+    let closed = common::refusing::Refusing::new();
     let out = host
         .command(&["tick"])
         .env("GITHUB_TOKEN", common::github::TOKEN)
         .env("GITHUB_API_URL", &standin.api)
-        .env("HTTPS_PROXY", format!("http://{closed}"))
-        .env("HTTP_PROXY", format!("http://{closed}"))
+        .env("HTTPS_PROXY", closed.url())
+        .env("HTTP_PROXY", closed.url())
         .env("NO_PROXY", "127.0.0.1")
         .output()
         .unwrap();
@@ -363,12 +360,9 @@ fn an_unreachable_github_spends_no_reentry_of_an_app() {
     let host = Host::new();
     let (private, _) = key_pair(host.dir.path());
     let (id, _) = host.record(TARGET, 0, HOUR, &[]);
-    let closed = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap();
+    let closed = common::refusing::Refusing::new();
     for _ in 0..3 {
-        let out = as_app(&host, &["tick"], &private, &format!("http://{closed}"))
+        let out = as_app(&host, &["tick"], &private, &closed.url())
             .output()
             .unwrap();
         assert!(out.status.success(), "{}", error_of(&out));

@@ -396,7 +396,8 @@ fn a_run_in_progress_changes_nothing_and_costs_304s() {
 
 #[test]
 fn a_204_dispatch_finds_its_run_by_title() {
-    let standin = Standin::start();
+    // A 204 and a refused return_run_details are answers of API version 2022-11-28 only.
+    let standin = Standin::speaking("2022-11-28");
     let host = Host::new();
     let (id, _) = host.record(TARGET, 0, HOUR, &[]);
     standin.script(Script {
@@ -413,7 +414,8 @@ fn a_204_dispatch_finds_its_run_by_title() {
 
 #[test]
 fn a_run_never_found_stays_dispatched_and_expires_at_resume_by() {
-    let standin = Standin::start();
+    // A 204 and a refused return_run_details are answers of API version 2022-11-28 only.
+    let standin = Standin::speaking("2022-11-28");
     let host = Host::new();
     let (id, _) = host.record(TARGET, 0, 3_000, &[]);
     // A 204 dispatch whose run does not carry the run-name the host looks for.
@@ -481,7 +483,8 @@ fn completed_runs_beyond_the_first_page_are_read_one_by_one() {
 
 #[test]
 fn a_refused_return_run_details_is_sent_once_more_without_it() {
-    let standin = Standin::start();
+    // A 204 and a refused return_run_details are answers of API version 2022-11-28 only.
+    let standin = Standin::speaking("2022-11-28");
     let host = Host::new();
     let (id, _) = host.record(TARGET, 0, HOUR, &[]);
     standin.script(Script {
@@ -595,20 +598,18 @@ fn watch_exits_4_on_a_github_error_and_changes_nothing() {
         .command(&["watch", REPO, "--launch", TARGET])
         .env("GITHUB_TOKEN", "test-wrong-token-not-real")
         .env("GITHUB_API_URL", &standin.api)
+        .env("DEFERRAL_GITHUB_API_VERSION", standin.api_version())
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(4));
     let error: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(error["error"]["code"], "github-error", "{error}");
     assert!(error["error"]["message"].as_str().unwrap().contains("401"));
-    let closed = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap();
+    let closed = common::refusing::Refusing::new();
     let out = host
         .command(&["watch", REPO, "--launch", TARGET])
         .env("GITHUB_TOKEN", TOKEN)
-        .env("GITHUB_API_URL", format!("http://{closed}"))
+        .env("GITHUB_API_URL", closed.url())
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(4));
@@ -693,6 +694,7 @@ fn tickers_record_once(host: Host) {
         host.command(&["tick"])
             .env("GITHUB_TOKEN", TOKEN)
             .env("GITHUB_API_URL", &standin.api)
+            .env("DEFERRAL_GITHUB_API_VERSION", standin.api_version())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()

@@ -77,24 +77,52 @@ fn start_prometheus(
         ),
     )
     .unwrap();
-    let port = free_port();
-    let log = std::fs::File::create(dir.join("prometheus.log")).unwrap();
-    let child = Command::new(bin)
-        .arg(format!("--config.file={}", config.display()))
-        .arg(format!(
-            "--storage.tsdb.path={}",
-            dir.join("data").display()
-        ))
-        .arg(format!("--web.listen-address=127.0.0.1:{port}"))
-        .arg("--log.level=warn")
-        .stdout(Stdio::null())
-        .stderr(Stdio::from(log))
-        .spawn()
-        .unwrap();
-    Prometheus {
-        child,
-        url: format!("http://127.0.0.1:{port}"),
+    // Prometheus cannot listen on port 0 and say which port it got: a port is picked and
+    // released, and if something else took it before Prometheus bound it, Prometheus exits
+    // and another port is tried.
+    for _ in 0..5 {
+        let port = free_port();
+        let log = std::fs::File::create(dir.join("prometheus.log")).unwrap();
+        let child = Command::new(bin)
+            .arg(format!("--config.file={}", config.display()))
+            .arg(format!(
+                "--storage.tsdb.path={}",
+                dir.join("data").display()
+            ))
+            .arg(format!("--web.listen-address=127.0.0.1:{port}"))
+            .arg("--log.level=warn")
+            .stdout(Stdio::null())
+            .stderr(Stdio::from(log))
+            .spawn()
+            .unwrap();
+        let mut prometheus = Prometheus {
+            child,
+            url: format!("http://127.0.0.1:{port}"),
+        };
+        if ready(&mut prometheus) {
+            return prometheus;
+        }
     }
+    panic!(
+        "Prometheus did not start: {}",
+        std::fs::read_to_string(dir.join("prometheus.log")).unwrap_or_default()
+    );
+}
+
+/// Whether Prometheus answers `/-/ready` (polled for up to 30 s); false once it has exited.
+fn ready(prometheus: &mut Prometheus) -> bool {
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(30) {
+        if prometheus.child.try_wait().unwrap().is_some() {
+            return false;
+        }
+        let url = format!("{}/-/ready", prometheus.url);
+        if ureq::get(url).call().is_ok_and(|r| r.status() == 200) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    false
 }
 
 /// `query` through Prometheus' HTTP API: the result vector, or `None` while it cannot answer.

@@ -258,11 +258,8 @@ fn refused_dispatches_block_and_unsent_ones_return() {
     let (unsent, _) = host.record(TARGET, 0, HOUR, &[]);
     // A port with nothing listening: nothing was sent, the deferral goes back to deferred
     // and the claim's re-entry is given back.
-    let closed = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap();
-    tick(&host, &format!("http://{closed}"));
+    let closed = common::refusing::Refusing::new();
+    tick(&host, &closed.url());
     let s = host.status(&unsent);
     assert_eq!(
         (s["state"].as_str(), s["reentries"].as_u64()),
@@ -321,14 +318,11 @@ fn postgres_an_unreachable_github_spends_no_reentry() {
 fn unreachable_github_spends_no_reentry(host: Host) {
     let (first, _) = host.record(TARGET, 0, HOUR, &[]);
     let (second, _) = host.record(TARGET, 0, HOUR, &[]);
-    // A port bound, then closed: connections are refused, nothing is ever written.
-    let closed = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap();
+    // A port held and never listened on: connections are refused, nothing is ever written.
+    let closed = common::refusing::Refusing::new();
     // Many more ticks than re-entries allowed (2): none of them spends one.
     for _ in 0..4 {
-        let (report, _) = tick(&host, &format!("http://{closed}"));
+        let (report, _) = tick(&host, &closed.url());
         let given_back = &report["launched"][0];
         assert_eq!(
             (given_back["state"].as_str(), given_back["cause"].as_str()),
@@ -472,5 +466,17 @@ fn a_dispatch_refused_by_a_github_that_answered_spends_its_reentry() {
             .unwrap()
             .starts_with("dispatch not sent: HTTP 403"),
         "{s}"
+    );
+}
+
+/// The unreachable address the tests here use: refused, and no other test can take it.
+#[test]
+fn a_refusing_port_refuses_and_cannot_be_taken() {
+    let refusing = common::refusing::Refusing::new();
+    let err = std::net::TcpStream::connect(refusing.addr).unwrap_err();
+    assert_eq!(err.kind(), std::io::ErrorKind::ConnectionRefused, "{err}");
+    assert!(
+        std::net::TcpListener::bind(refusing.addr).is_err(),
+        "the port stays taken"
     );
 }

@@ -19,7 +19,8 @@ macro_rules! store_loop_conformance_tests {
             issued_receipts_find_their_deferral,
             runs_are_kept_per_attempt,
             successors_form_a_bounded_chain,
-            list_answers_are_cached_by_key);
+            list_answers_are_cached_by_key,
+            a_webhook_delivery_is_noted_once);
     };
     (@each $backend:expr; $($name:ident),* $(,)?) => {
         $(
@@ -295,4 +296,16 @@ pub fn list_answers_are_cached_by_key(backend: &dyn Backend) {
         store.cached("k").unwrap(),
         Some(("\"e2\"".to_string(), "{\"a\":2}".to_string()))
     );
+}
+
+/// A webhook delivery id is new once: two connections (two replicas) noting it at once, and
+/// any later redelivery, see it already noted.
+pub fn a_webhook_delivery_is_noted_once(backend: &dyn Backend) {
+    let (a, b) = (backend.connect(), backend.connect());
+    assert!(a.note_delivery("d-1", "workflow_run", now()).unwrap());
+    assert!(!b.note_delivery("d-1", "workflow_run", now()).unwrap());
+    assert!(!a.note_delivery("d-1", "workflow_run", now()).unwrap());
+    assert!(b.note_delivery("d-2", "workflow_run", now()).unwrap());
+    assert!(a.delivery_noted("d-2").unwrap());
+    assert!(!a.delivery_noted("d-3").unwrap());
 }

@@ -1059,6 +1059,7 @@ pub fn expiry_waits_for_a_live_lease(backend: &dyn Backend) {
         rate_limit: None,
         pools: Default::default(),
         launchers: deferral_host::launch::Launchers::builtin(),
+        follow_interval: None,
     };
     let [expirable, stale, due] =
         deferral_host::tick::plan(&*store, &options(vec![held.id.clone()]), t + HOUR + 5).unwrap();
@@ -1423,17 +1424,22 @@ pub fn record_refuses_a_receipt_only_once_its_window_closed(backend: &dyn Backen
 }
 
 /// SQL that takes a store back from the `launch_kind` column's migration (9 on SQLite, 8 on
-/// PostgreSQL) to the schema before it (undoing the window ledger's, 10 and 9, first), the same
-/// on both backends: two versions back.
-pub const UNDO_LAUNCH_KIND_MIGRATION: &str =
-    "DROP INDEX pools_updated; DROP INDEX admissions_live; DROP TABLE pool_windows; \
+/// PostgreSQL) to the schema before it (undoing the ones after it first: the window ledger's
+/// and the webhook deliveries'), the same on both backends.
+pub const UNDO_LAUNCH_KIND_MIGRATION: &str = "DROP TABLE github_deliveries; \
+     DROP INDEX pools_updated; DROP INDEX admissions_live; DROP TABLE pool_windows; \
      ALTER TABLE admissions DROP COLUMN secret_digest; ALTER TABLE deferrals DROP COLUMN launch_kind;";
+
+/// Migrations after the `launch_kind` column's (the window ledger, the webhook deliveries) and
+/// it: a test that sets a store back to before `launch_kind` sets its version this much lower
+/// than the latest.
+pub const MIGRATIONS_FROM_LAUNCH_KIND: i64 = 3;
 
 /// SQL that takes a store back from migration 7 (pools) to the schema before it (undoing the
 /// later ones too: [`UNDO_LAUNCH_KIND_MIGRATION`] first), the same on both backends, for tests
 /// that fake a store an older host left.
-pub const UNDO_POOLS_MIGRATION: &str =
-    "DROP INDEX pools_updated; DROP INDEX admissions_live; DROP TABLE pool_windows; \
+pub const UNDO_POOLS_MIGRATION: &str = "DROP TABLE github_deliveries; \
+     DROP INDEX pools_updated; DROP INDEX admissions_live; DROP TABLE pool_windows; \
      ALTER TABLE deferrals DROP COLUMN launch_kind; \
      DROP TABLE admissions; DROP TABLE pool_observations; \
      DROP TABLE pools; DROP INDEX deferrals_pool_due; ALTER TABLE deferrals DROP COLUMN pool; \

@@ -243,6 +243,11 @@ pub(super) struct TickArgs {
     pub(super) rate_limit_repo: Option<String>,
     #[command(flatten)]
     pub(super) github: GithubArgs,
+    /// List a workflow's dispatched runs at most this often (default: every tick). With
+    /// webhooks ending runs (serve --github-webhook-secret-file), `10m` makes polling the
+    /// reconciler for a delivery that never came; a run gets this long for its delivery.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub(super) follow_interval: Option<std::time::Duration>,
     /// No progress lines or summary on stderr (the JSON report on stdout stays).
     #[arg(long, short)]
     pub(super) quiet: bool,
@@ -316,6 +321,9 @@ Endpoints:
   POST /v1/deferrals/ID/retry       {\"handle\",\"launch\"?,\"max_reentries\"?}      201 {\"id\",\"retry_of\",...,\"receipt\"}
   POST /v1/deferrals/ID/claim       {\"wakeup_handle\"}                          200 {\"id\",\"state\",\"attempt\",...,\"receipt\"}
   POST /v1/deferrals/ID/outcome     {\"attempt\",\"outcome\",\"handle\",\"receipt\"?}  200 {\"id\",\"state\",\"cause\"[,\"receipt\"]}
+  POST /v1/github/webhook           GitHub's deliveries (with --github-webhook-secret-file; signed,
+                                    no token): 200 queued | already, 202 ignored, 401 bad-signature,
+                                    413 over 25 MiB (docs/host.md, Webhooks)
 
 Errors: {\"error\":{\"code\",\"message\"[,\"path\"]}} with 400 invalid-request (and, from
 /v1/admissions, invalid-pool | invalid-cost | invalid-rate-state), 401 unauthorized,
@@ -368,6 +376,15 @@ pub(super) struct ServeArgs {
     /// (as `tick --pool-buffer`; give both the same).
     #[arg(long, default_value = "1s", value_parser = parse_duration)]
     pub(super) pool_buffer: std::time::Duration,
+    /// GitHub's webhooks (docs/host.md, Webhooks).
+    #[command(flatten)]
+    pub(super) webhook: crate::github::webhook::options::WebhookArgs,
+    /// The credentials webhooks follow runs with (GITHUB_TOKEN or the App's).
+    #[command(flatten)]
+    pub(super) github: GithubArgs,
+    /// Timeout of each GitHub request (webhooks).
+    #[arg(long, default_value = "30s", value_parser = parse_duration)]
+    pub(super) http_timeout: std::time::Duration,
 }
 
 pub(super) fn parse_state(text: &str) -> Result<State, String> {

@@ -6,6 +6,7 @@
 
 mod args;
 mod run;
+mod serve_webhook;
 mod text;
 
 pub use crate::view::deferral_json;

@@ -408,6 +408,7 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                 },
                 rate_limit,
                 launchers: Launchers::builtin(),
+                follow_interval: args.follow_interval,
             };
             let mut progress =
                 crate::progress::TickProgress::new(std::io::stderr().is_terminal(), args.quiet);
@@ -467,7 +468,9 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                     target.check_installed()?;
                 }
             }
+            let webhook = super::serve_webhook::intake(args, &store_url(cli)?, github_env)?;
             crate::serve::serve(crate::serve::ServeOptions {
+                webhook,
                 listen: args.listen.clone(),
                 token,
                 store: store_url(cli)?,

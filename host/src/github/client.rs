@@ -76,6 +76,16 @@ impl GithubClient {
         self.transport.api_url()
     }
 
+    /// The same client speaking API `version` (`--github-api-version`).
+    pub fn with_api_version(mut self, version: super::api_version::ApiVersion) -> GithubClient {
+        self.transport = self.transport.with_version(version);
+        self
+    }
+
+    pub fn api_version(&self) -> super::api_version::ApiVersion {
+        self.transport.version()
+    }
+
     pub fn calls(&self) -> CallLog {
         self.calls.borrow().clone()
     }
@@ -113,6 +123,33 @@ impl GithubClient {
             body,
             MAX_JSON_BYTES,
         )?;
+        self.observe(&reply);
+        self.tally(super::request_kind::of(method, path), reply.status);
+        Ok(reply)
+    }
+
+    /// Whether the client authenticates as a GitHub App (so [`GithubClient::app_call`] works).
+    pub fn is_app(&self) -> bool {
+        matches!(self.auth, Auth::App(_))
+    }
+
+    /// One call as the App itself (its JWT, not an installation's token): `GET /app/...`.
+    /// `NotSent` when the client is not an App.
+    pub fn app_call(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<&[u8]>,
+    ) -> Result<Reply, CallError> {
+        let Auth::App(app) = &self.auth else {
+            return Err(CallError::NotSent(
+                "only a GitHub App (--github-app-id) can make this call".into(),
+            ));
+        };
+        let jwt = app.jwt()?;
+        let reply = self
+            .transport
+            .call_with(method, path, &format!("Bearer {jwt}"), body)?;
         self.observe(&reply);
         self.tally(super::request_kind::of(method, path), reply.status);
         Ok(reply)

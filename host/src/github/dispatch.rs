@@ -4,6 +4,8 @@
 //! GitHub answers 200 with `{"workflow_run_id", "run_url", "html_url"}`; a server without that
 //! feature answers 204 (the run is then found by its `display_title`, see `github::follow`).
 //! A 400/422 whose message names `return_run_details` is sent once more without it.
+//! Under API version 2026-03-10 the field is gone: the body never has it and the 200 answer
+//! always holds the run (see [`super::api_version`]).
 //! The token goes only into the `Authorization` header (see [`super::client`]).
 
 use super::client::{CallError, GithubClient};
@@ -78,7 +80,7 @@ pub fn dispatch(client: &GithubClient, request: &DispatchRequest) -> DispatchRes
         request.owner, request.repo, request.workflow
     );
     let repo = format!("{}/{}", request.owner, request.repo);
-    let mut run_details = true;
+    let mut run_details = client.api_version().asks_for_run_details();
     loop {
         let sent = client.call(
             "POST",

@@ -20,9 +20,9 @@
 //! Every outcome is the coordinator's compare-and-set: two tickers record it once.
 
 use super::api::{self, ApiError, ArtifactInfo, RunInfo};
-use super::artifact::receipt_text;
+use super::artifact::{check_digest, receipt_text};
 use super::client::{CallError, GithubClient};
-use super::DEFAULT_ARTIFACT;
+use super::{follow_interval, DEFAULT_ARTIFACT};
 use crate::coordinator::{self, Effects, Outcome};
 use crate::error::HostError;
 use crate::store::{ArtifactRef, Change, Deferral, RunRecord, Store};
@@ -71,12 +71,15 @@ struct Pending {
 }
 
 /// One follow pass over at most `limit` dispatched attempts (only those of `ids`, unless empty).
+/// With `every_ms` (`--follow-interval`), a workflow listed less than that ago is passed over
+/// (see [`super::follow_interval`]).
 pub fn follow(
     store: &dyn Store,
     client: &GithubClient,
     ids: &[String],
     limit: usize,
     max_chain: u32,
+    every_ms: Option<u64>,
     now_ms: &dyn Fn() -> u64,
 ) -> Result<FollowReport, HostError> {
     let mut report = FollowReport::default();
@@ -98,6 +101,22 @@ pub fn follow(
         let Some((repo, file)) = split_workflow(&workflow) else {
             continue;
         };
+        if let Some(every) = every_ms {
+            let oldest = pending
+                .iter()
+                .map(|p| p.run.dispatched_ms)
+                .min()
+                .unwrap_or(0);
+            let api = client.api_url();
+            if !follow_interval::due(store, api, &workflow, every, oldest, now_ms()) {
+                for p in &pending {
+                    report.waiting.push(json!({"id": p.deferral.id, "attempt": p.deferral.reentries,
+                        "why": "followed less than --follow-interval ago (a webhook or a later pass ends it)"}));
+                }
+                continue;
+            }
+            follow_interval::passed(store, api, &workflow, now_ms());
+        }
         if let Err(err) = follow_workflow(
             store,
             client,
@@ -226,6 +245,12 @@ fn artifact_receipt(
         }
         Err(err) => return Err(err),
     };
+    if let Err(why) = check_digest(artifact.digest.as_deref(), &zip) {
+        return Ok(Err(Refused {
+            cause: "artifact-unreadable",
+            detail: format!("artifact {}: {why}", artifact.id),
+        }));
+    }
     let text = match receipt_text(&zip) {
         Ok(text) => text,
         Err(why) => {
@@ -269,7 +294,7 @@ fn artifact_receipt(
 }
 
 /// Writes the outcome of one completed run.
-fn finish_run(
+pub fn finish_run(
     store: &dyn Store,
     client: &GithubClient,
     repo: &str,

@@ -10,13 +10,17 @@
 //! * [`rate_limit`]: `GET /rate_limit`, what is left of the quota the host's credentials spend.
 //! * [`dispatch`]: the `workflow-dispatch:` launch, which returns the run.
 //! * [`api`]: the few REST calls the loop makes, with ETags.
+//! * [`api_version`]: `--github-api-version` (2022-11-28, 2026-03-10) and what differs.
 //! * [`artifact`]: read the one JSON file of a `deferred-receipt` artifact zip, bounded.
 //! * [`follow`]: `tick`'s follow step: dispatched runs to their outcome.
+//! * [`follow_interval`]: `tick --follow-interval`: polling as the reconciler of webhooks.
 //! * [`watch`]: `deferral-host watch`: ingest `deferred-receipt` artifacts once each.
+//! * [`webhook`]: `workflow_run` deliveries instead of polling (signature, payload, worker).
 //! * [`trust`]: which runs' artifacts `watch` ingests (never a fork's; only what was named).
 //! * [`options`]: the command-line options that build a client.
 
 pub mod api;
+pub mod api_version;
 pub mod app;
 pub mod artifact;
 pub mod auth;
@@ -24,6 +28,7 @@ pub mod client;
 pub mod conclusion;
 pub mod dispatch;
 pub mod follow;
+pub mod follow_interval;
 pub mod options;
 pub mod quota;
 pub mod rate_limit;
@@ -31,6 +36,7 @@ pub mod request_kind;
 pub mod transport;
 pub mod trust;
 pub mod watch;
+pub mod webhook;
 
 /// The artifact name a deferring run uploads its receipt under, unless told otherwise.
 pub const DEFAULT_ARTIFACT: &str = "deferred-receipt";

@@ -1,6 +1,7 @@
 //! The command-line options that build a [`GithubClient`] (`tick`, `watch`). The token and the
 //! API URL come from the environment through `cli.rs`; the App's key from a file.
 
+use super::api_version::ApiVersion;
 use super::app::AppAuth;
 use super::auth::Auth;
 use super::client::{GithubClient, DEFAULT_API_URL};
@@ -24,6 +25,15 @@ pub struct GithubArgs {
     /// `x-ratelimit-remaining` reaches it, the host makes no more calls in this pass.
     #[arg(long, default_value = "10%", value_name = "COUNT|PERCENT")]
     pub github_reserve: String,
+    /// GitHub's REST API version (`X-GitHub-Api-Version`): `2022-11-28` or `2026-03-10`
+    /// (its dispatch answers with the run and takes no `return_run_details`).
+    #[arg(
+        long,
+        env = "DEFERRAL_GITHUB_API_VERSION",
+        default_value = "2022-11-28",
+        value_name = "VERSION"
+    )]
+    pub github_api_version: String,
 }
 
 /// What `cli.rs` read from the environment.
@@ -42,6 +52,7 @@ impl GithubArgs {
         timeout: Duration,
     ) -> Result<Option<GithubClient>, HostError> {
         let bad = |message: String| HostError::new(HostErrorKind::InvalidGithub, message);
+        let version = ApiVersion::parse(&self.github_api_version)?;
         let reserve = Reserve::parse(&self.github_reserve).ok_or_else(|| {
             bad(format!(
                 "--github-reserve {:?} is neither a count nor a percentage",
@@ -69,7 +80,7 @@ impl GithubArgs {
             .filter(|u| !u.is_empty())
             .unwrap_or_else(|| DEFAULT_API_URL.to_string());
         GithubClient::with_proxy(&api, auth, timeout, Quota::new(reserve), env.proxy)
-            .map(Some)
+            .map(|client| Some(client.with_api_version(version)))
             .map_err(|m| bad(format!("GITHUB_API_URL: {m}")))
     }
 }

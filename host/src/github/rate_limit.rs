@@ -1,8 +1,9 @@
 //! `GET /rate_limit` with the host's own credentials: what is left of the quota those
 //! credentials spend (GitHub does not count this call against the primary limit). The
 //! answer's `resources.core` is the REST window and `resources.graphql` the GraphQL one, each
-//! `{limit, used, remaining, reset}` with `reset` in epoch seconds; other buckets are ignored,
-//! and either of the two may be missing. GitHub Enterprise Server with rate limiting off
+//! `{limit, used, remaining, reset}` with `reset` in epoch seconds; other buckets are read
+//! as an open set and not used, and either of the two may be missing. The top-level `rate`
+//! (gone in API version 2026-03-10) is never read. GitHub Enterprise Server with rate limiting off
 //! answers 404 "Rate limiting is not enabled": unlimited.
 
 use super::api::ApiError;
@@ -27,32 +28,58 @@ pub enum RateLimit {
     Windows(Vec<Stated>),
 }
 
-fn bucket(resources: &Value, name: &str, resource: Resource) -> Option<Stated> {
-    let b = resources.get(name)?;
-    let field = |key: &str| b.get(key).and_then(Value::as_u64);
-    Some(Stated {
-        resource,
-        limit: field("limit")?,
-        remaining: field("remaining")?.min(field("limit")?),
-        reset_ms: field("reset")?.saturating_mul(1000),
-    })
+/// One bucket of `resources` as GitHub states it: `{limit, used, remaining, reset}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bucket {
+    pub limit: u64,
+    pub remaining: u64,
+    pub reset_ms: u64,
 }
 
-/// Reads the answer's windows (`Shape` when it has neither `core` nor `graphql`).
+/// Every bucket of `resources` with whole numbers, by name. The set is open: GitHub adds
+/// buckets (and removes them: `code_scanning_upload` went in 2026) without a new API version,
+/// so an unknown one is read like the others and a malformed one is left out.
+pub fn buckets(resources: &Value) -> std::collections::BTreeMap<String, Bucket> {
+    let Some(map) = resources.as_object() else {
+        return Default::default();
+    };
+    map.iter()
+        .filter_map(|(name, b)| {
+            let field = |key: &str| b.get(key).and_then(Value::as_u64);
+            let limit = field("limit")?;
+            Some((
+                name.clone(),
+                Bucket {
+                    limit,
+                    remaining: field("remaining")?.min(limit),
+                    reset_ms: field("reset")?.saturating_mul(1000),
+                },
+            ))
+        })
+        .collect()
+}
+
+/// Reads the answer's `core` and `graphql` windows from `resources` only (API version
+/// 2026-03-10 has no top-level `rate`; under 2022-11-28 it repeats `resources.core`).
+/// `Shape` when there is no `resources` object; an answer without either bucket gives no
+/// windows (a pool then learns nothing, and nothing fails).
 pub fn parse(body: &Value) -> Result<Vec<Stated>, ApiError> {
     let resources = body
         .get("resources")
+        .filter(|r| r.is_object())
         .ok_or_else(|| ApiError::Shape("GET /rate_limit answered without resources".into()))?;
-    let windows: Vec<Stated> = [("core", Resource::Rest), ("graphql", Resource::Graphql)]
+    let buckets = buckets(resources);
+    Ok([("core", Resource::Rest), ("graphql", Resource::Graphql)]
         .into_iter()
-        .filter_map(|(name, r)| bucket(resources, name, r))
-        .collect();
-    if windows.is_empty() {
-        return Err(ApiError::Shape(
-            "GET /rate_limit answered without a core or graphql bucket of whole numbers".into(),
-        ));
-    }
-    Ok(windows)
+        .filter_map(|(name, resource)| {
+            buckets.get(name).map(|b| Stated {
+                resource,
+                limit: b.limit,
+                remaining: b.remaining,
+                reset_ms: b.reset_ms,
+            })
+        })
+        .collect())
 }
 
 /// One `GET /rate_limit`, with the credentials for `repo` (a GitHub App's installation of that
@@ -104,10 +131,24 @@ mod tests {
         let only_core =
             json!({"resources": {"core": {"limit": 60, "used": 0, "remaining": 60, "reset": 5}}});
         assert_eq!(parse(&only_core).unwrap().len(), 1);
-        for bad in [
-            json!({}),
+        // 2026-03-10: no top-level rate; the same windows from resources.
+        let mut new_shape = body.clone();
+        new_shape.as_object_mut().unwrap().remove("rate");
+        assert_eq!(parse(&new_shape).unwrap(), parse(&body).unwrap());
+        // Buckets come and go: an unknown one is read, a vanished or malformed one fails nothing.
+        assert_eq!(buckets(&body["resources"])["search"].limit, 30);
+        assert!(!buckets(&body["resources"]).contains_key("new_bucket"));
+        for gone in [
             json!({"resources": {}}),
             json!({"resources": {"core": {"limit": "5000"}}}),
+            json!({"resources": {"search": {"limit": 30, "used": 0, "remaining": 30, "reset": 5}}}),
+        ] {
+            assert_eq!(parse(&gone).unwrap(), vec![], "{gone}");
+        }
+        for bad in [
+            json!({}),
+            json!({"rate": {"limit": 5000}}),
+            json!({"resources": []}),
         ] {
             assert!(matches!(parse(&bad), Err(ApiError::Shape(_))), "{bad}");
         }

@@ -15,6 +15,8 @@ pub fn of(method: &str, path: &str) -> &'static str {
         ["repos", _, _, "actions", "artifacts"] => "artifacts",
         ["repos", _, _, "actions", "artifacts", _, "zip"] => "artifact-download",
         ["rate_limit"] => "rate-limit",
+        ["app", "hook", "deliveries"] => "hook-deliveries",
+        ["app", "hook", "deliveries", _, "attempts"] if method == "POST" => "hook-redeliver",
         _ => "other",
     }
 }

@@ -15,8 +15,9 @@ use std::cell::RefCell;
 use std::time::Duration;
 use ureq::http;
 
-/// `X-GitHub-Api-Version` of every request.
+/// `X-GitHub-Api-Version` of every request unless `--github-api-version` names another.
 pub const API_VERSION: &str = "2022-11-28";
+use super::api_version::ApiVersion;
 /// Largest JSON answer read (a page of 100 runs is well under this).
 pub const MAX_JSON_BYTES: u64 = 8 << 20;
 
@@ -88,6 +89,8 @@ pub struct Transport {
     api: String,
     /// Why nothing could be sent to the API in this pass, once that happened.
     unreachable: RefCell<Option<String>>,
+    /// `X-GitHub-Api-Version` of every request.
+    version: ApiVersion,
 }
 
 /// ureq's own name lookup, with a failed lookup reported as `HostNotFound` (ureq passes the
@@ -190,7 +193,18 @@ impl Transport {
             agent,
             api,
             unreachable: RefCell::new(None),
+            version: ApiVersion::default(),
         })
+    }
+
+    /// The same transport speaking `version`.
+    pub fn with_version(mut self, version: ApiVersion) -> Transport {
+        self.version = version;
+        self
+    }
+
+    pub fn version(&self) -> ApiVersion {
+        self.version
     }
 
     pub fn api_url(&self) -> &str {
@@ -244,7 +258,7 @@ impl Transport {
             .method(method)
             .uri(url)
             .header("Accept", "application/vnd.github+json")
-            .header("X-GitHub-Api-Version", API_VERSION);
+            .header("X-GitHub-Api-Version", self.version.as_str());
         if let Some(value) = authorization {
             builder = builder.header("Authorization", value);
         }

@@ -16,7 +16,7 @@
 
 use super::api::{self, ApiError};
 use super::api::{ArtifactInfo, RunOrigin};
-use super::artifact::receipt_text;
+use super::artifact::{check_digest, receipt_text};
 use super::client::GithubClient;
 use super::trust::{Skip, Trust};
 use super::DEFAULT_ARTIFACT;
@@ -185,64 +185,14 @@ pub fn watch(
                 continue;
             }
         }
-        let zip = match api::download_artifact(client, &options.repo, artifact.id) {
-            Ok(zip) => zip,
-            Err(err) => {
-                if err.is_quota_stop() {
-                    stopped = Some(err.message());
+        match ingest_artifact(store, client, options, artifact, now_ms) {
+            Ok(entry) => ingested.push(entry),
+            Err(not) => {
+                if not.quota_stop {
+                    stopped = Some(not.message.clone());
                 }
-                skipped.push(skip(err.code(), json!({"message": err.message()})));
-                continue;
+                skipped.push(skip(&not.reason, not.seen));
             }
-        };
-        let text = match receipt_text(&zip) {
-            Ok(text) => text,
-            Err(why) => {
-                skipped.push(skip("artifact-unreadable", json!({"message": why})));
-                continue;
-            }
-        };
-        let keys = RecordKeys {
-            artifact: Some(ArtifactRef {
-                artifact_id: artifact.id,
-                repo: options.repo.clone(),
-                run_id: artifact.run_id,
-            }),
-            artifact_name: (options.artifact_name != DEFAULT_ARTIFACT)
-                .then(|| options.artifact_name.clone()),
-            pool: Some(crate::store::pools::PoolTag {
-                pool: options.pool.clone(),
-                ..Default::default()
-            }),
-            ..RecordKeys::default()
-        };
-        match coordinator::record_with(
-            store,
-            text.as_bytes(),
-            &options.launch,
-            options.max_reentries,
-            keys,
-            now_ms(),
-        ) {
-            Ok(Recording::New(rec)) => ingested.push(json!({
-                "artifact_id": artifact.id,
-                "run_id": artifact.run_id,
-                "id": rec.deferral.id,
-                "cancellation_handle": rec.cancellation_handle,
-            })),
-            Ok(Recording::Existing(d)) => {
-                // Recorded by another entry already: remember the artifact so it is not read again.
-                let _ = store.add_artifact(
-                    &d.id,
-                    &ArtifactRef {
-                        artifact_id: artifact.id,
-                        repo: options.repo.clone(),
-                        run_id: artifact.run_id,
-                    },
-                );
-                skipped.push(skip("already-recorded", json!({"id": d.id})));
-            }
-            Err(err) => skipped.push(skip(&err.code, json!({"message": err.message}))),
         }
     }
     let stopped = stopped.or_else(|| client.quota.borrow().stopped().map(str::to_string));
@@ -254,4 +204,87 @@ pub fn watch(
         "skipped": skipped,
         "github": {"requests": calls.requests, "not_modified": calls.not_modified, "blob": calls.blob, "stopped": stopped},
     }))
+}
+
+/// Why one trusted artifact was not ingested.
+pub struct NotIngested {
+    pub reason: String,
+    pub seen: Value,
+    pub message: String,
+    /// GitHub calls stopped for this pass (the reserve or a limit).
+    pub quota_stop: bool,
+}
+
+impl NotIngested {
+    fn new(reason: &str, seen: Value) -> NotIngested {
+        let message = seen["message"].as_str().unwrap_or_default().to_string();
+        NotIngested {
+            reason: reason.to_string(),
+            seen,
+            message,
+            quota_stop: false,
+        }
+    }
+}
+
+/// Ingests one artifact of a trusted run (`watch`'s pass, and a `workflow_run` webhook): one
+/// download, its `digest` checked, the core's validation, a record. Answers `watch`'s
+/// `ingested` entry.
+pub fn ingest_artifact(
+    store: &dyn Store,
+    client: &GithubClient,
+    options: &WatchOptions,
+    artifact: &ArtifactInfo,
+    now_ms: &dyn Fn() -> u64,
+) -> Result<Value, NotIngested> {
+    let zip = api::download_artifact(client, &options.repo, artifact.id).map_err(|err| {
+        let mut not = NotIngested::new(err.code(), json!({"message": err.message()}));
+        not.quota_stop = err.is_quota_stop();
+        not
+    })?;
+    let unreadable = |why: String| NotIngested::new("artifact-unreadable", json!({"message": why}));
+    check_digest(artifact.digest.as_deref(), &zip).map_err(unreadable)?;
+    let text = receipt_text(&zip).map_err(unreadable)?;
+    let keys = RecordKeys {
+        artifact: Some(ArtifactRef {
+            artifact_id: artifact.id,
+            repo: options.repo.clone(),
+            run_id: artifact.run_id,
+        }),
+        artifact_name: (options.artifact_name != DEFAULT_ARTIFACT)
+            .then(|| options.artifact_name.clone()),
+        pool: Some(crate::store::pools::PoolTag {
+            pool: options.pool.clone(),
+            ..Default::default()
+        }),
+        ..RecordKeys::default()
+    };
+    match coordinator::record_with(
+        store,
+        text.as_bytes(),
+        &options.launch,
+        options.max_reentries,
+        keys,
+        now_ms(),
+    ) {
+        Ok(Recording::New(rec)) => Ok(json!({
+            "artifact_id": artifact.id,
+            "run_id": artifact.run_id,
+            "id": rec.deferral.id,
+            "cancellation_handle": rec.cancellation_handle,
+        })),
+        Ok(Recording::Existing(d)) => {
+            // Recorded by another entry already: remember the artifact so it is not read again.
+            let _ = store.add_artifact(
+                &d.id,
+                &ArtifactRef {
+                    artifact_id: artifact.id,
+                    repo: options.repo.clone(),
+                    run_id: artifact.run_id,
+                },
+            );
+            Err(NotIngested::new("already-recorded", json!({"id": d.id})))
+        }
+        Err(err) => Err(NotIngested::new(&err.code, json!({"message": err.message}))),
+    }
 }

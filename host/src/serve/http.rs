@@ -153,6 +153,18 @@ pub async fn read_body<S: std::future::Future>(
     body: Incoming,
     limits: BodyLimits<S>,
 ) -> Result<Vec<u8>, Response> {
+    read_body_up_to(method, headers, body, limits, MAX_BODY_BYTES, "16 KiB").await
+}
+
+/// [`read_body`] with another bound: `max` bytes, said as `said` in the 413 (the webhook's).
+pub async fn read_body_up_to<S: std::future::Future>(
+    method: &str,
+    headers: &HeaderMap,
+    body: Incoming,
+    limits: BodyLimits<S>,
+    max: usize,
+    said: &str,
+) -> Result<Vec<u8>, Response> {
     if headers.contains_key(TRANSFER_ENCODING) {
         return Err(refused_unread(
             headers,
@@ -181,15 +193,15 @@ pub async fn read_body<S: std::future::Future>(
             .and_then(|text| text.trim().parse::<usize>().ok())
             .ok_or_else(|| refuse(400, "bad-request", "Content-Length is not a number"))?,
     };
-    if length > MAX_BODY_BYTES {
+    if length > max {
         let answer = refuse(
             413,
             "body-too-large",
-            "request bodies are limited to 16 KiB",
+            &format!("request bodies are limited to {said}"),
         );
         return Err(refused_unread(headers, body, answer).await);
     }
-    let collect = Limited::new(body, MAX_BODY_BYTES).collect();
+    let collect = Limited::new(body, max).collect();
     tokio::select! {
         read = tokio::time::timeout_at(limits.deadline, collect) => match read {
             Ok(Ok(collected)) => Ok(collected.to_bytes().to_vec()),

@@ -15,6 +15,7 @@ pub mod log;
 pub mod routes;
 mod server;
 pub mod stores;
+pub mod webhook;
 
 use crate::error::{HostError, HostErrorKind};
 use crate::store::StoreUrl;
@@ -66,6 +67,8 @@ pub struct ServeOptions {
     pub store: StoreUrl,
     pub policy: Policy,
     pub limits: Limits,
+    /// GitHub's webhooks at `POST /v1/github/webhook` (`--github-webhook-secret-file`).
+    pub webhook: Option<webhook::Intake>,
 }
 
 fn listen_failed(listen: &str, err: &std::io::Error) -> HostError {
@@ -107,6 +110,7 @@ pub fn serve(options: ServeOptions) -> Result<(), HostError> {
         handlers: tokio::sync::Semaphore::new(STORE_HANDLERS),
         pages: tokio::sync::Semaphore::new(PAGE_RENDERS),
         stopping,
+        webhook: options.webhook,
     });
     let served = runtime.block_on(async {
         let listener = tokio::net::TcpListener::from_std(listener)

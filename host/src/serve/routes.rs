@@ -43,6 +43,8 @@ enum Route<'a> {
     Admissions,
     /// `/v1/admissions/{seq}/release`.
     Release(&'a str),
+    /// `/v1/github/webhook`: answered by `super::webhook` when configured, before the token.
+    GithubWebhook,
 }
 
 fn route(path: &str) -> Option<Route<'_>> {
@@ -54,6 +56,9 @@ fn route(path: &str) -> Option<Route<'_>> {
     }
     if path == "/v1/pools" {
         return Some(Route::Pools);
+    }
+    if path == crate::github::webhook::PATH {
+        return Some(Route::GithubWebhook);
     }
     if path == "/v1/admissions" {
         return Some(Route::Admissions);
@@ -91,7 +96,11 @@ fn allowed_method(route: &Route<'_>) -> &'static str {
         Route::Page | Route::Metrics | Route::Deferral(_) | Route::Receipt(_) | Route::Pools => {
             "GET"
         }
-        Route::Deferrals | Route::Action(..) | Route::Admissions | Route::Release(_) => "POST",
+        Route::Deferrals
+        | Route::Action(..)
+        | Route::Admissions
+        | Route::Release(_)
+        | Route::GithubWebhook => "POST",
     }
 }
 
@@ -216,6 +225,10 @@ pub fn handle(store: &dyn Store, policy: &Policy, request: &Request) -> Response
         Some(Route::Action(id, "claim")) => claim(store, id, &request.body),
         Some(Route::Action(id, "retry")) => retry::retry(store, policy, id, &request.body),
         Some(Route::Action(id, _)) => outcome(store, id, &request.body),
+        Some(Route::GithubWebhook) => Err(HostError::new(
+            HostErrorKind::NotFound,
+            "webhooks are not configured: start serve with --github-webhook-secret-file",
+        )),
         None => Err(HostError::new(HostErrorKind::NotFound, "no such endpoint")),
     };
     result.unwrap_or_else(|err| error_response(&err))

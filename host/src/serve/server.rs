@@ -7,6 +7,7 @@ use super::log;
 use super::routes::{self, Policy};
 use super::stores::Stores;
 use super::{Limits, PAGE_WAIT};
+use crate::github::webhook;
 use deferral_core::digest::{constant_time_eq, sha256_hex};
 use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
@@ -34,6 +35,8 @@ pub struct App {
     pub pages: Semaphore,
     /// Turns `true` when the server stops: body reads give up and answer 503.
     pub stopping: watch::Receiver<bool>,
+    /// GitHub's webhooks, when configured (`--github-webhook-secret-file`).
+    pub webhook: Option<super::webhook::Intake>,
 }
 
 /// Accepts connections until `stop` resolves, then closes idle ones, lets busy ones finish
@@ -155,6 +158,21 @@ async fn answer(
     };
     let (parts, body) = request.into_parts();
     let mut head = Request::from_parts(&parts);
+    if let Some(intake) = app.webhook.as_ref().filter(|_| head.path == webhook::PATH) {
+        // Signed by GitHub, not sent with the token: its own door (`super::webhook`).
+        let mut stopping = app.stopping.clone();
+        let limits = BodyLimits {
+            deadline: waiting_since + app.limits.request_timeout,
+            stopping: async move {
+                let _ = stopping.wait_for(|stop| *stop).await;
+            },
+        };
+        let response = super::webhook::receive(&app, intake, &parts, body, limits).await;
+        log::request(parts.method.as_str(), parts.uri.path(), response.status);
+        crate::metrics::serve::request(parts.uri.path(), response.status);
+        slot.end();
+        return Ok(response.into_hyper());
+    }
     let refused = if authorized(&head, &app.token_digest) {
         slot.prove();
         routes::check_route(&head.method, &head.path)

@@ -45,6 +45,10 @@ pub(super) fn learn(
                 "error": {"code": err.code(), "message": err.message()}})
         }
     };
+    if windows.is_empty() {
+        return json!({"pool": how.pool, "learned": false,
+            "why": "GET /rate_limit named neither a core nor a graphql bucket"});
+    }
     let known = store.pool(&how.pool).ok().flatten();
     let now = now_ms();
     let seen: Vec<Observation> = windows

@@ -6,6 +6,12 @@
 //! Each dispatched run follows the next [`Script`] queued (default: succeeds with no
 //! artifact at once). List calls carry an ETag and answer 304 to a matching `If-None-Match`.
 //! The blob listener records any `Authorization` header it sees; tests assert it saw none.
+//!
+//! It speaks one REST API version ([`Standin::speaking`]; [`Standin::start`] takes
+//! `DEFERRAL_TEST_GITHUB_API_VERSION`, default `2022-11-28`) and answers 400 to a request whose
+//! `X-GitHub-Api-Version` is another. Under `2026-03-10` the dispatch refuses
+//! `return_run_details` and always answers 200 with the run, and `GET /rate_limit` has no `rate`.
+//! Artifacts carry `digest` (`sha256:HEX` of their zip), as upload-artifact v4's do.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::io::{Read, Write};
@@ -43,6 +49,8 @@ pub struct Script {
     pub display_title: Option<String>,
     /// The run is answered with `status: null` until the test sets it completed.
     pub status_null: bool,
+    /// The artifact's stated `digest` instead of the sha256 of its zip.
+    pub artifact_digest: Option<String>,
 }
 
 impl Default for Script {
@@ -57,6 +65,7 @@ impl Default for Script {
             refuse_run_details: false,
             display_title: None,
             status_null: false,
+            artifact_digest: None,
         }
     }
 }
@@ -104,6 +113,8 @@ pub struct Artifact {
     pub run_id: u64,
     pub expired: bool,
     pub zip: Vec<u8>,
+    /// `digest` as listed; `None`: the sha256 of `zip`.
+    pub digest: Option<String>,
 }
 
 /// One request the API listener answered.
@@ -145,6 +156,12 @@ pub struct State {
     pub graphql_remaining: u64,
     /// Answer `GET /rate_limit` with this status and body instead of the documented shape.
     pub rate_limit_answer: Option<(u16, serde_json::Value)>,
+    /// The REST API version spoken (`X-GitHub-Api-Version` expected on every request).
+    pub api_version: String,
+    /// The App's webhook deliveries, as `GET /app/hook/deliveries` lists them (newest first).
+    pub hook_deliveries: Vec<serde_json::Value>,
+    /// Delivery attempts the App asked to redeliver (`POST /app/hook/deliveries/{id}/attempts`).
+    pub redelivered: Vec<u64>,
     next_id: u64,
 }
 
@@ -154,14 +171,14 @@ pub struct Standin {
     pub state: Arc<Mutex<State>>,
 }
 
-fn epoch_s() -> u64 {
+pub fn epoch_s() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
         .as_secs()
 }
 
-fn iso(s: u64) -> String {
+pub fn iso(s: u64) -> String {
     deferral_core::signals::time::format_iso8601(s * 1000)
 }
 
@@ -257,6 +274,7 @@ fn write_answer(stream: &mut TcpStream, answer: &Answer) {
     let reason = match answer.status {
         200 => "OK",
         201 => "Created",
+        202 => "Accepted",
         204 => "No Content",
         302 => "Found",
         304 => "Not Modified",
@@ -296,8 +314,22 @@ fn serve(listener: TcpListener, handle: impl Fn(Request) -> Answer + Send + 'sta
     });
 }
 
+/// `DEFERRAL_TEST_GITHUB_API_VERSION`, else `2022-11-28`.
+pub fn default_api_version() -> String {
+    std::env::var("DEFERRAL_TEST_GITHUB_API_VERSION")
+        .ok()
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| "2022-11-28".into())
+}
+
 impl Standin {
+    /// A stand-in speaking [`default_api_version`].
     pub fn start() -> Standin {
+        Standin::speaking(&default_api_version())
+    }
+
+    /// A stand-in speaking REST API version `version` (`2022-11-28` or `2026-03-10`).
+    pub fn speaking(version: &str) -> Standin {
         let api_listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let blob_listener = TcpListener::bind("127.0.0.2:0").unwrap();
         let api = format!("http://{}", api_listener.local_addr().unwrap());
@@ -307,6 +339,7 @@ impl Standin {
             graphql_remaining: 5000,
             token_lifetime_s: 3600,
             next_id: 1000,
+            api_version: version.to_string(),
             ..State::default()
         }));
         let api_state = state.clone();
@@ -386,6 +419,7 @@ impl Standin {
             run_id,
             expired,
             zip,
+            digest: None,
         });
         (run_id, artifact_id)
     }
@@ -406,6 +440,38 @@ impl Standin {
             created_at: iso(epoch_s()),
         });
         run_id
+    }
+
+    /// The REST API version it speaks.
+    pub fn api_version(&self) -> String {
+        self.state.lock().unwrap().api_version.clone()
+    }
+
+    /// The body GitHub delivers to a webhook when run `run_id` completes (`workflow_run`,
+    /// action `completed`): the run as the REST API gives it and the repository. The run is
+    /// marked completed here too.
+    pub fn completed_delivery(&self, run_id: u64) -> serde_json::Value {
+        let mut state = self.state.lock().unwrap();
+        let run = state
+            .runs
+            .iter_mut()
+            .find(|r| r.id == run_id)
+            .expect("a run of the stand-in");
+        run.completed = true;
+        run.status_null = false;
+        let run = run_json(run, &self.api);
+        serde_json::json!({
+            "action": "completed",
+            "workflow_run": run,
+            "workflow": {"id": 161335, "path": run["path"]},
+            "repository": {"id": REPO_ID, "full_name": REPO, "fork": false, "default_branch": DEFAULT_BRANCH},
+            "sender": {"login": "octocat", "type": "User"},
+        })
+    }
+
+    /// The id of the newest run (the last one dispatched or made).
+    pub fn last_run_id(&self) -> u64 {
+        self.state.lock().unwrap().runs.last().expect("a run").id
     }
 
     pub fn seen(&self) -> Vec<Seen> {
@@ -431,7 +497,7 @@ fn rate_limit_json(state: &State) -> serde_json::Value {
     let reset = epoch_s() + 3600;
     let bucket = |limit: u64, remaining: u64| serde_json::json!({"limit": limit, "used": limit.saturating_sub(remaining), "remaining": remaining, "reset": reset});
     let core = bucket(state.remaining.max(5000), state.remaining);
-    serde_json::json!({
+    let mut answer = serde_json::json!({
         "resources": {
             "core": core,
             "search": bucket(30, 30),
@@ -440,7 +506,12 @@ fn rate_limit_json(state: &State) -> serde_json::Value {
             "code_search": bucket(10, 10),
         },
         "rate": core,
-    })
+    });
+    if state.api_version == "2026-03-10" {
+        // Removed in 2026-03-10: `resources.core` says the same.
+        answer.as_object_mut().unwrap().remove("rate");
+    }
+    answer
 }
 
 /// The token is the fixed test token or an installation token still valid.
@@ -563,6 +634,7 @@ fn artifact_json(a: &Artifact, state: &State, api: &str) -> serde_json::Value {
         "size_in_bytes": a.zip.len(),
         "expired": a.expired,
         "archive_download_url": format!("{api}/repos/{REPO}/actions/artifacts/{}/zip", a.id),
+        "digest": a.digest.clone().unwrap_or_else(|| format!("sha256:{}", deferral_core::digest::sha256_hex(&a.zip))),
         "workflow_run": workflow_run,
     })
 }
@@ -582,15 +654,38 @@ fn api_answer(state: &mut State, request: &Request, api: &str, blob: &str) -> An
     let path = request.path.as_str();
     let route = path.split('?').next().unwrap_or_default();
     let q = query(path);
-    if request.header("x-github-api-version") != Some("2022-11-28") {
-        return Answer::json(400, serde_json::json!({"message": "missing API version"}));
+    if request.header("x-github-api-version") != Some(state.api_version.as_str()) {
+        return Answer::json(
+            400,
+            serde_json::json!({"message": format!("this stand-in speaks API version {}, not {:?}",
+                state.api_version, request.header("x-github-api-version"))}),
+        );
     }
+    let new_version = state.api_version == "2026-03-10";
     // App endpoints: authenticated by the JWT.
     if route == format!("/repos/{REPO}/installation") {
         if !verify_jwt(state, request) {
             return unauthorized();
         }
         return Answer::json(200, serde_json::json!({"id": 7, "app_id": state.app_id}));
+    }
+    if route == "/app/hook/deliveries" && request.method == "GET" {
+        if !verify_jwt(state, request) {
+            return unauthorized();
+        }
+        return Answer::json(200, serde_json::Value::Array(state.hook_deliveries.clone()));
+    }
+    if let Some(id) = route
+        .strip_prefix("/app/hook/deliveries/")
+        .and_then(|rest| rest.strip_suffix("/attempts"))
+        .and_then(|id| id.parse::<u64>().ok())
+        .filter(|_| request.method == "POST")
+    {
+        if !verify_jwt(state, request) {
+            return unauthorized();
+        }
+        state.redelivered.push(id);
+        return Answer::json(202, serde_json::json!({}));
     }
     if route == "/app/installations/7/access_tokens" && request.method == "POST" {
         if !verify_jwt(state, request) {
@@ -631,7 +726,7 @@ fn api_answer(state: &mut State, request: &Request, api: &str, blob: &str) -> An
     if route == format!("{workflow_prefix}dispatches") && request.method == "POST" {
         let body: serde_json::Value = serde_json::from_slice(&request.body).unwrap_or_default();
         let script = state.scripts.front().cloned().unwrap_or_default();
-        if script.refuse_run_details && body.get("return_run_details").is_some() {
+        if (new_version || script.refuse_run_details) && body.get("return_run_details").is_some() {
             return Answer::json(
                 422,
                 serde_json::json!({"message": "Invalid request.\n\n\"return_run_details\" is not a permitted key."}),
@@ -676,10 +771,12 @@ fn api_answer(state: &mut State, request: &Request, api: &str, blob: &str) -> An
                 run_id,
                 expired: script.artifact_expired,
                 zip,
+                digest: script.artifact_digest.clone(),
             });
         }
         state.dispatches.push(body);
-        if script.answer_204 || script.refuse_run_details {
+        // 2026-03-10: the dispatch always answers 200 with the run.
+        if !new_version && (script.answer_204 || script.refuse_run_details) {
             return Answer {
                 status: 204,
                 headers: Vec::new(),

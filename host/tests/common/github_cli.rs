@@ -48,6 +48,7 @@ pub fn run_host(host: &Host, standin: &Standin, args: &[&str]) -> (Output, Strin
         .env_remove("all_proxy")
         .env("GITHUB_TOKEN", TOKEN)
         .env("GITHUB_API_URL", &standin.api)
+        .env("DEFERRAL_GITHUB_API_VERSION", standin.api_version())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .output()

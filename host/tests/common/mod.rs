@@ -5,8 +5,10 @@ pub mod exposition;
 pub mod github;
 pub mod github_cli;
 pub mod pg;
+pub mod refusing;
 pub mod serve_client;
 pub mod server;
+pub mod webhook;
 
 use deferral_host::store::sqlite::IntegrityCheck;
 use deferral_host::store::{SqliteStore, Store, StoreUrl};

@@ -87,6 +87,22 @@ impl Server {
         std::fs::read(self.host.path("serve.log")).unwrap()
     }
 
+    /// The log once it contains `needle`, polled for up to `within`; panics with the log if not.
+    pub fn log_containing(&self, needle: &str, within: Duration) -> String {
+        let started = std::time::Instant::now();
+        loop {
+            let text = String::from_utf8_lossy(&self.log()).into_owned();
+            if text.contains(needle) {
+                return text;
+            }
+            assert!(
+                started.elapsed() < within,
+                "{needle:?} not logged within {within:?}: {text}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     pub fn connect(&self) -> TcpStream {
         let stream = TcpStream::connect(&self.addr).unwrap();
         stream

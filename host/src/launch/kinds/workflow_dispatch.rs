@@ -133,6 +133,7 @@ impl Launcher for WorkflowDispatch {
             pass.ids,
             pass.limit,
             pass.max_chain,
+            pass.follow_every_ms,
             pass.now_ms,
         )
         .map(Some)

@@ -204,6 +204,21 @@ fn launch_kind(d: &dyn Dialect) -> String {
     )
 }
 
+/// GitHub webhook deliveries seen (`X-GitHub-Delivery`), so that a redelivery has no second
+/// effect (`serve --github-webhook-secret-file`).
+fn webhook_deliveries(d: &dyn Dialect) -> String {
+    render(
+        d,
+        r#"
+CREATE TABLE github_deliveries (
+    delivery_id TEXT PRIMARY KEY,
+    event       TEXT NOT NULL,
+    received_ms {int} NOT NULL
+);
+"#,
+    )
+}
+
 pub const CORE: Migration = Migration::ddl(core);
 pub const LAUNCH_PROCESSES: Migration = Migration::ddl(launch_processes);
 pub const GITHUB: Migration = Migration {
@@ -216,6 +231,7 @@ pub const RETRIES: Migration = Migration::ddl(retries);
 pub const POOLS: Migration = Migration::ddl(super::pools_schema::ddl);
 pub const LAUNCH_KIND: Migration = Migration::ddl(launch_kind);
 pub const POOL_WINDOWS: Migration = Migration::ddl(super::pools_schema::windows_ddl);
+pub const WEBHOOK_DELIVERIES: Migration = Migration::ddl(webhook_deliveries);
 
 /// Applies `migrations[found..]` in the caller's transaction, telling `record` each version
 /// reached; `SchemaTooNew` (and nothing applied) when the store is newer than this list.

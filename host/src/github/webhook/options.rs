@@ -1,0 +1,136 @@
+//! The webhook's command-line options: the secret file, and the repositories whose trusted
+//! runs' `deferred-receipt` artifacts a delivery ingests (`watch`'s rules, `--watch-*` here).
+//! `serve` flattens [`WebhookArgs`]; `run` can embed it the same way.
+
+use crate::error::{HostError, HostErrorKind};
+use crate::github::trust::Trust;
+use crate::github::watch::WatchOptions;
+use crate::github::DEFAULT_ARTIFACT;
+use clap::Args;
+use deferral_core::lifecycle::DEFAULT_MAX_REENTRIES;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// Largest secret file read.
+const MAX_SECRET_FILE_BYTES: u64 = 64 * 1024;
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct WebhookArgs {
+    /// Take GitHub's webhooks at POST /v1/github/webhook (no bearer token: the signature is
+    /// the proof): FILE holds the webhook's secret, one a line (two lines while rotating), a
+    /// regular file only its owner may read (`chmod 600`).
+    #[arg(long, env = "DEFERRAL_GITHUB_WEBHOOK_SECRET_FILE", value_name = "FILE")]
+    pub github_webhook_secret_file: Option<PathBuf>,
+    /// With webhooks: ingest the `deferred-receipt` artifact of a completed run of this
+    /// repository that the watch rules trust (repeatable; as `watch OWNER/REPO`).
+    #[arg(long = "watch", value_name = "OWNER/REPO", requires = "watch_launch")]
+    pub watch_repos: Vec<String>,
+    /// Launch target of the deferrals those artifacts record (as `watch --launch`).
+    #[arg(long, value_name = "TARGET")]
+    pub watch_launch: Option<String>,
+    /// Trust only runs of this workflow (repeatable; as `watch --workflow`).
+    #[arg(long = "watch-workflow", value_name = "FILE")]
+    pub watch_workflows: Vec<String>,
+    /// Trust only runs on this branch (repeatable; default: the repository's default branch).
+    #[arg(long = "watch-branch", value_name = "NAME")]
+    pub watch_branches: Vec<String>,
+    /// Trust only runs of this event (repeatable; default: any but pull_request and
+    /// pull_request_target).
+    #[arg(long = "watch-event", value_name = "NAME")]
+    pub watch_events: Vec<String>,
+    /// The artifact name the runs upload their receipt under.
+    #[arg(long, default_value = DEFAULT_ARTIFACT, value_name = "NAME")]
+    pub watch_artifact: String,
+    /// The pool the ingested deferrals wait in.
+    #[arg(long, value_name = "NAME")]
+    pub watch_pool: Option<String>,
+}
+
+fn invalid(message: String) -> HostError {
+    HostError::new(HostErrorKind::InvalidGithub, message)
+}
+
+/// The secrets in `path`: one a line, blank lines and surrounding spaces ignored.
+pub fn read_secrets(path: &Path) -> Result<Vec<Vec<u8>>, HostError> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let shown = path.display();
+    let cannot =
+        |e: std::io::Error| invalid(format!("cannot read the webhook secret file {shown}: {e}"));
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(cannot)?;
+    let meta = file.metadata().map_err(cannot)?;
+    if !meta.is_file() {
+        return Err(invalid(format!(
+            "the webhook secret file {shown} is not a regular file"
+        )));
+    }
+    let mode = meta.permissions().mode() & 0o7777;
+    if mode & 0o077 != 0 {
+        return Err(invalid(format!(
+            "the webhook secret file {shown} may be read or changed by its group or others (mode {mode:04o}): chmod 600 {shown}"
+        )));
+    }
+    let mut text = String::new();
+    file.take(MAX_SECRET_FILE_BYTES + 1)
+        .read_to_string(&mut text)
+        .map_err(cannot)?;
+    if text.len() as u64 > MAX_SECRET_FILE_BYTES {
+        return Err(invalid(format!(
+            "the webhook secret file {shown} is larger than {MAX_SECRET_FILE_BYTES} bytes"
+        )));
+    }
+    let secrets: Vec<Vec<u8>> = text
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .map(|line| line.as_bytes().to_vec())
+        .collect();
+    if secrets.is_empty() {
+        return Err(invalid(format!(
+            "the webhook secret file {shown} holds no secret (one a line)"
+        )));
+    }
+    Ok(secrets)
+}
+
+impl WebhookArgs {
+    /// The secrets, when webhooks are configured.
+    pub fn secrets(&self) -> Result<Option<Vec<Vec<u8>>>, HostError> {
+        self.github_webhook_secret_file
+            .as_deref()
+            .map(read_secrets)
+            .transpose()
+    }
+
+    /// The watches a delivery may ingest for, each checked as `watch` checks its arguments.
+    pub fn watches(&self) -> Result<Vec<WatchOptions>, HostError> {
+        let launchers = crate::launch::Launchers::builtin();
+        if let Some(launch) = &self.watch_launch {
+            launchers.parse(launch)?;
+        }
+        if let Some(pool) = &self.watch_pool {
+            crate::pools::check_name(pool)?;
+        }
+        self.watch_repos
+            .iter()
+            .map(|repo| {
+                crate::launch::github_names::check_repo(repo)?;
+                Ok(WatchOptions {
+                    repo: repo.clone(),
+                    launch: self.watch_launch.clone().unwrap_or_default(),
+                    artifact_name: self.watch_artifact.clone(),
+                    max_reentries: DEFAULT_MAX_REENTRIES,
+                    pool: self.watch_pool.clone(),
+                    trust: Trust {
+                        workflows: self.watch_workflows.clone(),
+                        branches: self.watch_branches.clone(),
+                        events: self.watch_events.clone(),
+                    },
+                })
+            })
+            .collect()
+    }
+}

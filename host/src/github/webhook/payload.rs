@@ -1,0 +1,133 @@
+//! What a verified delivery asks for, read from `X-GitHub-Event` and the JSON body (GitHub's
+//! `workflow_run` payload: `action`, `workflow_run` (a run as the REST API gives it) and
+//! `repository`). Only `workflow_run` `completed` leads to work.
+
+use crate::github::api::{RepoRef, RunInfo, RunOrigin};
+use serde_json::Value;
+
+/// A completed run, as the delivery describes it: everything following it needs, so the run
+/// itself is never asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompletedRun {
+    /// `repository.full_name`: where the run ran.
+    pub repo: String,
+    /// `repository.default_branch`: the branch a watch trusts when it names none.
+    pub default_branch: Option<String>,
+    pub run: RunInfo,
+    pub origin: RunOrigin,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Delivery {
+    /// `ping`: GitHub checks the hook when it is created.
+    Ping,
+    Completed(Box<CompletedRun>),
+    /// Any other event or action: why it is ignored.
+    Ignored(String),
+}
+
+fn text(v: &Value, key: &str) -> Option<String> {
+    v.get(key).and_then(Value::as_str).map(str::to_string)
+}
+
+fn repo_ref(v: &Value) -> Option<RepoRef> {
+    v.as_object()?;
+    Some(RepoRef {
+        id: v.get("id").and_then(Value::as_u64),
+        full_name: text(v, "full_name"),
+    })
+}
+
+/// Reads a verified delivery; `Err` when a `workflow_run` delivery lacks what it must have.
+pub fn read(event: &str, body: &[u8]) -> Result<Delivery, String> {
+    match event {
+        "ping" => return Ok(Delivery::Ping),
+        "workflow_run" => {}
+        other => {
+            return Ok(Delivery::Ignored(format!(
+                "event {other:?} is not followed"
+            )))
+        }
+    }
+    let value: Value =
+        serde_json::from_slice(body).map_err(|e| format!("the body is not JSON: {e}"))?;
+    let action = value
+        .get("action")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    if action != "completed" {
+        return Ok(Delivery::Ignored(format!(
+            "workflow_run action {action:?} is not followed"
+        )));
+    }
+    let run = value
+        .get("workflow_run")
+        .filter(|r| r.is_object())
+        .ok_or("a workflow_run delivery without workflow_run")?;
+    let id = run
+        .get("id")
+        .and_then(Value::as_u64)
+        .ok_or("workflow_run.id is not a number")?;
+    let repository = value.get("repository").unwrap_or(&Value::Null);
+    let repo = text(repository, "full_name")
+        .or_else(|| run.get("repository").and_then(|r| text(r, "full_name")))
+        .ok_or("the delivery names no repository")?;
+    Ok(Delivery::Completed(Box::new(CompletedRun {
+        repo,
+        default_branch: text(repository, "default_branch"),
+        run: RunInfo {
+            id,
+            status: text(run, "status"),
+            conclusion: text(run, "conclusion"),
+            url: text(run, "url").unwrap_or_default(),
+            html_url: text(run, "html_url").unwrap_or_default(),
+            display_title: text(run, "display_title").unwrap_or_default(),
+        },
+        origin: RunOrigin {
+            id,
+            event: text(run, "event"),
+            path: text(run, "path"),
+            head_branch: text(run, "head_branch"),
+            repository: run.get("repository").and_then(repo_ref),
+            head_repository: run.get("head_repository").and_then(repo_ref),
+        },
+    })))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_completed_run_is_read_and_everything_else_is_ignored() {
+        let body = json!({"action": "completed",
+            "workflow_run": {"id": 30433642, "status": "completed", "conclusion": "success",
+                "event": "workflow_dispatch", "path": ".github/workflows/resume.yml",
+                "head_branch": "main", "display_title": "Resume d_1 #1",
+                "html_url": "https://github.com/octo-org/app/actions/runs/30433642",
+                "url": "https://api.github.com/repos/octo-org/app/actions/runs/30433642",
+                "repository": {"id": 1, "full_name": "octo-org/app"},
+                "head_repository": {"id": 1, "full_name": "octo-org/app"}},
+            "repository": {"id": 1, "full_name": "octo-org/app", "default_branch": "main"}});
+        let Delivery::Completed(run) = read("workflow_run", body.to_string().as_bytes()).unwrap()
+        else {
+            panic!("not read as completed");
+        };
+        assert_eq!((run.repo.as_str(), run.run.id), ("octo-org/app", 30433642));
+        assert_eq!(run.run.conclusion.as_deref(), Some("success"));
+        assert_eq!(run.default_branch.as_deref(), Some("main"));
+        assert_eq!(read("ping", b"{}").unwrap(), Delivery::Ping);
+        assert!(matches!(
+            read("push", b"not even json"),
+            Ok(Delivery::Ignored(_))
+        ));
+        let requested = json!({"action": "requested", "workflow_run": {"id": 1}});
+        assert!(matches!(
+            read("workflow_run", requested.to_string().as_bytes()),
+            Ok(Delivery::Ignored(_))
+        ));
+        assert!(read("workflow_run", b"{").is_err());
+        assert!(read("workflow_run", br#"{"action":"completed"}"#).is_err());
+    }
+}

@@ -1,0 +1,173 @@
+//! `deferral-host serve` with GitHub's webhooks, against the GitHub stand-in, and a client that
+//! delivers as GitHub does: `X-GitHub-Event`, `X-GitHub-Delivery` and `X-Hub-Signature-256`
+//! (HMAC-SHA256 of the body with the secret, computed here with the `hmac` crate).
+
+use super::github::{Standin, TOKEN};
+use super::Host;
+use hmac::{Hmac, KeyInit, Mac};
+use serde_json::Value;
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+/// The webhook's secret in the tests (two lines: the file may hold several while rotating).
+pub const SECRET: &str = "test-webhook-secret-not-real";
+
+pub struct HookServe {
+    pub child: Child,
+    pub addr: String,
+    pub log: std::path::PathBuf,
+}
+
+impl HookServe {
+    /// `serve` with the secret file, GitHub's token and the stand-in's URL and version.
+    pub fn start(host: &Host, standin: &Standin, extra: &[&str]) -> HookServe {
+        use std::os::unix::fs::PermissionsExt;
+        let secrets = host.path("webhook-secrets");
+        std::fs::write(&secrets, format!("an-older-secret-not-real\n{SECRET}\n")).unwrap();
+        std::fs::set_permissions(&secrets, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let log = host.path("serve.log");
+        let secrets = secrets.display().to_string();
+        let mut args = vec![
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--github-webhook-secret-file",
+            &secrets,
+        ];
+        args.extend_from_slice(extra);
+        let mut child = host
+            .command(&args)
+            .env("DEFERRAL_SERVE_TOKEN", super::server::TOKEN)
+            .env("GITHUB_TOKEN", TOKEN)
+            .env("GITHUB_API_URL", &standin.api)
+            .env("DEFERRAL_GITHUB_API_VERSION", standin.api_version())
+            .env_remove("HTTPS_PROXY")
+            .env_remove("HTTP_PROXY")
+            .env_remove("ALL_PROXY")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::from(std::fs::File::create(&log).unwrap()))
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+            &mut line,
+        )
+        .unwrap();
+        let ready: Value = serde_json::from_str(&line).unwrap_or_else(|_| {
+            panic!(
+                "no listening line: {}",
+                std::fs::read_to_string(&log).unwrap_or_default()
+            )
+        });
+        HookServe {
+            child,
+            addr: ready["listening"].as_str().unwrap().to_string(),
+            log,
+        }
+    }
+
+    pub fn log_text(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// POSTs one delivery; `signature` is the header's value (`None`: no header).
+    pub fn deliver(
+        &self,
+        event: &str,
+        delivery: &str,
+        body: &[u8],
+        signature: Option<&str>,
+    ) -> (u16, Value) {
+        let mut stream = TcpStream::connect(&self.addr).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        let mut head = format!(
+            "POST /v1/github/webhook HTTP/1.1\r\nHost: t\r\nUser-Agent: GitHub-Hookshot/test\r\nContent-Type: application/json\r\nX-GitHub-Event: {event}\r\nX-GitHub-Delivery: {delivery}\r\nContent-Length: {}\r\nConnection: close\r\n",
+            body.len()
+        );
+        if let Some(signature) = signature {
+            head.push_str(&format!("X-Hub-Signature-256: {signature}\r\n"));
+        }
+        head.push_str("\r\n");
+        stream.write_all(head.as_bytes()).unwrap();
+        let _ = stream.write_all(body);
+        let mut answer = Vec::new();
+        let _ = stream.read_to_end(&mut answer);
+        let answer = String::from_utf8_lossy(&answer).into_owned();
+        let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
+        (
+            head.get(9..12).and_then(|s| s.parse().ok()).unwrap_or(0),
+            serde_json::from_str(body).unwrap_or(Value::Null),
+        )
+    }
+
+    /// [`HookServe::deliver`] signed with [`SECRET`], as GitHub signs it.
+    pub fn deliver_signed(&self, event: &str, delivery: &str, body: &[u8]) -> (u16, Value) {
+        self.deliver(event, delivery, body, Some(&sign(SECRET, body)))
+    }
+}
+
+impl Drop for HookServe {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `sha256=HEX` of `body` under `secret`.
+pub fn sign(secret: &str, body: &[u8]) -> String {
+    let mut mac = Hmac::<sha2::Sha256>::new_from_slice(secret.as_bytes()).unwrap();
+    mac.update(body);
+    let hex: String = mac
+        .finalize()
+        .into_bytes()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    format!("sha256={hex}")
+}
+
+/// Polls `probe` until it answers `Some` or `within` has passed.
+pub fn within<T>(within: Duration, mut probe: impl FnMut() -> Option<T>) -> Option<T> {
+    let started = Instant::now();
+    loop {
+        if let Some(found) = probe() {
+            return Some(found);
+        }
+        if started.elapsed() > within {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A GitHub App's key pair made with openssl: the private key's path (mode 0600) and the
+/// public key (PEM) for the stand-in.
+pub fn app_key_pair(dir: &std::path::Path) -> (std::path::PathBuf, Vec<u8>) {
+    use std::os::unix::fs::PermissionsExt;
+    let private = dir.join("app-key.pem");
+    let public = dir.join("app-key.pub.pem");
+    let made = std::process::Command::new("openssl")
+        .args(["genrsa", "-traditional", "-out"])
+        .arg(&private)
+        .arg("2048")
+        .stderr(Stdio::null())
+        .status()
+        .expect("openssl is installed");
+    assert!(made.success());
+    std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let out = std::process::Command::new("openssl")
+        .args(["rsa", "-pubout", "-in"])
+        .arg(&private)
+        .arg("-out")
+        .arg(&public)
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(out.success());
+    (private, std::fs::read(public).unwrap())
+}

@@ -1,0 +1,62 @@
+//! With a GitHub App, `serve --github-webhook-secret-file` sweeps the App's deliveries
+//! (`GET /app/hook/deliveries`) and asks GitHub to redeliver those of the last three days that
+//! never got a 2xx answer and that the store has not noted, against the GitHub stand-in.
+
+mod common;
+
+use common::github::Standin;
+use common::webhook::{within, HookServe};
+use common::Host;
+use std::time::Duration;
+
+#[test]
+fn a_github_app_asks_github_to_redeliver_what_failed_in_the_last_three_days() {
+    use common::github::{epoch_s, iso};
+    let host = Host::new();
+    host.expect(0, &["init"], "");
+    let (key, public) = common::webhook::app_key_pair(host.dir.path());
+    let standin = Standin::start();
+    let now = epoch_s();
+    let delivery = |id: u64, guid: &str, ago_s: u64, status: u16, event: &str| {
+        serde_json::json!({"id": id, "guid": guid, "delivered_at": iso(now - ago_s),
+            "redelivery": false, "duration": 0.1, "status": if status == 200 { "OK" } else { "Bad Gateway" },
+            "status_code": status, "event": event, "action": "completed",
+            "installation_id": 7, "repository_id": 4242})
+    };
+    {
+        let mut state = standin.state.lock().unwrap();
+        state.app_public_key = Some(public);
+        state.app_id = "4242".into();
+        state.hook_deliveries = vec![
+            delivery(16, "noted-guid", 60, 500, "workflow_run"),
+            delivery(15, "push-guid", 60, 500, "push"),
+            delivery(13, "recovered-guid", 1_800, 200, "workflow_run"),
+            delivery(12, "recovered-guid", 3_600, 502, "workflow_run"),
+            delivery(11, "failed-guid", 3_600, 502, "workflow_run"),
+            delivery(10, "failed-guid", 7_200, 502, "workflow_run"),
+            delivery(9, "old-guid", 4 * 86_400, 502, "workflow_run"),
+        ];
+    }
+    // The port took this one already (and answered it): never asked for again.
+    use deferral_host::store::LoopStore;
+    assert!(host
+        .open()
+        .note_delivery("noted-guid", "workflow_run", common::now())
+        .unwrap());
+    let key = key.display().to_string();
+    let serve = HookServe::start(
+        &host,
+        &standin,
+        &["--github-app-id", "4242", "--github-app-key", &key],
+    );
+    let log = within(Duration::from_secs(10), || {
+        let text = serve.log_text();
+        text.contains("webhook sweep").then_some(text)
+    });
+    assert!(log.is_some(), "{}", serve.log_text());
+    assert_eq!(
+        standin.state.lock().unwrap().redelivered,
+        vec![11],
+        "only the newest attempt of the delivery that never got a 2xx, of the last three days"
+    );
+}
