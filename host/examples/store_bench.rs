@@ -46,16 +46,8 @@ fn fresh(store: &str, dir: &Path, round: usize) -> String {
 
 fn options(limit: usize) -> TickOptions {
     TickOptions {
-        dry_run: false,
-        lease_timeout: Duration::from_secs(900),
-        ids: Vec::new(),
         limit,
-        http_timeout: Duration::from_secs(30),
-        github: None,
-        max_chain: 50,
-        rate_limit: None,
-        pools: Default::default(),
-        launchers: deferral_host::launch::Launchers::builtin(),
+        ..TickOptions::new(deferral_host::launch::Launchers::builtin())
     }
 }
 

@@ -18,6 +18,7 @@
 //! * [`metrics`]: Prometheus metrics (`GET /metrics` on `serve`, `tick --metrics-file`).
 //! * [`logs`]: `--log-format json` for `serve` and `tick`.
 //! * [`view`]: the JSON views of a deferral that `cli` and `serve` both print.
+//! * [`run`]: `deferral-host run`, the port, the scheduler and `watch` in one service.
 //! * [`cli`]: the command line.
 //!
 //! ```
@@ -50,6 +51,7 @@ pub mod metrics;
 pub mod pools;
 pub mod progress;
 pub mod retry;
+pub mod run;
 pub mod serve;
 pub mod store;
 pub mod tick;

@@ -5,9 +5,12 @@
 //! command, `text` the tables and reports printed for people.
 
 mod args;
+pub(crate) mod port;
 mod run;
+pub(crate) mod scheduler;
 mod text;
 
 pub use crate::view::deferral_json;
 pub use args::Cli;
+pub(crate) use args::non_empty;
 pub use run::run;

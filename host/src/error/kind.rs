@@ -36,6 +36,7 @@ pub enum HostErrorKind {
     GithubAppKeyExposed,
     GithubAppKeyNotAFile,
     GithubAppKeyTooLarge,
+    InvalidConfig,
     InvalidCost,
     InvalidDigest,
     InvalidGithub,
@@ -108,6 +109,7 @@ impl HostErrorKind {
         HostErrorKind::GithubAppKeyExposed,
         HostErrorKind::GithubAppKeyNotAFile,
         HostErrorKind::GithubAppKeyTooLarge,
+        HostErrorKind::InvalidConfig,
         HostErrorKind::InvalidCost,
         HostErrorKind::InvalidDigest,
         HostErrorKind::InvalidGithub,
@@ -178,6 +180,7 @@ impl HostErrorKind {
             HostErrorKind::GithubAppKeyExposed => "github-app-key-exposed",
             HostErrorKind::GithubAppKeyNotAFile => "github-app-key-not-a-file",
             HostErrorKind::GithubAppKeyTooLarge => "github-app-key-too-large",
+            HostErrorKind::InvalidConfig => "invalid-config",
             HostErrorKind::InvalidCost => "invalid-cost",
             HostErrorKind::InvalidDigest => "invalid-digest",
             HostErrorKind::InvalidGithub => "invalid-github",
@@ -249,6 +252,7 @@ impl HostErrorKind {
             | HostErrorKind::GithubAppKeyExposed
             | HostErrorKind::GithubAppKeyNotAFile
             | HostErrorKind::GithubAppKeyTooLarge
+            | HostErrorKind::InvalidConfig
             | HostErrorKind::InvalidCost
             | HostErrorKind::InvalidDigest
             | HostErrorKind::InvalidGithub

@@ -34,6 +34,8 @@ pub struct App {
     pub pages: Semaphore,
     /// Turns `true` when the server stops: body reads give up and answer 503.
     pub stopping: watch::Receiver<bool>,
+    /// Told after each request that changed the store (see [`super::Hooks`]).
+    pub changed: Option<Arc<dyn Fn() + Send + Sync>>,
 }
 
 /// Accepts connections until `stop` resolves, then closes idle ones, lets busy ones finish
@@ -155,7 +157,10 @@ async fn answer(
     };
     let (parts, body) = request.into_parts();
     let mut head = Request::from_parts(&parts);
-    let refused = if authorized(&head, &app.token_digest) {
+    let refused = if super::health::Probe::of(&head.path).is_some() {
+        // Health probes need no token: a supervisor asks them.
+        super::health::check_method(&head.method)
+    } else if authorized(&head, &app.token_digest) {
         slot.prove();
         routes::check_route(&head.method, &head.path)
     } else {
@@ -191,6 +196,19 @@ async fn answer(
 /// Runs the route's handler on a blocking thread with a store connection. The status page
 /// first waits (briefly) for one of its own few turns.
 async fn handle(request: Request, app: &Arc<App>) -> Response {
+    if let Some(probe) = super::health::Probe::of(&request.path) {
+        return super::health::answer(probe, app).await;
+    }
+    let changes = request.method == "POST";
+    let response = handle_with_store(request, app).await;
+    if let (true, 200..=299, Some(changed)) = (changes, response.status, &app.changed) {
+        changed();
+    }
+    response
+}
+
+/// [`handle`] for every route but the probes.
+async fn handle_with_store(request: Request, app: &Arc<App>) -> Response {
     let _page = if routes::is_page(&request.path) {
         match tokio::time::timeout(PAGE_WAIT, app.pages.acquire()).await {
             Ok(Ok(permit)) => Some(permit),
