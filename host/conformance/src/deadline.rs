@@ -5,7 +5,7 @@
 use super::{now, record_at, Backend, HOUR};
 use deferral_host::coordinator;
 use deferral_host::store::rules;
-use deferral_host::store::{AttemptStatus, Deferral, ListQuery, Store};
+use deferral_host::store::{AttemptStatus, Deferral, ListQuery};
 use deferral_core::lifecycle::State;
 
 /// What the rules pick at `at`, row by row: one set of ids per rule.

@@ -5,6 +5,7 @@ pub mod exposition;
 pub mod github;
 pub mod github_cli;
 pub mod pg;
+pub mod run;
 pub mod serve_client;
 pub mod server;
 
