@@ -17,6 +17,12 @@ pub struct Run {
     pub log: PathBuf,
 }
 
+/// A client of a `run`'s port, to use from other threads.
+#[derive(Clone)]
+pub struct Client {
+    pub addr: String,
+}
+
 impl Run {
     /// `deferral-host --store ... run --listen 127.0.0.1:0 EXTRA...`, its log in `NAME.log`.
     pub fn start(host: &Host, name: &str, extra: &[&str]) -> Run {
@@ -33,28 +39,14 @@ impl Run {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
-    /// One request; `None` when the connection is refused or cut (the port has stopped).
+    pub fn client(&self) -> Client {
+        Client {
+            addr: self.addr.clone(),
+        }
+    }
+
     pub fn try_call(&self, method: &str, path: &str, token: bool, body: &str) -> Option<(u16, Value)> {
-        let mut stream = TcpStream::connect(&self.addr).ok()?;
-        stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-        let auth = if token {
-            format!("Authorization: Bearer {TOKEN}\r\n")
-        } else {
-            String::new()
-        };
-        write!(
-            stream,
-            "{method} {path} HTTP/1.1\r\nHost: t\r\n{auth}Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            body.len()
-        )
-        .ok()?;
-        let mut answer = String::new();
-        stream.read_to_string(&mut answer).ok()?;
-        let (head, body) = answer.split_once("\r\n\r\n")?;
-        Some((
-            head.get(9..12)?.parse().ok()?,
-            serde_json::from_str(body).unwrap_or(Value::Null),
-        ))
+        self.client().try_call(method, path, token, body)
     }
 
     pub fn call(&self, method: &str, path: &str, token: bool, body: &str) -> (u16, Value) {
@@ -62,12 +54,8 @@ impl Run {
             .unwrap_or_else(|| panic!("{method} {path}: no answer\n{}", self.log()))
     }
 
-    /// Records a receipt whose window is `[now + after_ms, now + by_ms]` through the port.
     pub fn try_record(&self, launch: &str, after_ms: u64, by_ms: u64) -> Option<(u16, Value)> {
-        let receipt = deferral_host_conformance::distinct_handoff(now(), after_ms, by_ms).to_json();
-        let receipt: Value = serde_json::from_str(&receipt).unwrap();
-        let body = json!({"receipt": receipt, "launch": launch}).to_string();
-        self.try_call("POST", "/v1/deferrals", true, &body)
+        self.client().try_record(launch, after_ms, by_ms)
     }
 
     /// [`Run::try_record`], expecting 201; the answer.
@@ -95,6 +83,41 @@ impl Run {
         }
         None
     }
+}
+
+impl Client {
+    /// One request; `None` when the connection is refused or cut (the port has stopped).
+    pub fn try_call(&self, method: &str, path: &str, token: bool, body: &str) -> Option<(u16, Value)> {
+        let mut stream = TcpStream::connect(&self.addr).ok()?;
+        stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        let auth = if token {
+            format!("Authorization: Bearer {TOKEN}\r\n")
+        } else {
+            String::new()
+        };
+        write!(
+            stream,
+            "{method} {path} HTTP/1.1\r\nHost: t\r\n{auth}Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .ok()?;
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).ok()?;
+        let (head, body) = answer.split_once("\r\n\r\n")?;
+        Some((
+            head.get(9..12)?.parse().ok()?,
+            serde_json::from_str(body).unwrap_or(Value::Null),
+        ))
+    }
+
+    /// Records a receipt whose window is `[now + after_ms, now + by_ms]` through the port.
+    pub fn try_record(&self, launch: &str, after_ms: u64, by_ms: u64) -> Option<(u16, Value)> {
+        let receipt = deferral_host_conformance::distinct_handoff(now(), after_ms, by_ms).to_json();
+        let receipt: Value = serde_json::from_str(&receipt).unwrap();
+        let body = json!({"receipt": receipt, "launch": launch}).to_string();
+        self.try_call("POST", "/v1/deferrals", true, &body)
+    }
+
 }
 
 impl Drop for Run {
