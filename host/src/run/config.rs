@@ -91,11 +91,13 @@ fn read(path: &Path) -> Result<File, HostError> {
 
 /// Whether the command line (or the flag's environment variable) gave `id`.
 fn given(matches: &[&ArgMatches], id: &str) -> bool {
+    // `value_source` panics on an id the matches do not know: ask it only of those that do.
     matches.iter().any(|m| {
-        matches!(
-            m.try_get_raw(id).ok().flatten().and(m.value_source(id)),
-            Some(ValueSource::CommandLine | ValueSource::EnvVariable)
-        )
+        matches!(m.try_get_raw(id), Ok(Some(_)))
+            && matches!(
+                m.value_source(id),
+                Some(ValueSource::CommandLine | ValueSource::EnvVariable)
+            )
     })
 }
 
