@@ -5,9 +5,9 @@
 //! command, `text` the tables and reports printed for people.
 
 mod args;
-pub(crate) mod port;
+pub mod port;
 mod run;
-pub(crate) mod scheduler;
+pub mod scheduler;
 mod text;
 
 pub use crate::view::deferral_json;
