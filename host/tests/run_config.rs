@@ -116,3 +116,25 @@ fn health_probes_need_no_token_on_run_and_serve() {
     let (status, answer) = serve.call_with("GET", "/readyz", None, "");
     assert_eq!((status, &answer["ready"]), (200, &Value::Bool(true)), "{answer}");
 }
+
+#[test]
+fn sighup_reads_the_file_again_and_a_bad_one_leaves_the_running_settings() {
+    let host = Host::new();
+    let file = config(&host, "follow-interval = \"10m\"\n");
+    let run = Run::start(&host, "run", &["--config", &file]);
+    std::fs::write(&file, "follow-interval = \"5m\"\nlease-timeout = \"10m\"\n").unwrap();
+    run.signal(libc::SIGHUP);
+    common::run::wait_for(std::time::Duration::from_secs(20), || {
+        run.log().contains("configuration read again").then_some(())
+    })
+    .unwrap_or_else(|| panic!("{}", run.log()));
+    std::fs::write(&file, "lease_timeout = \"10m\"\n").unwrap();
+    run.signal(libc::SIGHUP);
+    common::run::wait_for(std::time::Duration::from_secs(20), || {
+        run.log().contains("configuration not applied").then_some(())
+    })
+    .unwrap_or_else(|| panic!("{}", run.log()));
+    assert!(run.log().contains("`lease_timeout`"), "{}", run.log());
+    // Still serving.
+    assert_eq!(run.call("GET", "/readyz", false, "").0, 200);
+}

@@ -297,6 +297,8 @@ Endpoints:
   GET  /v1/pools                    200 each pool's state, as `status --pools --json` prints it
   GET  /                            200 the status page (HTML, as `status --html` writes it)
   GET  /metrics                     200 Prometheus' text format (docs/host.md, Metrics)
+  GET  /healthz                     200 {\"alive\":true} (no token needed)
+  GET  /readyz                      200 {\"ready\":true} when the store answers, else 503 (no token needed)
   GET  /v1/deferrals/ID             200 the deferral as `status --json ID` prints it
   GET  /v1/receipts/DIGEST          200 the same, found by a receipt's digest (recorded or issued)
   POST /v1/deferrals/ID/cancel      {\"handle\"}                                 200 {\"id\",\"state\",\"cause\"}

@@ -66,7 +66,7 @@ pub struct RunArgs {
     pub scheduler: SchedulerArgs,
     /// How often dispatched runs are followed and the [[watch]] repositories ingested (a pass
     /// runs at least this often even when nothing is due).
-    #[arg(long, default_value = "60s", value_parser = parse_duration)]
+    #[arg(long, default_value = "60s", value_parser = parse_duration, value_name = "DURATION")]
     pub follow_interval: Duration,
     /// No progress lines on stderr (launches, outcomes, pass summaries).
     #[arg(long, short)]
