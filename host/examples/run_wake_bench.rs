@@ -86,30 +86,59 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let n = arg(&args, "--deferrals", 200);
     let spread = arg(&args, "--spread-s", 30) * 1000;
-    let bin: PathBuf = std::env::current_exe().unwrap().parent().unwrap().parent().unwrap().join("deferral-host");
+    let bin: PathBuf = std::env::current_exe()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .join("deferral-host");
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("stamps");
     let script = dir.path().join("stamp.sh");
-    std::fs::write(&script, format!("#!/bin/sh\necho \"$DEFERRAL_ID $(date +%s%3N)\" >> '{}'\n", file.display())).unwrap();
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\necho \"$DEFERRAL_ID $(date +%s%3N)\" >> '{}'\n",
+            file.display()
+        ),
+    )
+    .unwrap();
     std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let target = format!("exec:{}", script.display());
 
     // run: the port and the scheduler in one process.
     let store = format!("sqlite:{}", dir.path().join("run.db").display());
     let mut child = Command::new(&bin)
-        .args(["--store", &store, "run", "--listen", "127.0.0.1:0", "--quiet", "--follow-interval", "10m", "--allow-launch", &target])
+        .args([
+            "--store",
+            &store,
+            "run",
+            "--listen",
+            "127.0.0.1:0",
+            "--quiet",
+            "--follow-interval",
+            "10m",
+            "--allow-launch",
+            &target,
+        ])
         .env("DEFERRAL_SERVE_TOKEN", serve::TOKEN)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .unwrap_or_else(|e| panic!("cannot start {}: {e}", bin.display()));
     let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
     let ready: Value = serde_json::from_str(&line).expect("a {\"listening\"} line");
     let mut conn = TcpStream::connect(ready["listening"].as_str().unwrap()).unwrap();
     let first = now_ms() + 3000;
     let mut due = std::collections::BTreeMap::new();
-    eprintln!("run-wake: recording {n} deferrals due over {} s", spread / 1000);
+    eprintln!(
+        "run-wake: recording {n} deferrals due over {} s",
+        spread / 1000
+    );
     for i in 0..n {
         // Spread evenly, each moved by a pseudo-random part of its slot.
         let slot = spread / n;
@@ -121,7 +150,10 @@ fn main() {
     }
     let seen = wait_for_stamps(&file, n as usize, Duration::from_millis(spread + 60_000));
     assert_eq!(seen.len(), n as usize, "every deferral launched once");
-    let run_late: Vec<i64> = seen.iter().map(|(id, at)| *at as i64 - due[id] as i64).collect();
+    let run_late: Vec<i64> = seen
+        .iter()
+        .map(|(id, at)| *at as i64 - due[id] as i64)
+        .collect();
     let early = run_late.iter().filter(|l| **l < 0).count();
     // SAFETY: kill(2) on the child this program started.
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
@@ -130,22 +162,44 @@ fn main() {
     // What one real `tick` takes from its start to each launch, over 20 due deferrals.
     let tick_db = dir.path().join("tick.db");
     let tick_file = dir.path().join("tick-stamps");
-    std::fs::write(&script, format!("#!/bin/sh\necho \"$DEFERRAL_ID $(date +%s%3N)\" >> '{}'\n", tick_file.display())).unwrap();
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\necho \"$DEFERRAL_ID $(date +%s%3N)\" >> '{}'\n",
+            tick_file.display()
+        ),
+    )
+    .unwrap();
     {
         let store = SqliteStore::open(&tick_db, IntegrityCheck::Full).unwrap();
         let now = now_ms();
         for i in 0..20 {
-            deferral_host::coordinator::record(&store, receipt(1_000_000 + i, now - 1000).as_bytes(), &target, 2, now).unwrap();
+            deferral_host::coordinator::record(
+                &store,
+                receipt(1_000_000 + i, now - 1000).as_bytes(),
+                &target,
+                2,
+                now,
+            )
+            .unwrap();
         }
     }
     let started = now_ms();
     let status = Command::new(&bin)
-        .args(["--store", &format!("sqlite:{}", tick_db.display()), "tick", "--quiet"])
+        .args([
+            "--store",
+            &format!("sqlite:{}", tick_db.display()),
+            "tick",
+            "--quiet",
+        ])
         .stdout(Stdio::null())
         .status()
         .unwrap();
     assert!(status.success());
-    let tick_delays: Vec<i64> = stamps(&tick_file).iter().map(|(_, at)| *at as i64 - started as i64).collect();
+    let tick_delays: Vec<i64> = stamps(&tick_file)
+        .iter()
+        .map(|(_, at)| *at as i64 - started as i64)
+        .collect();
     assert_eq!(tick_delays.len(), 20);
     let tick_stats = stats(tick_delays.clone());
     let tick_median = tick_stats["median_ms"].as_i64().unwrap();

@@ -42,22 +42,45 @@ fn an_unknown_key_is_refused_by_name() {
     assert_eq!(code, 2, "{error}");
     assert_eq!(error["error"]["code"], "invalid-config", "{error}");
     let message = error["error"]["message"].as_str().unwrap();
-    assert!(message.contains("`lease_timeout`") && message.contains("`lease-timeout`"), "{message}");
+    assert!(
+        message.contains("`lease_timeout`") && message.contains("`lease-timeout`"),
+        "{message}"
+    );
 
     let file = config(&host, "[[watch]]\nrepo = \"octo/app\"\nlaunch = \"workflow-dispatch:octo/app/r.yml@main\"\nbranches = \"main\"\n");
     let (code, error) = refused(&host, &["--config", &file]);
-    assert_eq!((code, &error["error"]["code"]), (2, &Value::from("invalid-config")), "{error}");
-    assert!(error["error"]["message"].as_str().unwrap().contains("branches"), "{error}");
+    assert_eq!(
+        (code, &error["error"]["code"]),
+        (2, &Value::from("invalid-config")),
+        "{error}"
+    );
+    assert!(
+        error["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("branches"),
+        "{error}"
+    );
 }
 
 #[test]
 fn a_bad_value_in_the_file_names_its_flag_and_a_flag_wins_over_it() {
     let host = Host::new();
-    let file = config(&host, "lease-timeout = \"soon\"\nallow-launch = [\"workflow-dispatch:\"]\n");
+    let file = config(
+        &host,
+        "lease-timeout = \"soon\"\nallow-launch = [\"workflow-dispatch:\"]\n",
+    );
     let (code, error) = refused(&host, &["--config", &file]);
-    assert_eq!((code, &error["error"]["code"]), (2, &Value::from("invalid-config")), "{error}");
+    assert_eq!(
+        (code, &error["error"]["code"]),
+        (2, &Value::from("invalid-config")),
+        "{error}"
+    );
     let message = error["error"]["message"].as_str().unwrap();
-    assert!(message.contains("--lease-timeout") && message.contains("host.toml"), "{message}");
+    assert!(
+        message.contains("--lease-timeout") && message.contains("host.toml"),
+        "{message}"
+    );
     // The command line's value is taken; the file's bad one is never read.
     let run = Run::start(&host, "run", &["--config", &file, "--lease-timeout", "5m"]);
     assert_eq!(run.call("GET", "/healthz", false, "").0, 200);
@@ -85,7 +108,11 @@ fn the_file_gives_the_store_and_the_launch_policy() {
         .spawn()
         .unwrap();
     let mut line = String::new();
-    std::io::BufRead::read_line(&mut std::io::BufReader::new(child.stdout.take().unwrap()), &mut line).unwrap();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
     let addr: Value = serde_json::from_str(&line).unwrap();
     let run = Run {
         child,
@@ -95,7 +122,11 @@ fn the_file_gives_the_store_and_the_launch_policy() {
     let (status, answer) = run.try_record("exec:/bin/true", HOUR, 2 * HOUR).unwrap();
     assert_eq!(status, 201, "{answer}");
     let (status, answer) = run.try_record("exec:/bin/false", HOUR, 2 * HOUR).unwrap();
-    assert_eq!((status, &answer["error"]["code"]), (403, &Value::from("launch-not-allowed")), "{answer}");
+    assert_eq!(
+        (status, &answer["error"]["code"]),
+        (403, &Value::from("launch-not-allowed")),
+        "{answer}"
+    );
     assert!(other.exists(), "the store the file names was created");
 }
 
@@ -105,7 +136,11 @@ fn health_probes_need_no_token_on_run_and_serve() {
     let run = Run::start(&host, "run", &[]);
     assert_eq!(run.call("GET", "/healthz", false, "").0, 200);
     let (status, answer) = run.call("GET", "/readyz", false, "");
-    assert_eq!((status, &answer["ready"]), (200, &Value::Bool(true)), "{answer}");
+    assert_eq!(
+        (status, &answer["ready"]),
+        (200, &Value::Bool(true)),
+        "{answer}"
+    );
     assert_eq!(run.call("POST", "/healthz", false, "").0, 405);
     // Everything else still needs the token.
     assert_eq!(run.call("GET", "/v1/pools", false, "").0, 401);
@@ -114,7 +149,11 @@ fn health_probes_need_no_token_on_run_and_serve() {
     let (status, _) = serve.call_with("GET", "/healthz", None, "");
     assert_eq!(status, 200);
     let (status, answer) = serve.call_with("GET", "/readyz", None, "");
-    assert_eq!((status, &answer["ready"]), (200, &Value::Bool(true)), "{answer}");
+    assert_eq!(
+        (status, &answer["ready"]),
+        (200, &Value::Bool(true)),
+        "{answer}"
+    );
 }
 
 #[test]
@@ -131,7 +170,9 @@ fn sighup_reads_the_file_again_and_a_bad_one_leaves_the_running_settings() {
     std::fs::write(&file, "lease_timeout = \"10m\"\n").unwrap();
     run.signal(libc::SIGHUP);
     common::run::wait_for(std::time::Duration::from_secs(20), || {
-        run.log().contains("configuration not applied").then_some(())
+        run.log()
+            .contains("configuration not applied")
+            .then_some(())
     })
     .unwrap_or_else(|| panic!("{}", run.log()));
     assert!(run.log().contains("`lease_timeout`"), "{}", run.log());

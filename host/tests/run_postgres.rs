@@ -18,7 +18,12 @@ fn two_replicas_launch_each_deferral_exactly_once() {
     let host = Host::with_store(&schema.url);
     let file = host.path("stamps");
     let target = stamping_target(&host, &file);
-    let flags = ["--allow-launch", target.as_str(), "--follow-interval", "10m"];
+    let flags = [
+        "--allow-launch",
+        target.as_str(),
+        "--follow-interval",
+        "10m",
+    ];
     let a = Run::start(&host, "a", &flags);
     let b = Run::start(&host, "b", &flags);
     let mut due = BTreeMap::new();
@@ -27,14 +32,28 @@ fn two_replicas_launch_each_deferral_exactly_once() {
         let run = if i % 2 == 0 { &a } else { &b };
         let after = 2000 + (i / 3) * 300;
         let answer = run.record(&target, after, after + HOUR);
-        due.insert(answer["id"].as_str().unwrap().to_string(), answer["receipt"]["resume_after_ms"].as_u64().unwrap());
+        due.insert(
+            answer["id"].as_str().unwrap().to_string(),
+            answer["receipt"]["resume_after_ms"].as_u64().unwrap(),
+        );
     }
     let last = *due.values().max().unwrap();
-    let seen = wait_for(Duration::from_millis(last.saturating_sub(now()) + 30_000), || {
-        let seen = stamps(&file);
-        (seen.len() >= due.len()).then_some(seen)
-    })
-    .unwrap_or_else(|| panic!("{} of {} launched\n{}\n{}", stamps(&file).len(), due.len(), a.log(), b.log()));
+    let seen = wait_for(
+        Duration::from_millis(last.saturating_sub(now()) + 30_000),
+        || {
+            let seen = stamps(&file);
+            (seen.len() >= due.len()).then_some(seen)
+        },
+    )
+    .unwrap_or_else(|| {
+        panic!(
+            "{} of {} launched\n{}\n{}",
+            stamps(&file).len(),
+            due.len(),
+            a.log(),
+            b.log()
+        )
+    });
     let mut launches: BTreeMap<&str, usize> = BTreeMap::new();
     for (id, at) in &seen {
         *launches.entry(id.as_str()).or_default() += 1;
@@ -45,7 +64,11 @@ fn two_replicas_launch_each_deferral_exactly_once() {
     assert!(twice.is_empty(), "launched more than once: {twice:?}");
     let store = host.open_any();
     for id in due.keys() {
-        assert_eq!(store.get(id).unwrap().unwrap().state.as_str(), "complete", "{id}");
+        assert_eq!(
+            store.get(id).unwrap().unwrap().state.as_str(),
+            "complete",
+            "{id}"
+        );
     }
 }
 
@@ -58,11 +81,20 @@ fn a_record_by_another_process_wakes_a_sleeping_replica() {
     let file = host.path("stamps");
     let target = stamping_target(&host, &file);
     // Nothing else would wake it for ten minutes.
-    let run = Run::start(&host, "run", &["--allow-launch", &target, "--follow-interval", "10m"]);
+    let run = Run::start(
+        &host,
+        "run",
+        &["--allow-launch", &target, "--follow-interval", "10m"],
+    );
     // Recorded by the command line, not through the port: only the store's NOTIFY tells `run`.
     let (id, _) = host.record(&target, 1500, HOUR, &[]);
     let due = host.open_any().get(&id).unwrap().unwrap().resume_after_ms;
     let (_, at) = wait_for(Duration::from_secs(20), || stamps(&file).pop())
         .unwrap_or_else(|| panic!("never launched\n{}", run.log()));
-    assert!(at >= due && at - due <= 1000, "launched {} ms after its time\n{}", at as i64 - due as i64, run.log());
+    assert!(
+        at >= due && at - due <= 1000,
+        "launched {} ms after its time\n{}",
+        at as i64 - due as i64,
+        run.log()
+    );
 }

@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use std::process::Command;
 
 fn recipe(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/recipes").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../docs/recipes")
+        .join(name)
 }
 
 fn unit() -> String {
@@ -30,31 +32,57 @@ fn the_unit_has_the_hardening_it_documents() {
         assert!(has(line), "the unit lacks {line}");
     }
     let exec = unit.lines().find(|l| l.starts_with("ExecStart=")).unwrap();
-    assert!(exec.contains(" run ") && exec.contains("--token-file %d/token"), "{exec}");
+    assert!(
+        exec.contains(" run ") && exec.contains("--token-file %d/token"),
+        "{exec}"
+    );
 }
 
 #[test]
 fn systemd_analyze_verify_passes_the_unit() {
-    if Command::new("systemd-analyze").arg("--version").output().is_err() {
+    if Command::new("systemd-analyze")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
         eprintln!("skipped: systemd-analyze is not installed here, so the unit was not verified");
         return;
     }
     // Verified with ExecStart pointing at the binary this test built (verify checks it exists).
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("deferral-host.service");
-    let text = unit().replace("/usr/local/bin/deferral-host", env!("CARGO_BIN_EXE_deferral-host"));
+    let text = unit().replace(
+        "/usr/local/bin/deferral-host",
+        env!("CARGO_BIN_EXE_deferral-host"),
+    );
     std::fs::write(&path, &text).unwrap();
     let verify = |path: &std::path::Path| {
-        let out = Command::new("systemd-analyze").arg("verify").arg(path).output().unwrap();
-        let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        let out = Command::new("systemd-analyze")
+            .arg("verify")
+            .arg(path)
+            .output()
+            .unwrap();
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
         // Only what it says of this unit (a system may have warnings of its own units).
-        let ours: Vec<String> = said.lines().filter(|l| l.contains("deferral-host")).map(str::to_string).collect();
+        let ours: Vec<String> = said
+            .lines()
+            .filter(|l| l.contains("deferral-host"))
+            .map(str::to_string)
+            .collect();
         (out.status.success(), ours)
     };
     let (ok, said) = verify(&path);
     assert!(ok && said.is_empty(), "systemd-analyze verify: {said:#?}");
     // The check bites: a misspelt setting is reported.
-    std::fs::write(&path, text.replace("ProtectSystem=strict", "ProtectSystem=strickt")).unwrap();
+    std::fs::write(
+        &path,
+        text.replace("ProtectSystem=strict", "ProtectSystem=strickt"),
+    )
+    .unwrap();
     let (_, said) = verify(&path);
     assert!(!said.is_empty(), "a bad value went unnoticed");
 }
@@ -70,7 +98,10 @@ fn the_example_configuration_is_one_run_takes() {
     };
     let args = cli.run_args_mut().expect("the run command");
     assert_eq!(args.port.listen, "127.0.0.1:8787");
-    assert_eq!(args.scheduler.lease_timeout, std::time::Duration::from_secs(900));
+    assert_eq!(
+        args.scheduler.lease_timeout,
+        std::time::Duration::from_secs(900)
+    );
     assert_eq!(args.follow_interval, std::time::Duration::from_secs(60));
     assert_eq!(args.port.allow_launch.len(), 2);
     assert_eq!(args.watches.len(), 1);

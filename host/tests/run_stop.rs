@@ -54,7 +54,12 @@ fn sigterm_while_records_arrive_keeps_every_acknowledged_one_and_exits_0() {
         client.join().unwrap();
     }
     assert!(refused.load(Ordering::SeqCst));
-    assert_eq!(run.exit_within(Duration::from_secs(30)), Some(0), "{}", run.log());
+    assert_eq!(
+        run.exit_within(Duration::from_secs(30)),
+        Some(0),
+        "{}",
+        run.log()
+    );
     let stored: BTreeSet<String> = host
         .open()
         .list(&ListQuery::default())
@@ -83,18 +88,32 @@ fn sigterm_during_a_launch_lets_it_finish_then_exits_0() {
         ),
     );
     let mut run = Run::start(&host, "run", &["--allow-launch", &target]);
-    let id = run.record(&target, 0, HOUR)["id"].as_str().unwrap().to_string();
+    let id = run.record(&target, 0, HOUR)["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
     wait_for(Duration::from_secs(30), || started.exists().then_some(()))
         .unwrap_or_else(|| panic!("never launched\n{}", run.log()));
     run.signal(libc::SIGTERM);
     // The port stops at once: nothing new is taken while the launch runs.
     wait_for(Duration::from_secs(10), || {
-        run.try_call("GET", "/healthz", false, "").is_none().then_some(())
+        run.try_call("GET", "/healthz", false, "")
+            .is_none()
+            .then_some(())
     })
     .expect("the port stopped");
     assert_eq!(run.child.try_wait().unwrap(), None, "waits for the launch");
     std::fs::write(&release, "").unwrap();
-    assert_eq!(run.exit_within(Duration::from_secs(30)), Some(0), "{}", run.log());
+    assert_eq!(
+        run.exit_within(Duration::from_secs(30)),
+        Some(0),
+        "{}",
+        run.log()
+    );
     let d = host.open().get(&id).unwrap().unwrap();
-    assert_eq!(d.state.as_str(), "complete", "the launch ended by itself: {d:?}");
+    assert_eq!(
+        d.state.as_str(),
+        "complete",
+        "the launch ended by itself: {d:?}"
+    );
 }

@@ -17,7 +17,11 @@ fn a_hundred_deferrals_start_none_early_and_99_percent_within_a_second() {
     let file = host.path("stamps");
     let target = stamping_target(&host, &file);
     // A long follow interval: only the deadlines and the port's notices wake it.
-    let run = Run::start(&host, "run", &["--allow-launch", &target, "--follow-interval", "10m"]);
+    let run = Run::start(
+        &host,
+        "run",
+        &["--allow-launch", &target, "--follow-interval", "10m"],
+    );
     let mut due = BTreeMap::new();
     for i in 0..N {
         // From 3 s to 23 s from now, not on round milliseconds.
@@ -29,10 +33,13 @@ fn a_hundred_deferrals_start_none_early_and_99_percent_within_a_second() {
     }
     let last = *due.values().max().unwrap();
     assert!(now() < last, "recorded before the last is due");
-    let seen = wait_for(Duration::from_millis(last - now().min(last) + 30_000), || {
-        let seen = stamps(&file);
-        (seen.len() >= N as usize).then_some(seen)
-    })
+    let seen = wait_for(
+        Duration::from_millis(last - now().min(last) + 30_000),
+        || {
+            let seen = stamps(&file);
+            (seen.len() >= N as usize).then_some(seen)
+        },
+    )
     .unwrap_or_else(|| panic!("{} of {N} launched\n{}", stamps(&file).len(), run.log()));
     assert_eq!(seen.len(), N as usize, "each launched once: {seen:?}");
     let mut late: Vec<i64> = seen

@@ -3,10 +3,10 @@
 //! deadline is the first instant a row's window, lease or expiry says one may.
 
 use super::{now, record_at, Backend, HOUR};
+use deferral_core::lifecycle::State;
 use deferral_host::coordinator;
 use deferral_host::store::rules;
 use deferral_host::store::{AttemptStatus, Deferral, ListQuery};
-use deferral_core::lifecycle::State;
 
 /// What the rules pick at `at`, row by row: one set of ids per rule.
 fn picked(rows: &[Deferral], at: u64) -> Vec<Vec<&str>> {
@@ -59,7 +59,12 @@ pub fn next_deadline_is_the_first_instant_a_rule_changes(backend: &dyn Backend) 
     let mut at = t;
     let mut steps = 0;
     while let Some(next) = store.next_deadline(at).unwrap() {
-        assert_eq!(Some(next), by_rust(&rows, at), "next_deadline(t + {})", at - t);
+        assert_eq!(
+            Some(next),
+            by_rust(&rows, at),
+            "next_deadline(t + {})",
+            at - t
+        );
         assert!(next > at, "a deadline after the instant asked");
         assert_eq!(
             picked(&rows, at),

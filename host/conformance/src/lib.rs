@@ -18,13 +18,13 @@ mod listing_race;
 mod pools;
 mod work_rules;
 
+pub use deadline::next_deadline_is_the_first_instant_a_rule_changes;
 pub use launch_kinds::due_queries_leave_out_the_kinds_asked_by_their_stored_name;
 pub use listing_race::a_claim_is_not_hidden_by_a_concurrent_due_listing;
 pub use pools::{
     a_pool_write_is_a_compare_and_set_on_its_version,
     concurrent_tickers_never_admit_more_than_fits_a_window,
 };
-pub use deadline::next_deadline_is_the_first_instant_a_rule_changes;
 pub use work_rules::sql_and_rust_agree_on_each_work_rule;
 
 use deferral_core::lifecycle::{Event, State};

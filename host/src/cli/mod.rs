@@ -11,6 +11,6 @@ pub mod scheduler;
 mod text;
 
 pub use crate::view::deferral_json;
-pub use args::Cli;
 pub(crate) use args::non_empty;
+pub use args::Cli;
 pub use run::run;

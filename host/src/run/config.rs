@@ -69,8 +69,11 @@ struct File {
 }
 
 fn read(path: &Path) -> Result<File, HostError> {
-    let text = std::fs::read_to_string(path).map_err(|e| invalid(path, format!("cannot read it: {e}")))?;
-    let mut flags: toml::Table = text.parse().map_err(|e: toml::de::Error| invalid(path, e.to_string().trim()))?;
+    let text =
+        std::fs::read_to_string(path).map_err(|e| invalid(path, format!("cannot read it: {e}")))?;
+    let mut flags: toml::Table = text
+        .parse()
+        .map_err(|e: toml::de::Error| invalid(path, e.to_string().trim()))?;
     let watches = match flags.remove("watch") {
         None => Vec::new(),
         Some(toml::Value::Array(tables)) => tables
@@ -102,23 +105,41 @@ fn given(matches: &[&ArgMatches], id: &str) -> bool {
 }
 
 /// The `--KEY=VALUE` arguments of one key of the file.
-fn arguments(path: &Path, key: &str, value: &toml::Value, action: &ArgAction) -> Result<Vec<String>, HostError> {
+fn arguments(
+    path: &Path,
+    key: &str,
+    value: &toml::Value,
+    action: &ArgAction,
+) -> Result<Vec<String>, HostError> {
     let scalar = |value: &toml::Value| match value {
         toml::Value::String(text) => Ok(text.clone()),
         toml::Value::Integer(n) => Ok(n.to_string()),
         other => Err(invalid(
             path,
-            format!("`{key}` must be a string or a whole number, not {}", other.type_str()),
+            format!(
+                "`{key}` must be a string or a whole number, not {}",
+                other.type_str()
+            ),
         )),
     };
     match (action, value) {
-        (ArgAction::SetTrue, toml::Value::Boolean(on)) => Ok(if *on { vec![format!("--{key}")] } else { Vec::new() }),
-        (ArgAction::SetTrue, other) => Err(invalid(path, format!("`{key}` is true or false, not {}", other.type_str()))),
+        (ArgAction::SetTrue, toml::Value::Boolean(on)) => Ok(if *on {
+            vec![format!("--{key}")]
+        } else {
+            Vec::new()
+        }),
+        (ArgAction::SetTrue, other) => Err(invalid(
+            path,
+            format!("`{key}` is true or false, not {}", other.type_str()),
+        )),
         (ArgAction::Append, toml::Value::Array(items)) => items
             .iter()
             .map(|item| scalar(item).map(|v| format!("--{key}={v}")))
             .collect(),
-        (_, toml::Value::Array(_)) => Err(invalid(path, format!("`{key}` takes one value, not a list"))),
+        (_, toml::Value::Array(_)) => Err(invalid(
+            path,
+            format!("`{key}` takes one value, not a list"),
+        )),
         (_, value) => Ok(vec![format!("--{key}={}", scalar(value)?)]),
     }
 }
@@ -127,9 +148,15 @@ fn arguments(path: &Path, key: &str, value: &toml::Value, action: &ArgAction) ->
 /// the command line does not give, and its `[[watch]]` tables.
 pub fn parse(argv: Vec<OsString>) -> Result<Cli, ParseError> {
     let command = Cli::command();
-    let matches = command.clone().try_get_matches_from(&argv).map_err(ParseError::Usage)?;
+    let matches = command
+        .clone()
+        .try_get_matches_from(&argv)
+        .map_err(ParseError::Usage)?;
     let config = match matches.subcommand() {
-        Some(("run", run)) => run.get_one::<PathBuf>("config").cloned().map(|path| (path, run.clone())),
+        Some(("run", run)) => run
+            .get_one::<PathBuf>("config")
+            .cloned()
+            .map(|path| (path, run.clone())),
         _ => None,
     };
     let Some((path, run)) = config else {
@@ -178,10 +205,14 @@ pub fn parse(argv: Vec<OsString>) -> Result<Cli, ParseError> {
 /// The `run` arguments again, from the same command line and the file as it is now (SIGHUP).
 pub fn reload() -> Result<super::RunArgs, HostError> {
     match parse(std::env::args_os().collect()) {
-        Ok(mut cli) => cli.run_args_mut().map(|args| args.clone()).ok_or_else(|| {
-            HostError::new(HostErrorKind::InvalidConfig, "not the run command")
-        }),
+        Ok(mut cli) => cli
+            .run_args_mut()
+            .map(|args| args.clone())
+            .ok_or_else(|| HostError::new(HostErrorKind::InvalidConfig, "not the run command")),
         Err(ParseError::Config(err)) => Err(err),
-        Err(ParseError::Usage(err)) => Err(HostError::new(HostErrorKind::InvalidConfig, crate::usage::message(&err))),
+        Err(ParseError::Usage(err)) => Err(HostError::new(
+            HostErrorKind::InvalidConfig,
+            crate::usage::message(&err),
+        )),
     }
 }

@@ -46,7 +46,10 @@ fn listen(url: &str, wake: &Wake) {
                 crate::logs::message(
                     "warn",
                     "run",
-                    &format!("cannot LISTEN for other replicas' notices: {why}; trying again in {} ms", retry.as_millis()),
+                    &format!(
+                        "cannot LISTEN for other replicas' notices: {why}; trying again in {} ms",
+                        retry.as_millis()
+                    ),
                 );
                 std::thread::sleep(retry);
                 retry = (retry * 2).min(Duration::from_secs(30));

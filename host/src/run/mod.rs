@@ -109,7 +109,11 @@ pub fn run(store: StoreUrl, integrity: IntegrityCheck, args: &RunArgs) -> Result
         .name("deferral-scheduler".into())
         .spawn(move || match scheduler::Settings::from_args(&for_thread) {
             Ok(settings) => scheduler::Scheduler::new(connection, settings, rung).run(),
-            Err(err) => crate::logs::message("error", "run", &format!("the scheduler cannot start: {err}")),
+            Err(err) => crate::logs::message(
+                "error",
+                "run",
+                &format!("the scheduler cannot start: {err}"),
+            ),
         })
         .map_err(|e| {
             HostError::new(

@@ -36,7 +36,10 @@ fn watch_options(w: &WatchConfig) -> Result<WatchOptions, HostError> {
     }
     for name in w.workflow.iter().chain(&w.branch).chain(&w.event) {
         crate::cli::non_empty(name).map_err(|why| {
-            HostError::new(HostErrorKind::InvalidConfig, format!("[[watch]] {}: {why}", w.repo))
+            HostError::new(
+                HostErrorKind::InvalidConfig,
+                format!("[[watch]] {}: {why}", w.repo),
+            )
         })?;
     }
     Ok(WatchOptions {

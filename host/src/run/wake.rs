@@ -93,7 +93,11 @@ mod tests {
         let taken = wake.wait(Duration::from_secs(30));
         ringer.join().unwrap();
         assert!(taken.changed, "{taken:?}");
-        assert_eq!(wake.wait(Duration::ZERO), Notices::default(), "taken already");
+        assert_eq!(
+            wake.wait(Duration::ZERO),
+            Notices::default(),
+            "taken already"
+        );
     }
 
     #[test]

@@ -57,10 +57,7 @@ async fn ready(app: &Arc<App>) -> Response {
         Ok(Ok(Ok(()))) => return Response::json(200, r#"{"ready":true}"#.to_string()),
         Ok(Ok(Err(err))) => format!("the store does not answer: {err}"),
         Ok(Err(_)) => "the store check failed; see the server log".to_string(),
-        Err(_) => format!(
-            "the store did not answer within {} s",
-            READY_WAIT.as_secs()
-        ),
+        Err(_) => format!("the store did not answer within {} s", READY_WAIT.as_secs()),
     };
     Response::error(503, "not-ready", &why).with_header("Retry-After", "1")
 }

@@ -9,8 +9,8 @@
 //! at once, and a bounded graceful stop on SIGTERM or SIGINT.
 
 pub mod connections;
-mod health;
 pub mod group_commit;
+mod health;
 pub mod http;
 pub mod log;
 pub mod routes;
@@ -183,7 +183,10 @@ impl Port {
 
     /// Prints `{"listening":"ADDR"}` on stdout: what a supervisor or a test waits for.
     pub fn announce(&self) {
-        println!("{}", serde_json::json!({ "listening": self.addr.to_string() }));
+        println!(
+            "{}",
+            serde_json::json!({ "listening": self.addr.to_string() })
+        );
         let _ = std::io::stdout().flush();
     }
 

@@ -45,7 +45,13 @@ impl Run {
         }
     }
 
-    pub fn try_call(&self, method: &str, path: &str, token: bool, body: &str) -> Option<(u16, Value)> {
+    pub fn try_call(
+        &self,
+        method: &str,
+        path: &str,
+        token: bool,
+        body: &str,
+    ) -> Option<(u16, Value)> {
         self.client().try_call(method, path, token, body)
     }
 
@@ -87,9 +93,17 @@ impl Run {
 
 impl Client {
     /// One request; `None` when the connection is refused or cut (the port has stopped).
-    pub fn try_call(&self, method: &str, path: &str, token: bool, body: &str) -> Option<(u16, Value)> {
+    pub fn try_call(
+        &self,
+        method: &str,
+        path: &str,
+        token: bool,
+        body: &str,
+    ) -> Option<(u16, Value)> {
         let mut stream = TcpStream::connect(&self.addr).ok()?;
-        stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
         let auth = if token {
             format!("Authorization: Bearer {TOKEN}\r\n")
         } else {
@@ -117,7 +131,6 @@ impl Client {
         let body = json!({"receipt": receipt, "launch": launch}).to_string();
         self.try_call("POST", "/v1/deferrals", true, &body)
     }
-
 }
 
 impl Drop for Run {
@@ -145,7 +158,10 @@ pub fn wait_for<T>(bound: Duration, mut check: impl FnMut() -> Option<T>) -> Opt
 pub fn stamping_target(host: &Host, file: &std::path::Path) -> String {
     super::script(
         &host.path("stamp.sh"),
-        &format!("echo \"$DEFERRAL_ID $(date +%s%3N)\" >> {}", super::sq(file)),
+        &format!(
+            "echo \"$DEFERRAL_ID $(date +%s%3N)\" >> {}",
+            super::sq(file)
+        ),
     )
 }
 
