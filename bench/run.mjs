@@ -101,9 +101,10 @@ launching an \`exec:\` program that writes down when it started. Launch time min
 | \`run\` (measured) | ${r.median_ms} ms | ${r.p99_ms} ms | ${r.max_ms} ms |
 | \`tick\` from cron, once a minute (computed) | ${n(c.median_ms)} ms | ${n(c.p99_ms)} ms | ${n(c.max_ms)} ms |
 
-The cron row is computed from the same due times, not waited for: cron starts \`tick\` at each minute
-boundary, so a deferral due at t starts at the next boundary at or after t, plus the time one real
-\`tick\` took in this run from its start to a launch (${w.cron_tick.tick_start_to_launch.median_ms} ms median over 20 due deferrals).
+The cron row is computed from the same due times, not waited for: cron starts \`tick\` once a minute,
+so a deferral due at t starts at the next tick at or after t, taken over 60 phases of the minute
+(1 s apart), plus the time one real \`tick\` took in this run from its start to a launch
+(${w.cron_tick.tick_start_to_launch.median_ms} ms median over 20 due deferrals).
 `;
   return { summary, section };
 }
