@@ -18,7 +18,7 @@ use deferral_host::tick::{tick, TickOptions};
 use deferral_host_conformance::distinct_handoff;
 use serde_json::json;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 const HOUR: u64 = 3_600_000;
 
