@@ -98,3 +98,31 @@ fn a_record_by_another_process_wakes_a_sleeping_replica() {
         run.log()
     );
 }
+
+#[test]
+fn readyz_answers_503_when_the_store_does_not_answer() {
+    let Some(schema) = schema_or_skip() else {
+        return;
+    };
+    let host = Host::with_store(&schema.url);
+    let run = Run::start(&host, "run", &[]);
+    let (status, answer) = run.call("GET", "/readyz", false, "");
+    assert_eq!(
+        (status, &answer["ready"]),
+        (200, &serde_json::Value::Bool(true)),
+        "{answer}"
+    );
+    // The store's tables go away under it: reads fail.
+    schema
+        .client()
+        .batch_execute(&format!("DROP SCHEMA {} CASCADE", schema.name))
+        .unwrap();
+    let (status, answer) = run.call("GET", "/readyz", false, "");
+    assert_eq!(
+        (status, &answer["error"]["code"]),
+        (503, &serde_json::Value::from("not-ready")),
+        "{answer}"
+    );
+    // Alive all the same.
+    assert_eq!(run.call("GET", "/healthz", false, "").0, 200);
+}
