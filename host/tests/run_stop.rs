@@ -117,3 +117,37 @@ fn sigterm_during_a_launch_lets_it_finish_then_exits_0() {
         "the launch ended by itself: {d:?}"
     );
 }
+
+#[test]
+fn a_second_sigterm_stops_at_once_and_the_launch_is_left_to_its_lease() {
+    let host = Host::new();
+    let started = host.path("started");
+    // Runs until killed.
+    let target = script(
+        &host.path("forever.sh"),
+        &format!("touch {}\nwhile :; do sleep 0.05; done", sq(&started)),
+    );
+    let mut run = Run::start(&host, "run", &["--allow-launch", &target]);
+    let id = run.record(&target, 0, HOUR)["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    wait_for(Duration::from_secs(30), || started.exists().then_some(()))
+        .unwrap_or_else(|| panic!("never launched\n{}", run.log()));
+    run.signal(libc::SIGTERM);
+    wait_for(Duration::from_secs(10), || {
+        run.log().contains("taking no more work").then_some(())
+    })
+    .expect("the first SIGTERM seen");
+    run.signal(libc::SIGTERM);
+    assert_eq!(
+        run.exit_within(Duration::from_secs(30)),
+        Some(1),
+        "{}",
+        run.log()
+    );
+    // Still claimed: the next scheduler recovers it once the lease ends.
+    let d = host.open().get(&id).unwrap().unwrap();
+    assert_eq!(d.state.as_str(), "resumable", "{d:?}");
+    assert!(d.lease_until_ms.is_some());
+}

@@ -33,7 +33,8 @@ Several `run` replicas on one PostgreSQL store launch each deferral once, with n
 
 Prints {\"listening\":\"ADDR\"} on stdout when ready; everything else goes to stderr.
 SIGTERM or SIGINT: the port answers no more requests (503 stopping), the running pass ends
-(an exec: launch runs until it exits, or is killed just before its lease ends), exit 0.
+(an exec: launch runs until it exits, or is killed just before its lease ends), exit 0;
+a second SIGTERM or SIGINT ends it at once (exit 1; the launch is recovered after its lease).
 SIGHUP: reads --config again and applies what can change without a restart (the scheduler's
 flags, --follow-interval, [[watch]]); the port's flags and --store need a restart.
 

@@ -1,6 +1,6 @@
 //! The signals `run` answers, on the port's runtime: SIGTERM and SIGINT stop it (the port
-//! stops taking requests, the scheduler finishes its pass), SIGHUP reads the configuration
-//! again (see [`super::config`]).
+//! stops taking requests, the scheduler finishes its pass; a second one ends the process at
+//! once, exit 1), SIGHUP reads the configuration again (see [`super::config`]).
 
 use super::wake::Wake;
 use crate::error::{HostError, HostErrorKind};
@@ -33,8 +33,22 @@ pub fn watch(wake: Arc<Wake>) -> Result<impl std::future::Future<Output = ()>, H
         crate::logs::message(
             "info",
             "run",
-            &format!("{name}: taking no more work; the running pass finishes first"),
+            &format!("{name}: taking no more work; the running pass finishes first (a second SIGTERM or SIGINT stops at once)"),
         );
         wake.stop();
+        // A second signal does not wait for the running launch: the process ends now and the
+        // launch's lease is recovered by the next pass of any scheduler on this store.
+        tokio::spawn(async move {
+            let name = tokio::select! {
+                _ = term.recv() => "SIGTERM",
+                _ = int.recv() => "SIGINT",
+            };
+            crate::logs::message(
+                "warn",
+                "run",
+                &format!("second {name}: stopping now; a running launch is recovered when its lease ends"),
+            );
+            std::process::exit(i32::from(crate::error::EXIT_FAILURE));
+        });
     })
 }
