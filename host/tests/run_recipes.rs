@@ -91,10 +91,10 @@ fn systemd_analyze_verify_passes_the_unit() {
 fn the_example_configuration_is_one_run_takes() {
     let file = recipe("deferral-host.toml");
     let argv = ["deferral-host", "run", "--config", file.to_str().unwrap()];
-    let mut cli = match deferral_host::run::config::parse(argv.iter().map(Into::into).collect()) {
+    let mut cli = match deferral_host::cli::config::parse(argv.iter().map(Into::into).collect()) {
         Ok(cli) => cli,
-        Err(deferral_host::run::config::ParseError::Config(err)) => panic!("{err}"),
-        Err(deferral_host::run::config::ParseError::Usage(err)) => panic!("{err}"),
+        Err(deferral_host::cli::config::ParseError::Config(err)) => panic!("{err}"),
+        Err(deferral_host::cli::config::ParseError::Usage(err)) => panic!("{err}"),
     };
     let args = cli.run_args_mut().expect("the run command");
     assert_eq!(args.port.listen, "127.0.0.1:8787");

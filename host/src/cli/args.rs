@@ -43,7 +43,7 @@ pub struct Cli {
 }
 
 impl Cli {
-    /// The arguments of `run`, when that is the command (for `run::config`).
+    /// The arguments of `run`, when that is the command (for `cli::config`).
     pub fn run_args_mut(&mut self) -> Option<&mut crate::run::RunArgs> {
         match &mut self.command {
             Command::Run(args) => Some(args),
@@ -127,7 +127,7 @@ pub(super) struct WatchArgs {
 }
 
 /// A value that is not empty (an empty `--workflow`, `--branch` or `--event` names nothing).
-pub(crate) fn non_empty(text: &str) -> Result<String, String> {
+pub(super) fn non_empty(text: &str) -> Result<String, String> {
     if text.trim().is_empty() {
         Err("an empty value names nothing".into())
     } else {
@@ -229,7 +229,7 @@ pub(super) struct TickArgs {
     #[arg(long)]
     pub(super) dry_run: bool,
     #[command(flatten)]
-    pub(super) scheduler: super::scheduler::SchedulerArgs,
+    pub(super) scheduler: crate::flags::scheduler::SchedulerArgs,
     /// No progress lines or summary on stderr (the JSON report on stdout stays).
     #[arg(long, short)]
     pub(super) quiet: bool,
@@ -327,7 +327,7 @@ See docs/host.md (serve) for curl examples.";
 #[command(after_help = SERVE_HELP)]
 pub(super) struct ServeArgs {
     #[command(flatten)]
-    pub(super) port: super::port::PortArgs,
+    pub(super) port: crate::flags::port::PortArgs,
     /// stderr as lines for people (`text`) or one JSON object a line (`json`).
     #[arg(long, value_enum, default_value = "text")]
     pub(super) log_format: crate::logs::LogFormat,

@@ -5,12 +5,11 @@
 //! command, `text` the tables and reports printed for people.
 
 mod args;
-pub mod port;
+pub mod config;
+mod github_env;
 mod run;
-pub mod scheduler;
 mod text;
 
 pub use crate::view::deferral_json;
-pub(crate) use args::non_empty;
 pub use args::Cli;
 pub use run::run;

@@ -1,6 +1,7 @@
 //! Runs one parsed command: opens the store, calls the coordinator, prints the answer.
 
 use super::args::*;
+use super::github_env::github_env;
 use super::text::*;
 use crate::clock::{iso8601, now_ms};
 use crate::coordinator::{self, Reported};
@@ -79,11 +80,11 @@ fn read_input(source: &str) -> Result<Vec<u8>, HostError> {
 
 /// Runs the command line and returns the process exit code.
 pub fn run() -> u8 {
-    // `run --config FILE` fills in what the command line leaves out (see `run::config`).
-    let cli = match crate::run::config::parse(std::env::args_os().collect()) {
+    // `run --config FILE` fills in what the command line leaves out (see `cli::config`).
+    let cli = match super::config::parse(std::env::args_os().collect()) {
         Ok(cli) => cli,
-        Err(crate::run::config::ParseError::Usage(err)) => return crate::usage::report(&err),
-        Err(crate::run::config::ParseError::Config(err)) => return fail(&err),
+        Err(super::config::ParseError::Usage(err)) => return crate::usage::report(&err),
+        Err(super::config::ParseError::Config(err)) => return fail(&err),
     };
     match execute(&cli) {
         Ok(()) => EXIT_OK,
@@ -322,7 +323,7 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
         }
         Command::Tick(args) => {
             crate::logs::set_format(args.log_format);
-            let mut options = args.scheduler.tick_options()?;
+            let mut options = args.scheduler.tick_options(github_env())?;
             options.dry_run = args.dry_run;
             options.ids = args.ids.clone();
             if args.dry_run {
@@ -394,7 +395,11 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
         }
         Command::Run(args) => {
             crate::logs::set_format(args.log_format);
-            crate::run::run(store_url(cli)?, integrity(cli), args)
+            let outside = crate::run::Outside {
+                github_env,
+                reload: super::config::reload,
+            };
+            crate::run::run(store_url(cli)?, integrity(cli), args, outside)
         }
         Command::Watch(args) => {
             crate::launch::github_names::check_repo(&args.repo)?;
@@ -404,7 +409,7 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
             }
             let client = args
                 .github
-                .client(super::scheduler::github_env(), args.http_timeout)?
+                .client(github_env(), args.http_timeout)?
                 .ok_or_else(|| {
                     HostError::new(
                         HostErrorKind::NoGithubCredentials,

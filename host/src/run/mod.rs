@@ -3,18 +3,19 @@
 //! "One service"). The port and the scheduler call the same code as those commands do; what
 //! this module adds is when a pass runs ([`scheduler`], [`wake`]), what wakes it (the port's
 //! changes, PostgreSQL's notices in [`listen`], the signals in [`signals`]) and the
-//! configuration file ([`config`]).
+//! configuration file (read by `cli::config`, its `[[watch]]` tables in [`watches`]).
 
-pub mod config;
 mod listen;
 mod scheduler;
 mod signals;
 pub mod wake;
+pub mod watches;
 
-use crate::cli::port::PortArgs;
-use crate::cli::scheduler::SchedulerArgs;
 use crate::clock::parse_duration;
 use crate::error::HostError;
+use crate::flags::port::PortArgs;
+use crate::flags::scheduler::SchedulerArgs;
+use crate::github::options::GithubEnv;
 use crate::serve::{Hooks, Port};
 use crate::store::{IntegrityCheck, StoreUrl};
 use clap::Args;
@@ -77,15 +78,28 @@ pub struct RunArgs {
     pub log_format: crate::logs::LogFormat,
     /// The [[watch]] tables of --config (no flag).
     #[arg(skip)]
-    pub watches: Vec<config::WatchConfig>,
+    pub watches: Vec<watches::WatchConfig>,
+}
+
+/// What `run` asks of the command line above it: the environment the GitHub client reads, and
+/// the `run` arguments as the command line and the configuration file give them now (SIGHUP).
+#[derive(Clone, Copy)]
+pub struct Outside {
+    pub github_env: fn() -> GithubEnv,
+    pub reload: fn() -> Result<RunArgs, HostError>,
 }
 
 /// Runs until SIGTERM or SIGINT; exits 0 once the port and the running pass have stopped.
-pub fn run(store: StoreUrl, integrity: IntegrityCheck, args: &RunArgs) -> Result<(), HostError> {
+pub fn run(
+    store: StoreUrl,
+    integrity: IntegrityCheck,
+    args: &RunArgs,
+    outside: Outside,
+) -> Result<(), HostError> {
     let token = args.port.token()?;
     // Checked here, before anything starts; built again on the scheduler's thread (a GitHub
     // client stays on the thread that made it).
-    drop(scheduler::Settings::from_args(args)?);
+    drop(scheduler::Settings::from_args(args, &outside)?);
     // Opened here to create, migrate and check it; the scheduler keeps this connection.
     let connection = store.open(integrity)?;
     let pools = crate::pools::PoolOptions {
@@ -108,14 +122,18 @@ pub fn run(store: StoreUrl, integrity: IntegrityCheck, args: &RunArgs) -> Result
     let (for_thread, rung) = (args.clone(), wake.clone());
     let scheduling = std::thread::Builder::new()
         .name("deferral-scheduler".into())
-        .spawn(move || match scheduler::Settings::from_args(&for_thread) {
-            Ok(settings) => scheduler::Scheduler::new(connection, settings, rung).run(),
-            Err(err) => crate::logs::message(
-                "error",
-                "run",
-                &format!("the scheduler cannot start: {err}"),
-            ),
-        })
+        .spawn(
+            move || match scheduler::Settings::from_args(&for_thread, &outside) {
+                Ok(settings) => {
+                    scheduler::Scheduler::new(connection, settings, rung, outside).run()
+                }
+                Err(err) => crate::logs::message(
+                    "error",
+                    "run",
+                    &format!("the scheduler cannot start: {err}"),
+                ),
+            },
+        )
         .map_err(|e| {
             HostError::new(
                 crate::error::HostErrorKind::RuntimeFailed,

@@ -7,14 +7,11 @@
 //! `--follow-interval` after the last pass). A notice ([`Wake`]) cuts the sleep short. Deadlines
 //! are read from the last pass's start, so a row a pass already saw does not wake it again.
 
-use super::config::WatchConfig;
 use super::wake::Wake;
-use super::RunArgs;
+use super::{Outside, RunArgs};
 use crate::clock::now_ms;
 use crate::error::{HostError, HostErrorKind};
-use crate::github::trust::Trust;
 use crate::github::watch::WatchOptions;
-use crate::launch::Launchers;
 use crate::store::Store;
 use crate::tick::{self, TickOptions, TickReport};
 use std::sync::Arc;
@@ -28,46 +25,13 @@ pub struct Settings {
     quiet: bool,
 }
 
-fn watch_options(w: &WatchConfig) -> Result<WatchOptions, HostError> {
-    crate::launch::github_names::check_repo(&w.repo)?;
-    Launchers::builtin().parse(&w.launch)?;
-    if let Some(pool) = &w.pool {
-        crate::pools::check_name(pool)?;
-    }
-    for name in w.workflow.iter().chain(&w.branch).chain(&w.event) {
-        crate::cli::non_empty(name).map_err(|why| {
-            HostError::new(
-                HostErrorKind::InvalidConfig,
-                format!("[[watch]] {}: {why}", w.repo),
-            )
-        })?;
-    }
-    Ok(WatchOptions {
-        repo: w.repo.clone(),
-        launch: w.launch.clone(),
-        artifact_name: w
-            .artifact
-            .clone()
-            .unwrap_or_else(|| crate::github::DEFAULT_ARTIFACT.to_string()),
-        max_reentries: w
-            .max_reentries
-            .unwrap_or(deferral_core::lifecycle::DEFAULT_MAX_REENTRIES),
-        pool: w.pool.clone(),
-        trust: Trust {
-            workflows: w.workflow.clone(),
-            branches: w.branch.clone(),
-            events: w.event.clone(),
-        },
-    })
-}
-
 impl Settings {
-    pub fn from_args(args: &RunArgs) -> Result<Settings, HostError> {
-        let options = args.scheduler.tick_options()?;
+    pub fn from_args(args: &RunArgs, outside: &Outside) -> Result<Settings, HostError> {
+        let options = args.scheduler.tick_options((outside.github_env)())?;
         let watches = args
             .watches
             .iter()
-            .map(watch_options)
+            .map(|w| w.options())
             .collect::<Result<Vec<_>, _>>()?;
         if !watches.is_empty() && options.github.is_none() {
             return Err(HostError::new(
@@ -88,6 +52,7 @@ impl Settings {
 
 pub struct Scheduler {
     store: Box<dyn Store + Send>,
+    outside: Outside,
     settings: Settings,
     wake: Arc<Wake>,
     /// When the last pass started: rows it saw do not wake the scheduler again.
@@ -100,9 +65,15 @@ fn log(level: &str, message: &str) {
 }
 
 impl Scheduler {
-    pub fn new(store: Box<dyn Store + Send>, settings: Settings, wake: Arc<Wake>) -> Scheduler {
+    pub fn new(
+        store: Box<dyn Store + Send>,
+        settings: Settings,
+        wake: Arc<Wake>,
+        outside: Outside,
+    ) -> Scheduler {
         Scheduler {
             store,
+            outside,
             settings,
             wake,
             last_pass: None,
@@ -218,7 +189,8 @@ impl Scheduler {
     /// SIGHUP: the scheduler's settings from the command line and the file as it is now. A file
     /// that does not parse, or settings that do not check, leave the running ones as they are.
     fn reload(&mut self) {
-        match super::config::reload().and_then(|args| Settings::from_args(&args)) {
+        let outside = self.outside;
+        match (outside.reload)().and_then(|args| Settings::from_args(&args, &outside)) {
             Ok(settings) => {
                 self.settings = settings;
                 // The new follow interval and watches apply from this pass on.

@@ -1,6 +1,6 @@
 //! The signals `run` answers, on the port's runtime: SIGTERM and SIGINT stop it (the port
 //! stops taking requests, the scheduler finishes its pass; a second one ends the process at
-//! once, exit 1), SIGHUP reads the configuration again (see [`super::config`]).
+//! once, exit 1), SIGHUP reads the configuration again (`cli::config`).
 
 use super::wake::Wake;
 use crate::error::{HostError, HostErrorKind};

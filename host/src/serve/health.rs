@@ -3,13 +3,11 @@
 //! store answers a read, 503 when it does not (or the port is stopping), so traffic goes to a
 //! replica whose store is reachable.
 
-use super::http::{self, Response};
-use super::server::App;
-use std::sync::Arc;
+use super::http::Response;
 use std::time::Duration;
 
 /// How long `/readyz` waits for the store before answering 503.
-const READY_WAIT: Duration = Duration::from_secs(5);
+pub const READY_WAIT: Duration = Duration::from_secs(5);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Probe {
@@ -37,27 +35,15 @@ pub fn check_method(method: &str) -> Option<Response> {
     })
 }
 
-pub async fn answer(probe: Probe, app: &Arc<App>) -> Response {
-    match probe {
-        Probe::Alive => Response::json(200, r#"{"alive":true}"#.to_string()),
-        Probe::Ready => ready(app).await,
-    }
+/// `/healthz`'s answer.
+pub fn alive() -> Response {
+    Response::json(200, r#"{"alive":true}"#.to_string())
 }
 
-async fn ready(app: &Arc<App>) -> Response {
-    if *app.stopping.borrow() {
-        return http::stopping();
+/// `/readyz`'s answer: `Ok` when the store answered a read, else why not.
+pub fn ready(store: Result<(), String>) -> Response {
+    match store {
+        Ok(()) => Response::json(200, r#"{"ready":true}"#.to_string()),
+        Err(why) => Response::error(503, "not-ready", &why).with_header("Retry-After", "1"),
     }
-    let Ok(_permit) = app.handlers.acquire().await else {
-        return http::stopping();
-    };
-    let shared = app.clone();
-    let read = tokio::task::spawn_blocking(move || shared.stores.probe());
-    let why = match tokio::time::timeout(READY_WAIT, read).await {
-        Ok(Ok(Ok(()))) => return Response::json(200, r#"{"ready":true}"#.to_string()),
-        Ok(Ok(Err(err))) => format!("the store does not answer: {err}"),
-        Ok(Err(_)) => "the store check failed; see the server log".to_string(),
-        Err(_) => format!("the store did not answer within {} s", READY_WAIT.as_secs()),
-    };
-    Response::error(503, "not-ready", &why).with_header("Retry-After", "1")
 }

@@ -196,8 +196,10 @@ async fn answer(
 /// Runs the route's handler on a blocking thread with a store connection. The status page
 /// first waits (briefly) for one of its own few turns.
 async fn handle(request: Request, app: &Arc<App>) -> Response {
-    if let Some(probe) = super::health::Probe::of(&request.path) {
-        return super::health::answer(probe, app).await;
+    match super::health::Probe::of(&request.path) {
+        Some(super::health::Probe::Alive) => return super::health::alive(),
+        Some(super::health::Probe::Ready) => return ready(app).await,
+        None => {}
     }
     let changes = request.method == "POST";
     let response = handle_with_store(request, app).await;
@@ -205,6 +207,28 @@ async fn handle(request: Request, app: &Arc<App>) -> Response {
         changed();
     }
     response
+}
+
+/// `/readyz`: a read on a pooled store connection, within [`super::health::READY_WAIT`].
+async fn ready(app: &Arc<App>) -> Response {
+    if *app.stopping.borrow() {
+        return http::stopping();
+    }
+    let Ok(_permit) = app.handlers.acquire().await else {
+        return http::stopping();
+    };
+    let shared = app.clone();
+    let read = tokio::task::spawn_blocking(move || shared.stores.probe());
+    let wait = super::health::READY_WAIT;
+    super::health::ready(match tokio::time::timeout(wait, read).await {
+        Ok(Ok(Ok(()))) => Ok(()),
+        Ok(Ok(Err(err))) => Err(format!("the store does not answer: {err}")),
+        Ok(Err(_)) => Err("the store check failed; see the server log".to_string()),
+        Err(_) => Err(format!(
+            "the store did not answer within {} s",
+            wait.as_secs()
+        )),
+    })
 }
 
 /// [`handle`] for every route but the probes.

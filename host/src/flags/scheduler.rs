@@ -44,9 +44,10 @@ pub struct SchedulerArgs {
 
 impl SchedulerArgs {
     /// The options of a pass over every due deferral (not a dry run), launching the built-in
-    /// kinds: what `tick` and `run` both build from these flags.
-    pub fn tick_options(&self) -> Result<TickOptions, HostError> {
-        let github = self.github.client(github_env(), self.http_timeout)?;
+    /// kinds: what `tick` and `run` both build from these flags, with GitHub's token, API URL
+    /// and proxy as `cli` read them from the environment.
+    pub fn tick_options(&self, env: GithubEnv) -> Result<TickOptions, HostError> {
+        let github = self.github.client(env, self.http_timeout)?;
         let rate_limit = self.rate_limit_pool(github.is_some())?;
         Ok(TickOptions {
             lease_timeout: self.lease_timeout,
@@ -95,22 +96,4 @@ impl SchedulerArgs {
             reserve,
         }))
     }
-}
-
-/// The GitHub token, API URL and proxy: the only environment the GitHub client reads.
-pub fn github_env() -> GithubEnv {
-    GithubEnv {
-        token: github_token(),
-        api_url: std::env::var("GITHUB_API_URL").ok(),
-        proxy: crate::github::client::proxy_from_env(),
-    }
-}
-
-/// The token as the `deferral` CLI reads it: `GITHUB_TOKEN`, else `GH_TOKEN` (the first that
-/// is set and not blank).
-fn github_token() -> Option<String> {
-    ["GITHUB_TOKEN", "GH_TOKEN"]
-        .into_iter()
-        .filter_map(|name| std::env::var(name).ok())
-        .find(|token| !token.trim().is_empty())
 }

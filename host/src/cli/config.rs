@@ -5,47 +5,14 @@
 //! does not is handed to clap as `--KEY=VALUE`, so a value is checked exactly as the flag checks
 //! it. A key that is not a flag of `run` is refused, naming the key.
 
-use crate::cli::Cli;
+use super::Cli;
 use crate::error::{HostError, HostErrorKind};
 use clap::parser::ValueSource;
 use clap::{ArgAction, ArgMatches, CommandFactory, FromArgMatches};
-use serde::Deserialize;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-/// One `[[watch]]` table: what `watch OWNER/REPO` takes as arguments.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct WatchConfig {
-    pub repo: String,
-    pub launch: String,
-    #[serde(default, deserialize_with = "one_or_many")]
-    pub workflow: Vec<String>,
-    #[serde(default, deserialize_with = "one_or_many")]
-    pub branch: Vec<String>,
-    #[serde(default, deserialize_with = "one_or_many")]
-    pub event: Vec<String>,
-    #[serde(default)]
-    pub artifact: Option<String>,
-    #[serde(default)]
-    pub pool: Option<String>,
-    #[serde(default, rename = "max-reentries")]
-    pub max_reentries: Option<u32>,
-}
-
-/// A string, or a list of strings (`workflow = "gate.yml"` or `workflow = ["a.yml", "b.yml"]`).
-fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum OneOrMany {
-        One(String),
-        Many(Vec<String>),
-    }
-    Ok(match OneOrMany::deserialize(d)? {
-        OneOrMany::One(one) => vec![one],
-        OneOrMany::Many(many) => many,
-    })
-}
+use crate::run::watches::WatchConfig;
 
 /// Why the command line could not be parsed.
 pub enum ParseError {
@@ -203,7 +170,7 @@ pub fn parse(argv: Vec<OsString>) -> Result<Cli, ParseError> {
 }
 
 /// The `run` arguments again, from the same command line and the file as it is now (SIGHUP).
-pub fn reload() -> Result<super::RunArgs, HostError> {
+pub fn reload() -> Result<crate::run::RunArgs, HostError> {
     match parse(std::env::args_os().collect()) {
         Ok(mut cli) => cli
             .run_args_mut()
