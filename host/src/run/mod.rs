@@ -31,6 +31,8 @@ launches each deferral within a second of its time: it sleeps until the next due
 pool hold, lease end or follow, and wakes early when a request through the port changes
 something or, on PostgreSQL, when another replica or command writes due work (LISTEN/NOTIFY).
 Several `run` replicas on one PostgreSQL store launch each deferral once, with no leader.
+On SQLite, a `record` from the command line (another process) is seen at the next pass, at
+most --follow-interval later: record through the port to be launched on time.
 
 Prints {\"listening\":\"ADDR\"} on stdout when ready; everything else goes to stderr.
 SIGTERM or SIGINT: the port answers no more requests (503 stopping), the running pass ends
