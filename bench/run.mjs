@@ -46,6 +46,7 @@ const host = runJson('deferral-host store', 'bash', ['bench/host/run.sh', ...(qu
 const loop = runJson('deferral-host GitHub loop', 'bash', ['bench/host/follow.sh', ...(quick ? ['--attempts', '200'] : [])]);
 const serve = runJson('deferral-host serve', 'bash', ['bench/host/serve.sh']);
 const webhooks = runJson('deferral-host webhooks against polling', 'bash', ['bench/host/webhooks.sh']);
+const runWake = runJson('deferral-host run wake latency', 'bash', ['bench/host/run-wake.sh']);
 
 const kib = (bytes) => `${(bytes / 1024).toFixed(1)} KiB`;
 const n = (x) => Math.round(x).toLocaleString('en-US');
@@ -104,6 +105,29 @@ Command: \`bench/host/serve.sh\` (source \`host/examples/serve_bench.rs\`).`;
   return { summary, section };
 }
 
+// Wake latency of `run` against a once-a-minute cron `tick` (bench/host/run-wake.sh).
+function runWakeRows(w) {
+  const r = w.run.latency;
+  const c = w.cron_tick.latency;
+  const summary = `| \`run\` launch minus due time, ${w.deferrals} deferrals over ${w.spread_s} s (cron \`tick\` once a minute: ${c.median_ms} ms median, ${n(c.p99_ms)} ms p99) | ${r.median_ms} ms median, ${r.p99_ms} ms p99, ${r.max_ms} ms max, ${w.run.early} early | p99 at most 1 s, none early | ${goal(r.p99_ms <= 1000 && w.run.early === 0)} |`;
+  const section = `## deferral-host run: wake latency against cron
+
+\`bench/host/run-wake.sh\`: ${w.deferrals} deferrals recorded through \`run\`'s port, due at spread times over ${w.spread_s} s, each
+launching an \`exec:\` program that writes down when it started. Launch time minus due time:
+
+| | median | p99 | max |
+|---|---|---|---|
+| \`run\` (measured) | ${r.median_ms} ms | ${r.p99_ms} ms | ${r.max_ms} ms |
+| \`tick\` from cron, once a minute (computed) | ${n(c.median_ms)} ms | ${n(c.p99_ms)} ms | ${n(c.max_ms)} ms |
+
+The cron row is computed from the same due times, not waited for: cron starts \`tick\` once a minute,
+so a deferral due at t starts at the next tick at or after t, taken over 60 phases of the minute
+(1 s apart), plus the time one real \`tick\` took in this run from its start to a launch
+(${w.cron_tick.tick_start_to_launch.median_ms} ms median over 20 due deferrals).
+`;
+  return { summary, section };
+}
+
 const wasmRaw = receipts.wasm_bytes_raw;
 const md = `# Benchmarks
 
@@ -129,6 +153,7 @@ Machine: ${machine.cores} cores (${machine.cpu}), ${machine.memory_gib} GiB, Nod
 | \`tick\` due query, growth from ${n(first?.stored ?? 0)} to ${n(last?.stored ?? 0)} stored | ${ratio(growth)} | at most 2x | ${goal(growth <= 2)} |
 | \`record\` with full durability | ${n(host.record?.records_per_s ?? 0)} records/s | | |
 ${serveRows(serve).summary}
+${runWakeRows(runWake).summary}
 
 ## Receipt validation throughput
 
@@ -214,10 +239,12 @@ ${manyRows.join('\n')}
 ${serveRows(serve).section}
 
 ${webhookSection(webhooks)}
+${runWakeRows(runWake).section}
+
 ## Raw figures
 
 \`\`\`json
-${JSON.stringify({ machine, receipts, decisions, action, action_node24: action24, host, serve, github_loop: loop, webhooks }, null, 1)}
+${JSON.stringify({ machine, receipts, decisions, action, action_node24: action24, host, serve, run_wake: runWake, github_loop: loop, webhooks }, null, 1)}
 \`\`\`
 `;
 

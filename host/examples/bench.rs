@@ -113,16 +113,7 @@ fn bench_due(dir: &Path, stored: usize) -> serde_json::Value {
     let open_quick = open.elapsed();
     let options = TickOptions {
         dry_run: true,
-        lease_timeout: Duration::from_secs(900),
-        ids: Vec::new(),
-        limit: 1000,
-        http_timeout: Duration::from_secs(30),
-        github: None,
-        max_chain: 50,
-        rate_limit: None,
-        pools: Default::default(),
-        launchers: deferral_host::launch::Launchers::builtin(),
-        follow_interval: None,
+        ..TickOptions::new(deferral_host::launch::Launchers::builtin())
     };
     let mut due_times = Vec::new();
     let mut plan_times = Vec::new();

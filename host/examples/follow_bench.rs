@@ -46,17 +46,9 @@ fn client(standin: &Standin) -> GithubClient {
 
 fn run_tick(store: &dyn Store, standin: &Standin) -> (TickReport, Duration) {
     let options = TickOptions {
-        dry_run: false,
-        lease_timeout: Duration::from_secs(900),
-        ids: Vec::new(),
         limit: 10_000,
-        http_timeout: Duration::from_secs(30),
         github: Some(client(standin)),
-        max_chain: 50,
-        rate_limit: None,
-        pools: Default::default(),
-        launchers: deferral_host::launch::Launchers::builtin(),
-        follow_interval: None,
+        ..TickOptions::new(deferral_host::launch::Launchers::builtin())
     };
     let start = Instant::now();
     let report = tick(store, &options, now_ms).unwrap();

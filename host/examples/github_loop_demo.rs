@@ -42,17 +42,10 @@ fn step(n: u32, what: &str, detail: Value) {
 
 fn run_tick(store: &dyn Store, standin: &Standin) -> Value {
     let options = TickOptions {
-        dry_run: false,
-        lease_timeout: Duration::from_secs(900),
-        ids: Vec::new(),
         limit: 100,
         http_timeout: Duration::from_secs(10),
         github: Some(client(standin)),
-        max_chain: 50,
-        rate_limit: None,
-        pools: Default::default(),
-        launchers: deferral_host::launch::Launchers::builtin(),
-        follow_interval: None,
+        ..TickOptions::new(deferral_host::launch::Launchers::builtin())
     };
     tick(store, &options, now_ms).unwrap().to_json()
 }

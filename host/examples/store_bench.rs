@@ -18,7 +18,7 @@ use deferral_host::tick::{tick, TickOptions};
 use deferral_host_conformance::distinct_handoff;
 use serde_json::json;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 const HOUR: u64 = 3_600_000;
 
@@ -46,17 +46,8 @@ fn fresh(store: &str, dir: &Path, round: usize) -> String {
 
 fn options(limit: usize) -> TickOptions {
     TickOptions {
-        dry_run: false,
-        lease_timeout: Duration::from_secs(900),
-        ids: Vec::new(),
         limit,
-        http_timeout: Duration::from_secs(30),
-        github: None,
-        max_chain: 50,
-        rate_limit: None,
-        pools: Default::default(),
-        launchers: deferral_host::launch::Launchers::builtin(),
-        follow_interval: None,
+        ..TickOptions::new(deferral_host::launch::Launchers::builtin())
     }
 }
 

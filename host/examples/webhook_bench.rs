@@ -48,11 +48,7 @@ fn arg(args: &[String], name: &str) -> Option<String> {
 
 fn run_tick(store: &dyn Store, standin: &Standin, follow_interval: Option<Duration>) {
     let options = TickOptions {
-        dry_run: false,
-        lease_timeout: Duration::from_secs(900),
-        ids: Vec::new(),
         limit: 10_000,
-        http_timeout: Duration::from_secs(30),
         github: Some(
             GithubClient::new(
                 &standin.api,
@@ -63,10 +59,8 @@ fn run_tick(store: &dyn Store, standin: &Standin, follow_interval: Option<Durati
             .unwrap(),
         ),
         max_chain: 50,
-        rate_limit: None,
-        pools: Default::default(),
-        launchers: deferral_host::launch::Launchers::builtin(),
         follow_interval,
+        ..TickOptions::new(deferral_host::launch::Launchers::builtin())
     };
     tick(store, &options, now_ms).unwrap();
 }

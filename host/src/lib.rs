@@ -19,6 +19,9 @@
 //! * [`replace_file`]: replacing a file in a folder others may write, never through a link.
 //! * [`logs`]: `--log-format json` for `serve` and `tick`.
 //! * [`view`]: the JSON views of a deferral that `cli` and `serve` both print.
+//! * [`run`]: `deferral-host run`, the port, the scheduler and `watch` in one service.
+//! * [`flags`]: the flags `tick` and `run` share (the scheduler's) and `serve` and `run` share
+//!   (the port's), each turned into the library's options in one place.
 //! * [`cli`]: the command line.
 //!
 //! ```
@@ -41,6 +44,7 @@ pub mod cli;
 pub mod clock;
 pub mod coordinator;
 pub mod error;
+pub mod flags;
 pub mod github;
 pub mod handle;
 pub mod html;
@@ -52,6 +56,7 @@ pub mod pools;
 pub mod progress;
 pub mod replace_file;
 pub mod retry;
+pub mod run;
 pub mod serve;
 pub mod store;
 pub mod tick;

@@ -46,9 +46,36 @@ pub struct TickOptions {
     /// `--follow-interval`: list a workflow's dispatched runs at most this often (`None`: every
     /// pass), polling as the reconciler when webhooks end runs.
     pub follow_interval: Option<Duration>,
+    /// Follow the attempts whose outcome comes later (dispatched runs) in this pass. `tick`
+    /// always does; `run` only when its follow is due, not on every wake.
+    pub follow: bool,
 }
 
+/// `tick`'s defaults, the same as its flags' (`--lease-timeout 15m`, `--limit 1000`, ...).
+pub const DEFAULT_LEASE_TIMEOUT: Duration = Duration::from_secs(15 * 60);
+pub const DEFAULT_LIMIT: usize = 1000;
+pub const DEFAULT_HTTP_TIMEOUT: Duration = Duration::from_secs(30);
+
 impl TickOptions {
+    /// The options of a plain `tick` with no flag given, launching the kinds of `launchers`:
+    /// callers set only what differs (`TickOptions { limit: 10, ..TickOptions::new(..) }`).
+    pub fn new(launchers: Launchers) -> TickOptions {
+        TickOptions {
+            dry_run: false,
+            lease_timeout: DEFAULT_LEASE_TIMEOUT,
+            ids: Vec::new(),
+            limit: DEFAULT_LIMIT,
+            http_timeout: DEFAULT_HTTP_TIMEOUT,
+            github: None,
+            max_chain: coordinator::DEFAULT_MAX_CHAIN,
+            pools: crate::pools::PoolOptions::default(),
+            rate_limit: None,
+            launchers,
+            follow: true,
+            follow_interval: None,
+        }
+    }
+
     fn lease_ms(&self) -> u64 {
         u64::try_from(self.lease_timeout.as_millis()).unwrap_or(u64::MAX)
     }
@@ -212,7 +239,7 @@ pub fn tick_observed(
     }
     // Attempts whose outcome comes later (dispatched runs), before new launches.
     let pass = options.pass(store, &now_ms);
-    for kind in options.launchers.iter() {
+    for kind in options.launchers.iter().filter(|_| options.follow) {
         if let Some(followed) = kind.follow(&pass)? {
             report.follow = Some(merge_follow(report.follow.take(), followed));
         }

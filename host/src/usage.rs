@@ -37,6 +37,16 @@ pub fn report(err: &clap::Error) -> u8 {
         return EXIT_OK;
     }
     let rendered = err.render().to_string();
+    let error = HostError::new(code(err.kind()), message(err));
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(stdout, "{}", error.to_json_value());
+    let _ = write!(std::io::stderr().lock(), "{rendered}");
+    EXIT_INVALID
+}
+
+/// The explanation of a parse error on one line, with clap's suggestions, without the usage.
+pub fn message(err: &clap::Error) -> String {
+    let rendered = err.render().to_string();
     // The explanation is what comes before the usage, on one line: "error: the following
     // required arguments were not provided: --handle <HANDLE>".
     let message = rendered
@@ -59,9 +69,5 @@ pub fn report(err: &clap::Error) -> u8 {
         message.push_str("; ");
         message.push_str(&tip["tip: ".len()..]);
     }
-    let error = HostError::new(code(err.kind()), message);
-    let mut stdout = std::io::stdout().lock();
-    let _ = writeln!(stdout, "{}", error.to_json_value());
-    let _ = write!(std::io::stderr().lock(), "{rendered}");
-    EXIT_INVALID
+    message
 }

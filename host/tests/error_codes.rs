@@ -26,6 +26,7 @@ fn documented_exit(kind: HostErrorKind) -> u8 {
         HostErrorKind::GithubAppKeyExposed => 2,
         HostErrorKind::GithubAppKeyNotAFile => 2,
         HostErrorKind::GithubAppKeyTooLarge => 2,
+        HostErrorKind::InvalidConfig => 2,
         HostErrorKind::InvalidCost => 2,
         HostErrorKind::InvalidDigest => 2,
         HostErrorKind::InvalidGithub => 2,

@@ -91,17 +91,10 @@ fn launchers() -> Launchers {
 
 fn options(launchers: Launchers) -> TickOptions {
     TickOptions {
-        dry_run: false,
         lease_timeout: Duration::from_secs(60),
-        ids: Vec::new(),
         limit: 100,
         http_timeout: Duration::from_secs(1),
-        github: None,
-        max_chain: coordinator::DEFAULT_MAX_CHAIN,
-        pools: Default::default(),
-        rate_limit: None,
-        launchers,
-        follow_interval: None,
+        ..TickOptions::new(launchers)
     }
 }
 

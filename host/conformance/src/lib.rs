@@ -11,6 +11,7 @@
 //! [`github_loop`] holds the GitHub loop's part of the suite.
 
 pub mod backlog;
+mod deadline;
 pub mod fleet;
 pub mod github_loop;
 mod launch_kinds;
@@ -18,6 +19,7 @@ mod listing_race;
 mod pools;
 mod work_rules;
 
+pub use deadline::next_deadline_is_the_first_instant_a_rule_changes;
 pub use launch_kinds::due_queries_leave_out_the_kinds_asked_by_their_stored_name;
 pub use listing_race::a_claim_is_not_hidden_by_a_concurrent_due_listing;
 pub use pools::{
@@ -56,6 +58,7 @@ macro_rules! store_conformance_tests {
             concurrent_claims_have_exactly_one_winner,
             due_expirable_and_stale_queries_respect_their_bounds,
             sql_and_rust_agree_on_each_work_rule,
+            next_deadline_is_the_first_instant_a_rule_changes,
             receipts_and_events_are_append_only,
             handles_are_never_stored_raw,
             terminal_states_invalidate_the_wakeup,
@@ -1054,12 +1057,7 @@ pub fn expiry_waits_for_a_live_lease(backend: &dyn Backend) {
         ids,
         limit: 100,
         http_timeout: std::time::Duration::from_secs(1),
-        github: None,
-        max_chain: deferral_host::coordinator::DEFAULT_MAX_CHAIN,
-        rate_limit: None,
-        pools: Default::default(),
-        launchers: deferral_host::launch::Launchers::builtin(),
-        follow_interval: None,
+        ..deferral_host::tick::TickOptions::new(deferral_host::launch::Launchers::builtin())
     };
     let [expirable, stale, due] =
         deferral_host::tick::plan(&*store, &options(vec![held.id.clone()]), t + HOUR + 5).unwrap();

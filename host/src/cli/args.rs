@@ -1,7 +1,6 @@
 //! The command line's definitions: the clap structs of every subcommand and their help texts.
 
 use crate::clock::parse_duration;
-use crate::coordinator;
 use crate::github::options::GithubArgs;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use deferral_core::lifecycle::{State, DEFAULT_MAX_REENTRIES};
@@ -43,6 +42,16 @@ pub struct Cli {
     pub(super) command: Command,
 }
 
+impl Cli {
+    /// The arguments of `run`, when that is the command (for `cli::config`).
+    pub fn run_args_mut(&mut self) -> Option<&mut crate::run::RunArgs> {
+        match &mut self.command {
+            Command::Run(args) => Some(args),
+            _ => None,
+        }
+    }
+}
+
 #[derive(ValueEnum, Clone, Copy, Debug)]
 pub(super) enum Integrity {
     Full,
@@ -74,6 +83,9 @@ pub(super) enum Command {
     Serve(ServeArgs),
     /// Ingest a repository's deferred-receipt artifacts (one pass, for cron), each once.
     Watch(WatchArgs),
+    /// The host as one service: the port of `serve`, the scheduler of `tick` and the ingestion
+    /// of `watch` in one process that wakes when work is due (instead of cron).
+    Run(crate::run::RunArgs),
 }
 
 #[derive(Args, Debug)]
@@ -216,33 +228,8 @@ pub(super) struct TickArgs {
     /// Print what would be expired, recovered and launched; change nothing.
     #[arg(long)]
     pub(super) dry_run: bool,
-    /// How long a launch may hold its lease (an exec process is killed before it ends).
-    #[arg(long, default_value = "15m", value_parser = parse_duration)]
-    pub(super) lease_timeout: std::time::Duration,
-    /// Timeout of each GitHub request.
-    #[arg(long, default_value = "30s", value_parser = parse_duration)]
-    pub(super) http_timeout: std::time::Duration,
-    /// At most this many deferrals of each kind of work per tick.
-    #[arg(long, default_value_t = 1000)]
-    pub(super) limit: usize,
-    /// Successors a chain of progress may have before it is blocked (`chain-limit`).
-    #[arg(long, default_value_t = coordinator::DEFAULT_MAX_CHAIN)]
-    pub(super) max_chain: u32,
-    /// After a pool's window resets, wait this long before admitting into the new one.
-    #[arg(long, default_value = "1s", value_parser = parse_duration)]
-    pub(super) pool_buffer: std::time::Duration,
-    /// Plus a random wait of up to this long (several hosts sharing a quota spread out).
-    #[arg(long, default_value = "2s", value_parser = parse_duration)]
-    pub(super) pool_jitter: std::time::Duration,
-    /// Before admission, read GET /rate_limit with the host's GitHub credentials (free of
-    /// primary quota) and teach this pool what is left: the pool those credentials spend.
-    #[arg(long, value_name = "NAME")]
-    pub(super) rate_limit_pool: Option<String>,
-    /// With a GitHub App: the repository (OWNER/REPO) whose installation's quota is that pool.
-    #[arg(long, value_name = "OWNER/REPO")]
-    pub(super) rate_limit_repo: Option<String>,
     #[command(flatten)]
-    pub(super) github: GithubArgs,
+    pub(super) scheduler: crate::flags::scheduler::SchedulerArgs,
     /// List a workflow's dispatched runs at most this often (default: every tick). With
     /// webhooks ending runs (serve --github-webhook-secret-file), `10m` makes polling the
     /// reconciler for a delivery that never came; a run gets this long for its delivery.
@@ -315,6 +302,8 @@ Endpoints:
   GET  /v1/pools                    200 each pool's state, as `status --pools --json` prints it
   GET  /                            200 the status page (HTML, as `status --html` writes it)
   GET  /metrics                     200 Prometheus' text format (docs/host.md, Metrics)
+  GET  /healthz                     200 {\"alive\":true} (no token needed)
+  GET  /readyz                      200 {\"ready\":true} when the store answers, else 503 (no token needed)
   GET  /v1/deferrals/ID             200 the deferral as `status --json ID` prints it
   GET  /v1/receipts/DIGEST          200 the same, found by a receipt's digest (recorded or issued)
   POST /v1/deferrals/ID/cancel      {\"handle\"}                                 200 {\"id\",\"state\",\"cause\"}
@@ -345,33 +334,11 @@ See docs/host.md (serve) for curl examples.";
 #[derive(Args, Debug)]
 #[command(after_help = SERVE_HELP)]
 pub(super) struct ServeArgs {
-    /// Address to listen on (port 0: any free port). Anything but loopback prints a warning.
-    #[arg(long, default_value = "127.0.0.1:8787", value_name = "ADDR:PORT")]
-    pub(super) listen: String,
-    /// File whose first line is the bearer token (instead of DEFERRAL_SERVE_TOKEN).
-    #[arg(long, value_name = "FILE")]
-    pub(super) token_file: Option<PathBuf>,
-    /// A launch target a request may name (repeatable): `exec:/ABS/PROGRAM` (that program with
-    /// any arguments), `exec:/ABS/PROGRAM ARGS` (exactly those), a full
-    /// `workflow-dispatch:O/R/W@REF`, or `exec:` / `workflow-dispatch:` alone for any target of
-    /// that kind. Never a prefix. Default: `workflow-dispatch:` only, since an `exec:` target
-    /// runs a program on this host.
-    #[arg(long, value_name = "TARGET")]
-    pub(super) allow_launch: Vec<String>,
-    /// Open connections at most; at the cap a new connection sheds the oldest idle one.
-    #[arg(long, default_value_t = 256, value_name = "N")]
-    pub(super) max_connections: usize,
-    /// Milliseconds a client has, from connecting (or its previous answer), to send a whole
-    /// request, head and body; also how long an idle kept-alive connection stays open.
-    #[arg(long, default_value_t = 10_000, value_name = "MS")]
-    pub(super) request_timeout_ms: u64,
+    #[command(flatten)]
+    pub(super) port: crate::flags::port::PortArgs,
     /// stderr as lines for people (`text`) or one JSON object a line (`json`).
     #[arg(long, value_enum, default_value = "text")]
     pub(super) log_format: crate::logs::LogFormat,
-    /// Do not check that `exec:` programs (allowed or requested) exist here (they live on the
-    /// machine that runs tick).
-    #[arg(long)]
-    pub(super) no_check: bool,
     /// After a pool's window resets, admissions count the new window only this long after
     /// (as `tick --pool-buffer`; give both the same).
     #[arg(long, default_value = "1s", value_parser = parse_duration)]

@@ -5,6 +5,8 @@
 //! command, `text` the tables and reports printed for people.
 
 mod args;
+pub mod config;
+mod github_env;
 mod run;
 mod serve_webhook;
 mod text;

@@ -1,17 +1,16 @@
 //! Runs one parsed command: opens the store, calls the coordinator, prints the answer.
 
 use super::args::*;
+use super::github_env::github_env;
 use super::text::*;
 use crate::clock::{iso8601, now_ms};
 use crate::coordinator::{self, Reported};
 use crate::error::{HostError, HostErrorKind, EXIT_OK};
-use crate::github::options::GithubEnv;
-use crate::launch::{LaunchPolicy, Launchers};
+use crate::launch::Launchers;
 use crate::store::{Deferral, IntegrityCheck, ListQuery, RecordKeys, Store, StoreUrl};
-use crate::tick::{self, TickOptions};
+use crate::tick;
 use crate::view::answers::{ResolvedView, StateView};
 use crate::view::{self, deferral_with_run as with_run};
-use clap::Parser;
 use deferral_core::lifecycle::State;
 use serde_json::{json, Value};
 use std::io::{IsTerminal, Read};
@@ -25,70 +24,6 @@ macro_rules! out {
             std::process::exit(0);
         }
     }};
-}
-
-/// `tick --rate-limit-pool NAME [--rate-limit-repo OWNER/REPO]`, checked: a pool name, GitHub
-/// credentials to read with, and with a GitHub App the repository whose installation it is.
-fn rate_limit_pool(
-    args: &TickArgs,
-    credentials: bool,
-) -> Result<Option<crate::tick::rate_limit::RateLimitPool>, HostError> {
-    let bad = |message: &str| HostError::new(HostErrorKind::InvalidGithub, message);
-    let Some(pool) = &args.rate_limit_pool else {
-        if args.rate_limit_repo.is_some() {
-            return Err(bad("--rate-limit-repo goes with --rate-limit-pool NAME"));
-        }
-        return Ok(None);
-    };
-    crate::pools::check_name(pool)?;
-    if !credentials {
-        return Err(HostError::new(
-            HostErrorKind::NoGithubCredentials,
-            "--rate-limit-pool reads GET /rate_limit: it needs GITHUB_TOKEN (or GH_TOKEN) or --github-app-id with --github-app-key",
-        ));
-    }
-    if let Some(repo) = &args.rate_limit_repo {
-        crate::launch::github_names::check_repo(repo)?;
-    } else if args.github.github_app_id.is_some() {
-        return Err(bad(
-            "--rate-limit-pool with a GitHub App needs --rate-limit-repo OWNER/REPO: the repository whose installation's quota the pool is",
-        ));
-    }
-    let reserve = deferral_core::decision::Reserve::parse(&args.github.github_reserve)
-        .ok_or_else(|| bad("--github-reserve is neither a count nor a percentage"))?;
-    Ok(Some(crate::tick::rate_limit::RateLimitPool {
-        pool: pool.clone(),
-        repo: args.rate_limit_repo.clone(),
-        reserve,
-    }))
-}
-
-fn serve_token(args: &ServeArgs) -> Result<String, HostError> {
-    let token = match &args.token_file {
-        Some(path) => std::fs::read_to_string(path)
-            .map_err(|e| {
-                HostError::new(
-                    HostErrorKind::NoToken,
-                    format!("cannot read the token file {}: {e}", path.display()),
-                )
-            })?
-            .lines()
-            .next()
-            .unwrap_or_default()
-            .trim()
-            .to_string(),
-        None => std::env::var("DEFERRAL_SERVE_TOKEN")
-            .unwrap_or_default()
-            .trim()
-            .to_string(),
-    };
-    if token.len() < crate::serve::MIN_TOKEN_LEN {
-        return Err(HostError::new(
-            HostErrorKind::NoToken,
-            "serve needs a bearer token of at least 16 characters: --token-file FILE or DEFERRAL_SERVE_TOKEN",
-        ));
-    }
-    Ok(token)
 }
 
 fn store_url(cli: &Cli) -> Result<StoreUrl, HostError> {
@@ -145,30 +80,36 @@ fn read_input(source: &str) -> Result<Vec<u8>, HostError> {
 
 /// Runs the command line and returns the process exit code.
 pub fn run() -> u8 {
-    let cli = match Cli::try_parse() {
+    // `run --config FILE` fills in what the command line leaves out (see `cli::config`).
+    let cli = match super::config::parse(std::env::args_os().collect()) {
         Ok(cli) => cli,
-        Err(err) => return crate::usage::report(&err),
+        Err(super::config::ParseError::Usage(err)) => return crate::usage::report(&err),
+        Err(super::config::ParseError::Config(err)) => return fail(&err),
     };
     match execute(&cli) {
         Ok(()) => EXIT_OK,
-        Err(err) => {
-            out!("{}", err.to_json_value());
-            if crate::logs::is_json() {
-                let fields = err.to_json_value()["error"].clone();
-                crate::logs::json("error", "host", "error", fields);
-                return err.exit_code;
-            }
-            eprintln!(
-                "deferral-host: {}{}",
-                err,
-                err.path
-                    .as_ref()
-                    .map(|p| format!(" (at {p})"))
-                    .unwrap_or_default()
-            );
-            err.exit_code
-        }
+        Err(err) => fail(&err),
     }
+}
+
+/// Prints an error as every command does (a JSON line on stdout, a sentence on stderr) and
+/// returns its exit code.
+fn fail(err: &HostError) -> u8 {
+    out!("{}", err.to_json_value());
+    if crate::logs::is_json() {
+        let fields = err.to_json_value()["error"].clone();
+        crate::logs::json("error", "host", "error", fields);
+        return err.exit_code;
+    }
+    eprintln!(
+        "deferral-host: {}{}",
+        err,
+        err.path
+            .as_ref()
+            .map(|p| format!(" (at {p})"))
+            .unwrap_or_default()
+    );
+    err.exit_code
 }
 
 fn execute(cli: &Cli) -> Result<(), HostError> {
@@ -382,8 +323,13 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
         }
         Command::Tick(args) => {
             crate::logs::set_format(args.log_format);
-            let github = args.github.client(github_env(), args.http_timeout)?;
-            let rate_limit = rate_limit_pool(args, github.is_some())?;
+            let mut options = args.scheduler.tick_options(github_env())?;
+            options.dry_run = args.dry_run;
+            options.ids = args.ids.clone();
+            options.follow_interval = args.follow_interval;
+            if args.dry_run {
+                options.github = None;
+            }
             let metrics = crate::metrics::tick_file::TickMetrics::new();
             let metrics_file = args.metrics_file.as_ref().filter(|_| !args.dry_run);
             let store = open_store(cli).inspect_err(|err| {
@@ -394,22 +340,6 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
             })?;
             let store = crate::metrics::CountingStore::new(&*store, metrics.store_errors());
             let store: &dyn Store = &store;
-            let options = TickOptions {
-                dry_run: args.dry_run,
-                lease_timeout: args.lease_timeout,
-                ids: args.ids.clone(),
-                limit: args.limit,
-                http_timeout: args.http_timeout,
-                github: if args.dry_run { None } else { github },
-                max_chain: args.max_chain,
-                pools: crate::pools::PoolOptions {
-                    buffer: args.pool_buffer,
-                    jitter: args.pool_jitter,
-                },
-                rate_limit,
-                launchers: Launchers::builtin(),
-                follow_interval: args.follow_interval,
-            };
             let mut progress =
                 crate::progress::TickProgress::new(std::io::stderr().is_terminal(), args.quiet);
             let report =
@@ -454,40 +384,24 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
         }
         Command::Serve(args) => {
             crate::logs::set_format(args.log_format);
-            let token = serve_token(args)?;
+            let token = args.port.token()?;
             // Opened once here to migrate and check it; each worker then opens its own connection.
             drop(create_store(cli)?);
-            let launchers = Launchers::builtin();
-            let launch_policy = if args.allow_launch.is_empty() {
-                LaunchPolicy::by_default(&launchers)
-            } else {
-                LaunchPolicy::parse(&launchers, &args.allow_launch)?
+            let pools = crate::pools::PoolOptions {
+                buffer: args.pool_buffer,
+                ..crate::pools::PoolOptions::default()
             };
-            if !args.no_check {
-                for target in launch_policy.targets() {
-                    target.check_installed()?;
-                }
-            }
-            let webhook = super::serve_webhook::intake(args, &store_url(cli)?, github_env)?;
-            crate::serve::serve(crate::serve::ServeOptions {
-                webhook,
-                listen: args.listen.clone(),
-                token,
-                store: store_url(cli)?,
-                policy: crate::serve::Policy {
-                    launch_policy,
-                    check_programs: !args.no_check,
-                    pools: crate::pools::PoolOptions {
-                        buffer: args.pool_buffer,
-                        ..crate::pools::PoolOptions::default()
-                    },
-                },
-                limits: crate::serve::Limits {
-                    max_connections: args.max_connections,
-                    request_timeout: std::time::Duration::from_millis(args.request_timeout_ms),
-                    ..crate::serve::Limits::default()
-                },
-            })
+            let mut options = args.port.serve_options(token, store_url(cli)?, pools)?;
+            options.webhook = super::serve_webhook::intake(args, &options.store, github_env)?;
+            crate::serve::serve(options)
+        }
+        Command::Run(args) => {
+            crate::logs::set_format(args.log_format);
+            let outside = crate::run::Outside {
+                github_env,
+                reload: super::config::reload,
+            };
+            crate::run::run(store_url(cli)?, integrity(cli), args, outside)
         }
         Command::Watch(args) => {
             crate::launch::github_names::check_repo(&args.repo)?;
@@ -530,24 +444,6 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
             Ok(())
         }
     }
-}
-
-/// The GitHub token, API URL and proxy: the only environment the GitHub client reads.
-fn github_env() -> GithubEnv {
-    GithubEnv {
-        token: github_token(),
-        api_url: std::env::var("GITHUB_API_URL").ok(),
-        proxy: crate::github::client::proxy_from_env(),
-    }
-}
-
-/// The token as the `deferral` CLI reads it: `GITHUB_TOKEN`, else `GH_TOKEN` (the first that
-/// is set and not blank).
-fn github_token() -> Option<String> {
-    ["GITHUB_TOKEN", "GH_TOKEN"]
-        .into_iter()
-        .filter_map(|name| std::env::var(name).ok())
-        .find(|token| !token.trim().is_empty())
 }
 
 /// The page of the current attempt's workflow run, when it has one.

@@ -37,6 +37,7 @@ pub enum HostErrorKind {
     GithubAppKeyExposed,
     GithubAppKeyNotAFile,
     GithubAppKeyTooLarge,
+    InvalidConfig,
     InvalidCost,
     InvalidDigest,
     InvalidGithub,
@@ -110,6 +111,7 @@ impl HostErrorKind {
         HostErrorKind::GithubAppKeyExposed,
         HostErrorKind::GithubAppKeyNotAFile,
         HostErrorKind::GithubAppKeyTooLarge,
+        HostErrorKind::InvalidConfig,
         HostErrorKind::InvalidCost,
         HostErrorKind::InvalidDigest,
         HostErrorKind::InvalidGithub,
@@ -181,6 +183,7 @@ impl HostErrorKind {
             HostErrorKind::GithubAppKeyExposed => "github-app-key-exposed",
             HostErrorKind::GithubAppKeyNotAFile => "github-app-key-not-a-file",
             HostErrorKind::GithubAppKeyTooLarge => "github-app-key-too-large",
+            HostErrorKind::InvalidConfig => "invalid-config",
             HostErrorKind::InvalidCost => "invalid-cost",
             HostErrorKind::InvalidDigest => "invalid-digest",
             HostErrorKind::InvalidGithub => "invalid-github",
@@ -253,6 +256,7 @@ impl HostErrorKind {
             | HostErrorKind::GithubAppKeyExposed
             | HostErrorKind::GithubAppKeyNotAFile
             | HostErrorKind::GithubAppKeyTooLarge
+            | HostErrorKind::InvalidConfig
             | HostErrorKind::InvalidCost
             | HostErrorKind::InvalidDigest
             | HostErrorKind::InvalidGithub

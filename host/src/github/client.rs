@@ -86,6 +86,15 @@ impl GithubClient {
         self.transport.version()
     }
 
+    /// Starts another pass in a process that keeps its client (`run`): the quota may be
+    /// spent again (the next answer says whether it is still at the reserve), GitHub is tried
+    /// again if it was unreachable, and the calls are counted from zero. The App's tokens stay.
+    pub fn new_pass(&self) {
+        self.quota.borrow_mut().new_pass();
+        self.transport.new_pass();
+        *self.calls.borrow_mut() = CallLog::default();
+    }
+
     pub fn calls(&self) -> CallLog {
         self.calls.borrow().clone()
     }

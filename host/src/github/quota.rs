@@ -38,6 +38,11 @@ impl Quota {
         }
     }
 
+    /// Calls may be made again (a new pass of `run`).
+    pub fn new_pass(&mut self) {
+        self.stopped = None;
+    }
+
     /// Why calls stopped, if they did.
     pub fn stopped(&self) -> Option<&str> {
         self.stopped.as_deref()

@@ -219,6 +219,11 @@ impl Transport {
     }
 
     /// Records why nothing can be sent (the first cause is kept).
+    /// Forgets that GitHub was unreachable (a new pass of `run`).
+    pub(crate) fn new_pass(&self) {
+        *self.unreachable.borrow_mut() = None;
+    }
+
     pub(crate) fn note_unreachable(&self, why: &str) {
         self.unreachable
             .borrow_mut()

@@ -10,6 +10,7 @@
 
 pub mod connections;
 pub mod group_commit;
+mod health;
 pub mod http;
 pub mod log;
 pub mod routes;
@@ -81,40 +82,10 @@ fn listen_failed(listen: &str, err: &std::io::Error) -> HostError {
 /// Binds, prints `{"listening":"ADDR"}`, and serves until SIGTERM or SIGINT; then stops within
 /// the grace period and exits 0.
 pub fn serve(options: ServeOptions) -> Result<(), HostError> {
-    let listener = std::net::TcpListener::bind(&options.listen)
-        .map_err(|e| listen_failed(&options.listen, &e))?;
-    let addr = listener
-        .local_addr()
-        .map_err(|e| listen_failed(&options.listen, &e))?;
-    listener
-        .set_nonblocking(true)
-        .map_err(|e| listen_failed(&options.listen, &e))?;
-    if !addr.ip().is_loopback() {
-        log::line(&format!(
-            "warning: listening on {addr}, not loopback: anyone who can reach it and holds the token can record deferrals; put TLS in front of it"
-        ));
-    }
-    crate::metrics::serve::start();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .max_blocking_threads(STORE_HANDLERS + 4)
-        .enable_all()
-        .build()
-        .map_err(|e| HostError::new(HostErrorKind::RuntimeFailed, e.to_string()))?;
-    let (stop_all, stopping) = tokio::sync::watch::channel(false);
-    let app = Arc::new(server::App {
-        token_digest: sha256_hex(options.token.as_bytes()),
-        policy: options.policy,
-        stores: stores::Stores::new(options.store)?,
-        limits: options.limits,
-        handlers: tokio::sync::Semaphore::new(STORE_HANDLERS),
-        pages: tokio::sync::Semaphore::new(PAGE_RENDERS),
-        stopping,
-        webhook: options.webhook,
-    });
+    let port = Port::bind(options, Hooks::default())?;
+    let runtime = runtime()?;
+    let finish = port.finish();
     let served = runtime.block_on(async {
-        let listener = tokio::net::TcpListener::from_std(listener)
-            .map_err(|e| listen_failed(&options.listen, &e))?;
         let stop = stop_signal().map_err(|e| {
             HostError::new(
                 HostErrorKind::SignalFailed,
@@ -122,18 +93,121 @@ pub fn serve(options: ServeOptions) -> Result<(), HostError> {
             )
         })?;
         // Ready only once the signals are watched: a SIGTERM from now on stops cleanly.
-        println!("{}", serde_json::json!({ "listening": addr.to_string() }));
-        let _ = std::io::stdout().flush();
-        server::run(listener, app.clone(), stop, stop_all).await;
-        Ok::<(), HostError>(())
+        port.announce();
+        port.serve(stop).await
     });
     // Handlers still running after the grace period are abandoned with the runtime; the writer
     // commits what was queued before it stops, so an answered record is always committed.
     runtime.shutdown_timeout(Duration::from_millis(200));
-    app.stores.stop();
+    finish.stop();
     served?;
     log::line("stopped");
     Ok(())
+}
+
+/// The async runtime the port runs on: two workers, and blocking threads for the store work.
+pub fn runtime() -> Result<tokio::runtime::Runtime, HostError> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .max_blocking_threads(STORE_HANDLERS + 4)
+        .enable_all()
+        .build()
+        .map_err(|e| HostError::new(HostErrorKind::RuntimeFailed, e.to_string()))
+}
+
+/// What a process that embeds the port (`run`) learns from it.
+#[derive(Clone, Default)]
+pub struct Hooks {
+    /// Called after each request that changed the store (a 2xx answer to a `POST`: a record, a
+    /// cancel, an outcome, a release, ...), on the runtime: it must not block.
+    pub changed: Option<Arc<dyn Fn() + Send + Sync>>,
+}
+
+/// A port bound to its address, with its store connections and group-commit writer started.
+pub struct Port {
+    listener: std::net::TcpListener,
+    addr: std::net::SocketAddr,
+    listen: String,
+    app: Arc<server::App>,
+    stop_all: tokio::sync::watch::Sender<bool>,
+}
+
+/// Stops the port's group-commit writer once the runtime is gone (see [`Port::finish`]).
+pub struct Finish(Arc<server::App>);
+
+impl Finish {
+    /// Lets the writer commit what is queued, then stops it.
+    pub fn stop(self) {
+        self.0.stores.stop();
+    }
+}
+
+impl Port {
+    /// Binds `options.listen` and starts the store's writer; serves nothing until [`Port::serve`].
+    pub fn bind(options: ServeOptions, hooks: Hooks) -> Result<Port, HostError> {
+        let listener = std::net::TcpListener::bind(&options.listen)
+            .map_err(|e| listen_failed(&options.listen, &e))?;
+        let addr = listener
+            .local_addr()
+            .map_err(|e| listen_failed(&options.listen, &e))?;
+        listener
+            .set_nonblocking(true)
+            .map_err(|e| listen_failed(&options.listen, &e))?;
+        if !addr.ip().is_loopback() {
+            log::line(&format!(
+                "warning: listening on {addr}, not loopback: anyone who can reach it and holds the token can record deferrals; put TLS in front of it"
+            ));
+        }
+        crate::metrics::serve::start();
+        let (stop_all, stopping) = tokio::sync::watch::channel(false);
+        let app = Arc::new(server::App {
+            token_digest: sha256_hex(options.token.as_bytes()),
+            policy: options.policy,
+            stores: stores::Stores::new(options.store)?,
+            limits: options.limits,
+            handlers: tokio::sync::Semaphore::new(STORE_HANDLERS),
+            pages: tokio::sync::Semaphore::new(PAGE_RENDERS),
+            stopping,
+            changed: hooks.changed,
+            webhook: options.webhook,
+        });
+        Ok(Port {
+            listener,
+            addr,
+            listen: options.listen,
+            app,
+            stop_all,
+        })
+    }
+
+    /// The address it listens on (the port chosen when `--listen` said port 0).
+    pub fn addr(&self) -> std::net::SocketAddr {
+        self.addr
+    }
+
+    /// Prints `{"listening":"ADDR"}` on stdout: what a supervisor or a test waits for.
+    pub fn announce(&self) {
+        println!(
+            "{}",
+            serde_json::json!({ "listening": self.addr.to_string() })
+        );
+        let _ = std::io::stdout().flush();
+    }
+
+    /// What stops the writer after the runtime is shut down.
+    pub fn finish(&self) -> Finish {
+        Finish(self.app.clone())
+    }
+
+    /// Serves until `stop` resolves, then stops taking requests (503 `stopping` to those on
+    /// open connections, no new connection), lets those being handled finish within the grace
+    /// period, and returns. Runs on the runtime of [`runtime`].
+    pub async fn serve(self, stop: impl std::future::Future<Output = ()>) -> Result<(), HostError> {
+        let listener = tokio::net::TcpListener::from_std(self.listener)
+            .map_err(|e| listen_failed(&self.listen, &e))?;
+        server::run(listener, self.app, stop, self.stop_all).await;
+        Ok(())
+    }
 }
 
 /// Resolves on the first SIGTERM or SIGINT.

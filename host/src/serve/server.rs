@@ -37,6 +37,8 @@ pub struct App {
     pub stopping: watch::Receiver<bool>,
     /// GitHub's webhooks, when configured (`--github-webhook-secret-file`).
     pub webhook: Option<super::webhook::Intake>,
+    /// Told after each request that changed the store (see [`super::Hooks`]).
+    pub changed: Option<Arc<dyn Fn() + Send + Sync>>,
 }
 
 /// Accepts connections until `stop` resolves, then closes idle ones, lets busy ones finish
@@ -173,7 +175,10 @@ async fn answer(
         slot.end();
         return Ok(response.into_hyper());
     }
-    let refused = if authorized(&head, &app.token_digest) {
+    let refused = if super::health::Probe::of(&head.path).is_some() {
+        // Health probes need no token: a supervisor asks them.
+        super::health::check_method(&head.method)
+    } else if authorized(&head, &app.token_digest) {
         slot.prove();
         routes::check_route(&head.method, &head.path)
     } else {
@@ -209,6 +214,43 @@ async fn answer(
 /// Runs the route's handler on a blocking thread with a store connection. The status page
 /// first waits (briefly) for one of its own few turns.
 async fn handle(request: Request, app: &Arc<App>) -> Response {
+    match super::health::Probe::of(&request.path) {
+        Some(super::health::Probe::Alive) => return super::health::alive(),
+        Some(super::health::Probe::Ready) => return ready(app).await,
+        None => {}
+    }
+    let changes = request.method == "POST";
+    let response = handle_with_store(request, app).await;
+    if let (true, 200..=299, Some(changed)) = (changes, response.status, &app.changed) {
+        changed();
+    }
+    response
+}
+
+/// `/readyz`: a read on a pooled store connection, within [`super::health::READY_WAIT`].
+async fn ready(app: &Arc<App>) -> Response {
+    if *app.stopping.borrow() {
+        return http::stopping();
+    }
+    let Ok(_permit) = app.handlers.acquire().await else {
+        return http::stopping();
+    };
+    let shared = app.clone();
+    let read = tokio::task::spawn_blocking(move || shared.stores.probe());
+    let wait = super::health::READY_WAIT;
+    super::health::ready(match tokio::time::timeout(wait, read).await {
+        Ok(Ok(Ok(()))) => Ok(()),
+        Ok(Ok(Err(err))) => Err(format!("the store does not answer: {err}")),
+        Ok(Err(_)) => Err("the store check failed; see the server log".to_string()),
+        Err(_) => Err(format!(
+            "the store did not answer within {} s",
+            wait.as_secs()
+        )),
+    })
+}
+
+/// [`handle`] for every route but the probes.
+async fn handle_with_store(request: Request, app: &Arc<App>) -> Response {
     let _page = if routes::is_page(&request.path) {
         match tokio::time::timeout(PAGE_WAIT, app.pages.acquire()).await {
             Ok(Ok(permit)) => Some(permit),

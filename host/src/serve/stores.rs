@@ -47,6 +47,21 @@ impl Stores {
         Ok(value)
     }
 
+    /// Reads one row by id on a pooled connection (`/readyz`). A connection that fails is
+    /// dropped, not pooled again, so the next request opens a fresh one.
+    pub fn probe(&self) -> Result<(), StoreError> {
+        let pooled = self.idle.lock().ok().and_then(|mut idle| idle.pop());
+        let conn = match pooled {
+            Some(conn) => conn,
+            None => self.url.open(IntegrityCheck::Off)?,
+        };
+        conn.get("readyz")?;
+        if let Ok(mut idle) = self.idle.lock() {
+            idle.push(conn);
+        }
+        Ok(())
+    }
+
     /// Lets the writer commit what is queued and stops it.
     pub fn stop(&self) {
         self.writer.stop();

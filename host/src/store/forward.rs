@@ -76,6 +76,7 @@ impl<W: Forward> Store for Forwarded<W> {
         due(now_ms: u64, limit: usize) -> Vec<Deferral>;
         claim_next_due(next: &NextDue, claim: &mut ClaimBuilder) -> Option<Deferral>;
         next_wakeup(now_ms: u64) -> Option<Deferral>;
+        next_deadline(now_ms: u64) -> Option<u64>;
         expirable(now_ms: u64, limit: usize) -> Vec<Deferral>;
         stale_leases(now_ms: u64, limit: usize) -> Vec<Deferral>;
         record_launch_process(id: &str, process: &LaunchProcess) -> ();

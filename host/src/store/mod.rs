@@ -18,6 +18,7 @@ mod records;
 pub mod retry;
 pub mod rules;
 mod sql;
+pub use self::sql::WORK_CHANNEL;
 pub mod sqlite;
 mod update;
 mod url;
@@ -185,6 +186,11 @@ pub trait Store: LoopStore + RetryStore + PoolStore {
     /// The `deferred` row that becomes due next (`resume_after_ms > now_ms`, earliest), for
     /// `status` and `tick` to say when the next wake-up is.
     fn next_wakeup(&self, now_ms: u64) -> Result<Option<Deferral>, StoreError>;
+
+    /// The earliest instant after `now_ms` at which one of `tick`'s work rules (due, stale
+    /// lease, expirable; see [`rules`]) may pick a row it does not pick at `now_ms`, for
+    /// `run` to sleep until. `None` when no row has such an instant.
+    fn next_deadline(&self, now_ms: u64) -> Result<Option<u64>, StoreError>;
 
     /// `deferred` or `resumable` rows with `resume_by_ms < now_ms` and no live lease.
     fn expirable(&self, now_ms: u64, limit: usize) -> Result<Vec<Deferral>, StoreError>;

@@ -6,6 +6,7 @@ pub mod github;
 pub mod github_cli;
 pub mod pg;
 pub mod refusing;
+pub mod run;
 pub mod serve_client;
 pub mod server;
 pub mod webhook;

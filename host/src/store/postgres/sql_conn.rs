@@ -10,6 +10,10 @@ use postgres::{GenericClient, Row};
 pub(super) struct PostgresDialect;
 
 impl Dialect for PostgresDialect {
+    fn notify_work(&self) -> &'static str {
+        "SELECT pg_notify('deferral_host_work', coalesce(current_schema(), ''))"
+    }
+
     fn for_update(&self) -> &'static str {
         " FOR UPDATE"
     }

@@ -78,6 +78,7 @@ pub fn insert(conn: &mut dyn SqlConn, new: &NewDeferral) -> Result<Deferral, Sto
             detail: None,
         },
     )?;
+    super::notify_work(conn)?;
     read(conn, &new.id)
 }
 
@@ -147,5 +148,9 @@ pub fn update(conn: &mut dyn SqlConn, id: &str, update: &Update) -> Result<Defer
             detail: update.detail.as_deref(),
         },
     )?;
+    if update.state == State::Deferred {
+        // Due again, maybe sooner: the schedulers waiting on this store look again.
+        super::notify_work(conn)?;
+    }
     read(conn, id)
 }

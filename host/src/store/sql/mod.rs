@@ -96,6 +96,26 @@ pub trait Dialect {
     fn append_only(&self, table: &str, what: &str, truncate: bool) -> String;
     /// The function that finds a text in another, 1-based, 0 when absent (`instr`, `strpos`).
     fn find_text(&self) -> &'static str;
+    /// A statement that tells the store's other sessions, at commit, that due work changed
+    /// (PostgreSQL's `NOTIFY` on [`WORK_CHANNEL`]); empty where there is no such notice.
+    fn notify_work(&self) -> &'static str {
+        ""
+    }
+}
+
+/// The PostgreSQL channel `run` listens on: a deferral was recorded or deferred again, or a
+/// pool's admission was released. The payload is the writer's schema, so that stores sharing
+/// one database (one schema each) wake only their own schedulers.
+pub const WORK_CHANNEL: &str = "deferral_host_work";
+
+/// Sends the dialect's work notice in the caller's transaction (delivered at its commit; one
+/// per transaction, however often it is sent: PostgreSQL folds identical notices).
+pub fn notify_work(conn: &mut dyn SqlConn) -> Result<(), StoreError> {
+    let sql = conn.dialect().notify_work();
+    if !sql.is_empty() {
+        conn.execute(sql, &[])?;
+    }
+    Ok(())
 }
 
 /// A connection (or a transaction on one) that runs the shared statements.

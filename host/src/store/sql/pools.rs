@@ -120,6 +120,10 @@ fn write_pool_in(conn: &mut dyn SqlConn, w: &PoolWrite) -> Result<Option<PoolWri
             args![to_i64(w.at_ms), to_i64(*seq)],
         )?;
     }
+    if !w.release.is_empty() {
+        // Room in the pool again: held work may fit now.
+        super::notify_work(conn)?;
+    }
     for o in &w.observations {
         conn.execute(
             "INSERT INTO pool_observations (pool, deferral_id, resource, reported_limit, remaining, reserve, reset_ms, observed_ms, source) \

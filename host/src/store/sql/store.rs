@@ -70,6 +70,10 @@ impl<B: SqlBackend> Store for B {
         self.sql_read(|conn| work::next_wakeup(conn, now_ms))
     }
 
+    fn next_deadline(&self, now_ms: u64) -> Result<Option<u64>, StoreError> {
+        self.sql_read(|conn| work::next_deadline(conn, now_ms))
+    }
+
     fn expirable(&self, now_ms: u64, limit: usize) -> Result<Vec<Deferral>, StoreError> {
         self.sql_work(|conn| work::expirable(conn, now_ms, limit))
     }

@@ -102,6 +102,20 @@ pub fn next_wakeup(conn: &mut dyn SqlConn, now_ms: u64) -> Result<Option<Deferra
     Ok(rows::select(conn, &tail, args![to_i64(now_ms)])?.pop())
 }
 
+/// The earliest instant after `now_ms` at which a work rule picks a row it does not pick at
+/// `now_ms`: a `deferred` row's `resume_after` (due), a `resumable` row's lease end + 1 (a stale
+/// lease), a live row's `resume_by` + 1 (expirable). One indexed `MIN` per rule and state.
+pub fn next_deadline(conn: &mut dyn SqlConn, now_ms: u64) -> Result<Option<u64>, StoreError> {
+    let sql = "SELECT MIN(t) FROM (\
+         SELECT MIN(resume_after_ms) AS t FROM deferrals WHERE state = 'deferred' AND resume_after_ms > ?1 \
+         UNION ALL SELECT MIN(lease_until_ms) + 1 FROM deferrals WHERE state = 'resumable' AND lease_until_ms >= ?1 \
+         UNION ALL SELECT MIN(resume_by_ms) + 1 FROM deferrals WHERE state = 'deferred' AND resume_by_ms >= ?1 \
+         UNION ALL SELECT MIN(resume_by_ms) + 1 FROM deferrals WHERE state = 'resumable' AND resume_by_ms >= ?1\
+         ) AS deadlines";
+    let found = query_opt(conn, sql, args![to_i64(now_ms)], |row| row.opt_u64(0))?;
+    Ok(found.flatten())
+}
+
 /// At most `n` rows of `state` in the page's `order`.
 pub fn first_in_state(
     conn: &mut dyn SqlConn,

@@ -1,0 +1,108 @@
+//! The port's flags, shared by `serve` and `run`, and the one place they become the
+//! [`ServeOptions`] of the port: the token, the launch policy and the connection limits.
+
+use crate::error::{HostError, HostErrorKind};
+use crate::launch::{LaunchPolicy, Launchers};
+use crate::serve::{Limits, Policy, ServeOptions};
+use crate::store::StoreUrl;
+use clap::Args;
+use std::path::PathBuf;
+
+#[derive(Args, Debug, Clone)]
+pub struct PortArgs {
+    /// Address to listen on (port 0: any free port). Anything but loopback prints a warning.
+    #[arg(long, default_value = "127.0.0.1:8787", value_name = "ADDR:PORT")]
+    pub listen: String,
+    /// File whose first line is the bearer token (instead of DEFERRAL_SERVE_TOKEN). Under
+    /// systemd, `LoadCredential=` puts it in $CREDENTIALS_DIRECTORY: give that path.
+    #[arg(long, value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
+    /// A launch target a request may name (repeatable): `exec:/ABS/PROGRAM` (that program with
+    /// any arguments), `exec:/ABS/PROGRAM ARGS` (exactly those), a full
+    /// `workflow-dispatch:O/R/W@REF`, or `exec:` / `workflow-dispatch:` alone for any target of
+    /// that kind. Never a prefix. Default: `workflow-dispatch:` only, since an `exec:` target
+    /// runs a program on this host.
+    #[arg(long, value_name = "TARGET")]
+    pub allow_launch: Vec<String>,
+    /// Open connections at most; at the cap a new connection sheds the oldest idle one.
+    #[arg(long, default_value_t = 256, value_name = "N")]
+    pub max_connections: usize,
+    /// Milliseconds a client has, from connecting (or its previous answer), to send a whole
+    /// request, head and body; also how long an idle kept-alive connection stays open.
+    #[arg(long, default_value_t = 10_000, value_name = "MS")]
+    pub request_timeout_ms: u64,
+    /// Do not check that `exec:` programs (allowed or requested) exist here (they live on the
+    /// machine that runs tick).
+    #[arg(long)]
+    pub no_check: bool,
+}
+
+impl PortArgs {
+    /// The bearer token: `--token-file`'s first line, else `DEFERRAL_SERVE_TOKEN`; at least
+    /// [`crate::serve::MIN_TOKEN_LEN`] characters.
+    pub fn token(&self) -> Result<String, HostError> {
+        let token = match &self.token_file {
+            Some(path) => std::fs::read_to_string(path)
+                .map_err(|e| {
+                    HostError::new(
+                        HostErrorKind::NoToken,
+                        format!("cannot read the token file {}: {e}", path.display()),
+                    )
+                })?
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_string(),
+            None => std::env::var("DEFERRAL_SERVE_TOKEN")
+                .unwrap_or_default()
+                .trim()
+                .to_string(),
+        };
+        if token.len() < crate::serve::MIN_TOKEN_LEN {
+            return Err(HostError::new(
+                HostErrorKind::NoToken,
+                "the port needs a bearer token of at least 16 characters: --token-file FILE or DEFERRAL_SERVE_TOKEN",
+            ));
+        }
+        Ok(token)
+    }
+
+    /// The port's options over `store` with `token`; `pools` is how admissions count a window
+    /// that reset (`--pool-buffer`). Checks that allowed `exec:` programs exist (`--no-check`).
+    pub fn serve_options(
+        &self,
+        token: String,
+        store: StoreUrl,
+        pools: crate::pools::PoolOptions,
+    ) -> Result<ServeOptions, HostError> {
+        let launchers = Launchers::builtin();
+        let launch_policy = if self.allow_launch.is_empty() {
+            LaunchPolicy::by_default(&launchers)
+        } else {
+            LaunchPolicy::parse(&launchers, &self.allow_launch)?
+        };
+        if !self.no_check {
+            for target in launch_policy.targets() {
+                target.check_installed()?;
+            }
+        }
+        Ok(ServeOptions {
+            // GitHub's webhooks are set by the command that has their flags (`serve`).
+            webhook: None,
+            listen: self.listen.clone(),
+            token,
+            store,
+            policy: Policy {
+                launch_policy,
+                check_programs: !self.no_check,
+                pools,
+            },
+            limits: Limits {
+                max_connections: self.max_connections,
+                request_timeout: std::time::Duration::from_millis(self.request_timeout_ms),
+                ..Limits::default()
+            },
+        })
+    }
+}

@@ -1,0 +1,159 @@
+//! `deferral-host run`: the host as one long-running service over one store: the port of
+//! `serve`, the scheduler of `tick` and, configured, the ingestion of `watch` (DESIGN section 10,
+//! "One service"). The port and the scheduler call the same code as those commands do; what
+//! this module adds is when a pass runs ([`scheduler`], [`wake`]), what wakes it (the port's
+//! changes, PostgreSQL's notices in [`listen`], the signals in [`signals`]) and the
+//! configuration file (read by `cli::config`, its `[[watch]]` tables in [`watches`]).
+
+mod listen;
+mod scheduler;
+mod signals;
+pub mod wake;
+pub mod watches;
+
+use crate::clock::parse_duration;
+use crate::error::HostError;
+use crate::flags::port::PortArgs;
+use crate::flags::scheduler::SchedulerArgs;
+use crate::github::options::GithubEnv;
+use crate::serve::{Hooks, Port};
+use crate::store::{IntegrityCheck, StoreUrl};
+use clap::Args;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+use wake::Wake;
+
+pub const RUN_HELP: &str = "\
+One process instead of `serve`, `tick` from cron and `watch` from cron. It serves the port
+(the endpoints of `serve --help`, and GET /healthz and GET /readyz without the token) and
+launches each deferral within a second of its time: it sleeps until the next due deferral,
+pool hold, lease end or follow, and wakes early when a request through the port changes
+something or, on PostgreSQL, when another replica or command writes due work (LISTEN/NOTIFY).
+Several `run` replicas on one PostgreSQL store launch each deferral once, with no leader.
+On SQLite, a `record` from the command line (another process) is seen at the next pass, at
+most --follow-interval later: record through the port to be launched on time.
+
+Prints {\"listening\":\"ADDR\"} on stdout when ready; everything else goes to stderr.
+SIGTERM or SIGINT: the port answers no more requests (503 stopping), the running pass ends
+(an exec: launch runs until it exits, or is killed just before its lease ends), exit 0;
+a second SIGTERM or SIGINT ends it at once (exit 1; the launch is recovered after its lease).
+SIGHUP: reads --config again and applies what can change without a restart (the scheduler's
+flags, --follow-interval, [[watch]]); the port's flags and --store need a restart.
+
+--config FILE (TOML): keys are the long flags without dashes in front, [[watch]] tables name
+the repositories to ingest; a flag on the command line wins over the file:
+  store = \"sqlite:/var/lib/deferral/host.db\"
+  listen = \"127.0.0.1:8787\"
+  token-file = \"/run/credentials/deferral-host.service/token\"
+  allow-launch = [\"workflow-dispatch:\"]
+  lease-timeout = \"15m\"
+  [[watch]]
+  repo = \"octo/app\"
+  launch = \"workflow-dispatch:octo/app/resume.yml@main\"
+  workflow = \"gate.yml\"
+
+Example:
+  deferral-host run --config /etc/deferral/host.toml
+See docs/host.md (run) for the systemd unit.";
+
+#[derive(Args, Debug, Clone)]
+#[command(after_help = RUN_HELP)]
+pub struct RunArgs {
+    /// A TOML file of flags (keys are the long flag names) and [[watch]] tables; flags given
+    /// on the command line win. Read again on SIGHUP.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    #[command(flatten)]
+    pub port: PortArgs,
+    #[command(flatten)]
+    pub scheduler: SchedulerArgs,
+    /// How often dispatched runs are followed and the [[watch]] repositories ingested (a pass
+    /// runs at least this often even when nothing is due).
+    #[arg(long, default_value = "60s", value_parser = parse_duration, value_name = "DURATION")]
+    pub follow_interval: Duration,
+    /// No progress lines on stderr (launches, outcomes, pass summaries).
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// stderr as lines for people (`text`) or one JSON object a line (`json`).
+    #[arg(long, value_enum, default_value = "text")]
+    pub log_format: crate::logs::LogFormat,
+    /// The [[watch]] tables of --config (no flag).
+    #[arg(skip)]
+    pub watches: Vec<watches::WatchConfig>,
+}
+
+/// What `run` asks of the command line above it: the environment the GitHub client reads, and
+/// the `run` arguments as the command line and the configuration file give them now (SIGHUP).
+#[derive(Clone, Copy)]
+pub struct Outside {
+    pub github_env: fn() -> GithubEnv,
+    pub reload: fn() -> Result<RunArgs, HostError>,
+}
+
+/// Runs until SIGTERM or SIGINT; exits 0 once the port and the running pass have stopped.
+pub fn run(
+    store: StoreUrl,
+    integrity: IntegrityCheck,
+    args: &RunArgs,
+    outside: Outside,
+) -> Result<(), HostError> {
+    let token = args.port.token()?;
+    // Checked here, before anything starts; built again on the scheduler's thread (a GitHub
+    // client stays on the thread that made it).
+    drop(scheduler::Settings::from_args(args, &outside)?);
+    // Opened here to create, migrate and check it; the scheduler keeps this connection.
+    let connection = store.open(integrity)?;
+    let pools = crate::pools::PoolOptions {
+        buffer: args.scheduler.pool_buffer,
+        ..crate::pools::PoolOptions::default()
+    };
+    let options = args.port.serve_options(token, store.clone(), pools)?;
+    let wake = Arc::new(Wake::default());
+    let ring = wake.clone();
+    let hooks = Hooks {
+        changed: Some(Arc::new(move || ring.changed())),
+    };
+    let port = Port::bind(options, hooks)?;
+    let runtime = crate::serve::runtime()?;
+    let finish = port.finish();
+    if let StoreUrl::Postgres(url) = &store {
+        // Ends with the process (it looks at the stop flag twice a second).
+        drop(listen::start(url.clone(), wake.clone()));
+    }
+    let (for_thread, rung) = (args.clone(), wake.clone());
+    let scheduling = std::thread::Builder::new()
+        .name("deferral-scheduler".into())
+        .spawn(
+            move || match scheduler::Settings::from_args(&for_thread, &outside) {
+                Ok(settings) => {
+                    scheduler::Scheduler::new(connection, settings, rung, outside).run()
+                }
+                Err(err) => crate::logs::message(
+                    "error",
+                    "run",
+                    &format!("the scheduler cannot start: {err}"),
+                ),
+            },
+        )
+        .map_err(|e| {
+            HostError::new(
+                crate::error::HostErrorKind::RuntimeFailed,
+                format!("cannot start the scheduler: {e}"),
+            )
+        })?;
+    let served = runtime.block_on(async {
+        let stop = signals::watch(wake.clone())?;
+        // Ready once the signals are watched: a SIGTERM from now on stops cleanly.
+        port.announce();
+        port.serve(stop).await
+    });
+    // The port stopped (a signal, or it failed): the scheduler stops after its pass.
+    wake.stop();
+    let _ = scheduling.join();
+    runtime.shutdown_timeout(Duration::from_millis(200));
+    finish.stop();
+    served?;
+    crate::logs::message("info", "run", "stopped");
+    Ok(())
+}

@@ -1,0 +1,215 @@
+//! `run`'s scheduler: the pass of `tick` (expire, recover, follow, admit, launch), run when
+//! work is due instead of from cron, and the passes of `watch` for the configured repositories.
+//!
+//! It sleeps until the earliest of: the next instant a work rule picks a row
+//! ([`Store::next_deadline`]: a due deferral, a lease that ends, a window that closes), the end
+//! of a pool's hold, the expiry of an open admission, and the next follow (at most
+//! `--follow-interval` after the last pass). A notice ([`Wake`]) cuts the sleep short. Deadlines
+//! are read from the last pass's start, so a row a pass already saw does not wake it again.
+
+use super::wake::Wake;
+use super::{Outside, RunArgs};
+use crate::clock::now_ms;
+use crate::error::{HostError, HostErrorKind};
+use crate::github::watch::WatchOptions;
+use crate::store::Store;
+use crate::tick::{self, TickOptions, TickReport};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// What the scheduler is told by the flags and the file; built again on SIGHUP.
+pub struct Settings {
+    options: TickOptions,
+    follow_ms: u64,
+    watches: Vec<WatchOptions>,
+    quiet: bool,
+}
+
+impl Settings {
+    pub fn from_args(args: &RunArgs, outside: &Outside) -> Result<Settings, HostError> {
+        let options = args.scheduler.tick_options((outside.github_env)())?;
+        let watches = args
+            .watches
+            .iter()
+            .map(|w| w.options())
+            .collect::<Result<Vec<_>, _>>()?;
+        if !watches.is_empty() && options.github.is_none() {
+            return Err(HostError::new(
+                HostErrorKind::NoGithubCredentials,
+                "[[watch]] needs GITHUB_TOKEN (or GH_TOKEN) or --github-app-id with --github-app-key",
+            ));
+        }
+        Ok(Settings {
+            options,
+            follow_ms: u64::try_from(args.follow_interval.as_millis())
+                .unwrap_or(u64::MAX)
+                .max(1000),
+            watches,
+            quiet: args.quiet,
+        })
+    }
+}
+
+pub struct Scheduler {
+    store: Box<dyn Store + Send>,
+    outside: Outside,
+    settings: Settings,
+    wake: Arc<Wake>,
+    /// When the last pass started: rows it saw do not wake the scheduler again.
+    last_pass: Option<u64>,
+    last_follow: Option<u64>,
+}
+
+fn log(level: &str, message: &str) {
+    crate::logs::message(level, "run", message);
+}
+
+impl Scheduler {
+    pub fn new(
+        store: Box<dyn Store + Send>,
+        settings: Settings,
+        wake: Arc<Wake>,
+        outside: Outside,
+    ) -> Scheduler {
+        Scheduler {
+            store,
+            outside,
+            settings,
+            wake,
+            last_pass: None,
+            last_follow: None,
+        }
+    }
+
+    /// Runs passes until a stop notice; the pass running then finishes first (its launches
+    /// end as the lease allows, an `exec:` process at the latest just before its lease ends).
+    pub fn run(mut self) {
+        let mut due = true;
+        loop {
+            if !due {
+                let now = now_ms();
+                let wait = match self.deadline(now) {
+                    Ok(at) => Duration::from_millis(at.saturating_sub(now)),
+                    Err(err) => {
+                        log("warn", &format!("cannot read the next deadline: {err}"));
+                        Duration::from_secs(1)
+                    }
+                };
+                let notices = self.wake.wait(wait);
+                if notices.stop {
+                    return;
+                }
+                if notices.reload {
+                    self.reload();
+                }
+                due = notices.changed || !notices.reload;
+            }
+            if self.wake.is_stopping() {
+                return;
+            }
+            if due {
+                due = self.pass();
+            }
+        }
+    }
+
+    /// The earliest instant something may be due, at most one follow interval after the last pass.
+    fn deadline(&self, now: u64) -> Result<u64, HostError> {
+        let since = self.last_pass.unwrap_or(now);
+        let mut at = since.saturating_add(self.settings.follow_ms);
+        let mut earlier = |t: u64| at = at.min(t);
+        if let Some(t) = self.store.next_deadline(since)? {
+            earlier(t);
+        }
+        // The pools with work or a deferral waiting (idle ones have no deadline to give).
+        let idle_since = since.saturating_sub(crate::store::pools::LISTED_IDLE_MS);
+        for pool in self.store.pools(since, idle_since)? {
+            if let Some(t) = pool.hold_until_ms.filter(|t| *t > since) {
+                earlier(t);
+            }
+            for a in self.store.open_admissions(&pool.name, since)? {
+                earlier(a.expires_ms.saturating_add(1));
+            }
+        }
+        Ok(at)
+    }
+
+    /// One pass; `true` when another should follow at once (it launched something, so a pool
+    /// may have room again).
+    fn pass(&mut self) -> bool {
+        let started = now_ms();
+        let follow = self
+            .last_follow
+            .is_none_or(|t| started >= t.saturating_add(self.settings.follow_ms));
+        self.settings.options.follow = follow;
+        if let Some(client) = &self.settings.options.github {
+            client.new_pass();
+        }
+        let mut progress = crate::progress::TickProgress::new(false, self.settings.quiet);
+        let store: &dyn Store = &*self.store;
+        let report = tick::tick_observed(store, &self.settings.options, now_ms, &mut |step| {
+            progress.step(step)
+        });
+        self.last_pass = Some(started);
+        let again = match report {
+            Ok(report) => {
+                if active(&report) {
+                    let now = now_ms();
+                    let next = store.next_wakeup(now).ok().flatten();
+                    progress.summary(&report, next.as_ref(), now);
+                }
+                !report.launched.is_empty()
+            }
+            Err(err) => {
+                log("error", &format!("the pass failed: {err}"));
+                false
+            }
+        };
+        if follow {
+            self.last_follow = Some(started);
+            self.watch();
+        }
+        again
+    }
+
+    fn watch(&self) {
+        let Some(client) = &self.settings.options.github else {
+            return;
+        };
+        for w in &self.settings.watches {
+            match crate::github::watch::watch(&*self.store, client, w, &now_ms) {
+                Ok(answer) => {
+                    if !self.settings.quiet {
+                        log("info", &format!("watch {}: {answer}", w.repo));
+                    }
+                }
+                Err(err) => log("warn", &format!("watch {}: {}", w.repo, err.message())),
+            }
+        }
+    }
+
+    /// SIGHUP: the scheduler's settings from the command line and the file as it is now. A file
+    /// that does not parse, or settings that do not check, leave the running ones as they are.
+    fn reload(&mut self) {
+        let outside = self.outside;
+        match (outside.reload)().and_then(|args| Settings::from_args(&args, &outside)) {
+            Ok(settings) => {
+                self.settings = settings;
+                // The new follow interval and watches apply from this pass on.
+                self.last_follow = None;
+                log("info", "configuration read again (SIGHUP)");
+            }
+            Err(err) => log(
+                "error",
+                &format!("configuration not applied, the running one stays: {err}"),
+            ),
+        }
+    }
+}
+
+fn active(report: &TickReport) -> bool {
+    !(report.launched.is_empty()
+        && report.expired.is_empty()
+        && report.recovered.is_empty()
+        && report.follow.as_ref().is_none_or(|f| f.followed.is_empty()))
+}
