@@ -72,6 +72,23 @@ fn rate_limit_is_read_from_resources_without_rate() {
     standin.state.lock().unwrap().remaining = 4321;
     let host = Host::new();
     run_host(&host, &standin, &["init"]);
+    // The host reads the quota only while something of the pool is due.
+    let due = |host: &Host| {
+        let receipt = deferral_host_conformance::distinct_handoff(common::now(), 0, HOUR).to_json();
+        host.expect(
+            0,
+            &[
+                "record",
+                "--launch",
+                "exec:/bin/true",
+                "--pool",
+                "user-octo",
+                "-",
+            ],
+            &receipt,
+        );
+    };
+    due(&host);
     let (out, text) = run_host(
         &host,
         &standin,
@@ -92,6 +109,7 @@ fn rate_limit_is_read_from_resources_without_rate() {
         200,
         serde_json::json!({"resources": {"brand_new": {"limit": 9, "used": 0, "remaining": 9, "reset": 1}}}),
     ));
+    due(&host);
     let (out, text) = run_host(&host, &standin, &["tick", "--rate-limit-pool", "user-octo"]);
     assert!(out.status.success(), "{text}");
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
