@@ -195,10 +195,12 @@ impl WindowState {
                     next.reset_ms = cur.reset_ms.max(reset_ms);
                 }
             } else {
-                // The first report of a window the pool opened itself: its reset and limit
-                // replace the assumption; what the host charged to it still counts.
+                // The first report of a window the pool opened itself: its reset, limit and
+                // remaining replace the assumption; what the host's admissions spent in it
+                // still counts (see `left`).
                 next.limit = limit;
-                next.remaining = cur.remaining.min(remaining);
+                next.remaining = remaining;
+                next.spent_at_report = cur.spent;
                 next.next_limit = next_limit;
                 next.reset_ms = reset_ms;
                 next.reset_known = true;
@@ -226,15 +228,26 @@ impl WindowState {
     }
 
     /// The next window, opened because this one's reset plus `buffer_ms` has passed at
-    /// `now_ms` with no report of it: remaining = the limit believed for it, the reset assumed
-    /// one window length (and the tolerance) away. `None` while this window runs.
+    /// `now_ms` with no report of it: remaining = the limit believed for it (less what other
+    /// programs spent of this window while the host spent in it too), the reset assumed one
+    /// window length (and the tolerance) away. `None` while this window runs.
     pub fn rolled(&self, now_ms: u64, buffer_ms: u64) -> Option<WindowState> {
         if now_ms < self.reset_ms.saturating_add(buffer_ms) {
             return None;
         }
+        // What other programs spent of this window (the lowest report less what the host's
+        // own admissions had spent by then), when the host was spending in it: assumed again
+        // in the next one until a report of it says otherwise.
+        let others = if self.reset_known && self.spent > 0 {
+            self.limit
+                .saturating_sub(self.remaining)
+                .saturating_sub(self.spent_at_report)
+        } else {
+            0
+        };
         Some(WindowState {
             limit: self.next_limit,
-            remaining: self.next_limit,
+            remaining: self.next_limit.saturating_sub(others),
             spent: 0,
             spent_at_report: 0,
             reserve: self.reserve,
@@ -433,5 +446,35 @@ mod tests {
             "a report of 0 does not poison the next window"
         );
         assert_eq!(after.reset_ms, 14_000 + 3_000 + 1_500, "the learned length");
+    }
+
+    /// Another program spent 60 of a window the host spent 120 in: the next window is assumed
+    /// to lose the same 60 until its first report says what it has.
+    #[test]
+    fn what_other_programs_spent_is_assumed_again_in_the_next_window() {
+        let mut w = WindowState::merge(None, &obs(200, 200, 10_000, "gate"));
+        w.charge(1_000, 120);
+        w = WindowState::merge(Some(&w), &obs(200, 20, 10_000, "job"));
+        assert_eq!(w.left(), 20);
+        let next = w.rolled(11_000, 1_000).expect("the next window");
+        assert_eq!(next.left(), 140, "200 less the other program's 60");
+        let told = WindowState::merge(
+            Some(&next),
+            &Observation {
+                observed_ms: 11_500,
+                ..obs(200, 200, 13_000, "job")
+            },
+        );
+        assert_eq!(
+            told.left(),
+            200,
+            "the first report of the window replaces the guess"
+        );
+        let idle = WindowState::merge(None, &obs(45, 0, 10_000, "gate"));
+        assert_eq!(
+            idle.rolled(11_000, 0).unwrap().left(),
+            45,
+            "a window the host did not spend in teaches nothing of others"
+        );
     }
 }
