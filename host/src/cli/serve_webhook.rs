@@ -13,7 +13,7 @@ pub(super) fn intake(
     args: &ServeArgs,
     store: &StoreUrl,
     github_env: fn() -> GithubEnv,
-) -> Result<Option<crate::serve::webhook::Intake>, HostError> {
+) -> Result<Option<crate::github::webhook::Intake>, HostError> {
     let Some(secrets) = args.webhook.secrets()? else {
         return Ok(None);
     };
@@ -42,5 +42,5 @@ pub(super) fn intake(
             format!("cannot start the webhook worker: {e}"),
         )
     })?;
-    Ok(Some(crate::serve::webhook::Intake { secrets, queue }))
+    Ok(Some(crate::github::webhook::Intake { secrets, queue }))
 }

@@ -8,6 +8,7 @@
 //! sheds idle ones first (never one that proved the token), 16 KiB bodies, a few status pages
 //! at once, and a bounded graceful stop on SIGTERM or SIGINT.
 
+mod app;
 pub mod connections;
 pub mod group_commit;
 mod health;
@@ -69,7 +70,7 @@ pub struct ServeOptions {
     pub policy: Policy,
     pub limits: Limits,
     /// GitHub's webhooks at `POST /v1/github/webhook` (`--github-webhook-secret-file`).
-    pub webhook: Option<webhook::Intake>,
+    pub webhook: Option<crate::github::webhook::Intake>,
 }
 
 fn listen_failed(listen: &str, err: &std::io::Error) -> HostError {
@@ -128,12 +129,12 @@ pub struct Port {
     listener: std::net::TcpListener,
     addr: std::net::SocketAddr,
     listen: String,
-    app: Arc<server::App>,
+    app: Arc<app::App>,
     stop_all: tokio::sync::watch::Sender<bool>,
 }
 
 /// Stops the port's group-commit writer once the runtime is gone (see [`Port::finish`]).
-pub struct Finish(Arc<server::App>);
+pub struct Finish(Arc<app::App>);
 
 impl Finish {
     /// Lets the writer commit what is queued, then stops it.
@@ -160,7 +161,7 @@ impl Port {
         }
         crate::metrics::serve::start();
         let (stop_all, stopping) = tokio::sync::watch::channel(false);
-        let app = Arc::new(server::App {
+        let app = Arc::new(app::App {
             token_digest: sha256_hex(options.token.as_bytes()),
             policy: options.policy,
             stores: stores::Stores::new(options.store)?,

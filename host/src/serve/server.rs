@@ -1,12 +1,12 @@
 //! The accept loop, one task per connection (hyper's HTTP/1.1 with keep-alive), and the path
 //! of one request: token, route, body, then the handler on a blocking thread.
 
+use super::app::App;
 use super::connections::{Admission, Registry, Slot};
 use super::http::{self, BodyLimits, Request, Response};
 use super::log;
-use super::routes::{self, Policy};
-use super::stores::Stores;
-use super::{Limits, PAGE_WAIT};
+use super::routes;
+use super::PAGE_WAIT;
 use crate::github::webhook;
 use deferral_core::digest::{constant_time_eq, sha256_hex};
 use http_body_util::Full;
@@ -18,28 +18,11 @@ use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{watch, Semaphore};
+use tokio::sync::watch;
 
 /// The request line and headers together; past this hyper answers 431.
 const MAX_HEAD_BYTES: usize = 8 * 1024;
 const MAX_HEADERS: usize = 64;
-/// What every connection shares.
-pub struct App {
-    pub token_digest: String,
-    pub policy: Policy,
-    pub stores: Stores,
-    pub limits: Limits,
-    /// Handlers running on blocking threads at once (each holds a store connection).
-    pub handlers: Semaphore,
-    /// Status pages being read and drawn at once ([`super::PAGE_RENDERS`]).
-    pub pages: Semaphore,
-    /// Turns `true` when the server stops: body reads give up and answer 503.
-    pub stopping: watch::Receiver<bool>,
-    /// GitHub's webhooks, when configured (`--github-webhook-secret-file`).
-    pub webhook: Option<super::webhook::Intake>,
-    /// Told after each request that changed the store (see [`super::Hooks`]).
-    pub changed: Option<Arc<dyn Fn() + Send + Sync>>,
-}
 
 /// Accepts connections until `stop` resolves, then closes idle ones, lets busy ones finish
 /// their answer, and returns when none is left or the grace period has passed.

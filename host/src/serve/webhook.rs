@@ -9,30 +9,17 @@
 //!   run is queued for the worker ([`crate::github::webhook::worker`]) and 200 answers at once;
 //!   a redelivery answers 200 `already` and changes nothing.
 
+use super::app::App;
 use super::http::{self, BodyLimits, Response};
 use super::log;
-use super::server::App;
 use crate::github::webhook::payload::{self, Delivery};
 use crate::github::webhook::worker::Job;
-use crate::github::webhook::{signature, MAX_BODY_BYTES};
+use crate::github::webhook::{signature, Intake, MAX_BODY_BYTES};
 use hyper::body::Incoming;
 use hyper::http::request::Parts;
 use serde_json::json;
-use std::sync::mpsc::{SyncSender, TrySendError};
+use std::sync::mpsc::TrySendError;
 use std::sync::Arc;
-
-/// What the intake holds: the secrets and the worker's queue.
-#[derive(Clone)]
-pub struct Intake {
-    pub secrets: Vec<Vec<u8>>,
-    pub queue: SyncSender<Job>,
-}
-
-impl std::fmt::Debug for Intake {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Intake {{ {} secret(s) }}", self.secrets.len())
-    }
-}
 
 fn header<'a>(parts: &'a Parts, name: &str) -> Option<&'a str> {
     parts.headers.get(name).and_then(|v| v.to_str().ok())

@@ -10,12 +10,11 @@
 //!   the run); a run a configured watch trusts has its `deferred-receipt` ingested
 //!   ([`super::watch::ingest_artifact`]).
 //! * [`sweep`]: with a GitHub App, failed deliveries of the last three days redelivered.
-//! * [`options`]: the command-line options (`serve`, and `run` embeds them).
+//! * the command-line options are the CLI's (`cli::webhook_args`).
 //!
 //! The intake itself (HTTP: limit, signature, delivery id stored once, answer) is
 //! `crate::serve::webhook`. Polling stays as the reconciler for what a webhook missed.
 
-pub mod options;
 pub mod payload;
 pub mod signature;
 pub mod sweep;
@@ -27,3 +26,17 @@ pub const PATH: &str = "/v1/github/webhook";
 /// Largest delivery read: GitHub caps payloads at 25 MB and drops larger ones; a
 /// `workflow_run` delivery is typically 20-40 KB.
 pub const MAX_BODY_BYTES: usize = 25 * 1024 * 1024;
+
+/// What the port's intake holds: the secrets and the worker's queue (see
+/// `crate::serve::webhook`).
+#[derive(Clone)]
+pub struct Intake {
+    pub secrets: Vec<Vec<u8>>,
+    pub queue: std::sync::mpsc::SyncSender<worker::Job>,
+}
+
+impl std::fmt::Debug for Intake {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Intake {{ {} secret(s) }}", self.secrets.len())
+    }
+}

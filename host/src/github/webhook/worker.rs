@@ -23,7 +23,6 @@ use crate::github::follow::{self, run_name};
 use crate::github::options::{GithubArgs, GithubEnv};
 use crate::github::trust::WORKFLOW_DIR;
 use crate::github::watch::{self, WatchOptions};
-use crate::serve::log;
 use crate::store::{Deferral, IntegrityCheck, Store, StoreUrl};
 use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender};
 use std::time::{Duration, Instant};
@@ -73,13 +72,13 @@ fn run(worker: Worker, jobs: &Receiver<Job>) {
     let client = match github.client(env, http_timeout) {
         Ok(Some(client)) => client,
         Ok(None) => {
-            return log::line("webhook worker: no GitHub credentials; deliveries are left to tick")
+            return log_line("webhook worker: no GitHub credentials; deliveries are left to tick")
         }
-        Err(err) => return log::line(&format!("webhook worker: {err}")),
+        Err(err) => return log_line(&format!("webhook worker: {err}")),
     };
     let store = match store.open(IntegrityCheck::Off) {
         Ok(store) => store,
-        Err(err) => return log::line(&format!("webhook worker: cannot open the store: {err}")),
+        Err(err) => return log_line(&format!("webhook worker: cannot open the store: {err}")),
     };
     // A GitHub App also sweeps its failed deliveries: at start, then every SWEEP_EVERY.
     let sweeping = client.is_app();
@@ -88,7 +87,7 @@ fn run(worker: Worker, jobs: &Receiver<Job>) {
         if sweeping && Instant::now() >= next_sweep {
             let swept = sweep::sweep(&client, &*store, crate::clock::now_ms());
             if !swept.redelivered.is_empty() || !swept.errors.is_empty() {
-                log::line(&format!(
+                log_line(&format!(
                     "webhook sweep: {} deliveries listed, redelivery asked for {:?}{}",
                     swept.listed,
                     swept.redelivered,
@@ -112,7 +111,7 @@ fn run(worker: Worker, jobs: &Receiver<Job>) {
             Err(RecvTimeoutError::Disconnected) => break,
         };
         let said = handle(&*store, &client, max_chain, &watches, &job.run);
-        log::line(&format!(
+        log_line(&format!(
             "webhook {}: run {} of {}: {said}",
             job.delivery, job.run.run.id, job.run.repo
         ));
@@ -251,4 +250,14 @@ fn ingest(
         said.push(format!("no {} artifact", watch.artifact_name));
     }
     Ok(said.join(", "))
+}
+
+/// One line on stderr for the operator, as the port's (the worker runs beside it).
+fn log_line(message: &str) {
+    let level = if message.starts_with("warning:") {
+        "warn"
+    } else {
+        "info"
+    };
+    crate::logs::message(level, "serve", message);
 }
