@@ -352,7 +352,7 @@ fn sqlite_the_migration_fills_the_launch_kind_from_the_stored_text() {
         .execute_batch(&format!(
             "{}PRAGMA user_version = {}",
             deferral_host_conformance::UNDO_LAUNCH_KIND_MIGRATION,
-            version - 2
+            version - 3
         ))
         .unwrap();
     drop(store);
@@ -387,7 +387,7 @@ fn postgres_the_migration_fills_the_launch_kind_from_the_stored_text() {
         .batch_execute(&format!(
             "{}UPDATE deferral_schema_version SET version = {}",
             deferral_host_conformance::UNDO_LAUNCH_KIND_MIGRATION,
-            version - 2
+            version - 3
         ))
         .unwrap();
     drop(PostgresStore::open(&schema.url, IntegrityCheck::Full).unwrap());

@@ -1423,17 +1423,21 @@ pub fn record_refuses_a_receipt_only_once_its_window_closed(backend: &dyn Backen
 }
 
 /// SQL that takes a store back from the `launch_kind` column's migration (9 on SQLite, 8 on
-/// PostgreSQL) to the schema before it (undoing the window ledger's, 10 and 9, first), the same
-/// on both backends: two versions back.
+/// PostgreSQL) to the schema before it (undoing the window ledger's, 10 and 9, and the fair
+/// pools', 11 and 10, first), the same on both backends: three versions back.
 pub const UNDO_LAUNCH_KIND_MIGRATION: &str =
-    "DROP INDEX pools_updated; DROP INDEX admissions_live; DROP TABLE pool_windows; \
+    "DROP INDEX deferrals_pool_priority; ALTER TABLE deferrals DROP COLUMN priority; \
+     ALTER TABLE deferrals DROP COLUMN fairness_key; \
+     DROP INDEX pools_updated; DROP INDEX admissions_live; DROP TABLE pool_windows; \
      ALTER TABLE admissions DROP COLUMN secret_digest; ALTER TABLE deferrals DROP COLUMN launch_kind;";
 
 /// SQL that takes a store back from migration 7 (pools) to the schema before it (undoing the
 /// later ones too: [`UNDO_LAUNCH_KIND_MIGRATION`] first), the same on both backends, for tests
 /// that fake a store an older host left.
 pub const UNDO_POOLS_MIGRATION: &str =
-    "DROP INDEX pools_updated; DROP INDEX admissions_live; DROP TABLE pool_windows; \
+    "DROP INDEX deferrals_pool_priority; ALTER TABLE deferrals DROP COLUMN priority; \
+     ALTER TABLE deferrals DROP COLUMN fairness_key; \
+     DROP INDEX pools_updated; DROP INDEX admissions_live; DROP TABLE pool_windows; \
      ALTER TABLE deferrals DROP COLUMN launch_kind; \
      DROP TABLE admissions; DROP TABLE pool_observations; \
      DROP TABLE pools; DROP INDEX deferrals_pool_due; ALTER TABLE deferrals DROP COLUMN pool; \

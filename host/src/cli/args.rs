@@ -144,6 +144,14 @@ pub(super) struct RecordArgs {
     /// The quota pool it waits in (1 to 64 of A-Z a-z 0-9 . _ -; default: `default`).
     #[arg(long, value_name = "NAME")]
     pub(super) pool: Option<String>,
+    /// Admitted before lower priorities of its pool; above 0 it may use the pool's urgent
+    /// share (a whole number; default 0).
+    #[arg(long, allow_negative_numbers = true, value_name = "N")]
+    pub(super) priority: Option<i64>,
+    /// Its pool takes turns between the fairness keys of one priority (default: OWNER/REPO/
+    /// WORKFLOW of a workflow-dispatch target, `exec:PROGRAM` of an exec one).
+    #[arg(long, value_name = "KEY")]
+    pub(super) fairness_key: Option<String>,
     /// The gate's or resume's JSON line (`deferral gate ... > gate.json`), or a bare receipt;
     /// `-` for stdin.
     #[arg(value_name = "GATE_OR_RECEIPT_FILE|-")]
@@ -234,6 +242,13 @@ pub(super) struct TickArgs {
     /// Plus a random wait of up to this long (several hosts sharing a quota spread out).
     #[arg(long, default_value = "2s", value_parser = parse_duration)]
     pub(super) pool_jitter: std::time::Duration,
+    /// A fairness key's jobs per turn in a pool (repeatable; default 1 each).
+    #[arg(long = "pool-weight", value_name = "POOL:KEY=N")]
+    pub(super) pool_weights: Vec<String>,
+    /// The fraction of each window of a pool (above its reserve) that only priority > 0 may
+    /// use (repeatable; default 0).
+    #[arg(long = "pool-urgent-share", value_name = "POOL=F")]
+    pub(super) pool_urgent_shares: Vec<String>,
     /// Before admission, read GET /rate_limit with the host's GitHub credentials (free of
     /// primary quota) and teach this pool what is left: the pool those credentials spend.
     #[arg(long, value_name = "NAME")]
@@ -368,6 +383,14 @@ pub(super) struct ServeArgs {
     /// (as `tick --pool-buffer`; give both the same).
     #[arg(long, default_value = "1s", value_parser = parse_duration)]
     pub(super) pool_buffer: std::time::Duration,
+    /// A fairness key's jobs per turn in a pool (repeatable; default 1 each).
+    #[arg(long = "pool-weight", value_name = "POOL:KEY=N")]
+    pub(super) pool_weights: Vec<String>,
+    /// The fraction of each window of a pool (above its reserve) that only priority > 0 may
+    /// use (repeatable; default 0; as `tick`'s:
+    /// give both the same).
+    #[arg(long = "pool-urgent-share", value_name = "POOL=F")]
+    pub(super) pool_urgent_shares: Vec<String>,
 }
 
 pub(super) fn parse_state(text: &str) -> Result<State, String> {

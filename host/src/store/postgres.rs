@@ -42,7 +42,7 @@ use std::cell::RefCell;
 pub use ownership::STORE_MARKER;
 
 /// Migrations, in order; migration `i` moves the store from version `i` to `i + 1`.
-const MIGRATIONS: [Migration; 9] = [
+const MIGRATIONS: [Migration; 10] = [
     schema::CORE,
     schema::LAUNCH_PROCESSES,
     schema::GITHUB,
@@ -52,6 +52,7 @@ const MIGRATIONS: [Migration; 9] = [
     schema::POOLS,
     schema::LAUNCH_KIND,
     schema::POOL_WINDOWS,
+    schema::FAIR_POOLS,
 ];
 
 /// The schema version this program writes.

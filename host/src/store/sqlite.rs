@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Migrations, in order; migration `i` moves the store from version `i` to `i + 1`.
-const MIGRATIONS: [Migration; 10] = [
+const MIGRATIONS: [Migration; 11] = [
     schema::CORE,
     schema::LAUNCH_PROCESSES,
     schema::GITHUB,
@@ -34,6 +34,7 @@ const MIGRATIONS: [Migration; 10] = [
     counts::MIGRATION,
     schema::LAUNCH_KIND,
     schema::POOL_WINDOWS,
+    schema::FAIR_POOLS,
 ];
 
 /// How long a process waits for another one holding the store's lock.
