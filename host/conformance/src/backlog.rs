@@ -231,7 +231,10 @@ exit 6
 
     fn record(&self, launch: &str, i: usize, job: &Job, reset_s: u64) -> String {
         let file = self.dir.join(format!("gate-{i}.json"));
-        std::fs::write(&file, self.gate_input(reset_s, i as u64)).unwrap();
+        // Late jobs are due with the window's first admissions (the pool's buffer after the
+        // reset); the others one millisecond apart, in the order they are given.
+        let offset = if job.late { 0 } else { i as u64 };
+        std::fs::write(&file, self.gate_input(reset_s, offset)).unwrap();
         let priority = job.priority.map(|p| p.to_string());
         let mut args = vec!["record", "--launch", launch];
         if self.gate_lines {

@@ -316,7 +316,7 @@ The token comes from --token-file (first line) or DEFERRAL_SERVE_TOKEN, at least
 every request must send `Authorization: Bearer TOKEN`. Bodies are JSON, at most 16 KiB.
 
 Endpoints:
-  POST /v1/deferrals                {\"receipt\",\"launch\",\"max_reentries\"?,\"pool\"?,\"cost\"?,\"rate\"?}
+  POST /v1/deferrals                {\"receipt\",\"launch\",\"max_reentries\"?,\"pool\"?,\"cost\"?,\"rate\"?,\"priority\"?,\"fairness_key\"?}
                                     201 {\"id\",\"receipt\",\"cancellation_handle\"}
                                     200 {\"id\",\"already_recorded\":true,\"state\"} when recorded before
   POST /v1/admissions               {\"pool\",\"cost\",\"rate\"}  201 {\"admitted\":true,\"admission\",\"expires_ms\",\"window\"}

@@ -379,23 +379,23 @@ pub fn admit(
         charge(&mut next, &settled);
         // A held pool decides again for work of priority > 0 (the urgent share is for it).
         let urgent = candidates.iter().any(|c| c.priority > 0);
-        let holding = row.hold_until_ms.is_some_and(|t| t > now)
-            && settled.is_empty()
-            && !rolled
-            && !urgent;
-        let decision = if holding {
-            // Held until the window's reset plus buffer and jitter: nothing is admitted before,
-            // unless a report changes the pool (which lifts the hold).
-            Decision {
-                admit: Vec::new(),
-                admit_windows: Vec::new(),
-                held: candidates,
-                reason: row.hold_reason.clone(),
-                hold_until_ms: row.hold_until_ms,
-                metered: true,
-            }
+        let held_until = row.hold_until_ms.is_some_and(|t| t > now) && settled.is_empty() && !rolled;
+        // Held until the window's reset plus buffer and jitter: nothing is admitted before,
+        // unless a report changes the pool (which lifts the hold), or work of priority > 0 is
+        // due (it may use the urgent share): then the pool decides again, and stays held as it
+        // was when that admits nothing.
+        let holding_decision = |held: Vec<Candidate>| Decision {
+            admit: Vec::new(),
+            admit_windows: Vec::new(),
+            held,
+            reason: row.hold_reason.clone(),
+            hold_until_ms: row.hold_until_ms,
+            metered: true,
+        };
+        let (decision, holding) = if held_until && !urgent {
+            (holding_decision(candidates), true)
         } else {
-            decide(
+            let d = decide(
                 &next,
                 &open,
                 candidates,
@@ -403,7 +403,12 @@ pub fn admit(
                 now,
                 how.options,
                 jitter,
-            )
+            );
+            if held_until && d.admit.is_empty() {
+                (holding_decision(d.held), true)
+            } else {
+                (d, false)
+            }
         };
         if how.dry_run || holding {
             return Ok(Pass {
