@@ -11,9 +11,18 @@ use deferral_host_conformance::backlog::{Backlog, Job};
 use std::path::Path;
 use std::time::Duration;
 
+/// The binary under test (`DEFERRAL_HOST_BIN=<an older build>` runs the first test against it).
+fn bin() -> &'static Path {
+    static BIN: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    Path::new(BIN.get_or_init(|| {
+        std::env::var("DEFERRAL_HOST_BIN")
+            .unwrap_or_else(|_| env!("CARGO_BIN_EXE_deferral-host").to_string())
+    }))
+}
+
 fn scenario(host: &Host, jobs: usize, cost: u64) -> Backlog<'_> {
     Backlog {
-        bin: Path::new(env!("CARGO_BIN_EXE_deferral-host")),
+        bin: bin(),
         store: &host.store,
         dir: host.dir.path(),
         jobs,
@@ -30,23 +39,26 @@ fn scenario(host: &Host, jobs: usize, cost: u64) -> Backlog<'_> {
     }
 }
 
-fn keyed(key: &str) -> Job {
+/// A job launched by its own program: its default fairness key is that program.
+fn of_program(name: &str) -> Job {
     Job {
-        key: Some(key.into()),
+        program: Some(name.into()),
         ..Job::default()
     }
 }
 
-/// 40 jobs of key `sync`, then 4 of key `labeler` recorded after them and due after them (8
-/// fit a window): the labeler's 4 take turns with the sync and start in the first window they
-/// are due in (earliest first alone would start them in the sixth), and the whole backlog still
-/// completes in the minimum windows + 1, one launch per job, none deferred again.
+/// 40 jobs of one program (`resume-sync.sh`), then 4 of another (`resume-labeler.sh`) recorded
+/// after them and due after them (8 fit a window): the fairness keys default to the programs,
+/// the labeler's 4 take turns with the sync and start in the first window they are due in
+/// (earliest first alone starts them in the sixth), and the whole backlog still completes in
+/// the minimum windows + 1, one launch per job, none deferred again. No flag is needed: an
+/// older host runs it as it is (`DEFERRAL_HOST_BIN`) and starves the labeler.
 #[test]
 fn a_small_key_behind_a_large_one_starts_within_two_windows() {
     let host = Host::new();
     let backlog = scenario(&host, 44, 5);
-    let mut jobs: Vec<Job> = (0..40).map(|_| keyed("sync")).collect();
-    jobs.extend((0..4).map(|_| keyed("labeler")));
+    let mut jobs: Vec<Job> = (0..40).map(|_| of_program("sync")).collect();
+    jobs.extend((0..4).map(|_| of_program("labeler")));
     let run = backlog.run_jobs(&jobs, &[]);
     assert_eq!(
         (run.count("complete"), run.launches),
@@ -82,7 +94,12 @@ fn a_small_key_behind_a_large_one_starts_within_two_windows() {
 fn priority_one_recorded_behind_a_backlog_starts_in_the_next_window_inside_the_urgent_share() {
     let host = Host::new();
     let backlog = scenario(&host, 18, 10);
-    let mut jobs: Vec<Job> = (0..16).map(|_| Job::default()).collect();
+    let mut jobs: Vec<Job> = (0..16)
+        .map(|_| Job {
+            key: Some("nightly sync".into()),
+            ..Job::default()
+        })
+        .collect();
     jobs.extend((0..2).map(|_| Job {
         priority: Some(1),
         late: true,

@@ -46,6 +46,9 @@ pub struct Job {
     pub key: Option<String>,
     /// `record --priority` (default: none given).
     pub priority: Option<i64>,
+    /// Launched by a copy of the resume script named `resume-PROGRAM.sh` (another program:
+    /// its default fairness key differs); default: the one script.
+    pub program: Option<String>,
     /// Recorded once the first launch was seen, deferred to the stand-in's next reset (work
     /// that comes while a backlog drains); else recorded before the first tick.
     pub late: bool,
@@ -236,6 +239,14 @@ exit 6
         let offset = if job.late { 0 } else { i as u64 };
         std::fs::write(&file, self.gate_input(reset_s, offset)).unwrap();
         let priority = job.priority.map(|p| p.to_string());
+        let copy = job.program.as_ref().map(|name| {
+            let path = self.dir.join(format!("resume-{name}.sh"));
+            if !path.exists() {
+                std::fs::copy(self.dir.join("resume.sh"), &path).unwrap();
+            }
+            format!("exec:'{}'", path.display())
+        });
+        let launch = copy.as_deref().unwrap_or(launch);
         let mut args = vec!["record", "--launch", launch];
         if self.gate_lines {
             args.extend(["--pool", "app-42"]);

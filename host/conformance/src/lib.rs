@@ -12,12 +12,14 @@
 
 pub mod backlog;
 pub mod fleet;
+mod fair_pools;
 pub mod github_loop;
 mod launch_kinds;
 mod listing_race;
 mod pools;
 mod work_rules;
 
+pub use fair_pools::priority_and_fairness_key_are_stored_ordered_and_inherited;
 pub use launch_kinds::due_queries_leave_out_the_kinds_asked_by_their_stored_name;
 pub use listing_race::a_claim_is_not_hidden_by_a_concurrent_due_listing;
 pub use pools::{
@@ -76,6 +78,7 @@ macro_rules! store_conformance_tests {
             insert_batch_commits_each_item_or_reports_its_error,
             a_pool_write_is_a_compare_and_set_on_its_version,
             concurrent_tickers_never_admit_more_than_fits_a_window,
+            priority_and_fairness_key_are_stored_ordered_and_inherited,
             due_queries_leave_out_the_kinds_asked_by_their_stored_name);
     };
     (@each $backend:expr; $($name:ident),* $(,)?) => {
