@@ -144,13 +144,7 @@ fn a_deferral_that_cannot_start_before_its_resume_by_is_flagged_at_record() {
     let reset_s = now() / 1000 + 60;
     let after = reset_s * 1000 - now();
     let record = |by_ms: u64, extra: &[&str]| {
-        let mut args = vec![
-            "record",
-            "--launch",
-            "exec:/bin/true",
-            "--pool",
-            "app-42",
-        ];
+        let mut args = vec!["record", "--launch", "exec:/bin/true", "--pool", "app-42"];
         args.extend(extra);
         args.push("-");
         host.expect(0, &args, &gate_line(0, reset_s, after, by_ms))
@@ -162,7 +156,10 @@ fn a_deferral_that_cannot_start_before_its_resume_by_is_flagged_at_record() {
         record(after + 600_000, &[]);
     }
     let late = record(after + 600_000, &[]);
-    assert_eq!(late["will_expire"], true, "the window after the next: {late}");
+    assert_eq!(
+        late["will_expire"], true,
+        "the window after the next: {late}"
+    );
     let start = late["expected_start_ms"].as_u64().unwrap();
     assert!(start >= reset_s * 1000 + 3_600_000, "{late}");
     // Priority 1 goes before the four: it starts in the next window.

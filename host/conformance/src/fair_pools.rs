@@ -47,13 +47,24 @@ pub fn priority_and_fairness_key_are_stored_ordered_and_inherited(backend: &dyn 
         .map(|c| (c.id.as_str(), c.priority, c.key.as_str()))
         .collect();
     assert_eq!(seen.len(), 3, "{seen:?}");
-    assert_eq!(seen[2], (plain.as_str(), 0, "exec:/usr/bin/sync"), "{seen:?}");
+    assert_eq!(
+        seen[2],
+        (plain.as_str(), 0, "exec:/usr/bin/sync"),
+        "{seen:?}"
+    );
     assert!(
         seen[..2].contains(&(urgent.as_str(), 2, "labeler"))
             && seen[..2].contains(&(heir.as_str(), 2, "labeler")),
         "priority first; a successor keeps its predecessor's priority and key: {seen:?}"
     );
     let backlog = store.pool_backlog("fair", now(), 10).unwrap();
-    assert_eq!(backlog.len(), 4, "the backlog holds the one not due yet too");
-    assert_eq!((backlog[0].id.as_str(), backlog[0].priority), (later.as_str(), 5));
+    assert_eq!(
+        backlog.len(),
+        4,
+        "the backlog holds the one not due yet too"
+    );
+    assert_eq!(
+        (backlog[0].id.as_str(), backlog[0].priority),
+        (later.as_str(), 5)
+    );
 }

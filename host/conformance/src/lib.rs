@@ -11,8 +11,8 @@
 //! [`github_loop`] holds the GitHub loop's part of the suite.
 
 pub mod backlog;
-pub mod fleet;
 mod fair_pools;
+pub mod fleet;
 pub mod github_loop;
 mod launch_kinds;
 mod listing_race;

@@ -379,7 +379,8 @@ pub fn admit(
         charge(&mut next, &settled);
         // A held pool decides again for work of priority > 0 (the urgent share is for it).
         let urgent = candidates.iter().any(|c| c.priority > 0);
-        let held_until = row.hold_until_ms.is_some_and(|t| t > now) && settled.is_empty() && !rolled;
+        let held_until =
+            row.hold_until_ms.is_some_and(|t| t > now) && settled.is_empty() && !rolled;
         // Held until the window's reset plus buffer and jitter: nothing is admitted before,
         // unless a report changes the pool (which lifts the hold), or work of priority > 0 is
         // due (it may use the urgent share): then the pool decides again, and stays held as it

@@ -7,7 +7,8 @@
 //! what is admitted and not reported); each later window opens at the reset plus the buffer,
 //! one learned window length (`length_ms`) after the one before, with the limit believed for
 //! it, all of it for the backlog (what is admitted now is taken as reported by then). Jobs not
-//! yet due join the first window that opens after they are due.
+//! yet due join the first window that opens after they are due. A deferral that fits now is
+//! expected at its due time (passed: the next tick starts it).
 //!
 //! How far to trust it: it knows only the host's own work. Another program spending the same
 //! quota, a report of a lower limit, attempts that defer again, retries and new records all
@@ -73,11 +74,7 @@ pub fn forecast(
     let mut row = pool.clone();
     row.roll(now_ms, buffer);
     if !metered(&row) {
-        starts.extend(
-            backlog
-                .iter()
-                .map(|c| (c.id.clone(), c.resume_after_ms.max(now_ms))),
-        );
+        starts.extend(backlog.iter().map(|c| (c.id.clone(), c.resume_after_ms)));
         return finish(order, &starts);
     }
     let mut room = room(&row, open, now_ms, options);
@@ -118,16 +115,18 @@ pub fn forecast(
             }
             ok
         });
-        starts.extend(admitted.into_iter().map(|c| (c.id, t)));
+        // What fits now starts at its due time (passed: at the next tick); the same answer
+        // on every read.
+        starts.extend(admitted.into_iter().map(|c| {
+            let at = if t == now_ms { c.resume_after_ms } else { t };
+            (c.id, at)
+        }));
         pending = held;
         pending.extend(later);
         if pending.is_empty() {
             break;
         }
-        let next_due = pending
-            .iter()
-            .map(|c| c.resume_after_ms)
-            .filter(|&d| d > t);
+        let next_due = pending.iter().map(|c| c.resume_after_ms).filter(|&d| d > t);
         let next_refill = refills.iter().map(|r| r.at_ms);
         let Some(next) = next_due.chain(next_refill).min() else {
             break;
@@ -258,7 +257,11 @@ mod tests {
             NOW,
             &options(FairRules::default()),
         );
-        assert_eq!(start(&some_left, "now"), NOW, "what is left now is used now");
+        assert_eq!(
+            start(&some_left, "now"),
+            NOW,
+            "what is left now is used now"
+        );
     }
 
     /// A second key's 2 jobs, due after the first key's 8, start in the first window; a
@@ -315,9 +318,15 @@ mod tests {
             NOW,
             &options(FairRules::default()),
         );
-        assert_eq!((start(&f, "x"), start(&f, "y")), (NOW + 7, NOW));
+        assert_eq!((start(&f, "x"), start(&f, "y")), (NOW + 7, NOW - 7));
         assert_eq!(f.drain_ms, Some(NOW + 7));
-        let none = forecast(&pool(0), &[], Vec::new(), NOW, &options(FairRules::default()));
+        let none = forecast(
+            &pool(0),
+            &[],
+            Vec::new(),
+            NOW,
+            &options(FairRules::default()),
+        );
         assert_eq!(none.drain_ms, None);
     }
 }

@@ -104,8 +104,9 @@ pub fn pools_json(store: &dyn Store, now_ms: u64) -> Result<Value, HostError> {
 
 /// A table of the pools for people.
 pub fn pools_text(store: &dyn Store, now_ms: u64) -> Result<String, HostError> {
-    let mut out =
-        String::from("POOL  REST (remaining/limit, reserve, reset)  GRAPHQL  ADMITTED  DRAIN  HELD\n");
+    let mut out = String::from(
+        "POOL  REST (remaining/limit, reserve, reset)  GRAPHQL  ADMITTED  DRAIN  HELD\n",
+    );
     for row in store.pools(now_ms, now_ms.saturating_sub(LISTED_IDLE_MS))? {
         let open = store.open_admissions(&row.name, now_ms)?;
         let window = |r: Resource| {
@@ -119,14 +120,10 @@ pub fn pools_text(store: &dyn Store, now_ms: u64) -> Result<String, HostError> {
                 )
             })
         };
-        let drain = super::expect::pool_forecast(
-            store,
-            &row.name,
-            now_ms,
-            &super::PoolOptions::default(),
-        )?
-        .drain_ms
-        .map_or("-".to_string(), iso8601);
+        let drain =
+            super::expect::pool_forecast(store, &row.name, now_ms, &super::PoolOptions::default())?
+                .drain_ms
+                .map_or("-".to_string(), iso8601);
         out.push_str(&format!(
             "{}  {}  {}  {}  {drain}  {}\n",
             row.name,
@@ -175,12 +172,20 @@ impl Pools {
     }
 
     /// `expected start ...` and `will-expire` of a held deferral, for a person.
-    pub fn expected_text(&mut self, store: &dyn Store, d: &Deferral, now_ms: u64) -> Option<String> {
+    pub fn expected_text(
+        &mut self,
+        store: &dyn Store,
+        d: &Deferral,
+        now_ms: u64,
+    ) -> Option<String> {
         let (pool, _) = store.pool_of(&d.id).ok().flatten()?;
         let e = self.expected(store, &pool, d, now_ms)?;
         let start = e.start_ms.map_or("not within 30 days".to_string(), iso8601);
         Some(if e.will_expire {
-            format!("{start} will-expire (its window ends at {})", iso8601(d.resume_by_ms))
+            format!(
+                "{start} will-expire (its window ends at {})",
+                iso8601(d.resume_by_ms)
+            )
         } else {
             start
         })

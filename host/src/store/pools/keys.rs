@@ -43,7 +43,10 @@ mod tests {
             default_key("workflow-dispatch:acme/site/sync.yml@refs/tags/v1@x"),
             "acme/site/sync.yml"
         );
-        assert_eq!(default_key("exec:/usr/bin/sync --all"), "exec:/usr/bin/sync");
+        assert_eq!(
+            default_key("exec:/usr/bin/sync --all"),
+            "exec:/usr/bin/sync"
+        );
         assert_eq!(default_key("exec:'/a b/run.sh' x"), "exec:/a b/run.sh");
         assert!(key_ok("labeler") && !key_ok("") && !key_ok("a\nb"));
         assert!(!key_ok(&"k".repeat(MAX_KEY_CHARS + 1)));

@@ -4,8 +4,8 @@
 //! `None`. SQLite needs no lock: `BEGIN IMMEDIATE` lets one writer in at a time.
 
 use super::super::pools::{
-    Admission, Candidate, Cost, Observation, PoolRow, PoolStore, PoolWrite, PoolWritten, Resource,
-    default_key, DEFAULT_POOL,
+    default_key, Admission, Candidate, Cost, Observation, PoolRow, PoolStore, PoolWrite,
+    PoolWritten, Resource, DEFAULT_POOL,
 };
 use super::super::{NewDeferral, StoreError};
 use super::pool_cells::{cost_cells, cost_of_cells, window_of_row, POOL_COLUMNS, WINDOW_COLUMNS};
@@ -232,7 +232,8 @@ pub fn register_new(conn: &mut dyn SqlConn, new: &NewDeferral) -> Result<(), Sto
 }
 
 /// What a candidate is read from (`deferrals d`).
-const CANDIDATE_COLUMNS: &str = "id, resume_after_ms, reentries, rest_cost, graphql_cost, content_cost, \
+const CANDIDATE_COLUMNS: &str =
+    "id, resume_after_ms, reentries, rest_cost, graphql_cost, content_cost, \
      priority, fairness_key, launch, resume_by_ms";
 
 /// No open admission for the attempt a claim would make (`?2`: now).
