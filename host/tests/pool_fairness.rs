@@ -77,6 +77,30 @@ fn a_small_key_behind_a_large_one_starts_within_two_windows() {
             run.spends
         );
     }
+    // The forecast: once the pool has seen two resets (it knows the window is 3 s, not an
+    // hour), each drain time it forecast is within one window of the actual drain.
+    let drained = run.drained_ms.expect("the backlog drained");
+    let learned = first * 3_000 + 3 * 3_000;
+    let late: Vec<i64> = run
+        .drain_forecasts
+        .iter()
+        .filter(|(at, _)| *at >= learned)
+        .map(|(_, drain)| *drain as i64 - drained as i64)
+        .collect();
+    eprintln!(
+        "forecast minus actual drain (ms), once the window is learned: {late:?}; every one \
+         (when, forecast): {:?}",
+        run.drain_forecasts
+    );
+    assert!(
+        !late.is_empty(),
+        "forecasts read: {:?}",
+        run.drain_forecasts
+    );
+    assert!(
+        late.iter().all(|d| d.abs() <= 3_000),
+        "a drain forecast more than a window off: {late:?}"
+    );
     let minimum = backlog.minimum_windows();
     assert!(
         run.windows.len() as u64 <= minimum + 1,

@@ -59,6 +59,11 @@ pub struct BacklogRun {
     pub ids: Vec<String>,
     /// `(window, id)` of each spend, in order.
     pub spends: Vec<(u64, String)>,
+    /// When the last job spent (epoch ms): the backlog's actual drain.
+    pub drained_ms: Option<u64>,
+    /// `(when, the pool's expected_drain_ms)` read by `status --pools --json` after each round
+    /// of ticks while jobs were held (a host with pools).
+    pub drain_forecasts: Vec<(u64, u64)>,
     /// When each late job became due: the stand-in window it was deferred to.
     pub late_due_window: Option<u64>,
     pub states: Vec<String>,
@@ -131,7 +136,7 @@ echo "$k $DEFERRAL_ID" >> '{d}/launches'
 rest="\"rest\":{{\"limit\":{limit},\"remaining\":$remaining,\"reserve\":{reserve},\"plannedCost\":{cost},\"reset\":$reset,\"ok\":true}}"
 if [ $((remaining - {cost})) -ge {reserve} ]; then
   echo "$k $((spent + {cost}))" > '{d}/gh'
-  echo "$k $DEFERRAL_ID" >> '{d}/spends'
+  echo "$k $DEFERRAL_ID $now" >> '{d}/spends'
   line="{{\"status\":\"ready\",\"mode\":\"resume\",\"code\":null,$rest,\"graphql\":null}}"
   echo "$line"
   {report}
@@ -276,6 +281,7 @@ exit 6
             ids[i] = self.record(&launch, i, job, reset_s);
         }
         let mut late_due_window = None;
+        let mut drain_forecasts = Vec::new();
         let started = Instant::now();
         let mut held_seen = None;
         let mut page_seen = None;
@@ -300,6 +306,16 @@ exit 6
                 .iter()
                 .filter(|s| matches!(s["state"].as_str(), Some("deferred" | "resumable")))
                 .count();
+            if self.gate_lines && live > 0 {
+                let pools = self.host(&["status", "--pools", "--json"]);
+                let drain = pools["pools"]
+                    .as_array()
+                    .and_then(|l| l.iter().find(|p| p["pool"] == "app-42"))
+                    .and_then(|p| p["expected_drain_ms"].as_u64());
+                if let Some(drain) = drain {
+                    drain_forecasts.push((now(), drain));
+                }
+            }
             if held_seen.is_none()
                 && rows
                     .iter()
@@ -316,13 +332,15 @@ exit 6
                         .map(|t| t.lines().map(str::to_string).collect())
                         .unwrap_or_default()
                 };
-                let spends: Vec<(u64, String)> = lines("spends")
+                let fields: Vec<Vec<String>> = lines("spends")
                     .iter()
-                    .map(|l| {
-                        let (k, id) = l.split_once(' ').unwrap_or((l, ""));
-                        (k.parse().unwrap(), id.to_string())
-                    })
+                    .map(|l| l.split_whitespace().map(str::to_string).collect())
                     .collect();
+                let spends: Vec<(u64, String)> = fields
+                    .iter()
+                    .map(|f| (f[0].parse().unwrap(), f[1].clone()))
+                    .collect();
+                let drained_ms = fields.iter().filter_map(|f| f[2].parse().ok()).max();
                 let mut windows: Vec<u64> = spends.iter().map(|s| s.0).collect();
                 windows.dedup();
                 let mut launches_per_window: Vec<(u64, usize)> = Vec::new();
@@ -342,6 +360,8 @@ exit 6
                 return BacklogRun {
                     ids: ids.clone(),
                     spends,
+                    drained_ms,
+                    drain_forecasts: drain_forecasts.clone(),
                     late_due_window,
                     states: text("state"),
                     causes: text("cause"),
