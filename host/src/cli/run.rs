@@ -352,6 +352,10 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                     let why = printable(&why);
                     text = text.replacen("\nfence ", &format!("\nheld          {why}\nfence "), 1);
                 }
+                if let Some(start) = pools.expected_text(&*store, &d, now_ms()) {
+                    let line = format!("\nexpected      {start}\nfence ");
+                    text = text.replacen("\nfence ", &line, 1);
+                }
                 print!("{text}");
             }
             Ok(())

@@ -171,7 +171,8 @@ impl Pools {
         self.1.get(pool)?.as_ref()?.of(&d.id).cloned()
     }
 
-    /// `expected start ...` and `will-expire` of a held deferral, for a person.
+    /// `expected start ...` and `will-expire` of a deferral its pool starts later than it is
+    /// due, for a person (`None` for one expected at its due time).
     pub fn expected_text(
         &mut self,
         store: &dyn Store,
@@ -180,6 +181,10 @@ impl Pools {
     ) -> Option<String> {
         let (pool, _) = store.pool_of(&d.id).ok().flatten()?;
         let e = self.expected(store, &pool, d, now_ms)?;
+        // Only what the table does not say already: a start later than it is due.
+        if !e.will_expire && e.start_ms == Some(d.resume_after_ms) {
+            return None;
+        }
         let start = e.start_ms.map_or("not within 30 days".to_string(), iso8601);
         Some(if e.will_expire {
             format!(
