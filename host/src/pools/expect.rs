@@ -42,12 +42,17 @@ pub fn of_deferral(
 }
 
 /// Adds `expected_start` (ISO 8601, null when not forecast), `expected_start_ms` and
-/// `will_expire` to a deferral's JSON view.
+/// `will_expire` to a deferral's JSON view, and for a held one its `priority` and
+/// `fairness_key`.
 pub fn annotate(view: &mut Value, expected: Option<&Expected>) {
     let start = expected.and_then(|e| e.start_ms);
     view["expected_start"] = start.map_or(Value::Null, |t| json!(iso8601(t)));
     view["expected_start_ms"] = json!(start);
     view["will_expire"] = json!(expected.is_some_and(|e| e.will_expire));
+    if let Some(e) = expected {
+        view["priority"] = json!(e.priority);
+        view["fairness_key"] = json!(e.key);
+    }
 }
 
 /// `expected_drain` (ISO 8601, null when nothing is held) and `expected_drain_ms` of a pool.

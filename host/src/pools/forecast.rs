@@ -30,6 +30,9 @@ pub struct Expected {
     pub start_ms: Option<u64>,
     /// Expected to start after its window ends: it will expire unless the pool changes.
     pub will_expire: bool,
+    /// Its priority and fairness key, as admission reads them.
+    pub priority: i64,
+    pub key: String,
 }
 
 /// A pool's forecast.
@@ -65,9 +68,9 @@ pub fn forecast(
     now_ms: u64,
     options: &PoolOptions,
 ) -> Forecast {
-    let order: Vec<(String, u64)> = backlog
+    let order: Vec<(String, u64, i64, String)> = backlog
         .iter()
-        .map(|c| (c.id.clone(), c.resume_by_ms))
+        .map(|c| (c.id.clone(), c.resume_by_ms, c.priority, c.key.clone()))
         .collect();
     let mut starts: Vec<(String, u64)> = Vec::new();
     let buffer = buffer_ms(options);
@@ -153,11 +156,11 @@ pub fn forecast(
     finish(order, &starts)
 }
 
-fn finish(order: Vec<(String, u64)>, starts: &[(String, u64)]) -> Forecast {
+fn finish(order: Vec<(String, u64, i64, String)>, starts: &[(String, u64)]) -> Forecast {
     let mut drain_ms = Some(0);
     let expected: Vec<Expected> = order
         .into_iter()
-        .map(|(id, resume_by_ms)| {
+        .map(|(id, resume_by_ms, priority, key)| {
             let start_ms = starts.iter().find(|(s, _)| *s == id).map(|s| s.1);
             drain_ms = match (drain_ms, start_ms) {
                 (Some(d), Some(s)) => Some(d.max(s)),
@@ -167,6 +170,8 @@ fn finish(order: Vec<(String, u64)>, starts: &[(String, u64)]) -> Forecast {
                 will_expire: start_ms.is_some_and(|s| s > resume_by_ms),
                 id,
                 start_ms,
+                priority,
+                key,
             }
         })
         .collect();
