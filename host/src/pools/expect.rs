@@ -42,17 +42,15 @@ pub fn of_deferral(
 }
 
 /// Adds `expected_start` (ISO 8601, null when not forecast), `expected_start_ms` and
-/// `will_expire` to a deferral's JSON view, and for a held one its `priority` and
-/// `fairness_key`.
+/// `will_expire` to a deferral's JSON view, and its `priority` and `fairness_key` (as the
+/// forecast read them: null for a deferral not held).
 pub fn annotate(view: &mut Value, expected: Option<&Expected>) {
     let start = expected.and_then(|e| e.start_ms);
     view["expected_start"] = start.map_or(Value::Null, |t| json!(iso8601(t)));
     view["expected_start_ms"] = json!(start);
     view["will_expire"] = json!(expected.is_some_and(|e| e.will_expire));
-    if let Some(e) = expected {
-        view["priority"] = json!(e.priority);
-        view["fairness_key"] = json!(e.key);
-    }
+    view["priority"] = json!(expected.map(|e| e.priority));
+    view["fairness_key"] = json!(expected.map(|e| &e.key));
 }
 
 /// `expected_drain` (ISO 8601, null when nothing is held) and `expected_drain_ms` of a pool.
