@@ -163,6 +163,7 @@ fn same_pool(store: &dyn Store, id: &str) -> Result<Option<PoolTag>, HostError> 
         pool: Some(pool),
         cost,
         seen: Vec::new(),
+        ..PoolTag::default()
     }))
 }
 

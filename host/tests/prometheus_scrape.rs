@@ -276,6 +276,10 @@ fn the_documented_metrics_exist_and_the_alert_rules_pass_promtool() {
     let standin = Standin::start();
     standin.script(Script::default());
     server.host.record(TARGET, 0, common::HOUR, &[]);
+    // One held for later: its pool has a forecast drain time.
+    server
+        .host
+        .record(TARGET, common::HOUR, 2 * common::HOUR, &[]);
     let file = server.host.path("deferral.prom");
     let out = server
         .host

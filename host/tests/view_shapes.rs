@@ -32,13 +32,16 @@ fn line_of(host: &Host, args: &[&str], code: i32) -> String {
     text.trim_end().to_string()
 }
 
-const DEFERRAL: [&str; 27] = [
+const DEFERRAL: [&str; 32] = [
     "attempt_status",
     "attempts",
     "cause",
     "cost",
     "created_ms",
     "detail",
+    "expected_start",
+    "expected_start_ms",
+    "fairness_key",
     "fence",
     "held",
     "html_url",
@@ -48,6 +51,7 @@ const DEFERRAL: [&str; 27] = [
     "lease_until_ms",
     "max_reentries",
     "pool",
+    "priority",
     "reason",
     "reentries",
     "resume_after",
@@ -60,6 +64,7 @@ const DEFERRAL: [&str; 27] = [
     "run_url",
     "state",
     "updated_ms",
+    "will_expire",
 ];
 
 #[test]

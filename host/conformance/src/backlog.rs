@@ -39,7 +39,33 @@ pub struct Backlog<'a> {
     pub tickers: usize,
 }
 
+/// One job of a backlog run with [`Backlog::run_jobs`].
+#[derive(Debug, Clone, Default)]
+pub struct Job {
+    /// `record --fairness-key` (default: none given).
+    pub key: Option<String>,
+    /// `record --priority` (default: none given).
+    pub priority: Option<i64>,
+    /// Launched by a copy of the resume script named `resume-PROGRAM.sh` (another program:
+    /// its default fairness key differs); default: the one script.
+    pub program: Option<String>,
+    /// Recorded once the first launch was seen, deferred to the stand-in's next reset (work
+    /// that comes while a backlog drains); else recorded before the first tick.
+    pub late: bool,
+}
+
 pub struct BacklogRun {
+    /// Each job's id, in the order of the jobs given.
+    pub ids: Vec<String>,
+    /// `(window, id)` of each spend, in order.
+    pub spends: Vec<(u64, String)>,
+    /// When the last job spent (epoch ms): the backlog's actual drain.
+    pub drained_ms: Option<u64>,
+    /// `(when, the pool's expected_drain_ms)` read by `status --pools --json` after each round
+    /// of ticks while jobs were held (a host with pools).
+    pub drain_forecasts: Vec<(u64, u64)>,
+    /// When each late job became due: the stand-in window it was deferred to.
+    pub late_due_window: Option<u64>,
     pub states: Vec<String>,
     pub causes: Vec<String>,
     pub launches: usize,
@@ -110,7 +136,7 @@ echo "$k $DEFERRAL_ID" >> '{d}/launches'
 rest="\"rest\":{{\"limit\":{limit},\"remaining\":$remaining,\"reserve\":{reserve},\"plannedCost\":{cost},\"reset\":$reset,\"ok\":true}}"
 if [ $((remaining - {cost})) -ge {reserve} ]; then
   echo "$k $((spent + {cost}))" > '{d}/gh'
-  echo "$k" >> '{d}/spends'
+  echo "$k $DEFERRAL_ID $now" >> '{d}/spends'
   line="{{\"status\":\"ready\",\"mode\":\"resume\",\"code\":null,$rest,\"graphql\":null}}"
   echo "$line"
   {report}
@@ -146,10 +172,11 @@ exit 6
         format!("exec:'{}'", path.display())
     }
 
-    /// The gate's line for one job deferred to `reset_s`, or its bare receipt.
-    fn gate_input(&self, reset_s: u64) -> String {
+    /// The gate's line for one job deferred to `reset_s` (plus `offset_ms`: jobs recorded in
+    /// order are due in that order), or its bare receipt.
+    fn gate_input(&self, reset_s: u64, offset_ms: u64) -> String {
         let at = now();
-        let after = reset_s * 1000 + 200 - at;
+        let after = reset_s * 1000 + 200 + offset_ms - at;
         let receipt = distinct_handoff(at, after, after + 600_000).to_json();
         if !self.gate_lines {
             return receipt;
@@ -161,9 +188,9 @@ exit 6
     }
 
     /// One round of ticks: `tickers` `tick` processes started at once, each waited for.
-    fn ticks(&self) {
-        let args: &[&str] = if self.gate_lines {
-            &[
+    fn ticks(&self, extra: &[&str]) {
+        let mut args: Vec<&str> = if self.gate_lines {
+            vec![
                 "tick",
                 "--quiet",
                 "--pool-buffer",
@@ -172,8 +199,10 @@ exit 6
                 "100ms",
             ]
         } else {
-            &["tick", "--quiet"]
+            vec!["tick", "--quiet"]
         };
+        args.extend(extra);
+        let args = &args[..];
         if self.tickers <= 1 {
             self.host(args);
             return;
@@ -205,29 +234,67 @@ exit 6
 
     /// Records the backlog and ticks until every job has ended or the deadline passes.
     pub fn run(&self) -> BacklogRun {
+        self.run_jobs(&vec![Job::default(); self.jobs], &[])
+    }
+
+    fn record(&self, launch: &str, i: usize, job: &Job, reset_s: u64) -> String {
+        let file = self.dir.join(format!("gate-{i}.json"));
+        // Late jobs are due with the window's first admissions (the pool's buffer after the
+        // reset); the others one millisecond apart, in the order they are given.
+        let offset = if job.late { 0 } else { i as u64 };
+        std::fs::write(&file, self.gate_input(reset_s, offset)).unwrap();
+        let priority = job.priority.map(|p| p.to_string());
+        let copy = job.program.as_ref().map(|name| {
+            let path = self.dir.join(format!("resume-{name}.sh"));
+            if !path.exists() {
+                std::fs::copy(self.dir.join("resume.sh"), &path).unwrap();
+            }
+            format!("exec:'{}'", path.display())
+        });
+        let launch = copy.as_deref().unwrap_or(launch);
+        let mut args = vec!["record", "--launch", launch];
+        if self.gate_lines {
+            args.extend(["--pool", "app-42"]);
+        }
+        if let Some(key) = &job.key {
+            args.extend(["--fairness-key", key]);
+        }
+        if let Some(p) = &priority {
+            args.extend(["--priority", p]);
+        }
+        args.push(file.to_str().unwrap());
+        self.host(&args)["id"].as_str().unwrap().to_string()
+    }
+
+    /// [`Backlog::run`] of `jobs` (each with its key, priority, and whether it comes late),
+    /// ticking with `tick_args` added.
+    pub fn run_jobs(&self, jobs: &[Job], tick_args: &[&str]) -> BacklogRun {
         let launch = self.script();
         let window_ms = self.window_s * 1000;
         // The window before `reset_s` is spent: every gate defers to its reset, far enough
         // away for the recording to end before it.
-        let k0 = (now() + 500 + 100 * self.jobs as u64).div_ceil(window_ms) - 1;
+        let k0 = (now() + 500 + 100 * jobs.len() as u64).div_ceil(window_ms) - 1;
         std::fs::write(self.dir.join("gh"), format!("{k0} {}\n", self.limit)).unwrap();
         let reset_s = (k0 + 1) * self.window_s;
-        let mut ids = Vec::new();
-        for i in 0..self.jobs {
-            let file = self.dir.join(format!("gate-{i}.json"));
-            std::fs::write(&file, self.gate_input(reset_s)).unwrap();
-            let mut args = vec!["record", "--launch", &launch];
-            if self.gate_lines {
-                args.extend(["--pool", "app-42"]);
-            }
-            args.push(file.to_str().unwrap());
-            ids.push(self.host(&args)["id"].as_str().unwrap().to_string());
+        let mut ids = vec![String::new(); jobs.len()];
+        for (i, job) in jobs.iter().enumerate().filter(|(_, j)| !j.late) {
+            ids[i] = self.record(&launch, i, job, reset_s);
         }
+        let mut late_due_window = None;
+        let mut drain_forecasts = Vec::new();
         let started = Instant::now();
         let mut held_seen = None;
         let mut page_seen = None;
         loop {
-            self.ticks();
+            self.ticks(tick_args);
+            let launched = self.dir.join("launches").exists();
+            if launched && late_due_window.is_none() && jobs.iter().any(|j| j.late) {
+                let k = now() / window_ms;
+                late_due_window = Some(k + 1);
+                for (i, job) in jobs.iter().enumerate().filter(|(_, j)| j.late) {
+                    ids[i] = self.record(&launch, i, job, (k + 1) * self.window_s);
+                }
+            }
             let listed = self.host(&["status", "--json"]);
             let rows: Vec<&Value> = listed["deferrals"]
                 .as_array()
@@ -239,6 +306,16 @@ exit 6
                 .iter()
                 .filter(|s| matches!(s["state"].as_str(), Some("deferred" | "resumable")))
                 .count();
+            if self.gate_lines && live > 0 {
+                let pools = self.host(&["status", "--pools", "--json"]);
+                let drain = pools["pools"]
+                    .as_array()
+                    .and_then(|l| l.iter().find(|p| p["pool"] == "app-42"))
+                    .and_then(|p| p["expected_drain_ms"].as_u64());
+                if let Some(drain) = drain {
+                    drain_forecasts.push((now(), drain));
+                }
+            }
             if held_seen.is_none()
                 && rows
                     .iter()
@@ -255,8 +332,16 @@ exit 6
                         .map(|t| t.lines().map(str::to_string).collect())
                         .unwrap_or_default()
                 };
-                let mut windows: Vec<u64> =
-                    lines("spends").iter().map(|k| k.parse().unwrap()).collect();
+                let fields: Vec<Vec<String>> = lines("spends")
+                    .iter()
+                    .map(|l| l.split_whitespace().map(str::to_string).collect())
+                    .collect();
+                let spends: Vec<(u64, String)> = fields
+                    .iter()
+                    .map(|f| (f[0].parse().unwrap(), f[1].clone()))
+                    .collect();
+                let drained_ms = fields.iter().filter_map(|f| f[2].parse().ok()).max();
+                let mut windows: Vec<u64> = spends.iter().map(|s| s.0).collect();
                 windows.dedup();
                 let mut launches_per_window: Vec<(u64, usize)> = Vec::new();
                 for line in lines("launches") {
@@ -273,6 +358,11 @@ exit 6
                         .collect()
                 };
                 return BacklogRun {
+                    ids: ids.clone(),
+                    spends,
+                    drained_ms,
+                    drain_forecasts: drain_forecasts.clone(),
+                    late_due_window,
                     states: text("state"),
                     causes: text("cause"),
                     launches: lines("launches").len(),

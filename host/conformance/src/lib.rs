@@ -12,6 +12,7 @@
 
 pub mod backlog;
 mod deadline;
+mod fair_pools;
 pub mod fleet;
 pub mod github_loop;
 mod launch_kinds;
@@ -20,6 +21,7 @@ mod pools;
 mod work_rules;
 
 pub use deadline::next_deadline_is_the_first_instant_a_rule_changes;
+pub use fair_pools::priority_and_fairness_key_are_stored_ordered_and_inherited;
 pub use launch_kinds::due_queries_leave_out_the_kinds_asked_by_their_stored_name;
 pub use listing_race::a_claim_is_not_hidden_by_a_concurrent_due_listing;
 pub use pools::{
@@ -79,6 +81,7 @@ macro_rules! store_conformance_tests {
             insert_batch_commits_each_item_or_reports_its_error,
             a_pool_write_is_a_compare_and_set_on_its_version,
             concurrent_tickers_never_admit_more_than_fits_a_window,
+            priority_and_fairness_key_are_stored_ordered_and_inherited,
             due_queries_leave_out_the_kinds_asked_by_their_stored_name);
     };
     (@each $backend:expr; $($name:ident),* $(,)?) => {
@@ -1422,21 +1425,25 @@ pub fn record_refuses_a_receipt_only_once_its_window_closed(backend: &dyn Backen
 }
 
 /// SQL that takes a store back from the `launch_kind` column's migration (9 on SQLite, 8 on
-/// PostgreSQL) to the schema before it (undoing the ones after it first: the window ledger's
-/// and the webhook deliveries'), the same on both backends.
-pub const UNDO_LAUNCH_KIND_MIGRATION: &str = "DROP TABLE github_deliveries; \
+/// PostgreSQL) to the schema before it (undoing the ones after it first: the window ledger's,
+/// the webhook deliveries' and the fair pools'), the same on both backends.
+pub const UNDO_LAUNCH_KIND_MIGRATION: &str =
+    "DROP INDEX deferrals_pool_priority; ALTER TABLE deferrals DROP COLUMN priority; \
+     ALTER TABLE deferrals DROP COLUMN fairness_key; DROP TABLE github_deliveries; \
      DROP INDEX pools_updated; DROP INDEX admissions_live; DROP TABLE pool_windows; \
      ALTER TABLE admissions DROP COLUMN secret_digest; ALTER TABLE deferrals DROP COLUMN launch_kind;";
 
-/// Migrations after the `launch_kind` column's (the window ledger, the webhook deliveries) and
-/// it: a test that sets a store back to before `launch_kind` sets its version this much lower
-/// than the latest.
-pub const MIGRATIONS_FROM_LAUNCH_KIND: i64 = 3;
+/// Migrations after the `launch_kind` column's (the window ledger, the webhook deliveries, the
+/// fair pools) and it: a test that sets a store back to before `launch_kind` sets its version
+/// this much lower than the latest.
+pub const MIGRATIONS_FROM_LAUNCH_KIND: i64 = 4;
 
 /// SQL that takes a store back from migration 7 (pools) to the schema before it (undoing the
 /// later ones too: [`UNDO_LAUNCH_KIND_MIGRATION`] first), the same on both backends, for tests
 /// that fake a store an older host left.
-pub const UNDO_POOLS_MIGRATION: &str = "DROP TABLE github_deliveries; \
+pub const UNDO_POOLS_MIGRATION: &str =
+    "DROP INDEX deferrals_pool_priority; ALTER TABLE deferrals DROP COLUMN priority; \
+     ALTER TABLE deferrals DROP COLUMN fairness_key; DROP TABLE github_deliveries; \
      DROP INDEX pools_updated; DROP INDEX admissions_live; DROP TABLE pool_windows; \
      ALTER TABLE deferrals DROP COLUMN launch_kind; \
      DROP TABLE admissions; DROP TABLE pool_observations; \

@@ -38,6 +38,7 @@ fn record_in(store: &dyn Store, pool: &str, n: usize, seen: &[Observation]) -> V
                         content: 0,
                     }),
                     seen: seen.to_vec(),
+                    ..PoolTag::default()
                 }),
                 ..RecordKeys::default()
             };

@@ -156,6 +156,14 @@ pub(super) struct RecordArgs {
     /// The quota pool it waits in (1 to 64 of A-Z a-z 0-9 . _ -; default: `default`).
     #[arg(long, value_name = "NAME")]
     pub(super) pool: Option<String>,
+    /// Admitted before lower priorities of its pool; above 0 it may use the pool's urgent
+    /// share (a whole number; default 0).
+    #[arg(long, allow_negative_numbers = true, value_name = "N")]
+    pub(super) priority: Option<i64>,
+    /// Its pool takes turns between the fairness keys of one priority (default: OWNER/REPO/
+    /// WORKFLOW of a workflow-dispatch target, `exec:PROGRAM` of an exec one).
+    #[arg(long, value_name = "KEY")]
+    pub(super) fairness_key: Option<String>,
     /// The gate's or resume's JSON line (`deferral gate ... > gate.json`), or a bare receipt;
     /// `-` for stdin.
     #[arg(value_name = "GATE_OR_RECEIPT_FILE|-")]
@@ -293,7 +301,7 @@ The token comes from --token-file (first line) or DEFERRAL_SERVE_TOKEN, at least
 every request must send `Authorization: Bearer TOKEN`. Bodies are JSON, at most 16 KiB.
 
 Endpoints:
-  POST /v1/deferrals                {\"receipt\",\"launch\",\"max_reentries\"?,\"pool\"?,\"cost\"?,\"rate\"?}
+  POST /v1/deferrals                {\"receipt\",\"launch\",\"max_reentries\"?,\"pool\"?,\"cost\"?,\"rate\"?,\"priority\"?,\"fairness_key\"?}
                                     201 {\"id\",\"receipt\",\"cancellation_handle\"}
                                     200 {\"id\",\"already_recorded\":true,\"state\"} when recorded before
   POST /v1/admissions               {\"pool\",\"cost\",\"rate\"}  201 {\"admitted\":true,\"admission\",\"expires_ms\",\"window\"}
@@ -352,6 +360,14 @@ pub(super) struct ServeArgs {
     /// Timeout of each GitHub request (webhooks).
     #[arg(long, default_value = "30s", value_parser = parse_duration)]
     pub(super) http_timeout: std::time::Duration,
+    /// A fairness key's jobs per turn in a pool (repeatable; default 1 each).
+    #[arg(long = "pool-weight", value_name = "POOL:KEY=N")]
+    pub(super) pool_weights: Vec<String>,
+    /// The fraction of each window of a pool (above its reserve) that only priority > 0 may
+    /// use (repeatable; default 0; as `tick`'s:
+    /// give both the same).
+    #[arg(long = "pool-urgent-share", value_name = "POOL=F")]
+    pub(super) pool_urgent_shares: Vec<String>,
 }
 
 pub(super) fn parse_state(text: &str) -> Result<State, String> {

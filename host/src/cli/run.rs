@@ -119,7 +119,12 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
             let text = read_input(&args.receipt)?;
             let input = crate::pools::line::record_input(&text)?;
             deferral_core::receipt::validate(&input.receipt)?;
-            let tag = crate::pools::tag(args.pool.as_deref(), None, now_ms())?;
+            let mut tag = crate::pools::tag(args.pool.as_deref(), None, now_ms())?;
+            if let Some(key) = &args.fairness_key {
+                crate::pools::fair::check_key(key)?;
+            }
+            tag.priority = args.priority;
+            tag.fairness_key = args.fairness_key.clone();
             let target = Launchers::builtin().parse(&args.launch)?;
             if !args.no_check {
                 target.check_installed()?;
@@ -149,13 +154,20 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                     return Ok(());
                 }
             };
+            let forecast = crate::pools::expect::record_fields(&*store, &rec.deferral, now_ms())?;
             // Written by hand so the receipt keeps the contract's field order.
             out!(
-                "{{\"id\":{},\"receipt\":{},\"cancellation_handle\":{}}}",
+                "{{\"id\":{},\"receipt\":{},\"cancellation_handle\":{}{forecast}}}",
                 Value::String(rec.deferral.id),
                 rec.receipt.to_json(),
                 Value::String(rec.cancellation_handle.clone())
             );
+            if forecast.contains("\"will_expire\":true") {
+                eprintln!(
+                    "warning: will-expire: its pool's forecast starts it after its window ends \
+                     (see status --pools)"
+                );
+            }
             if std::io::stderr().is_terminal() {
                 eprintln!(
                     "\nkeep this cancellation handle: it is shown once\n{}\n",
@@ -226,6 +238,9 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                     if let Some(why) = pools.held_text(&*store, d, now_ms()) {
                         text.push_str(&format!("held {}: {}\n", d.id, printable(&why)));
                     }
+                    if let Some(start) = pools.expected_text(&*store, d, now_ms()) {
+                        text.push_str(&format!("expected start {}: {start}\n", d.id));
+                    }
                 }
                 print!("{text}");
             }
@@ -277,6 +292,10 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                 if let Some(why) = pools.held_text(&*store, &d, now_ms()) {
                     let why = printable(&why);
                     text = text.replacen("\nfence ", &format!("\nheld          {why}\nfence "), 1);
+                }
+                if let Some(start) = pools.expected_text(&*store, &d, now_ms()) {
+                    let line = format!("\nexpected      {start}\nfence ");
+                    text = text.replacen("\nfence ", &line, 1);
                 }
                 print!("{text}");
             }
@@ -389,6 +408,7 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
             drop(create_store(cli)?);
             let pools = crate::pools::PoolOptions {
                 buffer: args.pool_buffer,
+                fair: crate::pools::fair::rules(&args.pool_weights, &args.pool_urgent_shares)?,
                 ..crate::pools::PoolOptions::default()
             };
             let mut options = args.port.serve_options(token, store_url(cli)?, pools)?;

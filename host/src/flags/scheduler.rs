@@ -31,6 +31,13 @@ pub struct SchedulerArgs {
     /// Plus a random wait of up to this long (several hosts sharing a quota spread out).
     #[arg(long, default_value = "2s", value_parser = parse_duration)]
     pub pool_jitter: Duration,
+    /// A fairness key's jobs per turn in a pool (repeatable; default 1 each).
+    #[arg(long = "pool-weight", value_name = "POOL:KEY=N")]
+    pub pool_weights: Vec<String>,
+    /// The fraction of each window of a pool (above its reserve) that only priority > 0 may
+    /// use (repeatable; default 0).
+    #[arg(long = "pool-urgent-share", value_name = "POOL=F")]
+    pub pool_urgent_shares: Vec<String>,
     /// Before admission, read GET /rate_limit with the host's GitHub credentials (free of
     /// primary quota) and teach this pool what is left: the pool those credentials spend.
     #[arg(long, value_name = "NAME")]
@@ -55,12 +62,18 @@ impl SchedulerArgs {
             http_timeout: self.http_timeout,
             github,
             max_chain: self.max_chain,
-            pools: crate::pools::PoolOptions {
-                buffer: self.pool_buffer,
-                jitter: self.pool_jitter,
-            },
+            pools: self.pool_options()?,
             rate_limit,
             ..TickOptions::new(Launchers::builtin())
+        })
+    }
+
+    /// How admission waits for a window and shares it (`--pool-*`), checked.
+    pub fn pool_options(&self) -> Result<crate::pools::PoolOptions, HostError> {
+        Ok(crate::pools::PoolOptions {
+            buffer: self.pool_buffer,
+            jitter: self.pool_jitter,
+            fair: crate::pools::fair::rules(&self.pool_weights, &self.pool_urgent_shares)?,
         })
     }
 

@@ -8,8 +8,9 @@
 //! * [`counting_store`]: counts store failures whatever the operation.
 //!
 //! The store gauges are counted by the database (`GROUP BY state, cause`), never by reading
-//! the rows. Held deferrals by quota pool (`deferral_host_held_deferrals{pool}`) come with
-//! the pools; the host has none yet. See docs/host.md (Metrics) for every family.
+//! the rows. Each pool's forecast drain time is
+//! `deferral_host_pool_expected_drain_timestamp_seconds{pool}`. See docs/host.md (Metrics) for
+//! every family.
 
 pub mod counting_store;
 pub mod labels;
@@ -89,7 +90,34 @@ pub fn store_gauges(store: &dyn Store) -> Result<Vec<MetricFamily>, StoreError> 
             .add(n);
         by_state.with_label_values(&[state.as_str()]).add(n);
     }
+    pool_drain_gauge(store, &registry)?;
     Ok(registry.gather())
+}
+
+/// `deferral_host_pool_expected_drain_timestamp_seconds{pool}`: when each listed pool's held
+/// backlog is forecast to have started (see `pools::forecast`); a pool with nothing held, or
+/// whose drain is beyond the forecast's horizon, has no series. Pool names are checked at
+/// record (64 of `[A-Za-z0-9._-]` at most) and the listing is bounded (`PoolStore::pools`).
+fn pool_drain_gauge(store: &dyn Store, registry: &Registry) -> Result<(), StoreError> {
+    let drain = gauge_vec(
+        registry,
+        "deferral_host_pool_expected_drain_timestamp_seconds",
+        "When each pool's held deferrals are forecast to have started (Unix time).",
+        &["pool"],
+    );
+    let now = crate::clock::now_ms();
+    let since = now.saturating_sub(crate::store::pools::LISTED_IDLE_MS);
+    let options = crate::pools::PoolOptions::default();
+    for row in store.pools(now, since)? {
+        let forecast = crate::pools::expect::pool_forecast(store, &row.name, now, &options)
+            .map_err(|e| StoreError::Backend(e.message))?;
+        if let Some(ms) = forecast.drain_ms {
+            drain
+                .with_label_values(&[&row.name])
+                .set(i64::try_from(ms / 1000).unwrap_or(i64::MAX));
+        }
+    }
+    Ok(())
 }
 
 /// The text of `families`, sorted by name.

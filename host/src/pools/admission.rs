@@ -5,9 +5,12 @@
 //!   is unmetered: every due deferral is admitted, as before pools;
 //! * otherwise, per resource the pool knows, the room is what is left of the window (the whole
 //!   limit once the reset plus the buffer has passed) less the reserve, less the cost of every
-//!   admission not yet released nor expired; due deferrals are admitted earliest first, then by
-//!   id, while their planned cost fits; the first that does not fit stops the pass (no
-//!   overtaking: the earliest is never starved by smaller later ones);
+//!   admission not yet released nor expired; due deferrals are offered in the fair order of
+//!   [`super::fair`] (higher priority first; among one priority the fairness keys take turns,
+//!   earliest first within a key) and admitted while their planned cost fits; one that does
+//!   not fit ends its own key's turns for the pass (nothing of its key overtakes it), not the
+//!   other keys': a smaller job of another key may use what is left. Priority 0 never uses the
+//!   pool's urgent share, and a held pool decides again when work of priority > 0 is due;
 //! * a deferral of unknown cost (a bare receipt) is admitted only alone: when nothing else of
 //!   the pool is admitted and unreported and something is left above the reserve; it then holds
 //!   the whole window until its attempt reports (which teaches its cost and the window);
@@ -50,13 +53,23 @@ impl Room {
                 .all(|(r, room)| i64::try_from(cost.of(*r)).unwrap_or(i64::MAX) <= *room)
     }
 
+    /// [`Room::fits`] leaving `kept` untouched per resource (the urgent share, for a job of
+    /// priority 0).
+    pub fn fits_keeping(&self, cost: &Cost, kept: &[(Resource, i64)]) -> bool {
+        !self.alone
+            && self.per_resource.iter().all(|(r, room)| {
+                let keep = kept.iter().find(|(k, _)| k == r).map_or(0, |k| k.1);
+                i64::try_from(cost.of(*r)).unwrap_or(i64::MAX) <= room.saturating_sub(keep)
+            })
+    }
+
     pub fn take(&mut self, cost: &Cost) {
         for (r, room) in &mut self.per_resource {
             *room = room.saturating_sub(i64::try_from(cost.of(*r)).unwrap_or(i64::MAX));
         }
     }
 
-    fn any_left(&self) -> bool {
+    pub fn any_left(&self) -> bool {
         !self.alone && self.per_resource.iter().all(|(_, room)| *room > 0)
     }
 
@@ -78,7 +91,7 @@ impl Room {
     /// When `cost`, held, may fit: the latest reset of the resources it does not fit (room
     /// left at all, for an unknown cost); the window it counts in when none binds (it waits
     /// for admissions to report).
-    fn binding_reset(&self, cost: Option<&Cost>) -> Option<u64> {
+    pub fn binding_reset(&self, cost: Option<&Cost>) -> Option<u64> {
         let binds = |r: Resource| {
             let room = self
                 .per_resource
@@ -180,32 +193,38 @@ pub fn decide(
         };
     }
     let mut room = room(pool, open, now_ms, options);
+    let urgent = super::fair::urgent_room(pool, options);
     let total = candidates.len();
-    let mut admit = Vec::new();
-    let mut rest = candidates.into_iter();
-    let mut held = Vec::new();
     let mut admit_windows = Vec::new();
-    let mut binding = None;
-    for c in rest.by_ref() {
+    let mut bindings = Vec::new();
+    let mut admitted_any = false;
+    let weight = |key: &str| options.fair.weight(&pool.name, key);
+    let (admit, held) = super::fair::turns(candidates, &weight, &mut |c| {
         // A cost no whole window holds above the reserve is admitted as an unknown one is.
         let cost = c.cost.filter(|cost| fits_a_window(pool, cost));
+        let kept: &[(Resource, i64)] = if c.priority > 0 { &[] } else { &urgent };
         let ok = match &cost {
-            Some(cost) => room.fits(cost),
-            None => admit.is_empty() && open.is_empty() && room.any_left(),
+            Some(cost) => room.fits_keeping(cost, kept),
+            None => !admitted_any && open.is_empty() && room.any_left(),
         };
         if !ok {
-            binding = Some(room.binding_reset(cost.as_ref()));
-            held.push(c);
-            break;
+            bindings.push(room.binding_reset(cost.as_ref()));
+            return false;
         }
         admit_windows.push(room.window_of(cost.as_ref()).unwrap_or(now_ms));
         match &cost {
             Some(cost) => room.take(cost),
             None => room.alone = true,
         }
-        admit.push(c);
-    }
-    held.extend(rest);
+        admitted_any = true;
+        true
+    });
+    // The earliest any held job may fit (none known: decide again at the next tick).
+    let binding = if bindings.iter().any(Option::is_none) {
+        None
+    } else {
+        bindings.iter().flatten().min().copied()
+    };
     if held.is_empty() {
         return Decision {
             admit,
@@ -222,7 +241,7 @@ pub fn decide(
     } else {
         format!("at least {total}")
     };
-    let (reason, hold_until_ms) = match binding.flatten() {
+    let (reason, hold_until_ms) = match binding {
         Some(reset) => (
             format!(
                 "pool {}: {} of {of} fit the window that resets at {}",
@@ -358,20 +377,26 @@ pub fn admit(
         let mut next = row.clone();
         let rolled = next.roll(now, buffer_ms(how.options));
         charge(&mut next, &settled);
-        let holding = row.hold_until_ms.is_some_and(|t| t > now) && settled.is_empty() && !rolled;
-        let decision = if holding {
-            // Held until the window's reset plus buffer and jitter: nothing is admitted before,
-            // unless a report changes the pool (which lifts the hold).
-            Decision {
-                admit: Vec::new(),
-                admit_windows: Vec::new(),
-                held: candidates,
-                reason: row.hold_reason.clone(),
-                hold_until_ms: row.hold_until_ms,
-                metered: true,
-            }
+        // A held pool decides again for work of priority > 0 (the urgent share is for it).
+        let urgent = candidates.iter().any(|c| c.priority > 0);
+        let held_until =
+            row.hold_until_ms.is_some_and(|t| t > now) && settled.is_empty() && !rolled;
+        // Held until the window's reset plus buffer and jitter: nothing is admitted before,
+        // unless a report changes the pool (which lifts the hold), or work of priority > 0 is
+        // due (it may use the urgent share): then the pool decides again, and stays held as it
+        // was when that admits nothing.
+        let holding_decision = |held: Vec<Candidate>| Decision {
+            admit: Vec::new(),
+            admit_windows: Vec::new(),
+            held,
+            reason: row.hold_reason.clone(),
+            hold_until_ms: row.hold_until_ms,
+            metered: true,
+        };
+        let (decision, holding) = if held_until && !urgent {
+            (holding_decision(candidates), true)
         } else {
-            decide(
+            let d = decide(
                 &next,
                 &open,
                 candidates,
@@ -379,7 +404,12 @@ pub fn admit(
                 now,
                 how.options,
                 jitter,
-            )
+            );
+            if held_until && d.admit.is_empty() {
+                (holding_decision(d.held), true)
+            } else {
+                (d, false)
+            }
         };
         if how.dry_run || holding {
             return Ok(Pass {
@@ -485,13 +515,19 @@ mod tests {
                 graphql: 0,
                 content: rest,
             }),
+            priority: 0,
+            key: "k".into(),
+            resume_by_ms: u64::MAX,
         }
     }
 
-    const OPTIONS: PoolOptions = PoolOptions {
-        buffer: Duration::from_millis(500),
-        jitter: Duration::ZERO,
-    };
+    fn options() -> PoolOptions {
+        PoolOptions {
+            buffer: Duration::from_millis(500),
+            jitter: Duration::ZERO,
+            fair: Default::default(),
+        }
+    }
 
     /// A REST-only backlog is held until REST's reset, not until the later reset of a GraphQL
     /// window it spends nothing of, and its admissions count in REST's window.
@@ -501,7 +537,7 @@ mod tests {
         pool.rest = Some(window(45, 25, 5, 6_000));
         pool.graphql = Some(window(5000, 5000, 500, 3_600_000));
         let jobs = vec![job("a", 10), job("b", 10), job("c", 10)];
-        let d = decide(&pool, &[], jobs, true, 1_000, &OPTIONS, 0);
+        let d = decide(&pool, &[], jobs, true, 1_000, &options(), 0);
         assert_eq!(d.admit.len(), 2);
         assert_eq!(d.held.len(), 1);
         assert_eq!(d.hold_until_ms, Some(6_500), "REST's reset plus the buffer");
@@ -530,7 +566,7 @@ mod tests {
             }
             j
         };
-        let d = decide(&pool, &[], vec![both, held], true, 1_000, &OPTIONS, 0);
+        let d = decide(&pool, &[], vec![both, held], true, 1_000, &options(), 0);
         assert_eq!(d.admit_windows, vec![9_000]);
         assert_eq!(d.hold_until_ms, Some(9_500), "GraphQL binds the second job");
     }

@@ -12,6 +12,9 @@
 //! beside a receipt, never a field of one.
 
 pub mod admission;
+pub mod expect;
+pub mod fair;
+pub mod forecast;
 pub mod line;
 pub mod observe;
 pub mod request;
@@ -24,10 +27,12 @@ use std::time::Duration;
 
 /// How admission waits for a window: after a reset, `buffer` (the host's and GitHub's clocks
 /// differ) plus up to `jitter` (several hosts sharing a quota do not all start at once).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PoolOptions {
     pub buffer: Duration,
     pub jitter: Duration,
+    /// Weights per fairness key and urgent shares, per pool (see [`fair`]).
+    pub fair: std::sync::Arc<fair::FairRules>,
 }
 
 impl Default for PoolOptions {
@@ -35,6 +40,7 @@ impl Default for PoolOptions {
         PoolOptions {
             buffer: Duration::from_secs(1),
             jitter: Duration::from_secs(2),
+            fair: std::sync::Arc::default(),
         }
     }
 }
@@ -67,5 +73,6 @@ pub fn tag(
         pool: pool.map(str::to_string),
         cost: line.map(line::GateLine::cost),
         seen: line.map_or_else(Vec::new, |l| l.observations(now_ms, "record", false)),
+        ..PoolTag::default()
     })
 }

@@ -297,9 +297,20 @@ pub fn ask(
         // The pool's due deferrals go first: a runner is decided on what they leave.
         let waiting = store.pool_candidates(pool, now, &[], QUEUE_LOOK)?;
         let (room, ahead) = after_the_queue(&next, room, &waiting);
+        let urgent = super::fair::urgent_room(&next, options);
         let reason = match ahead {
             Ahead::Blocked(n) => Some(queue_refusal(&next, n)),
-            Ahead::Fits => refusal(&next, holds, &room, cost, open.len(), now, options),
+            Ahead::Fits => refusal(&next, holds, &room, cost, open.len(), now, options).or_else(
+                // A runner's request is of priority 0: it never uses the urgent share.
+                || {
+                    (!room.fits_keeping(cost, &urgent)).then(|| {
+                        format!(
+                            "pool {pool}: the rest of the window is kept for priority > 0 \
+                             (--pool-urgent-share); a runner's request is of priority 0"
+                        )
+                    })
+                },
+            ),
         };
         // It counts in the window of the resources it spends, until that window resets (an
         // hour at most when that reset is not known).

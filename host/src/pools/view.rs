@@ -45,6 +45,9 @@ pub fn pool_json(store: &dyn Store, row: &PoolRow, now_ms: u64) -> Result<Value,
         });
     }
     value["unknown_cost_in_flight"] = json!(open.iter().filter(|a| a.cost.is_none()).count());
+    let forecast =
+        super::expect::pool_forecast(store, &row.name, now_ms, &super::PoolOptions::default())?;
+    super::expect::drain_json(&mut value, &forecast);
     value["admissions"] = admissions_json(&open);
     Ok(value)
 }
@@ -101,8 +104,9 @@ pub fn pools_json(store: &dyn Store, now_ms: u64) -> Result<Value, HostError> {
 
 /// A table of the pools for people.
 pub fn pools_text(store: &dyn Store, now_ms: u64) -> Result<String, HostError> {
-    let mut out =
-        String::from("POOL  REST (remaining/limit, reserve, reset)  GRAPHQL  ADMITTED  HELD\n");
+    let mut out = String::from(
+        "POOL  REST (remaining/limit, reserve, reset)  GRAPHQL  ADMITTED  DRAIN  HELD\n",
+    );
     for row in store.pools(now_ms, now_ms.saturating_sub(LISTED_IDLE_MS))? {
         let open = store.open_admissions(&row.name, now_ms)?;
         let window = |r: Resource| {
@@ -116,8 +120,12 @@ pub fn pools_text(store: &dyn Store, now_ms: u64) -> Result<String, HostError> {
                 )
             })
         };
+        let drain =
+            super::expect::pool_forecast(store, &row.name, now_ms, &super::PoolOptions::default())?
+                .drain_ms
+                .map_or("-".to_string(), iso8601);
         out.push_str(&format!(
-            "{}  {}  {}  {}  {}\n",
+            "{}  {}  {}  {}  {drain}  {}\n",
             row.name,
             window(Resource::Rest),
             window(Resource::Graphql),
@@ -128,9 +136,12 @@ pub fn pools_text(store: &dyn Store, now_ms: u64) -> Result<String, HostError> {
     Ok(out)
 }
 
-/// Pool rows read once per listing.
+/// Pool rows and forecasts read once per listing.
 #[derive(Default)]
-pub struct Pools(HashMap<String, Option<PoolRow>>);
+pub struct Pools(
+    HashMap<String, Option<PoolRow>>,
+    HashMap<String, Option<super::forecast::Forecast>>,
+);
 
 impl Pools {
     fn row(&mut self, store: &dyn Store, name: &str) -> Option<PoolRow> {
@@ -139,6 +150,50 @@ impl Pools {
             self.0.insert(name.to_string(), row);
         }
         self.0.get(name).cloned().flatten()
+    }
+
+    /// The forecast of a deferred deferral in `pool` (`None`: not forecast).
+    fn expected(
+        &mut self,
+        store: &dyn Store,
+        pool: &str,
+        d: &Deferral,
+        now_ms: u64,
+    ) -> Option<super::forecast::Expected> {
+        if d.state != State::Deferred {
+            return None;
+        }
+        if !self.1.contains_key(pool) {
+            let options = super::PoolOptions::default();
+            let f = super::expect::pool_forecast(store, pool, now_ms, &options).ok();
+            self.1.insert(pool.to_string(), f);
+        }
+        self.1.get(pool)?.as_ref()?.of(&d.id).cloned()
+    }
+
+    /// `expected start ...` and `will-expire` of a deferral its pool starts later than it is
+    /// due, for a person (`None` for one expected at its due time).
+    pub fn expected_text(
+        &mut self,
+        store: &dyn Store,
+        d: &Deferral,
+        now_ms: u64,
+    ) -> Option<String> {
+        let (pool, _) = store.pool_of(&d.id).ok().flatten()?;
+        let e = self.expected(store, &pool, d, now_ms)?;
+        // Only what the table does not say already: a start later than it is due.
+        if !e.will_expire && e.start_ms == Some(d.resume_after_ms) {
+            return None;
+        }
+        let start = e.start_ms.map_or("not within 30 days".to_string(), iso8601);
+        Some(if e.will_expire {
+            format!(
+                "{start} will-expire (its window ends at {})",
+                iso8601(d.resume_by_ms)
+            )
+        } else {
+            start
+        })
     }
 
     /// Adds `pool`, `cost` and `held` (`{"why","until"}` or null) to a deferral's JSON view. A
@@ -164,6 +219,8 @@ impl Pools {
             _ => None,
         };
         view["held"] = held.unwrap_or(Value::Null);
+        let expected = self.expected(store, &pool, d, now_ms);
+        super::expect::annotate(view, expected.as_ref());
     }
 
     /// `held: pool ...: why (until ...)` for a person, when held.

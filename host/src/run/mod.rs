@@ -104,10 +104,7 @@ pub fn run(
     drop(scheduler::Settings::from_args(args, &outside)?);
     // Opened here to create, migrate and check it; the scheduler keeps this connection.
     let connection = store.open(integrity)?;
-    let pools = crate::pools::PoolOptions {
-        buffer: args.scheduler.pool_buffer,
-        ..crate::pools::PoolOptions::default()
-    };
+    let pools = args.scheduler.pool_options()?;
     let options = args.port.serve_options(token, store.clone(), pools)?;
     let wake = Arc::new(Wake::default());
     let ring = wake.clone();

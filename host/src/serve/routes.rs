@@ -237,7 +237,16 @@ pub fn handle(store: &dyn Store, policy: &Policy, request: &Request) -> Response
 fn record(store: &dyn Store, policy: &Policy, body: &[u8]) -> Result<Response, HostError> {
     let body = Body::parse(
         body,
-        &["receipt", "launch", "max_reentries", "pool", "cost", "rate"],
+        &[
+            "receipt",
+            "launch",
+            "max_reentries",
+            "pool",
+            "cost",
+            "rate",
+            "priority",
+            "fairness_key",
+        ],
     )?;
     let receipt = body
         .receipt("receipt")
@@ -263,6 +272,20 @@ fn record(store: &dyn Store, policy: &Policy, body: &[u8]) -> Result<Response, H
     let mut tag = crate::pools::tag(pool.as_deref(), None, now_ms())?;
     tag.cost = cost;
     tag.seen = rate.map_or_else(Vec::new, |r| r.observations("record", now_ms()));
+    tag.priority = match body.value("priority") {
+        None => None,
+        Some(v) => Some(
+            v.as_i64()
+                .ok_or_else(|| bad("\"priority\" must be a whole number"))?,
+        ),
+    };
+    tag.fairness_key = match body.0.get("fairness_key") {
+        Some(_) => Some(body.string("fairness_key")?),
+        None => None,
+    };
+    if let Some(key) = &tag.fairness_key {
+        crate::pools::fair::check_key(key)?;
+    }
     let keys = crate::store::RecordKeys {
         pool: Some(tag),
         ..crate::store::RecordKeys::default()
@@ -278,9 +301,10 @@ fn record(store: &dyn Store, policy: &Policy, body: &[u8]) -> Result<Response, H
                     .with_header("Location", format!("/v1/deferrals/{}", d.id)));
             }
         };
+    let forecast = crate::pools::expect::record_fields(store, &rec.deferral, now_ms())?;
     // Written by hand so the receipt keeps the contract's field order.
     let text = format!(
-        "{{\"id\":{},\"receipt\":{},\"cancellation_handle\":{}}}",
+        "{{\"id\":{},\"receipt\":{},\"cancellation_handle\":{}{forecast}}}",
         Value::String(rec.deferral.id.clone()),
         rec.receipt.to_json(),
         Value::String(rec.cancellation_handle)

@@ -122,6 +122,7 @@ impl<W: Forward> PoolStore for Forwarded<W> {
         open_admissions(pool: &str, now_ms: u64) -> Vec<Admission>;
         admission_of(deferral_id: &str, attempt: u32, now_ms: u64) -> Option<Admission>;
         pool_candidates(pool: &str, now_ms: u64, skip_kinds: &[&str], limit: usize) -> Vec<Candidate>;
+        pool_backlog(pool: &str, now_ms: u64, limit: usize) -> Vec<Candidate>;
         pool_of(deferral_id: &str) -> Option<(String, Option<Cost>)>;
         set_cost(deferral_id: &str, cost: &Cost) -> ();
         observations_of(deferral_id: &str) -> Vec<Observation>;

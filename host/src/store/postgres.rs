@@ -42,7 +42,7 @@ use std::cell::RefCell;
 pub use ownership::STORE_MARKER;
 
 /// Migrations, in order; migration `i` moves the store from version `i` to `i + 1`.
-const MIGRATIONS: [Migration; 10] = [
+const MIGRATIONS: [Migration; 11] = [
     schema::CORE,
     schema::LAUNCH_PROCESSES,
     schema::GITHUB,
@@ -53,6 +53,7 @@ const MIGRATIONS: [Migration; 10] = [
     schema::LAUNCH_KIND,
     schema::POOL_WINDOWS,
     schema::WEBHOOK_DELIVERIES,
+    schema::FAIR_POOLS,
 ];
 
 /// The schema version this program writes.

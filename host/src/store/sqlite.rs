@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Migrations, in order; migration `i` moves the store from version `i` to `i + 1`.
-const MIGRATIONS: [Migration; 11] = [
+const MIGRATIONS: [Migration; 12] = [
     schema::CORE,
     schema::LAUNCH_PROCESSES,
     schema::GITHUB,
@@ -35,6 +35,7 @@ const MIGRATIONS: [Migration; 11] = [
     schema::LAUNCH_KIND,
     schema::POOL_WINDOWS,
     schema::WEBHOOK_DELIVERIES,
+    schema::FAIR_POOLS,
 ];
 
 /// How long a process waits for another one holding the store's lock.

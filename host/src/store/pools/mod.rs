@@ -15,8 +15,11 @@
 //! The types are in `window` (a resource's window and what is reported of it) and `rows` (what
 //! the store reads and writes); this file has the names and the trait.
 
+mod keys;
 mod rows;
 mod window;
+
+pub use keys::{default_key, key_ok, MAX_KEY_CHARS};
 
 pub use rows::{Admission, Candidate, NewAdmission, PoolRow, PoolTag, PoolWrite, PoolWritten};
 pub use window::{
@@ -75,7 +78,7 @@ pub trait PoolStore {
     ) -> Result<Option<Admission>, StoreError>;
 
     /// Due `deferred` rows of `pool` (`resume_after_ms <= now_ms <= resume_by_ms`) without an
-    /// open admission, earliest first then by id, at most `limit` (an indexed range: the cost
+    /// open admission, highest priority first, then earliest first then by id, at most `limit` (an indexed range: the cost
     /// does not grow with the rows not due). Targets of the kinds in `skip_kinds` are left out
     /// (see [`super::launch_kind`]).
     fn pool_candidates(
@@ -83,6 +86,16 @@ pub trait PoolStore {
         pool: &str,
         now_ms: u64,
         skip_kinds: &[&str],
+        limit: usize,
+    ) -> Result<Vec<Candidate>, StoreError>;
+
+    /// Every `deferred` row of `pool` not admitted yet and not past its window at `now_ms`, due
+    /// or not, highest priority first, then earliest first then by id, at most `limit` (an
+    /// index range): the backlog a forecast plays (see `pools::forecast`).
+    fn pool_backlog(
+        &self,
+        pool: &str,
+        now_ms: u64,
         limit: usize,
     ) -> Result<Vec<Candidate>, StoreError>;
 

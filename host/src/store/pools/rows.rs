@@ -97,6 +97,12 @@ pub struct PoolTag {
     pub cost: Option<Cost>,
     /// The rate state the gate saw, learned by the pool.
     pub seen: Vec<Observation>,
+    /// Higher is admitted first within the pool (`None`: the predecessor's or retried
+    /// deferral's, else 0).
+    pub priority: Option<i64>,
+    /// Admission takes turns between keys of one priority (`None`: the predecessor's or
+    /// retried deferral's, else the launch target's default, see `pools::fair::default_key`).
+    pub fairness_key: Option<String>,
 }
 
 impl PoolTag {
@@ -179,4 +185,10 @@ pub struct Candidate {
     /// The attempt its claim would make.
     pub attempt: u32,
     pub cost: Option<Cost>,
+    /// Higher is admitted first.
+    pub priority: i64,
+    /// Admission takes turns between the keys of one priority.
+    pub key: String,
+    /// The end of its window (epoch ms): a forecast start after it will expire.
+    pub resume_by_ms: u64,
 }

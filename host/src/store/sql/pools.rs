@@ -4,8 +4,8 @@
 //! `None`. SQLite needs no lock: `BEGIN IMMEDIATE` lets one writer in at a time.
 
 use super::super::pools::{
-    Admission, Candidate, Cost, Observation, PoolRow, PoolStore, PoolWrite, PoolWritten, Resource,
-    DEFAULT_POOL,
+    default_key, Admission, Candidate, Cost, Observation, PoolRow, PoolStore, PoolWrite,
+    PoolWritten, Resource, DEFAULT_POOL,
 };
 use super::super::{NewDeferral, StoreError};
 use super::pool_cells::{cost_cells, cost_of_cells, window_of_row, POOL_COLUMNS, WINDOW_COLUMNS};
@@ -167,23 +167,36 @@ fn at_work(conn: &mut dyn SqlConn, now_ms: u64) -> Result<Vec<String>, StoreErro
 pub fn register_new(conn: &mut dyn SqlConn, new: &NewDeferral) -> Result<(), StoreError> {
     let tag = new.keys.pool.clone().unwrap_or_default();
     let seen = tag.seen_by(&new.id);
-    let inherited: Option<String> = match (&tag.pool, &new.keys.predecessor) {
-        (None, Some(predecessor)) => query_opt(
+    // A successor or a retry waits where its deferral waited, at its priority and key.
+    let from = new.keys.predecessor.as_ref().or(new.keys.retry_of.as_ref());
+    let inherited: Option<(String, i64, String)> = match from {
+        Some(earlier) => query_opt(
             conn,
-            "SELECT pool FROM deferrals WHERE id = ?1",
-            args![predecessor],
-            |r| r.text(0),
+            "SELECT pool, priority, fairness_key FROM deferrals WHERE id = ?1",
+            args![earlier],
+            |r| Ok((r.text(0)?, r.i64(1)?, r.text(2)?)),
         )?,
-        _ => None,
+        None => None,
     };
     let pool = tag
         .pool
-        .or(inherited)
+        .clone()
+        .or(inherited.as_ref().map(|i| i.0.clone()))
         .unwrap_or_else(|| DEFAULT_POOL.to_string());
+    let priority = tag
+        .priority
+        .or(inherited.as_ref().map(|i| i.1))
+        .unwrap_or(0);
+    let key = tag
+        .fairness_key
+        .clone()
+        .or(inherited.map(|i| i.2).filter(|k| !k.is_empty()))
+        .unwrap_or_else(|| default_key(&new.launch));
     let cost = cost_cells(tag.cost.as_ref());
     conn.execute(
-        "UPDATE deferrals SET pool = ?1, rest_cost = ?2, graphql_cost = ?3, content_cost = ?4 WHERE id = ?5",
-        args![&pool, cost.0, cost.1, cost.2, &new.id],
+        "UPDATE deferrals SET pool = ?1, rest_cost = ?2, graphql_cost = ?3, content_cost = ?4, \
+         priority = ?5, fairness_key = ?6 WHERE id = ?7",
+        args![&pool, cost.0, cost.1, cost.2, priority, &key, &new.id],
     )?;
     let existing = pool_in(conn, &pool, !tag.seen.is_empty())?;
     if existing.is_some() && tag.seen.is_empty() {
@@ -220,6 +233,29 @@ pub fn register_new(conn: &mut dyn SqlConn, new: &NewDeferral) -> Result<(), Sto
             .ok_or_else(|| StoreError::Backend(format!("pool {pool} changed while recording")))
         }
     }
+}
+
+/// What a candidate is read from (`deferrals d`).
+const CANDIDATE_COLUMNS: &str =
+    "id, resume_after_ms, reentries, rest_cost, graphql_cost, content_cost, \
+     priority, fairness_key, launch, resume_by_ms";
+
+/// No open admission for the attempt a claim would make (`?2`: now).
+const NOT_ADMITTED: &str = "NOT EXISTS (SELECT 1 FROM admissions a WHERE a.deferral_id = d.id \
+     AND a.attempt = d.reentries + 1 AND a.released_ms IS NULL AND a.expires_ms > ?2)";
+
+fn read_candidate(row: &dyn super::SqlRow) -> Result<Candidate, StoreError> {
+    Ok(Candidate {
+        id: row.text(0)?,
+        resume_after_ms: row.u64(1)?,
+        attempt: row.u32(2)? + 1,
+        cost: cost_of_cells(row.opt_i64(3)?, row.opt_i64(4)?, row.opt_i64(5)?),
+        priority: row.i64(6)?,
+        key: Some(row.text(7)?)
+            .filter(|k| !k.is_empty())
+            .map_or_else(|| row.text(8).map(|l| default_key(&l)), Ok)?,
+        resume_by_ms: row.u64(9)?,
+    })
 }
 
 impl<B: SqlBackend> PoolStore for B {
@@ -309,26 +345,39 @@ impl<B: SqlBackend> PoolStore for B {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         self.sql_read(|conn| {
             let sql = format!(
-                "SELECT id, resume_after_ms, reentries, rest_cost, graphql_cost, content_cost FROM deferrals d \
+                "SELECT {CANDIDATE_COLUMNS} FROM deferrals d \
                  WHERE state = 'deferred' AND pool = ?1 AND resume_after_ms <= ?2 AND resume_by_ms >= ?2 \
-                 AND {} \
-                 AND NOT EXISTS (SELECT 1 FROM admissions a WHERE a.deferral_id = d.id AND a.attempt = d.reentries + 1 \
-                                 AND a.released_ms IS NULL AND a.expires_ms > ?2) \
-                 ORDER BY resume_after_ms, id LIMIT ?4",
+                 AND {} AND {NOT_ADMITTED} \
+                 ORDER BY priority DESC, resume_after_ms, id LIMIT ?4",
                 conn.dialect().not_in_list("launch_kind", 3)
             );
             query_all(
                 conn,
                 &sql,
                 args![pool, to_i64(now_ms), skip_kinds, limit],
-                |row| {
-                    Ok(Candidate {
-                        id: row.text(0)?,
-                        resume_after_ms: row.u64(1)?,
-                        attempt: row.u32(2)? + 1,
-                        cost: cost_of_cells(row.opt_i64(3)?, row.opt_i64(4)?, row.opt_i64(5)?),
-                    })
-                },
+                read_candidate,
+            )
+        })
+    }
+
+    fn pool_backlog(
+        &self,
+        pool: &str,
+        now_ms: u64,
+        limit: usize,
+    ) -> Result<Vec<Candidate>, StoreError> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.sql_read(|conn| {
+            let sql = format!(
+                "SELECT {CANDIDATE_COLUMNS} FROM deferrals d \
+                 WHERE state = 'deferred' AND pool = ?1 AND resume_by_ms >= ?2 AND {NOT_ADMITTED} \
+                 ORDER BY priority DESC, resume_after_ms, id LIMIT ?3"
+            );
+            query_all(
+                conn,
+                &sql,
+                args![pool, to_i64(now_ms), limit],
+                read_candidate,
             )
         })
     }

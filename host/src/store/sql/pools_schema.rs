@@ -114,3 +114,17 @@ ALTER TABLE admissions ADD COLUMN secret_digest TEXT;
     }
     text.replace("{int}", d.int())
 }
+
+/// Fair pools (migration 11 on SQLite, 10 on PostgreSQL): each deferral's priority (higher is
+/// admitted first in its pool) and fairness key (admission takes turns between keys of one
+/// priority). A key of `''` (rows stored before) is read as the launch target's default key
+/// (see `pools::fair::default_key`).
+pub fn fair_ddl(d: &dyn Dialect) -> String {
+    r#"
+ALTER TABLE deferrals ADD COLUMN priority {int} NOT NULL DEFAULT 0;
+ALTER TABLE deferrals ADD COLUMN fairness_key TEXT NOT NULL DEFAULT '';
+-- A pool's due deferrals, highest priority first, then earliest first then by id.
+CREATE INDEX deferrals_pool_priority ON deferrals (state, pool, priority, resume_after_ms, id);
+"#
+    .replace("{int}", d.int())
+}

@@ -1,0 +1,82 @@
+//! The forecast as shown: a pool's, read from the store, and the fields it adds to a pool
+//! (`expected_drain`) and to a held deferral (`expected_start`, `will_expire`).
+
+use super::forecast::{forecast, Expected, Forecast};
+use super::PoolOptions;
+use crate::clock::iso8601;
+use crate::error::HostError;
+use crate::store::pools::PoolRow;
+use crate::store::Store;
+use serde_json::{json, Value};
+
+/// A forecast plays at most this many of a pool's held deferrals (highest priority, then
+/// earliest, first); those after are not forecast.
+pub const BACKLOG_LOOK: usize = 5_000;
+
+/// The forecast of `pool` at `now_ms`.
+pub fn pool_forecast(
+    store: &dyn Store,
+    pool: &str,
+    now_ms: u64,
+    options: &PoolOptions,
+) -> Result<Forecast, HostError> {
+    let row = store.pool(pool)?.unwrap_or_else(|| PoolRow::empty(pool));
+    let open = store.open_admissions(pool, now_ms)?;
+    let backlog = store.pool_backlog(pool, now_ms, BACKLOG_LOOK)?;
+    Ok(forecast(&row, &open, backlog, now_ms, options))
+}
+
+/// The forecast of deferral `id` (`None`: not held in a pool, or not within the look).
+pub fn of_deferral(
+    store: &dyn Store,
+    id: &str,
+    now_ms: u64,
+    options: &PoolOptions,
+) -> Result<Option<Expected>, HostError> {
+    let Some((pool, _)) = store.pool_of(id)? else {
+        return Ok(None);
+    };
+    Ok(pool_forecast(store, &pool, now_ms, options)?
+        .of(id)
+        .cloned())
+}
+
+/// Adds `expected_start` (ISO 8601, null when not forecast), `expected_start_ms` and
+/// `will_expire` to a deferral's JSON view, and its `priority` and `fairness_key` (as the
+/// forecast read them: null for a deferral not held).
+pub fn annotate(view: &mut Value, expected: Option<&Expected>) {
+    let start = expected.and_then(|e| e.start_ms);
+    view["expected_start"] = start.map_or(Value::Null, |t| json!(iso8601(t)));
+    view["expected_start_ms"] = json!(start);
+    view["will_expire"] = json!(expected.is_some_and(|e| e.will_expire));
+    view["priority"] = json!(expected.map(|e| e.priority));
+    view["fairness_key"] = json!(expected.map(|e| &e.key));
+}
+
+/// `expected_drain` (ISO 8601, null when nothing is held) and `expected_drain_ms` of a pool.
+pub fn drain_json(view: &mut Value, forecast: &Forecast) {
+    view["expected_drain"] = forecast.drain_ms.map_or(Value::Null, |t| json!(iso8601(t)));
+    view["expected_drain_ms"] = json!(forecast.drain_ms);
+    view["held_forecast"] = json!(forecast.expected.len());
+}
+
+/// The record answer's forecast fields, as text to add after its last field:
+/// `,"expected_start":...,"expected_start_ms":...,"will_expire":...` for a deferral recorded
+/// deferred; empty for one recorded ready. Its pool is forecast with the default options (no
+/// weights, no urgent share: `tick`'s flags are not known here).
+pub fn record_fields(
+    store: &dyn Store,
+    d: &crate::store::Deferral,
+    now_ms: u64,
+) -> Result<String, HostError> {
+    if d.state != deferral_core::lifecycle::State::Deferred {
+        return Ok(String::new());
+    }
+    let expected = of_deferral(store, &d.id, now_ms, &PoolOptions::default())?;
+    let mut view = json!({});
+    annotate(&mut view, expected.as_ref());
+    Ok(format!(
+        ",\"expected_start\":{},\"expected_start_ms\":{},\"will_expire\":{}",
+        view["expected_start"], view["expected_start_ms"], view["will_expire"]
+    ))
+}

@@ -1,0 +1,337 @@
+//! The forecast: when each held deferral of a pool is expected to start, and when the pool's
+//! backlog drains (DESIGN section 10, "Fair pools and a forecast").
+//!
+//! A pure function of what the pool knows: it plays admission window by window with the rule
+//! `admission::decide` uses ([`super::fair::turns`], the room above the reserve, the urgent
+//! share, an unknown cost alone in its window). The first window is what is left now (less
+//! what is admitted and not reported); each later window opens at the reset plus the buffer,
+//! one learned window length (`length_ms`) after the one before, with the limit believed for
+//! it, all of it for the backlog (what is admitted now is taken as reported by then). Jobs not
+//! yet due join the first window that opens after they are due. A deferral that fits now is
+//! expected at its due time (passed: the next tick starts it).
+//!
+//! How far to trust it: it knows only the host's own work. Another program spending the same
+//! quota, a report of a lower limit, attempts that defer again, retries and new records all
+//! move it; it is recomputed on every read.
+
+use super::admission::{buffer_ms, fits_a_window, metered, room};
+use super::fair::{turns, urgent_room};
+use super::PoolOptions;
+use crate::store::pools::{Admission, Candidate, PoolRow, Resource};
+
+/// A forecast looks at most this far ahead (a start later is unknown).
+pub const HORIZON_MS: u64 = 30 * 24 * 3_600_000;
+
+/// One held deferral's expected start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Expected {
+    pub id: String,
+    /// `None`: not within [`HORIZON_MS`].
+    pub start_ms: Option<u64>,
+    /// Expected to start after its window ends: it will expire unless the pool changes.
+    pub will_expire: bool,
+    /// Its priority and fairness key, as admission reads them.
+    pub priority: i64,
+    pub key: String,
+}
+
+/// A pool's forecast.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Forecast {
+    /// In the order of the backlog given.
+    pub expected: Vec<Expected>,
+    /// When the last held deferral is expected to start (`None`: nothing held, or a start
+    /// not within the horizon).
+    pub drain_ms: Option<u64>,
+}
+
+impl Forecast {
+    pub fn of(&self, id: &str) -> Option<&Expected> {
+        self.expected.iter().find(|e| e.id == id)
+    }
+}
+
+/// When a resource's next window opens, how much of it the backlog may use, and its length.
+struct Refill {
+    resource: Resource,
+    at_ms: u64,
+    full: i64,
+    length_ms: u64,
+}
+
+/// Forecasts `backlog` (the pool's deferred work not admitted yet, due or not) in `pool` with
+/// `open` admissions, at `now_ms`.
+pub fn forecast(
+    pool: &PoolRow,
+    open: &[Admission],
+    backlog: Vec<Candidate>,
+    now_ms: u64,
+    options: &PoolOptions,
+) -> Forecast {
+    let order: Vec<(String, u64, i64, String)> = backlog
+        .iter()
+        .map(|c| (c.id.clone(), c.resume_by_ms, c.priority, c.key.clone()))
+        .collect();
+    let mut starts: Vec<(String, u64)> = Vec::new();
+    let buffer = buffer_ms(options);
+    let mut row = pool.clone();
+    row.roll(now_ms, buffer);
+    if !metered(&row) {
+        starts.extend(backlog.iter().map(|c| (c.id.clone(), c.resume_after_ms)));
+        return finish(order, &starts);
+    }
+    let mut room = room(&row, open, now_ms, options);
+    let urgent = urgent_room(&row, options);
+    let mut refills: Vec<Refill> = Resource::ALL
+        .into_iter()
+        .filter_map(|r| {
+            let w = row.window(r)?;
+            Some(Refill {
+                resource: r,
+                at_ms: w.reset_ms.saturating_add(buffer),
+                full: i64::try_from(w.next_limit.saturating_sub(w.reserve)).unwrap_or(i64::MAX),
+                length_ms: w.length_ms.max(1),
+            })
+        })
+        .collect();
+    let weight = |key: &str| options.fair.weight(&row.name, key);
+    let mut open_now = !open.is_empty();
+    let mut pending = backlog;
+    let mut t = now_ms;
+    while !pending.is_empty() && t <= now_ms.saturating_add(HORIZON_MS) {
+        let (due, later): (Vec<Candidate>, Vec<Candidate>) =
+            pending.into_iter().partition(|c| c.resume_after_ms <= t);
+        let mut admitted_any = false;
+        let (admitted, held) = turns(due, &weight, &mut |c| {
+            let cost = c.cost.filter(|cost| fits_a_window(&row, cost));
+            let kept: &[(Resource, i64)] = if c.priority > 0 { &[] } else { &urgent };
+            let ok = match &cost {
+                Some(cost) => room.fits_keeping(cost, kept),
+                None => !admitted_any && !open_now && room.any_left(),
+            };
+            if ok {
+                match &cost {
+                    Some(cost) => room.take(cost),
+                    None => room.alone = true,
+                }
+                admitted_any = true;
+            }
+            ok
+        });
+        // What fits now starts at its due time (passed: at the next tick); the same answer
+        // on every read.
+        starts.extend(admitted.into_iter().map(|c| {
+            let at = if t == now_ms { c.resume_after_ms } else { t };
+            (c.id, at)
+        }));
+        pending = held;
+        pending.extend(later);
+        if pending.is_empty() {
+            break;
+        }
+        let next_due = pending.iter().map(|c| c.resume_after_ms).filter(|&d| d > t);
+        let next_refill = refills.iter().map(|r| r.at_ms);
+        let Some(next) = next_due.chain(next_refill).min() else {
+            break;
+        };
+        t = next.max(t.saturating_add(1));
+        for refill in &mut refills {
+            if refill.at_ms > t {
+                continue;
+            }
+            while refill.at_ms <= t {
+                refill.at_ms = refill.at_ms.saturating_add(refill.length_ms);
+            }
+            if let Some(slot) = room
+                .per_resource
+                .iter_mut()
+                .find(|(r, _)| *r == refill.resource)
+            {
+                slot.1 = refill.full;
+            }
+            room.alone = false;
+            open_now = false;
+        }
+    }
+    finish(order, &starts)
+}
+
+fn finish(order: Vec<(String, u64, i64, String)>, starts: &[(String, u64)]) -> Forecast {
+    let mut drain_ms = Some(0);
+    let expected: Vec<Expected> = order
+        .into_iter()
+        .map(|(id, resume_by_ms, priority, key)| {
+            let start_ms = starts.iter().find(|(s, _)| *s == id).map(|s| s.1);
+            drain_ms = match (drain_ms, start_ms) {
+                (Some(d), Some(s)) => Some(d.max(s)),
+                _ => None,
+            };
+            Expected {
+                will_expire: start_ms.is_some_and(|s| s > resume_by_ms),
+                id,
+                start_ms,
+                priority,
+                key,
+            }
+        })
+        .collect();
+    if expected.is_empty() {
+        drain_ms = None;
+    }
+    Forecast { expected, drain_ms }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pools::fair::FairRules;
+    use crate::store::pools::{Cost, WindowState};
+    use std::time::Duration;
+
+    const NOW: u64 = 1_000_000;
+    const RESET: u64 = NOW + 2_000;
+    const LENGTH: u64 = 3_000;
+    const BUFFER: u64 = 500;
+
+    fn pool(remaining: u64) -> PoolRow {
+        let mut pool = PoolRow::empty("app-42");
+        pool.rest = Some(WindowState {
+            limit: 45,
+            remaining,
+            spent: 0,
+            spent_at_report: 0,
+            reserve: 5,
+            reset_ms: RESET,
+            reset_known: true,
+            opened_after_ms: RESET - LENGTH,
+            length_ms: LENGTH,
+            next_limit: 45,
+            observed_ms: NOW,
+            source: "test".into(),
+        });
+        pool
+    }
+
+    fn job(id: &str, key: &str, priority: i64, due: u64, rest: u64) -> Candidate {
+        Candidate {
+            id: id.into(),
+            resume_after_ms: due,
+            attempt: 1,
+            cost: Some(Cost {
+                rest,
+                graphql: 0,
+                content: 0,
+            }),
+            priority,
+            key: key.into(),
+            resume_by_ms: NOW + 3_600_000,
+        }
+    }
+
+    fn options(fair: FairRules) -> PoolOptions {
+        PoolOptions {
+            buffer: Duration::from_millis(BUFFER),
+            jitter: Duration::ZERO,
+            fair: std::sync::Arc::new(fair),
+        }
+    }
+
+    fn start(f: &Forecast, id: &str) -> u64 {
+        f.of(id).unwrap().start_ms.unwrap()
+    }
+
+    /// 10 jobs of 10 behind a spent window of 45 with a reserve of 5: 4 a window, in the
+    /// window after the reset, the one after, and the third; the drain is the third's start.
+    #[test]
+    fn a_backlog_starts_window_by_window_and_drains_at_the_last_window() {
+        let jobs: Vec<Candidate> = (0..10)
+            .map(|i| job(&format!("j{i}"), "a", 0, NOW - 100 + i, 10))
+            .collect();
+        let f = forecast(&pool(0), &[], jobs, NOW, &options(FairRules::default()));
+        let first = RESET + BUFFER;
+        assert_eq!(start(&f, "j0"), first);
+        assert_eq!(start(&f, "j3"), first);
+        assert_eq!(start(&f, "j4"), first + LENGTH);
+        assert_eq!(start(&f, "j9"), first + 2 * LENGTH);
+        assert_eq!(f.drain_ms, Some(first + 2 * LENGTH));
+        assert!(f.expected.iter().all(|e| !e.will_expire));
+        let some_left = forecast(
+            &pool(25),
+            &[],
+            vec![job("now", "a", 0, NOW, 10)],
+            NOW,
+            &options(FairRules::default()),
+        );
+        assert_eq!(
+            start(&some_left, "now"),
+            NOW,
+            "what is left now is used now"
+        );
+    }
+
+    /// A second key's 2 jobs, due after the first key's 8, start in the first window; a
+    /// priority 1 job goes first; a job due later joins the first window after it is due.
+    #[test]
+    fn keys_take_turns_and_priority_goes_first_as_admission_does() {
+        let mut jobs: Vec<Candidate> = (0..8)
+            .map(|i| job(&format!("a{i}"), "a", 0, NOW - 100 + i, 10))
+            .collect();
+        jobs.push(job("b0", "b", 0, NOW - 50, 10));
+        jobs.push(job("b1", "b", 0, NOW - 49, 10));
+        jobs.push(job("u", "u", 1, NOW, 10));
+        jobs.push(job("late", "c", 0, RESET + BUFFER + 1, 10));
+        let f = forecast(&pool(0), &[], jobs, NOW, &options(FairRules::default()));
+        let first = RESET + BUFFER;
+        assert_eq!(start(&f, "u"), first);
+        assert_eq!(start(&f, "a0"), first);
+        assert_eq!(start(&f, "b0"), first);
+        assert_eq!(start(&f, "a1"), first);
+        assert_eq!(start(&f, "b1"), first + LENGTH);
+        assert_eq!(start(&f, "late"), first + LENGTH);
+        assert_eq!(f.drain_ms, Some(first + 2 * LENGTH));
+    }
+
+    /// With a quarter of each window kept for urgent work, priority 0 gets 3 jobs of 10 a
+    /// window (30 of 40); a deferral whose window ends before its start will expire.
+    #[test]
+    fn the_urgent_share_slows_the_backlog_and_a_late_start_will_expire() {
+        let rules = FairRules {
+            weights: Vec::new(),
+            urgent: vec![("app-42".into(), 2_500)],
+        };
+        let mut jobs: Vec<Candidate> = (0..6)
+            .map(|i| job(&format!("j{i}"), "a", 0, NOW - 100 + i, 10))
+            .collect();
+        jobs[5].resume_by_ms = RESET + BUFFER + 10;
+        let f = forecast(&pool(0), &[], jobs, NOW, &options(rules));
+        let first = RESET + BUFFER;
+        assert_eq!(start(&f, "j2"), first);
+        assert_eq!(start(&f, "j3"), first + LENGTH);
+        assert_eq!(start(&f, "j5"), first + LENGTH);
+        let late = f.of("j5").unwrap();
+        assert!(late.will_expire, "{late:?}");
+        assert!(!f.of("j4").unwrap().will_expire);
+    }
+
+    /// A pool that never learned a window admits everything when it is due.
+    #[test]
+    fn an_unmetered_pool_starts_each_job_when_due() {
+        let f = forecast(
+            &PoolRow::empty("p"),
+            &[],
+            vec![job("x", "a", 0, NOW + 7, 10), job("y", "a", 0, NOW - 7, 10)],
+            NOW,
+            &options(FairRules::default()),
+        );
+        assert_eq!((start(&f, "x"), start(&f, "y")), (NOW + 7, NOW - 7));
+        assert_eq!(f.drain_ms, Some(NOW + 7));
+        let none = forecast(
+            &pool(0),
+            &[],
+            Vec::new(),
+            NOW,
+            &options(FairRules::default()),
+        );
+        assert_eq!(none.drain_ms, None);
+    }
+}

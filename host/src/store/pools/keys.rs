@@ -1,0 +1,54 @@
+//! A deferral's fairness key when it is recorded without one: the launch target's repository
+//! and workflow (`workflow-dispatch:OWNER/REPO/WORKFLOW@REF` gives `OWNER/REPO/WORKFLOW`), the
+//! program of an `exec:` target (its path, without arguments), else the whole target.
+
+/// The longest fairness key kept (characters).
+pub const MAX_KEY_CHARS: usize = 200;
+
+/// The default fairness key of `launch`.
+pub fn default_key(launch: &str) -> String {
+    if let Some(rest) = launch.strip_prefix("workflow-dispatch:") {
+        let workflow = rest.split_once('@').map_or(rest, |(w, _)| w);
+        return workflow.to_string();
+    }
+    if let Some(rest) = launch.strip_prefix("exec:") {
+        let rest = rest.trim_start();
+        let program = match rest.chars().next() {
+            Some(q @ ('\'' | '"')) => rest[1..].split(q).next().unwrap_or(""),
+            _ => rest.split_whitespace().next().unwrap_or(""),
+        };
+        return format!("exec:{program}");
+    }
+    launch.to_string()
+}
+
+/// Whether `key` may be given as a fairness key: 1 to [`MAX_KEY_CHARS`] characters, no control
+/// character.
+pub fn key_ok(key: &str) -> bool {
+    let n = key.chars().count();
+    (1..=MAX_KEY_CHARS).contains(&n) && !key.chars().any(char::is_control)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_key_is_the_workflow_or_the_program() {
+        assert_eq!(
+            default_key("workflow-dispatch:acme/site/sync.yml@main"),
+            "acme/site/sync.yml"
+        );
+        assert_eq!(
+            default_key("workflow-dispatch:acme/site/sync.yml@refs/tags/v1@x"),
+            "acme/site/sync.yml"
+        );
+        assert_eq!(
+            default_key("exec:/usr/bin/sync --all"),
+            "exec:/usr/bin/sync"
+        );
+        assert_eq!(default_key("exec:'/a b/run.sh' x"), "exec:/a b/run.sh");
+        assert!(key_ok("labeler") && !key_ok("") && !key_ok("a\nb"));
+        assert!(!key_ok(&"k".repeat(MAX_KEY_CHARS + 1)));
+    }
+}
