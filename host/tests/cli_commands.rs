@@ -12,7 +12,18 @@ fn record_prints_id_retained_receipt_and_cancellation_handle() {
     let receipt = deferral_host_conformance::handoff(now(), 60_000, HOUR).to_json();
     let out = host.expect(0, &["record", "--launch", "exec:/bin/true", "-"], &receipt);
     let keys: Vec<&String> = out.as_object().unwrap().keys().collect();
-    assert_eq!(keys, ["cancellation_handle", "id", "receipt"]);
+    assert_eq!(
+        keys,
+        [
+            "cancellation_handle",
+            "expected_start",
+            "expected_start_ms",
+            "id",
+            "receipt",
+            "will_expire"
+        ],
+        "the forecast of its start comes with the answer (issue 28)"
+    );
     let another = deferral_host_conformance::handoff(now(), 60_001, HOUR).to_json();
     let line = String::from_utf8(
         host.run(&["record", "--launch", "exec:/bin/true", "-"], &another)
