@@ -1,7 +1,9 @@
 //! Idle pools cost nothing (issue 26): `tick` with nothing due, `status --pools --json` (what
 //! `GET /v1/pools` answers) and the status page (`status --html`) on a store with 50 idle pools
 //! and on one with 50,000, each also holding one busy pool with a held backlog. Median wall time
-//! of 7 runs of the binary each, and the ratio of the large store to the small one.
+//! of 7 runs of the binary each (`--integrity off`: what the command itself does; the open's
+//! full check, which reads every page of the store whatever it holds, is measured apart), and
+//! the ratio of the large store to the small one.
 //!
 //! ```text
 //! cargo run -p deferral-host --example idle_pools_bench -- [--sizes 50,50000] [--bin PATH]
@@ -23,10 +25,17 @@ fn arg(args: &[String], name: &str) -> Option<String> {
 }
 
 fn host(bin: &str, store: &str, args: &[&str], stdin: &str) -> String {
+    host_checked(bin, store, "full", args, stdin)
+}
+
+/// `integrity`: the open's check (`full`, the default, reads every page of the store).
+fn host_checked(bin: &str, store: &str, integrity: &str, args: &[&str], stdin: &str) -> String {
     use std::io::Write;
     let mut child = Command::new(bin)
         .arg("--store")
         .arg(store)
+        .arg("--integrity")
+        .arg(integrity)
         .args(args)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
@@ -139,12 +148,20 @@ fn main() {
             "{idle} idle pools: {} listed",
             listed["pools"].as_array().unwrap().len()
         );
+        let off = |args: &[&str]| {
+            median_ms(|| {
+                host_checked(&bin, &store, "off", args, "");
+            })
+        };
         rows.push(json!({
             "idle_pools": idle,
             "pools_listed": listed["pools"].as_array().unwrap().len(),
-            "tick_ms": median_ms(|| { host(&bin, &store, &["tick", "--quiet", "--pool-jitter", "0s"], ""); }),
-            "status_pools_ms": median_ms(|| { host(&bin, &store, &["status", "--pools", "--json"], ""); }),
-            "page_ms": median_ms(|| { host(&bin, &store, &["status", "--html", page.to_str().unwrap()], ""); }),
+            "tick_ms": off(&["tick", "--quiet", "--pool-jitter", "0s"]),
+            "status_pools_ms": off(&["status", "--pools", "--json"]),
+            "page_ms": off(&["status", "--html", page.to_str().unwrap()]),
+            "open_with_full_check_ms": median_ms(|| {
+                host(&bin, &store, &["status", "--pools", "--json"], "");
+            }),
         }));
     }
     let first = rows[0].clone();
