@@ -94,7 +94,8 @@ fn missing_and_non_executable_programs_say_so() {
             "launch-not-executable",
         ),
         (bad_interpreter, "launch-not-found"),
-        (exits_127, "launch-not-found"),
+        // The program started; a command inside it was not found (cron's PATH).
+        (exits_127, "command-not-found"),
         (exits_126, "launch-not-executable"),
     ];
     let ids: Vec<String> = cases
@@ -110,6 +111,13 @@ fn missing_and_non_executable_programs_say_so() {
             ("blocked", *want),
             "{launch}: {detail}"
         );
+        if *want == "command-not-found" {
+            assert!(
+                detail.contains("a command inside the program was not found")
+                    && detail.contains("PATH"),
+                "{detail}"
+            );
+        }
     }
 }
 

@@ -165,7 +165,16 @@ fn ended(program: &str, result: &ExecResult, last: LastLine) -> Outcome {
             ),
         },
         ExecEnd::Exited(126) => because("launch-not-executable", said(126)),
-        ExecEnd::Exited(127) => because("launch-not-found", said(127)),
+        // The program started (a missing program never does: `SpawnFailed`); 127 is a shell's
+        // "command not found" for a command inside it, most often cron's short PATH.
+        ExecEnd::Exited(127) => because(
+            "command-not-found",
+            format!(
+                "{}: a command inside the program was not found: is PATH set for cron? \
+                 (the program itself started)",
+                said(127)
+            ),
+        ),
         ExecEnd::Exited(code) => match &last.code {
             Some(cause) => because(cause, said(*code)),
             None => Outcome::Blocked {
