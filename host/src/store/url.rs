@@ -30,6 +30,7 @@ impl StoreUrl {
         if path.is_empty() {
             return Err("the store path is empty".into());
         }
+        check_absolute(path)?;
         Ok(StoreUrl::Sqlite(PathBuf::from(path)))
     }
 
@@ -40,6 +41,31 @@ impl StoreUrl {
             StoreUrl::Postgres(url) => Box::new(PostgresStore::open(url, check)?),
         })
     }
+}
+
+/// A store path must be absolute: a relative one depends on the working directory (cron runs
+/// in `$HOME`, so every ticker would see another store), and a `~` the shell did not expand is
+/// a folder named `~`. The refusal says the absolute path it would have meant.
+fn check_absolute(path: &str) -> Result<(), String> {
+    if let Some(rest) = path.strip_prefix('~') {
+        let home = std::env::var("HOME").unwrap_or_default();
+        let rest = rest.trim_start_matches('/');
+        return Err(format!(
+            "the store path {path:?} starts with a literal ~, which is not your home folder here \
+             (the shell expands ~ only unquoted, at the start of a word): give the absolute \
+             path, e.g. sqlite:{home}/{rest}"
+        ));
+    }
+    if std::path::Path::new(path).is_absolute() {
+        return Ok(());
+    }
+    let cwd = std::env::current_dir()
+        .map(|d| d.display().to_string())
+        .unwrap_or_else(|_| "(unknown)".into());
+    Err(format!(
+        "the store path {path:?} is relative: here it means {cwd}/{path} (working directory \
+         {cwd}), and under cron another folder; give the absolute path, e.g. sqlite:{cwd}/{path}"
+    ))
 }
 
 /// Never prints a PostgreSQL URL: it may carry a password.
