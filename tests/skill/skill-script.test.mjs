@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { repoRoot, cliPath } from '../node/helpers.mjs';
@@ -73,7 +73,7 @@ test('SKILL.md followed as written: gate defers, record, tick wakes the resume s
   const guide = readFileSync(join(repoRoot, 'skills/deferral/SKILL.md'), 'utf8');
   const blocks = stepBlocks(guide);
   assert.equal(blocks[1]?.lang, 'json', 'step 1 shows the plan as JSON');
-  assert.equal(blocks[4]?.lang, 'sh', 'step 4 shows the resume script');
+  assert.equal(blocks[3]?.lang, 'sh', 'step 3 shows the resume script');
   const github = await startGitHubStandIn();
   const home = mkdtempSync(join(tmpdir(), 'deferral-skill-home-'));
   const dir = join(home, 'relabel');
@@ -86,8 +86,6 @@ test('SKILL.md followed as written: gate defers, record, tick wakes the resume s
     writeFileSync(join(home, '.config/relabel/token'), `${TEST_TOKEN}\n`, { mode: 0o600 });
     // The guide's files, as written; relabel.sh stands for the operator's own batch.
     writeFileSync(join(dir, 'plan.json'), blocks[1].text);
-    writeFileSync(join(dir, 'resume-relabel.sh'), blocks[4].text);
-    chmodSync(join(dir, 'resume-relabel.sh'), 0o755);
     writeFileSync(join(dir, 'relabel.sh'), '#!/bin/sh\necho "relabelled after a fresh preflight" > relabel.done\n', { mode: 0o755 });
 
     const env = { PATH: `${bin}:${dirname(hostBinary)}:${process.env.PATH}`, HOME: home, LANG: 'C.UTF-8' };
@@ -100,8 +98,11 @@ test('SKILL.md followed as written: gate defers, record, tick wakes the resume s
       child.stderr.on('data', (d) => { stderr += d; });
       child.on('close', (status) => resolve({ status, stdout, stderr }));
     });
-    // Steps 2 and 3 as one shell session (step 2 exports GH_TOKEN for the gate).
-    const session = [...commands(blocks[2].text), ...commands(blocks[3].text)].join('\n');
+    // Steps 2, 3 and 4 in their order, as one shell session (step 2 exports GH_TOKEN for the
+    // gate; step 3's script is written, and made executable, before step 4 records it).
+    const script = blocks[3].text.endsWith('\n') ? blocks[3].text : `${blocks[3].text}\n`;
+    const writeScript = `cat > resume-relabel.sh <<'DEFERRAL_GUIDE_EOF'\n${script}DEFERRAL_GUIDE_EOF\nchmod +x resume-relabel.sh`;
+    const session = [...commands(blocks[2].text), writeScript, ...commands(blocks[4].text)].join('\n');
     const ran = await shell(session);
     const lines = ran.stdout.trim().split('\n');
     assert.equal(lines.find((l) => /^\d+$/.test(l)), '6', `the gate defers (echo $? prints 6):\n${ran.stdout}${ran.stderr}`);
