@@ -120,56 +120,17 @@ impl Backlog<'_> {
     }
 
     fn script(&self) -> String {
-        let d = self.dir.display();
-        let body = format!(
-            r#"#!/bin/sh
-receipt=$(cat)
-now=$(date +%s%3N)
-k=$((now / {w}000))
-reset=$(((k + 1) * {w}))
-exec 9>>'{d}/lock'
-flock 9
-read wk spent < '{d}/gh' || {{ wk=$k; spent=0; }}
-[ "$wk" = "$k" ] || spent=0
-remaining=$(({limit} - spent))
-echo "$k $DEFERRAL_ID" >> '{d}/launches'
-rest="\"rest\":{{\"limit\":{limit},\"remaining\":$remaining,\"reserve\":{reserve},\"plannedCost\":{cost},\"reset\":$reset,\"ok\":true}}"
-if [ $((remaining - {cost})) -ge {reserve} ]; then
-  echo "$k $((spent + {cost}))" > '{d}/gh'
-  echo "$k $DEFERRAL_ID $now" >> '{d}/spends'
-  line="{{\"status\":\"ready\",\"mode\":\"resume\",\"code\":null,$rest,\"graphql\":null}}"
-  echo "$line"
-  {report}
-  {work}
-  exit 0
-fi
-after=$((reset * 1000 + 200))
-new=$(printf '%s' "$receipt" | sed -e "s/\"resume_after_ms\":[0-9]*/\"resume_after_ms\":$after/" -e "s/\"resume_by_ms\":[0-9]*/\"resume_by_ms\":$((after + 600000))/")
-line="{{\"status\":\"deferred\",\"mode\":\"resume\",\"code\":\"core-below-reserve\",$rest,\"graphql\":null,\"deferredReceipt\":$new}}"
-echo "$line"
-{report}
-exit 6
-"#,
-            w = self.window_s,
-            limit = self.limit,
-            reserve = self.reserve,
-            cost = self.cost,
-            report = if self.report_file {
-                r#"[ -z "$DEFERRAL_REPORT_FILE" ] || printf '%s\n' "$line" >> "$DEFERRAL_REPORT_FILE""#
-            } else {
-                ":"
-            },
-            work = if self.work_line {
-                r#"echo '{"status":"complete"}'"#
-            } else {
-                ":"
-            },
-        );
-        let path = self.dir.join("resume.sh");
-        std::fs::write(&path, body).unwrap();
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-        format!("exec:'{}'", path.display())
+        super::standin::Window {
+            dir: self.dir,
+            window_s: self.window_s,
+            limit: self.limit,
+            reserve: self.reserve,
+            cost: self.cost,
+        }
+        .script(super::standin::Reports {
+            report_file: self.report_file,
+            work_line: self.work_line,
+        })
     }
 
     /// The gate's line for one job deferred to `reset_s` (plus `offset_ms`: jobs recorded in

@@ -81,46 +81,17 @@ impl Fleet<'_> {
     fn script(&self, pool: &PoolSpec) -> String {
         let d = self.pool_dir(pool);
         std::fs::create_dir_all(&d).unwrap();
-        let d = d.display();
-        let body = format!(
-            r#"#!/bin/sh
-receipt=$(cat)
-now=$(date +%s%3N)
-k=$((now / {w}000))
-reset=$(((k + 1) * {w}))
-exec 9>>'{d}/lock'
-flock 9
-read wk spent < '{d}/gh' || {{ wk=$k; spent=0; }}
-[ "$wk" = "$k" ] || spent=0
-remaining=$(({limit} - spent))
-echo "$k $now $DEFERRAL_ID" >> '{d}/launches'
-rest="\"rest\":{{\"limit\":{limit},\"remaining\":$remaining,\"reserve\":{reserve},\"plannedCost\":{cost},\"reset\":$reset,\"ok\":true}}"
-if [ $((remaining - {cost})) -ge {reserve} ]; then
-  echo "$k $((spent + {cost}))" > '{d}/gh'
-  echo "$k" >> '{d}/spends'
-  line="{{\"status\":\"ready\",\"mode\":\"resume\",\"code\":null,$rest,\"graphql\":null}}"
-  [ -z "$DEFERRAL_REPORT_FILE" ] || printf '%s\n' "$line" >> "$DEFERRAL_REPORT_FILE"
-  echo '{{"status":"complete"}}'
-  exit 0
-fi
-echo "$k $DEFERRAL_ID" >> '{d}/redeferred'
-after=$((reset * 1000 + 200))
-new=$(printf '%s' "$receipt" | sed -e "s/\"resume_after_ms\":[0-9]*/\"resume_after_ms\":$after/" -e "s/\"resume_by_ms\":[0-9]*/\"resume_by_ms\":$((after + 600000))/")
-line="{{\"status\":\"deferred\",\"mode\":\"resume\",\"code\":\"core-below-reserve\",$rest,\"graphql\":null,\"deferredReceipt\":$new}}"
-[ -z "$DEFERRAL_REPORT_FILE" ] || printf '%s\n' "$line" >> "$DEFERRAL_REPORT_FILE"
-echo "$line"
-exit 6
-"#,
-            w = self.window_s,
-            limit = pool.limit,
-            reserve = pool.reserve,
-            cost = pool.cost,
-        );
-        let path = self.pool_dir(pool).join("resume.sh");
-        std::fs::write(&path, body).unwrap();
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-        format!("exec:'{}'", path.display())
+        super::standin::Window {
+            dir: &d,
+            window_s: self.window_s,
+            limit: pool.limit,
+            reserve: pool.reserve,
+            cost: pool.cost,
+        }
+        .script(super::standin::Reports {
+            report_file: true,
+            work_line: true,
+        })
     }
 
     /// Another program beside the host: at the start of each window of `pool` it spends
@@ -264,7 +235,10 @@ done"#,
         let mut report = Vec::new();
         for (i, pool) in self.pools.iter().enumerate() {
             let d = self.pool_dir(pool);
-            let mut windows: Vec<String> = lines(&d.join("spends"));
+            let mut windows: Vec<String> = lines(&d.join("spends"))
+                .iter()
+                .filter_map(|l| l.split(' ').next().map(str::to_string))
+                .collect();
             windows.dedup();
             let launches = lines(&d.join("launches"));
             let redeferred = lines(&d.join("redeferred"));

@@ -18,6 +18,7 @@ pub mod github_loop;
 mod launch_kinds;
 mod listing_race;
 mod pools;
+pub mod standin;
 mod work_rules;
 
 pub use deadline::next_deadline_is_the_first_instant_a_rule_changes;

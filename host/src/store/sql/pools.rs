@@ -147,19 +147,23 @@ fn write_pool_in(conn: &mut dyn SqlConn, w: &PoolWrite) -> Result<Option<PoolWri
 /// Pools with a due deferral or an open admission at `now_ms` (both index ranges: their cost
 /// follows the live rows, not the number of pools).
 fn at_work(conn: &mut dyn SqlConn, now_ms: u64) -> Result<Vec<String>, StoreError> {
-    let mut names = query_all(
+    let now = to_i64(now_ms);
+    let mut names = names_of(
         conn,
         "SELECT DISTINCT pool FROM deferrals WHERE state = 'deferred' AND resume_after_ms <= ?1",
-        args![to_i64(now_ms)],
-        |r| r.text(0),
+        now,
     )?;
-    names.extend(query_all(
+    names.extend(names_of(
         conn,
         "SELECT DISTINCT pool FROM admissions WHERE released_ms IS NULL AND expires_ms > ?1",
-        args![to_i64(now_ms)],
-        |r| r.text(0),
+        now,
     )?);
     Ok(names)
+}
+
+/// The pool names one query answers, given one number (`?1`).
+fn names_of(conn: &mut dyn SqlConn, sql: &str, at: i64) -> Result<Vec<String>, StoreError> {
+    query_all(conn, sql, args![at], |r| r.text(0))
 }
 
 /// Writes a new deferral's pool and cost in its insert transaction, and teaches the pool the
@@ -272,11 +276,10 @@ impl<B: SqlBackend> PoolStore for B {
                 &[],
                 |r| r.text(0),
             )?);
-            names.extend(query_all(
+            names.extend(names_of(
                 conn,
                 "SELECT name FROM pools WHERE updated_ms >= ?1 ORDER BY updated_ms DESC LIMIT 500",
-                args![to_i64(since_ms)],
-                |r| r.text(0),
+                to_i64(since_ms),
             )?);
             names.sort_unstable();
             names.dedup();
