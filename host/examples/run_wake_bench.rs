@@ -20,7 +20,6 @@ use deferral_core::receipt::{Bindings, Reason, Receipt};
 use deferral_host::clock::now_ms;
 use deferral_host::store::{IntegrityCheck, SqliteStore};
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -112,30 +111,23 @@ fn main() {
 
     // run: the port and the scheduler in one process.
     let store = format!("sqlite:{}", dir.path().join("run.db").display());
-    let mut child = Command::new(&bin)
-        .args([
-            "--store",
-            &store,
-            "run",
-            "--listen",
-            "127.0.0.1:0",
-            "--quiet",
-            "--follow-interval",
-            "10m",
-            "--allow-launch",
-            &target,
-        ])
-        .env("DEFERRAL_SERVE_TOKEN", serve::TOKEN)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot start {}: {e}", bin.display()));
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let ready: Value = serde_json::from_str(&line).expect("a {\"listening\"} line");
-    let mut conn = TcpStream::connect(ready["listening"].as_str().unwrap()).unwrap();
+    let (mut child, addr) = serve::spawn_listening(
+        Command::new(&bin)
+            .args([
+                "--store",
+                &store,
+                "run",
+                "--listen",
+                "127.0.0.1:0",
+                "--quiet",
+                "--follow-interval",
+                "10m",
+                "--allow-launch",
+                &target,
+            ])
+            .env("DEFERRAL_SERVE_TOKEN", serve::TOKEN),
+    );
+    let mut conn = TcpStream::connect(&addr).unwrap();
     let first = now_ms() + 3000;
     let mut due = std::collections::BTreeMap::new();
     eprintln!(

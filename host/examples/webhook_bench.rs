@@ -20,6 +20,11 @@
 #[path = "../tests/common/github.rs"]
 mod github;
 
+// The start of a listening port the benchmarks share.
+#[allow(dead_code)]
+#[path = "common/serve.rs"]
+mod serve;
+
 use deferral_core::decision::Reserve;
 use deferral_host::clock::now_ms;
 use deferral_host::github::auth::Auth;
@@ -32,9 +37,9 @@ use deferral_host_conformance::distinct_handoff;
 use github::{Script, Standin, TARGET, TOKEN};
 use hmac::{Hmac, KeyInit, Mac};
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 const HOUR: u64 = 3_600_000;
@@ -155,32 +160,25 @@ fn serve(bin: &Path, dir: &Path, store: &Path, standin: &Standin) -> Serve {
     let secrets = dir.join("secret");
     std::fs::write(&secrets, format!("{SECRET}\n")).unwrap();
     std::fs::set_permissions(&secrets, std::fs::Permissions::from_mode(0o600)).unwrap();
-    let mut child = Command::new(bin)
-        .arg("--store")
-        .arg(format!("sqlite:{}", store.display()))
-        .args([
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--github-webhook-secret-file",
-        ])
-        .arg(&secrets)
-        .env(
-            "DEFERRAL_SERVE_TOKEN",
-            "bench-serve-token-not-real-0123456789",
-        )
-        .env("GITHUB_TOKEN", TOKEN)
-        .env("GITHUB_API_URL", &standin.api)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot start {}: {e}", bin.display()));
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let ready: Value = serde_json::from_str(&line).expect("a {\"listening\"} line");
-    Serve(child, ready["listening"].as_str().unwrap().to_string())
+    let (child, addr) = serve::spawn_listening(
+        Command::new(bin)
+            .arg("--store")
+            .arg(format!("sqlite:{}", store.display()))
+            .args([
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--github-webhook-secret-file",
+            ])
+            .arg(&secrets)
+            .env(
+                "DEFERRAL_SERVE_TOKEN",
+                "bench-serve-token-not-real-0123456789",
+            )
+            .env("GITHUB_TOKEN", TOKEN)
+            .env("GITHUB_API_URL", &standin.api),
+    );
+    Serve(child, addr)
 }
 
 fn deliver(addr: &str, delivery: &str, body: &[u8]) -> u16 {

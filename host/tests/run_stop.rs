@@ -87,13 +87,7 @@ fn sigterm_during_a_launch_lets_it_finish_then_exits_0() {
             sq(&release)
         ),
     );
-    let mut run = Run::start(&host, "run", &["--allow-launch", &target]);
-    let id = run.record(&target, 0, HOUR)["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    wait_for(Duration::from_secs(30), || started.exists().then_some(()))
-        .unwrap_or_else(|| panic!("never launched\n{}", run.log()));
+    let (mut run, id) = launched(&host, &target, &started);
     run.signal(libc::SIGTERM);
     // The port stops at once: nothing new is taken while the launch runs.
     wait_for(Duration::from_secs(10), || {
@@ -127,13 +121,7 @@ fn a_second_sigterm_stops_at_once_and_the_launch_is_left_to_its_lease() {
         &host.path("forever.sh"),
         &format!("touch {}\nwhile :; do sleep 0.05; done", sq(&started)),
     );
-    let mut run = Run::start(&host, "run", &["--allow-launch", &target]);
-    let id = run.record(&target, 0, HOUR)["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    wait_for(Duration::from_secs(30), || started.exists().then_some(()))
-        .unwrap_or_else(|| panic!("never launched\n{}", run.log()));
+    let (mut run, id) = launched(&host, &target, &started);
     run.signal(libc::SIGTERM);
     wait_for(Duration::from_secs(10), || {
         run.log().contains("taking no more work").then_some(())
@@ -150,4 +138,17 @@ fn a_second_sigterm_stops_at_once_and_the_launch_is_left_to_its_lease() {
     let d = host.open().get(&id).unwrap().unwrap();
     assert_eq!(d.state.as_str(), "resumable", "{d:?}");
     assert!(d.lease_until_ms.is_some());
+}
+
+/// `run` started with `target` allowed and one deferral of it recorded due now, once its launch
+/// has begun (the script touches `started`).
+fn launched(host: &Host, target: &str, started: &std::path::Path) -> (Run, String) {
+    let run = Run::start(host, "run", &["--allow-launch", target]);
+    let id = run.record(target, 0, HOUR)["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    wait_for(Duration::from_secs(30), || started.exists().then_some(()))
+        .unwrap_or_else(|| panic!("never launched\n{}", run.log()));
+    (run, id)
 }

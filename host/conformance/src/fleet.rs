@@ -59,21 +59,7 @@ impl Fleet<'_> {
     }
 
     fn host(&self, args: &[&str]) -> Value {
-        let out = Command::new(self.bin)
-            .arg("--store")
-            .arg(self.store)
-            .args(args)
-            .env_remove("GITHUB_TOKEN")
-            .env_remove("DEFERRAL_STORE")
-            .output()
-            .expect("deferral-host runs");
-        assert!(
-            out.status.success(),
-            "deferral-host {args:?}: {} {}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice(&out.stdout).unwrap_or(Value::Null)
+        super::standin::host(self.bin, self.store, args)
     }
 
     /// The launch script of `pool`: the resume against its stand-in window, the line on the

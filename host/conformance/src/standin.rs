@@ -1,4 +1,5 @@
-//! The stand-in "GitHub" window the pool scenarios (`backlog`, `fleet`) launch against: a
+//! The stand-in "GitHub" window the pool scenarios (`backlog`, `fleet`) launch against, and
+//! how they run the host ([`host`]): a
 //! counter file whose window of `limit` requests resets every `window_s` seconds, and the
 //! resume script that plays a job's resume against it.
 //!
@@ -7,7 +8,9 @@
 //! logs to files beside the counter: `launches` (`WINDOW MS ID` per launch), `spends`
 //! (`WINDOW ID MS` per spend) and `redeferred` (`WINDOW ID`).
 
+use serde_json::Value;
 use std::path::Path;
+use std::process::Command;
 
 pub struct Window<'a> {
     /// Holds the counter, its lock, the logs and the script.
@@ -84,4 +87,29 @@ exit 6
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
         format!("exec:'{}'", path.display())
     }
+}
+
+/// Runs `bin --store STORE ARGS` (no GitHub token, no `DEFERRAL_STORE` from the test's
+/// environment), asserts it succeeded, and answers its last stdout line as JSON (null when
+/// it is not JSON).
+pub fn host(bin: &Path, store: &str, args: &[&str]) -> Value {
+    let out = Command::new(bin)
+        .arg("--store")
+        .arg(store)
+        .args(args)
+        .env_remove("GITHUB_TOKEN")
+        .env_remove("DEFERRAL_STORE")
+        .output()
+        .expect("deferral-host runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "deferral-host {args:?}: {stdout} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+        .lines()
+        .last()
+        .and_then(|l| serde_json::from_str(l).ok())
+        .unwrap_or(Value::Null)
 }

@@ -14,26 +14,32 @@ pub struct Serve {
     pub addr: String,
 }
 
+/// Starts `command` (a `serve` or `run` listening on `127.0.0.1:0`) and waits for its
+/// `{"listening"}` line: the child and the address it listens on.
+pub fn spawn_listening(command: &mut Command) -> (Child, String) {
+    let mut child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {:?}: {e}", command.get_program()));
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let ready: Value = serde_json::from_str(&line).expect("a {\"listening\"} line");
+    (child, ready["listening"].as_str().unwrap().to_string())
+}
+
 impl Serve {
     /// Starts `bin --store STORE serve` on a free loopback port and waits for its
     /// `{"listening"}` line.
     pub fn start(bin: &Path, store: &str) -> Serve {
-        let mut child = Command::new(bin)
-            .args(["--store", store, "serve", "--listen", "127.0.0.1:0"])
-            .env("DEFERRAL_SERVE_TOKEN", TOKEN)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {}: {e}", bin.display()));
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let ready: Value = serde_json::from_str(&line).expect("a {\"listening\"} line");
-        Serve {
-            addr: ready["listening"].as_str().unwrap().to_string(),
-            child,
-        }
+        let (child, addr) = spawn_listening(
+            Command::new(bin)
+                .args(["--store", store, "serve", "--listen", "127.0.0.1:0"])
+                .env("DEFERRAL_SERVE_TOKEN", TOKEN),
+        );
+        Serve { addr, child }
     }
 
     pub fn stop(mut self) {

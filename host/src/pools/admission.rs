@@ -114,7 +114,7 @@ pub fn metered(pool: &PoolRow) -> bool {
 
 /// The room of `pool` with `open` admissions. The pool has been rolled to `now` (see
 /// [`PoolRow::roll`]): every window it holds is the current one, its reset known or assumed.
-pub fn room(pool: &PoolRow, open: &[Admission], _now_ms: u64, _options: &PoolOptions) -> Room {
+pub fn room(pool: &PoolRow, open: &[Admission]) -> Room {
     let mut per_resource = Vec::new();
     let mut resets = Vec::new();
     let mut in_flight = Cost::default();
@@ -192,7 +192,7 @@ pub fn decide(
             metered: false,
         };
     }
-    let mut room = room(pool, open, now_ms, options);
+    let mut room = room(pool, open);
     let urgent = super::fair::urgent_room(pool, options);
     let total = candidates.len();
     let mut admit_windows = Vec::new();

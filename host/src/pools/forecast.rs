@@ -80,7 +80,7 @@ pub fn forecast(
         starts.extend(backlog.iter().map(|c| (c.id.clone(), c.resume_after_ms)));
         return finish(order, &starts);
     }
-    let mut room = room(&row, open, now_ms, options);
+    let mut room = room(&row, open);
     let urgent = urgent_room(&row, options);
     let mut refills: Vec<Refill> = Resource::ALL
         .into_iter()

@@ -293,7 +293,7 @@ pub fn ask(
         let (open, settled) = admission::open_and_settled(store, pool, now)?;
         let (mut next, holds) = learn(&row, seen, now, admission::buffer_ms(options));
         charge(&mut next, &settled);
-        let room = admission::room(&next, &open, now, options);
+        let room = admission::room(&next, &open);
         // The pool's due deferrals go first: a runner is decided on what they leave.
         let waiting = store.pool_candidates(pool, now, &[], QUEUE_LOOK)?;
         let (room, ahead) = after_the_queue(&next, room, &waiting);
