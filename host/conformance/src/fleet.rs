@@ -147,12 +147,38 @@ done"#,
         }
     }
 
+    /// The first forecast of each pool's drain made once the pool has learned its window
+    /// length from consecutive resets (before that the forecast assumes GitHub's hour): when it
+    /// was read and the drain it gave, both in milliseconds.
+    fn sample_forecasts(&self, forecasts: &mut [Option<(u64, u64)>]) {
+        let window_ms = self.window_s * 1000;
+        let listed = self.host(&["status", "--pools", "--json"]);
+        let at = now();
+        for (i, pool) in self.pools.iter().enumerate() {
+            if forecasts[i].is_some() {
+                continue;
+            }
+            let Some(view) = listed["pools"]
+                .as_array()
+                .and_then(|all| all.iter().find(|p| p["pool"] == pool.name))
+            else {
+                continue;
+            };
+            let learned = view["rest"]["window_length_ms"]
+                .as_u64()
+                .is_some_and(|l| l.abs_diff(window_ms) * 5 <= window_ms);
+            if let (true, Some(drain)) = (learned, view["expected_drain_ms"].as_u64()) {
+                forecasts[i] = Some((at, drain));
+            }
+        }
+    }
+
     /// Records the fleet, ticks until every job has ended or the deadline passes, and reports
     /// per pool.
     pub fn run(&self) -> Value {
         let window_ms = self.window_s * 1000;
         let total: usize = self.pools.iter().map(|p| p.jobs).sum();
-        let k0 = (now() + 1_000 + 60 * total as u64).div_ceil(window_ms) - 1;
+        let k0 = (now() + 1_000 + 150 * total as u64).div_ceil(window_ms) - 1;
         let reset_s = (k0 + 1) * self.window_s;
         let mut ids: Vec<(usize, String, u64)> = Vec::new();
         for (i, pool) in self.pools.iter().enumerate() {
@@ -164,7 +190,7 @@ done"#,
             .unwrap();
             for j in 0..pool.jobs {
                 let at = now();
-                let after = reset_s * 1000 + 200 - at;
+                let after = (reset_s * 1000 + 200).saturating_sub(at).max(1);
                 let receipt = distinct_handoff(at, after, after + 900_000).to_json();
                 let (limit, reserve, cost) = (pool.limit, pool.reserve, pool.cost);
                 let line = format!(
@@ -189,8 +215,10 @@ done"#,
             .filter_map(|p| self.other_program(p))
             .collect();
         let started = Instant::now();
+        let mut forecasts: Vec<Option<(u64, u64)>> = vec![None; self.pools.len()];
         loop {
             self.ticks();
+            self.sample_forecasts(&mut forecasts);
             let listed = self.host(&["status", "--json"]);
             let live = listed["deferrals"]
                 .as_array()
@@ -252,6 +280,11 @@ done"#,
                 .collect();
             waits.sort_unstable();
             let minimum = pool.minimum_windows();
+            let drained = launches
+                .iter()
+                .filter_map(|l| l.split(' ').nth(1)?.parse::<u64>().ok())
+                .max();
+            let forecast = forecast_json(forecasts[i], drained, window_ms);
             report.push(json!({
                 "pool": pool.name,
                 "jobs": pool.jobs,
@@ -266,6 +299,7 @@ done"#,
                 "target_windows": (1.1 * minimum as f64).floor() as u64 + 1,
                 "held_ms_median": waits.get(waits.len() / 2).copied().unwrap_or(0),
                 "held_ms_max": waits.last().copied().unwrap_or(0),
+                "forecast": forecast,
             }));
         }
         json!({
@@ -276,4 +310,19 @@ done"#,
             "pools": report,
         })
     }
+}
+
+/// A pool's forecast against its actual drain (its last launch): the error in windows.
+fn forecast_json(forecast: Option<(u64, u64)>, drained: Option<u64>, window_ms: u64) -> Value {
+    let Some((read_ms, drain_ms)) = forecast else {
+        return json!({"read": false});
+    };
+    let error_ms = drained.map(|d| d.abs_diff(drain_ms));
+    json!({
+        "read": true,
+        "read_before_drain_ms": drained.map(|d| d.saturating_sub(read_ms)),
+        "forecast_error_ms": error_ms,
+        "forecast_error_windows": error_ms.map(|e| (e as f64 / window_ms as f64 * 100.0).round() / 100.0),
+        "forecast_early": drained.map(|d| drain_ms < d),
+    })
 }

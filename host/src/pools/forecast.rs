@@ -6,7 +6,9 @@
 //! share, an unknown cost alone in its window). The first window is what is left now (less
 //! what is admitted and not reported); each later window opens at the reset plus the buffer,
 //! one learned window length (`length_ms`) after the one before, with the limit believed for
-//! it, all of it for the backlog (what is admitted now is taken as reported by then). Jobs not
+//! it, less what other programs spent of the current window (assumed again, as the ledger's
+//! own next window assumes it), the rest for the backlog (what is admitted now is taken as
+//! reported by then). Jobs not
 //! yet due join the first window that opens after they are due. A deferral that fits now is
 //! expected at its due time (passed: the next tick starts it).
 //!
@@ -89,7 +91,12 @@ pub fn forecast(
             Some(Refill {
                 resource: r,
                 at_ms: w.reset_ms.saturating_add(buffer),
-                full: i64::try_from(w.next_limit.saturating_sub(w.reserve)).unwrap_or(i64::MAX),
+                full: i64::try_from(
+                    w.next_limit
+                        .saturating_sub(w.others())
+                        .saturating_sub(w.reserve),
+                )
+                .unwrap_or(i64::MAX),
                 length_ms: w.length_ms.max(1),
             })
         })
@@ -267,6 +274,26 @@ mod tests {
             NOW,
             "what is left now is used now"
         );
+    }
+
+    /// Another program spent 20 of the current window beside the host's 20 (the report says 5
+    /// left): the forecast assumes it does so again in each later window, 2 jobs of 10 a
+    /// window instead of 4, as the ledger's own next window assumes.
+    #[test]
+    fn what_other_programs_spent_of_this_window_is_assumed_in_the_next() {
+        let mut spent = pool(5);
+        if let Some(w) = spent.rest.as_mut() {
+            w.spent = 20;
+            w.spent_at_report = 20;
+        }
+        let jobs: Vec<Candidate> = (0..6)
+            .map(|i| job(&format!("j{i}"), "a", 0, NOW - 100 + i, 10))
+            .collect();
+        let f = forecast(&spent, &[], jobs, NOW, &options(FairRules::default()));
+        let first = RESET + BUFFER;
+        assert_eq!(start(&f, "j1"), first);
+        assert_eq!(start(&f, "j2"), first + LENGTH);
+        assert_eq!(f.drain_ms, Some(first + 2 * LENGTH));
     }
 
     /// A second key's 2 jobs, due after the first key's 8, start in the first window; a

@@ -235,16 +235,7 @@ impl WindowState {
         if now_ms < self.reset_ms.saturating_add(buffer_ms) {
             return None;
         }
-        // What other programs spent of this window (the lowest report less what the host's
-        // own admissions had spent by then), when the host was spending in it: assumed again
-        // in the next one until a report of it says otherwise.
-        let others = if self.reset_known && self.spent > 0 {
-            self.limit
-                .saturating_sub(self.remaining)
-                .saturating_sub(self.spent_at_report)
-        } else {
-            0
-        };
+        let others = self.others();
         Some(WindowState {
             limit: self.next_limit,
             remaining: self.next_limit.saturating_sub(others),
@@ -261,6 +252,23 @@ impl WindowState {
             observed_ms: self.observed_ms,
             source: "assumed: no report of this window yet".to_string(),
         })
+    }
+
+    /// What other programs spend of a window, as this one shows it: in a reported window the
+    /// host spent in, the lowest report less what the host's own admissions had spent by then;
+    /// in a window the pool opened itself, what it assumed from the window before. Assumed
+    /// again in the next window until a report of it says otherwise (0 when nothing shows it:
+    /// a window the host did not spend in may have been spent by the work before it).
+    pub fn others(&self) -> u64 {
+        if !self.reset_known {
+            self.limit.saturating_sub(self.remaining)
+        } else if self.spent > 0 {
+            self.limit
+                .saturating_sub(self.remaining)
+                .saturating_sub(self.spent_at_report)
+        } else {
+            0
+        }
     }
 
     /// Whether an admission made at `admitted_ms` counts in this window (it was made after the
