@@ -52,8 +52,11 @@ test('the Action: coordinator-priority 2 and coordinator-fairness-key labeler ar
   const seen = await deferral(id);
   assert.deepEqual([seen.state, seen.pool, seen.priority, seen.fairness_key], ['deferred', 'app-42', 2, 'labeler']);
   const shown = serve.host(['show', '--json', id]).json;
-  assert.deepEqual([shown.priority, shown.fairness_key], [2, 'labeler']);
+  assert.deepEqual([shown.deferral.priority, shown.deferral.fairness_key], [2, 'labeler']);
+  // Neither the receipt the Action output nor any receipt the host keeps holds them.
   assertReceiptClean(run.outputs['deferred-receipt']);
+  assert.ok(shown.receipts.length >= 1);
+  for (const kept of shown.receipts) assertReceiptClean(JSON.stringify(kept.receipt));
   assert.equal(gh.requests.length, 1, 'still one request to GitHub');
   run.cleanup();
 });
@@ -85,7 +88,7 @@ test('the Action: bad values are input errors at the door, before any request', 
   const cases = [
     [{ 'coordinator-priority': 'high' }, 'invalid-coordinator-priority', /coordinator-priority must be a whole number/],
     [{ 'coordinator-priority': '2.5' }, 'invalid-coordinator-priority', /coordinator-priority must be a whole number/],
-    [{ 'coordinator-priority': '9223372036854775808' }, 'invalid-coordinator-priority', /-9223372036854775808 to 9223372036854775807/],
+    [{ 'coordinator-priority': '9223372036854775808' }, 'invalid-coordinator-priority', /coordinator-priority must be a whole number from -9223372036854775808 to 9223372036854775807/],
     [{ 'coordinator-fairness-key': 'k'.repeat(201) }, 'invalid-coordinator-fairness-key', /coordinator-fairness-key must be 1 to 200 characters without control characters/],
     [{ 'coordinator-fairness-key': 'label\u0007er' }, 'invalid-coordinator-fairness-key', /coordinator-fairness-key must be 1 to 200/],
   ];
