@@ -28,7 +28,10 @@ pub fn record_order(v: &Value) -> Answer {
         Some(("string", text)) => return Err(refused(Code::InvalidFairnessKey, &quoted(text))),
         Some((_, text)) => return Err(refused(Code::InvalidFairnessKey, text)),
     };
-    Ok(obj(vec![("fields", Value::from(body_fields(priority, key)))]))
+    Ok(obj(vec![(
+        "fields",
+        Value::from(body_fields(priority, key)),
+    )]))
 }
 
 /// A value's `(kind, text)`, `None` when it was not given.
