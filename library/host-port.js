@@ -9,8 +9,11 @@ export { PortError };
 /** Receipt text for a request body: a string is sent as it is, an object as its JSON. */
 const receiptText = (receipt) => (typeof receipt === 'string' ? receipt.trim() : JSON.stringify(receipt));
 
-/** A value as the core checks it: its JS type and its text (`NaN` stays `NaN`, not JSON's null). */
-const typed = (value) => (value === undefined ? null : { kind: typeof value, text: String(value) });
+/**
+ * A value as the core checks it: its JS type and its text (`NaN` stays `NaN`, not JSON's null);
+ * undefined and null are not given.
+ */
+const typed = (value) => (value === undefined || value === null ? null : { kind: typeof value, text: String(value) });
 
 /**
  * The body fields of a deferral's place in its pool (`priority`, `fairnessKey`), checked by the
