@@ -81,6 +81,10 @@ test('the port client: record({priority, fairnessKey})', async () => {
   assertReceiptClean(answer.receipt);
   const seen = await client.get(answer.id);
   assert.deepEqual([seen.priority, seen.fairness_key], [7, 'release']);
+  // null is not given, as undefined: the defaults.
+  const plain = await client.record({ receipt: dueReceipt({ scope: SCOPE }), launch: LAUNCH, priority: null, fairnessKey: null });
+  const shown = await client.get(plain.id);
+  assert.deepEqual([shown.priority, shown.fairness_key], [0, 'octo/app/label.yml']);
 });
 
 test('a priority that is not a whole number, or a key the host would refuse, is refused before anything is sent', async () => {
