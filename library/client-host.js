@@ -3,20 +3,27 @@
 // steps here first (driver/src/library/serve.rs), so a request the host would refuse is refused
 // locally, as a PortError with status 0.
 import { ask, encode, receiptOf } from './ask.js';
-import { createPortClient } from './host-port.js';
+import { createPortClient, orderFields } from './host-port.js';
 
 /**
  * `port`: a client from createPortClient, or its options ({url, token}). `options.launch` is
- * the default launch target of retain; `options.maxReentries` its default bound.
+ * the default launch target of retain; `options.maxReentries` its default bound;
+ * `options.priority` and `options.fairnessKey` its default place in the pool.
  */
 export function createClientHost(port, options = {}) {
+  orderFields(options);
   const client = typeof port?.record === 'function' ? port : createPortClient(port);
 
   return {
-    /** Hands a handoff receipt to the host: answers {id, receipt (retained), cancellationHandle}. */
-    async retain(receipt, { launch = options.launch, maxReentries = options.maxReentries } = {}) {
+    /**
+     * Hands a handoff receipt to the host: answers {id, receipt (retained), cancellationHandle}.
+     * `priority` and `fairnessKey` are kept by the host beside the receipt, never in it.
+     */
+    async retain(receipt, {
+      launch = options.launch, maxReentries = options.maxReentries, priority = options.priority, fairnessKey = options.fairnessKey,
+    } = {}) {
       ask('client_retain', { receipt: encode(receipt), launch: launch ?? null });
-      const answer = await client.record({ receipt, launch, maxReentries });
+      const answer = await client.record({ receipt, launch, maxReentries, priority, fairnessKey });
       // Trust but verify: what comes back must be a valid retained receipt of the same work.
       const retained = receiptOf(ask('client_retained', { sent: encode(receipt), answer: encode(answer.receipt) }));
       return { id: answer.id, receipt: retained, cancellationHandle: answer.cancellation_handle };

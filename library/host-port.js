@@ -10,6 +10,18 @@ export { PortError };
 const receiptText = (receipt) => (typeof receipt === 'string' ? receipt.trim() : JSON.stringify(receipt));
 
 /**
+ * A value as the core checks it: its JS type and its text (`NaN` stays `NaN`, not JSON's null);
+ * undefined and null are not given.
+ */
+const typed = (value) => (value === undefined || value === null ? null : { kind: typeof value, text: String(value) });
+
+/**
+ * The body fields of a deferral's place in its pool (`priority`, `fairnessKey`), checked by the
+ * core as the host would: empty at the defaults, so the body is what it was without them.
+ */
+export const orderFields = ({ priority, fairnessKey } = {}) => ask('record_order', { priority: typed(priority), fairness_key: typed(fairnessKey) }).fields;
+
+/**
  * createPortClient({url, token, timeoutMs?, env?}) answers {record, get, getByReceipt, cancel,
  * retry, claim, outcome, admit, release}.
  * Each resolves with the port's JSON answer on 2xx and rejects with a PortError otherwise.
@@ -43,10 +55,12 @@ export function createPortClient({ url, token, timeoutMs, env = process.env } = 
   const at = (id, action = '') => `/v1/deferrals/${encodeURIComponent(id)}${action}`;
   return {
     url: base.origin,
-    record: ({ receipt, launch, maxReentries }) => {
+    /** Records a receipt; `priority` and `fairnessKey` are kept by the host beside it, not in it. */
+    record: async ({ receipt, launch, maxReentries, priority, fairnessKey }) => {
+      const order = orderFields({ priority, fairnessKey });
       const max = maxReentries === undefined ? '' : `,"max_reentries":${JSON.stringify(maxReentries)}`;
       // Built by hand so the receipt goes byte for byte as given (the host stores it as received).
-      return call('POST', '/v1/deferrals', `{"receipt":${receiptText(receipt)},"launch":${JSON.stringify(launch)}${max}}`);
+      return call('POST', '/v1/deferrals', `{"receipt":${receiptText(receipt)},"launch":${JSON.stringify(launch)}${max}${order}}`);
     },
     get: (id) => call('GET', at(id)),
     /** The deferral recorded from a receipt, by the receipt's digest (as `get` answers it). */

@@ -7,19 +7,21 @@
 // plan's cost, or refuses with the pool's window. Every check, digest and state mapping is the
 // core's (driver/src/library/serve.rs, driver/src/library/pool.rs).
 import { ask, encode } from './ask.js';
-import { createPortClient } from './host-port.js';
+import { createPortClient, orderFields } from './host-port.js';
 import { createFileKeyStore } from './key-store.js';
 
 /**
- * createServePort({url, token, launch, maxReentries?, keyStore?, timeoutMs?, env?}) or
- * createServePort({client, launch, ...}). `launch` is the target serve wakes
- * (`exec:...` or `workflow-dispatch:OWNER/REPO/WORKFLOW@REF`); `keyStore` is {get, set} by
- * receipt digest (default: createFileKeyStore()).
+ * createServePort({url, token, launch, maxReentries?, priority?, fairnessKey?, keyStore?,
+ * timeoutMs?, env?}) or createServePort({client, launch, ...}). `launch` is the target serve
+ * wakes (`exec:...` or `workflow-dispatch:OWNER/REPO/WORKFLOW@REF`); `priority` and
+ * `fairnessKey` the deferral's place in its pool (kept by the host beside the receipt);
+ * `keyStore` is {get, set} by receipt digest (default: createFileKeyStore()).
  */
 export function createServePort(options = {}) {
-  const { launch, maxReentries, keyStore = createFileKeyStore() } = options;
+  const { launch, maxReentries, priority, fairnessKey, keyStore = createFileKeyStore() } = options;
   const usable = typeof keyStore?.get === 'function' && typeof keyStore?.set === 'function';
   ask('serve_port', { launch: launch ?? null, key_store: usable });
+  orderFields({ priority, fairnessKey });
   const client = options.client ?? createPortClient(options);
   /** The digest under which serve recorded the receipt: that of its handoff form. */
   const recordedDigest = (receipt) => ask('recorded_digest', { receipt: encode(receipt) }).digest;
@@ -45,7 +47,7 @@ export function createServePort(options = {}) {
       const { receipt: handoff, digest } = ask('schedule', { receipt: encode(receipt) });
       const known = await keyStore.get(digest);
       if (known?.wakeupDigest) return { wakeupDigest: known.wakeupDigest, cancellationDigest: known.cancellationDigest };
-      const answer = await client.record({ receipt: handoff, launch, maxReentries });
+      const answer = await client.record({ receipt: handoff, launch, maxReentries, priority, fairnessKey });
       // Recorded before through another port (or a key store that lost it), serve answers the
       // id only: the core refuses that, as any answer that is not the retained receipt sent.
       const { handles } = ask('scheduled', {

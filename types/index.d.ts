@@ -189,7 +189,8 @@ export type LibraryErrorCode =
   | 'invalid-launch' | 'missing-receipt' | 'stale-attempt' | 'unexpected-receipt' | 'invalid-port'
   | 'port-unreachable' | 'port-error' | 'invalid-key-store' | 'invalid-key' | 'already-recorded'
   | 'key-store-failed' | 'no-cancellation-handle' | 'invalid-port-answer' | 'invalid-pool'
-  | 'invalid-admission-request' | 'coordinator-failed' | 'admission-spent' | 'admission-released'
+  | 'invalid-admission-request' | 'invalid-priority' | 'invalid-fairness-key'
+  | 'coordinator-failed' | 'admission-spent' | 'admission-released'
   | 'invalid-options' | 'invalid-octokit'
   | 'already-gated' | 'unknown-op';
 
@@ -239,9 +240,20 @@ export interface DeferralStatus {
   [field: string]: unknown;
 }
 
+/**
+ * A deferral's place in its pool at the host, kept beside the receipt (never in it). Absent:
+ * priority 0 and the launch target's key.
+ */
+export interface PoolOrder {
+  /** A whole number from -(2^53-1) to 2^53-1, default 0: within its pool a higher one is admitted first. */
+  priority?: number;
+  /** 1 to 200 characters, no control character: among equal priorities the host takes turns between keys. */
+  fairnessKey?: string;
+}
+
 export interface PortClient {
   url: string;
-  record(input: { receipt: ReceiptSource; launch: string; maxReentries?: number }): Promise<{ id: string; receipt: DeferredReceiptV1; cancellation_handle?: string; already_recorded?: boolean }>;
+  record(input: { receipt: ReceiptSource; launch: string; maxReentries?: number } & PoolOrder): Promise<{ id: string; receipt: DeferredReceiptV1; cancellation_handle?: string; already_recorded?: boolean }>;
   get(id: string): Promise<DeferralStatus>;
   getByReceipt(digest: Digest): Promise<DeferralStatus>;
   cancel(id: string, handle: string): Promise<{ id: string; state: LifecycleState; cause: string; already_cancelled?: boolean; message?: string }>;
@@ -255,7 +267,7 @@ export interface PortClient {
 }
 export declare function createPortClient(options: PortClientOptions): PortClient;
 
-export interface ClientHostOptions {
+export interface ClientHostOptions extends PoolOrder {
   /** Default launch target of retain: exec:... or workflow-dispatch:OWNER/REPO/WORKFLOW@REF. */
   launch?: string;
   maxReentries?: number;
@@ -265,7 +277,7 @@ export interface ClientHost {
   retain(receipt: ReceiptSource, options?: ClientHostOptions): Promise<{ id: string; receipt: DeferredReceiptV1; cancellationHandle: string }>;
   status(id: string): Promise<DeferralStatus>;
   cancel(id: string, handle: string): ReturnType<PortClient['cancel']>;
-  retry(id: string, handle: string, options?: ClientHostOptions): Promise<{ id: string; retryOf: string; receipt: DeferredReceiptV1 }>;
+  retry(id: string, handle: string, options?: Pick<ClientHostOptions, 'launch' | 'maxReentries'>): Promise<{ id: string; retryOf: string; receipt: DeferredReceiptV1 }>;
   claim(id: string, wakeupHandle: string): ReturnType<PortClient['claim']>;
   resume(id: string, report: { attempt?: number; wakeupHandle: string; outcome: 'complete' | 'blocked' | 'deferred'; receipt?: ReceiptSource }): ReturnType<PortClient['outcome']>;
 }
@@ -284,7 +296,7 @@ export interface KeyStore {
 export declare function defaultKeyStoreDir(env?: Record<string, string | undefined>): string;
 export declare function createFileKeyStore(dir?: string): KeyStore & { dir: string };
 
-export type ServePortOptions = (PortClientOptions | { client: PortClient }) & {
+export type ServePortOptions = (PortClientOptions | { client: PortClient }) & PoolOrder & {
   launch: string;
   maxReentries?: number;
   keyStore?: KeyStore;

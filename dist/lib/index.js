@@ -130,6 +130,8 @@ async function request(href, { method = "GET", headers = {}, body, timeoutMs, ma
 
 // library/host-port.js
 var receiptText = (receipt) => typeof receipt === "string" ? receipt.trim() : JSON.stringify(receipt);
+var typed = (value) => value === void 0 || value === null ? null : { kind: typeof value, text: String(value) };
+var orderFields = ({ priority, fairnessKey } = {}) => ask("record_order", { priority: typed(priority), fairness_key: typed(fairnessKey) }).fields;
 function createPortClient({ url, token, timeoutMs, env = process.env } = {}) {
   const { timeout_ms: wait, max_bytes: maxBytes } = ask("port_client", { url: url ?? null, token: Boolean(token), timeout_ms: timeoutMs ?? null });
   const base = new URL(url);
@@ -159,9 +161,11 @@ function createPortClient({ url, token, timeoutMs, env = process.env } = {}) {
   const at = (id, action = "") => `/v1/deferrals/${encodeURIComponent(id)}${action}`;
   return {
     url: base.origin,
-    record: ({ receipt, launch, maxReentries }) => {
+    /** Records a receipt; `priority` and `fairnessKey` are kept by the host beside it, not in it. */
+    record: async ({ receipt, launch, maxReentries, priority, fairnessKey }) => {
+      const order = orderFields({ priority, fairnessKey });
       const max = maxReentries === void 0 ? "" : `,"max_reentries":${JSON.stringify(maxReentries)}`;
-      return call2("POST", "/v1/deferrals", `{"receipt":${receiptText(receipt)},"launch":${JSON.stringify(launch)}${max}}`);
+      return call2("POST", "/v1/deferrals", `{"receipt":${receiptText(receipt)},"launch":${JSON.stringify(launch)}${max}${order}}`);
     },
     get: (id) => call2("GET", at(id)),
     /** The deferral recorded from a receipt, by the receipt's digest (as `get` answers it). */
@@ -187,12 +191,21 @@ function createPortClient({ url, token, timeoutMs, env = process.env } = {}) {
 
 // library/client-host.js
 function createClientHost(port, options = {}) {
+  orderFields(options);
   const client = typeof port?.record === "function" ? port : createPortClient(port);
   return {
-    /** Hands a handoff receipt to the host: answers {id, receipt (retained), cancellationHandle}. */
-    async retain(receipt, { launch = options.launch, maxReentries = options.maxReentries } = {}) {
+    /**
+     * Hands a handoff receipt to the host: answers {id, receipt (retained), cancellationHandle}.
+     * `priority` and `fairnessKey` are kept by the host beside the receipt, never in it.
+     */
+    async retain(receipt, {
+      launch = options.launch,
+      maxReentries = options.maxReentries,
+      priority = options.priority,
+      fairnessKey = options.fairnessKey
+    } = {}) {
       ask("client_retain", { receipt: encode(receipt), launch: launch ?? null });
-      const answer = await client.record({ receipt, launch, maxReentries });
+      const answer = await client.record({ receipt, launch, maxReentries, priority, fairnessKey });
       const retained = receiptOf(ask("client_retained", { sent: encode(receipt), answer: encode(answer.receipt) }));
       return { id: answer.id, receipt: retained, cancellationHandle: answer.cancellation_handle };
     },
@@ -306,9 +319,10 @@ function createFileKeyStore(dir = defaultKeyStoreDir()) {
 
 // library/serve-port.js
 function createServePort(options = {}) {
-  const { launch, maxReentries, keyStore = createFileKeyStore() } = options;
+  const { launch, maxReentries, priority, fairnessKey, keyStore = createFileKeyStore() } = options;
   const usable = typeof keyStore?.get === "function" && typeof keyStore?.set === "function";
   ask("serve_port", { launch: launch ?? null, key_store: usable });
+  orderFields({ priority, fairnessKey });
   const client = options.client ?? createPortClient(options);
   const recordedDigest = (receipt) => ask("recorded_digest", { receipt: encode(receipt) }).digest;
   const checked = (found, needId = false) => {
@@ -328,7 +342,7 @@ function createServePort(options = {}) {
       const { receipt: handoff, digest } = ask("schedule", { receipt: encode(receipt) });
       const known = await keyStore.get(digest);
       if (known?.wakeupDigest) return { wakeupDigest: known.wakeupDigest, cancellationDigest: known.cancellationDigest };
-      const answer = await client.record({ receipt: handoff, launch, maxReentries });
+      const answer = await client.record({ receipt: handoff, launch, maxReentries, priority, fairnessKey });
       const { handles } = ask("scheduled", {
         digest,
         id: answer.id ?? null,

@@ -22,6 +22,7 @@ mod error;
 mod inputs;
 pub mod limits;
 pub mod markdown;
+mod order_inputs;
 mod port;
 mod preflight_words;
 mod resume_pool;

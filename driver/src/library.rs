@@ -8,7 +8,8 @@
 //! * [`input`]: receipts as the JS hands them over (text, or an object's JSON and what JSON
 //!   could not hold), and upstream's governed-handoff builder with its default window.
 //! * [`upstream`]: upstream's host `createResumableDeferralHost(port, nowMs)`.
-//! * [`serve`]: the serve client form, the port client, the serve-backed port and key store.
+//! * [`serve`]: the serve client form, the port client, the serve-backed port and key store;
+//!   [`record_order`]: the priority and fairness key a deferral is recorded with.
 //! * [`pool`]: one admission across runners: the serve port's `admit` and `release`, and what
 //!   the Octokit gate sends and folds with a port and a pool.
 //! * [`octokit`]: `deferral/octokit`'s gate: its options, defaults and decisions; with
@@ -30,6 +31,7 @@ pub mod octokit_report;
 pub mod octokit_request;
 pub mod op;
 pub mod pool;
+pub mod record_order;
 pub mod serve;
 pub mod upstream;
 

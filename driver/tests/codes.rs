@@ -48,7 +48,11 @@ fn attempt_errors() -> Vec<AttemptError> {
         },
         AttemptError::MissingCoordinatorLaunch,
         AttemptError::InvalidCoordinatorPool,
-        AttemptError::MissingCoordinatorUrl,
+        AttemptError::MissingCoordinatorUrl {
+            input: "coordinator-pool",
+        },
+        AttemptError::InvalidCoordinatorPriority,
+        AttemptError::InvalidCoordinatorFairnessKey,
         AttemptError::CoordinatorFailed { detail: detail() },
         AttemptError::AdmissionFailed {
             pool: "app-42".into(),
@@ -102,7 +106,9 @@ fn attempt_errors() -> Vec<AttemptError> {
             | AttemptError::MissingCoordinatorToken { .. }
             | AttemptError::MissingCoordinatorLaunch
             | AttemptError::InvalidCoordinatorPool
-            | AttemptError::MissingCoordinatorUrl
+            | AttemptError::MissingCoordinatorUrl { .. }
+            | AttemptError::InvalidCoordinatorPriority
+            | AttemptError::InvalidCoordinatorFairnessKey
             | AttemptError::CoordinatorFailed { .. }
             | AttemptError::AdmissionFailed { .. }
             | AttemptError::InvalidCoordinatorAnswer { .. }

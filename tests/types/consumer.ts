@@ -60,6 +60,16 @@ const servePort = createServePort({ url: 'http://127.0.0.1:8787', token: 'test-t
 const upstreamOverServe = createResumableDeferralHost(servePort);
 const client = createPortClient({ url: 'http://127.0.0.1:8787', token: 'test-token-not-real' });
 const clientHost = createResumableDeferralHost({ url: 'http://127.0.0.1:8787', token: 'test-token-not-real' }, { launch: 'exec:/bin/true' });
+// A deferral's place in its pool: a priority and a fairness key, beside the receipt.
+const labelerPort = createServePort({ url: 'http://127.0.0.1:8787', token: 'test-token-not-real', launch: 'exec:/bin/true', priority: 2, fairnessKey: 'labeler' });
+const syncHost = createResumableDeferralHost({ url: 'http://127.0.0.1:8787', token: 'test-token-not-real' }, { launch: 'exec:/bin/true', fairnessKey: 'sync' });
+// @ts-expect-error a priority is a number
+createServePort({ url: 'http://127.0.0.1:8787', token: 'test-token-not-real', launch: 'exec:/bin/true', priority: '2' });
+async function orderFlow(): Promise<void> {
+  await syncHost.retain(handoff, { priority: 1 });
+  await client.record({ receipt: handoff, launch: 'exec:/bin/true', priority: -1, fairnessKey: 'backfill' });
+  await labelerPort.schedule(handoff);
+}
 async function clientFlow(): Promise<void> {
   const { id, cancellationHandle } = await clientHost.retain(handoff);
   const status = await clientHost.status(id);
@@ -99,4 +109,4 @@ if (step.ok) { const terminal: boolean = step.terminal; }
 // @ts-expect-error not a lifecycle event
 lifecycleTransition({ state: 'deferred', event: 'finish' });
 
-export { upstreamFlow, clientFlow, nullWakeup, messages, wrongOutcome };
+export { upstreamFlow, clientFlow, orderFlow, nullWakeup, messages, wrongOutcome };

@@ -35,8 +35,14 @@ pub enum AttemptError {
     MissingCoordinatorLaunch,
     /// `coordinator-pool` that is not 1 to 64 of `[A-Za-z0-9._-]`.
     InvalidCoordinatorPool,
-    /// `coordinator-pool` without `coordinator-url`.
-    MissingCoordinatorUrl,
+    /// `coordinator-pool`, a `coordinator-priority` other than 0 or `coordinator-fairness-key`
+    /// without `coordinator-url`: `input` names the first given.
+    MissingCoordinatorUrl { input: &'static str },
+    /// `coordinator-priority` that is not a whole number the host takes (an `i64`).
+    InvalidCoordinatorPriority,
+    /// `coordinator-fairness-key` that the host would refuse: not 1 to 200 characters, or with
+    /// a control character.
+    InvalidCoordinatorFairnessKey,
     /// The durable port did not retain the receipt.
     CoordinatorFailed { detail: String },
     /// The durable port did not admit the plan in the pool (unreachable, refused, an answer
@@ -91,7 +97,7 @@ pub enum AttemptError {
 
 impl AttemptError {
     /// Every code this type answers.
-    pub const CODES: [&'static str; 35] = [
+    pub const CODES: [&'static str; 37] = [
         "invalid-duration",
         "invalid-reserve",
         "invalid-fresh-approval",
@@ -108,6 +114,8 @@ impl AttemptError {
         "missing-coordinator-launch",
         "invalid-coordinator-pool",
         "missing-coordinator-url",
+        "invalid-coordinator-priority",
+        "invalid-coordinator-fairness-key",
         "coordinator-failed",
         "invalid-coordinator-answer",
         "transport-error",
@@ -154,7 +162,9 @@ impl AttemptError {
             AttemptError::MissingCoordinatorToken { .. } => "missing-coordinator-token",
             AttemptError::MissingCoordinatorLaunch => "missing-coordinator-launch",
             AttemptError::InvalidCoordinatorPool => "invalid-coordinator-pool",
-            AttemptError::MissingCoordinatorUrl => "missing-coordinator-url",
+            AttemptError::MissingCoordinatorUrl { .. } => "missing-coordinator-url",
+            AttemptError::InvalidCoordinatorPriority => "invalid-coordinator-priority",
+            AttemptError::InvalidCoordinatorFairnessKey => "invalid-coordinator-fairness-key",
             AttemptError::CoordinatorFailed { .. } | AttemptError::AdmissionFailed { .. } => {
                 "coordinator-failed"
             }
@@ -232,8 +242,20 @@ impl fmt::Display for AttemptError {
             AttemptError::InvalidCoordinatorPool => f.write_str(
                 "coordinator-pool must be 1 to 64 of A-Z a-z 0-9 . _ - (the durable host's pool, e.g. app-42)",
             ),
-            AttemptError::MissingCoordinatorUrl => f.write_str(
-                "coordinator-pool needs coordinator-url (the deferral-host serve that keeps the pool)",
+            AttemptError::MissingCoordinatorUrl { input } => write!(
+                f,
+                "{input} needs coordinator-url (the deferral-host serve that keeps the pool)"
+            ),
+            AttemptError::InvalidCoordinatorPriority => write!(
+                f,
+                "coordinator-priority must be a whole number from {} to {} (default 0; within its pool a higher priority is admitted first)",
+                i64::MIN,
+                i64::MAX
+            ),
+            AttemptError::InvalidCoordinatorFairnessKey => write!(
+                f,
+                "coordinator-fairness-key must be 1 to {} characters without control characters (the durable host's fairness key, e.g. labeler)",
+                crate::pool_order::MAX_KEY_CHARS
             ),
             AttemptError::AdmissionFailed { pool, detail } => write!(
                 f,

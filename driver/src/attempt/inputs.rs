@@ -8,7 +8,7 @@ use deferral_core::digest::input_value;
 use serde_json::{Map, Value};
 
 /// Every input an attempt reads, by its Action name (CLI flags use the same names).
-pub const INPUTS: [&str; 19] = [
+pub const INPUTS: [&str; 21] = [
     "rest-reserve",
     "graphql-reserve",
     "plan",
@@ -28,6 +28,8 @@ pub const INPUTS: [&str; 19] = [
     "coordinator-token",
     "coordinator-launch",
     "coordinator-pool",
+    "coordinator-priority",
+    "coordinator-fairness-key",
 ];
 
 /// `fresh-approval` when absent: receipts require fresh approval.

@@ -11,6 +11,7 @@
 //! (`admission_answer` or `admission_error`, `port_answer` or `coordinator_error`), read against
 //! the clock of the decision it follows, so every crossing repeats the same decision.
 
+use super::order_inputs::Order;
 use super::view::Finished;
 use super::{Attempt, AttemptError};
 use crate::crossing::PortReply;
@@ -34,6 +35,8 @@ pub(super) struct Port<'a> {
     url: &'a str,
     launch: &'a str,
     pub(super) pool: Option<&'a str>,
+    /// Its place in the pool (`coordinator-priority`, `coordinator-fairness-key`).
+    order: Order<'a>,
     token_env: &'static str,
 }
 
@@ -49,6 +52,11 @@ struct RetainBody<'a> {
     cost: Option<Box<RawValue>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     rate: Option<Box<RawValue>>,
+    /// Host metadata beside the receipt, never in it; absent at the defaults.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    priority: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fairness_key: Option<&'a str>,
 }
 
 /// What the port is told about the work beside a receipt or an admission request: the pool,
@@ -66,9 +74,11 @@ impl Attempt<'_> {
         if pool.is_some_and(|p| !pool::is_name(p)) {
             return Err(AttemptError::InvalidCoordinatorPool);
         }
+        let order = self.pool_order()?;
         let Some(url) = self.input("coordinator-url") else {
-            return match pool {
-                Some(_) => Err(AttemptError::MissingCoordinatorUrl),
+            let given = pool.map(|_| "coordinator-pool").or(order.first_given());
+            return match given {
+                Some(input) => Err(AttemptError::MissingCoordinatorUrl { input }),
                 None => Ok(None),
             };
         };
@@ -100,6 +110,7 @@ impl Attempt<'_> {
             url,
             launch,
             pool,
+            order,
             token_env,
         }))
     }
@@ -249,6 +260,8 @@ impl Attempt<'_> {
             pool: told.map(|t| t.pool),
             cost: told.and_then(|t| raw(&t.cost)),
             rate: told.and_then(|t| raw(&t.rate)),
+            priority: port.order.priority,
+            fairness_key: port.order.fairness_key,
         };
         let request = self.port_request(
             port,

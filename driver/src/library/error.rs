@@ -32,6 +32,8 @@ pub enum Code {
     InvalidPortAnswer,
     InvalidPool,
     InvalidAdmissionRequest,
+    InvalidPriority,
+    InvalidFairnessKey,
     CoordinatorFailed,
     AdmissionSpent,
     AdmissionReleased,
@@ -43,7 +45,7 @@ pub enum Code {
 }
 
 impl Code {
-    pub const ALL: [Code; 31] = [
+    pub const ALL: [Code; 33] = [
         Code::NotRetained,
         Code::AlreadyRetained,
         Code::NotYetDue,
@@ -68,6 +70,8 @@ impl Code {
         Code::InvalidPortAnswer,
         Code::InvalidPool,
         Code::InvalidAdmissionRequest,
+        Code::InvalidPriority,
+        Code::InvalidFairnessKey,
         Code::CoordinatorFailed,
         Code::AdmissionSpent,
         Code::AdmissionReleased,
@@ -104,6 +108,8 @@ impl Code {
             Code::InvalidPortAnswer => "invalid-port-answer",
             Code::InvalidPool => "invalid-pool",
             Code::InvalidAdmissionRequest => "invalid-admission-request",
+            Code::InvalidPriority => "invalid-priority",
+            Code::InvalidFairnessKey => "invalid-fairness-key",
             Code::CoordinatorFailed => "coordinator-failed",
             Code::AdmissionSpent => "admission-spent",
             Code::AdmissionReleased => "admission-released",
@@ -141,6 +147,8 @@ impl Code {
             Code::InvalidPortAnswer => "the durable port answered {detail}; nothing of it was kept or used",
             Code::InvalidPool => "a pool is 1 to 64 of A-Z a-z 0-9 . _ -, not {got}",
             Code::InvalidAdmissionRequest => "an admission request needs {what}",
+            Code::InvalidPriority => "priority must be a whole number from -9007199254740991 to 9007199254740991, not {got}",
+            Code::InvalidFairnessKey => "a fairness key is 1 to 200 characters without control characters, not {got}",
             Code::CoordinatorFailed => "pool {pool} refused the plan, yet its window leaves room for it: the host and the gate disagree, so nothing was sent",
             Code::AdmissionSpent => "this instance was admitted {what} in pool {pool} and has spent it: nothing is sent beyond an admission (admit a plan that covers the whole batch)",
             Code::AdmissionReleased => "this instance's admission in pool {pool} was released: nothing is sent without one (gate the next batch with a new instance)",

@@ -38,6 +38,7 @@ ops! {
         CancelHandle => "cancel_handle",
         CancelRefused => "cancel_refused",
         StoreKey => "store_key",
+        RecordOrder => "record_order",
     }
 }
 
@@ -70,6 +71,7 @@ pub fn run(op: Op, v: &Value) -> Answer {
             Value::Bool(v["code"] == "illegal-transition" && v["state"] == "cancelled"),
         )])),
         Op::StoreKey => store_key(&v["key"]),
+        Op::RecordOrder => super::record_order::record_order(v),
     }
 }
 

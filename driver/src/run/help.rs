@@ -41,7 +41,13 @@ pub const COMMANDS: [Command; 6] = [
         summary: "Check the rate state before a batch; ready, or deferred with a receipt.",
         help: GATE_HELP,
         values: GATE_VALUES,
-        own_values: &["coordinator-url", "coordinator-launch", "coordinator-pool"],
+        own_values: &[
+            "coordinator-url",
+            "coordinator-launch",
+            "coordinator-pool",
+            "coordinator-priority",
+            "coordinator-fairness-key",
+        ],
         booleans: OUTPUT_FLAGS,
         lists: &[],
     },
@@ -169,6 +175,13 @@ A durable port (deferral-host serve), and a pool:
                           (POST /v1/admissions); refused, the gate defers to the pool's reset;
                           a port that cannot be asked stops the gate (coordinator-failed): with
                           a pool, no work proceeds without an admission
+  --coordinator-priority N
+                          its place in the pool when it defers: a whole number, default 0;
+                          the host admits a higher priority first (needs --coordinator-url)
+  --coordinator-fairness-key KEY
+                          among equal priorities the host takes turns between keys (1-200
+                          characters; default: the launch target's OWNER/REPO/WORKFLOW or
+                          program). Both are kept by the host beside the receipt, not in it
 
 Exit codes: 0 ready, 2 invalid input, 3 authentication, 4 provider or transport failure,
 5 blocked, 6 deferred."

@@ -1,0 +1,51 @@
+//! A gate's place in its pool at the durable port: `coordinator-priority` (a whole number,
+//! default 0; within a pool a higher one is admitted first) and `coordinator-fairness-key`
+//! (among equal priorities the host takes turns between keys), the CLI's `--coordinator-priority`
+//! and `--coordinator-fairness-key`. Checked at the door, before any request, by the host's
+//! rules ([`crate::pool_order`]); sent beside the receipt when the gate defers
+//! (`POST /v1/deferrals`), never inside it. Priority 0 (action.yml's default) and no key send
+//! what a gate sent before they existed.
+
+use super::{Attempt, AttemptError};
+use crate::pool_order::{key_ok, parse_priority};
+
+/// The place in the pool the inputs give; `None` is the host's default.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Order<'a> {
+    /// `None` for 0, the default.
+    pub(super) priority: Option<i64>,
+    pub(super) fairness_key: Option<&'a str>,
+}
+
+impl Order<'_> {
+    /// The first of these inputs given, for `missing-coordinator-url`.
+    pub(super) fn first_given(&self) -> Option<&'static str> {
+        if self.priority.is_some() {
+            Some("coordinator-priority")
+        } else {
+            self.fairness_key.map(|_| "coordinator-fairness-key")
+        }
+    }
+}
+
+impl Attempt<'_> {
+    /// `coordinator-priority` and `coordinator-fairness-key`, checked.
+    pub(super) fn pool_order(&self) -> Result<Order<'_>, AttemptError> {
+        let priority = match self.input("coordinator-priority") {
+            None => None,
+            Some(text) => match parse_priority(text) {
+                None => return Err(AttemptError::InvalidCoordinatorPriority),
+                Some(0) => None,
+                Some(p) => Some(p),
+            },
+        };
+        let fairness_key = self.input("coordinator-fairness-key");
+        if fairness_key.is_some_and(|k| !key_ok(k)) {
+            return Err(AttemptError::InvalidCoordinatorFairnessKey);
+        }
+        Ok(Order {
+            priority,
+            fairness_key,
+        })
+    }
+}
