@@ -102,7 +102,10 @@ fn the_example_configuration_is_one_run_takes() {
         args.scheduler.lease_timeout,
         std::time::Duration::from_secs(900)
     );
-    assert_eq!(args.follow_interval, std::time::Duration::from_secs(60));
+    assert_eq!(
+        args.follow_interval,
+        Some(std::time::Duration::from_secs(60))
+    );
     assert_eq!(args.port.allow_launch.len(), 2);
     assert_eq!(args.watches.len(), 1);
     assert_eq!(args.watches[0].repo, "octo/app");

@@ -43,7 +43,12 @@ fn start_run(host: &Host, standin: &Standin) -> HookServe {
         host,
         standin,
         "run",
-        &["--github-webhook-secret-file", &secrets, "--http-timeout", "5s"],
+        &[
+            "--github-webhook-secret-file",
+            &secrets,
+            "--http-timeout",
+            "5s",
+        ],
     )
 }
 
@@ -58,8 +63,19 @@ fn dispatched(host: &Host, standin: &Standin, run: &HookServe, id: &str) -> u64 
 
 #[test]
 fn a_signed_delivery_to_run_ends_its_dispatched_deferral_within_2s_without_a_poll_of_its_run() {
+    delivered_and_complete(Host::new());
+}
+
+#[test]
+fn postgres_a_signed_delivery_to_run_ends_its_dispatched_deferral() {
+    let Some(schema) = common::pg::schema_or_skip() else {
+        return;
+    };
+    delivered_and_complete(Host::with_store(&schema.url));
+}
+
+fn delivered_and_complete(host: Host) {
     let standin = Standin::start();
-    let host = Host::new();
     let (id, _) = host.record(TARGET, 0, HOUR, &[]);
     standin.script(Script::default());
     let mut run = start_run(&host, &standin);
@@ -82,10 +98,19 @@ fn a_signed_delivery_to_run_ends_its_dispatched_deferral_within_2s_without_a_pol
     // GitHub redelivers with the same X-GitHub-Delivery: answered, and nothing happens.
     let asked = standin.seen().len();
     let (status, answer) = run.deliver_signed("workflow_run", "run-delivery-1", body.as_bytes());
-    assert_eq!((status, &answer["already"]), (200, &json!(true)), "{answer}");
+    assert_eq!(
+        (status, &answer["already"]),
+        (200, &json!(true)),
+        "{answer}"
+    );
     assert_eq!(standin.seen().len(), asked, "no second effect");
     assert_eq!(completions(&host, &id), 1);
-    assert_eq!(run.terminate(Duration::from_secs(10)), Some(0), "{}", run.log_text());
+    assert_eq!(
+        run.terminate(Duration::from_secs(10)),
+        Some(0),
+        "{}",
+        run.log_text()
+    );
 }
 
 #[test]
@@ -111,6 +136,12 @@ fn a_delivery_that_defers_again_wakes_the_loop_to_dispatch_the_next_attempt_at_o
         (standin.dispatch_count() == 2).then_some(())
     });
     assert!(again.is_some(), "{}\n{}", host.status(&id), run.log_text());
+    // The host has noted the second run (the stand-in counts the dispatch before answering).
+    let noted = within(Duration::from_secs(3), || {
+        let status = host.status(&id);
+        (status["attempt_status"] == "dispatched" && status["attempts"] == 2).then_some(())
+    });
+    assert!(noted.is_some(), "{}\n{}", host.status(&id), run.log_text());
     let second = standin.last_run_id();
     assert_ne!(first, second);
     assert_eq!(run_polls(&standin, 0, first), Vec::<String>::new());
@@ -121,8 +152,13 @@ fn a_delivery_that_defers_again_wakes_the_loop_to_dispatch_the_next_attempt_at_o
         (host.status(&id)["state"] == "complete").then_some(())
     });
     assert!(done.is_some(), "{}\n{}", host.status(&id), run.log_text());
-    assert_eq!(host.status(&id)["reentries"], 1);
-    assert_eq!(run.terminate(Duration::from_secs(10)), Some(0), "{}", run.log_text());
+    assert_eq!(host.status(&id)["reentries"], 2, "two launches");
+    assert_eq!(
+        run.terminate(Duration::from_secs(10)),
+        Some(0),
+        "{}",
+        run.log_text()
+    );
 }
 
 #[test]
@@ -164,10 +200,17 @@ fn a_wrong_signature_to_run_is_401_and_changes_nothing_with_the_secret_file_in_t
             "{answer}"
         );
     }
-    assert_eq!(standin.seen().len(), before, "GitHub was not asked anything");
+    assert_eq!(
+        standin.seen().len(),
+        before,
+        "GitHub was not asked anything"
+    );
     assert_eq!(host.status(&id)["attempt_status"], "dispatched");
     let log = run.log_text();
-    assert!(log.contains("run-delivery-4") && log.contains("refused"), "{log}");
+    assert!(
+        log.contains("run-delivery-4") && log.contains("refused"),
+        "{log}"
+    );
     assert!(!log.contains("body-text-never-logged"), "{log}");
     // Nothing was stored: the same delivery id, signed, is the first.
     let (status, answer) = run.deliver_signed("workflow_run", "run-delivery-4", body.as_bytes());
@@ -176,5 +219,33 @@ fn a_wrong_signature_to_run_is_401_and_changes_nothing_with_the_secret_file_in_t
         (host.status(&id)["state"] == "complete").then_some(())
     });
     assert!(done.is_some(), "{}\n{}", host.status(&id), run.log_text());
-    assert_eq!(run.terminate(Duration::from_secs(10)), Some(0), "{}", run.log_text());
+    assert_eq!(
+        run.terminate(Duration::from_secs(10)),
+        Some(0),
+        "{}",
+        run.log_text()
+    );
+}
+
+#[test]
+fn with_webhooks_polling_is_the_reconciler_every_10_minutes_unless_told_otherwise() {
+    let follow = |extra: &[&str]| {
+        let mut argv = vec!["deferral-host", "run"];
+        argv.extend_from_slice(extra);
+        let parsed = deferral_host::cli::config::parse(argv.iter().map(Into::into).collect());
+        let Ok(mut cli) = parsed else {
+            panic!("{extra:?} does not parse")
+        };
+        cli.run_args_mut()
+            .expect("the run command")
+            .follow_interval()
+    };
+    let secret = [
+        "--github-webhook-secret-file",
+        "/run/credentials/x/webhook-secret",
+    ];
+    assert_eq!(follow(&[]), Duration::from_secs(60));
+    assert_eq!(follow(&secret), Duration::from_secs(600));
+    let given = [&secret[..], &["--follow-interval", "2m"]].concat();
+    assert_eq!(follow(&given), Duration::from_secs(120));
 }
