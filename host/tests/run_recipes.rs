@@ -77,6 +77,15 @@ fn systemd_analyze_verify_passes_the_unit() {
     };
     let (ok, said) = verify(&path);
     assert!(ok && said.is_empty(), "systemd-analyze verify: {said:#?}");
+    // With the webhook's secret handed over too (the commented line, as an operator enables it).
+    let hooked = text.replace(
+        "#LoadCredential=webhook-secret:",
+        "LoadCredential=webhook-secret:",
+    );
+    assert_ne!(hooked, text, "the unit shows the webhook's credential");
+    std::fs::write(&path, &hooked).unwrap();
+    let (ok, said) = verify(&path);
+    assert!(ok && said.is_empty(), "systemd-analyze verify: {said:#?}");
     // The check bites: a misspelt setting is reported.
     std::fs::write(
         &path,
