@@ -9,6 +9,7 @@ pub mod refusing;
 pub mod run;
 pub mod serve_client;
 pub mod server;
+pub mod tcp_state;
 pub mod webhook;
 
 use deferral_host::store::sqlite::IntegrityCheck;
