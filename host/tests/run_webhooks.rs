@@ -249,3 +249,31 @@ fn with_webhooks_polling_is_the_reconciler_every_10_minutes_unless_told_otherwis
     let given = [&secret[..], &["--follow-interval", "2m"]].concat();
     assert_eq!(follow(&given), Duration::from_secs(120));
 }
+
+#[test]
+fn a_run_whose_delivery_never_comes_is_still_followed_by_runs_polling() {
+    let standin = Standin::start();
+    let host = Host::new();
+    let (id, _) = host.record(TARGET, 0, HOUR, &[]);
+    standin.script(Script::default());
+    let secrets = secret_file(&host).display().to_string();
+    let args = [
+        "--github-webhook-secret-file",
+        &secrets,
+        "--follow-interval",
+        "1s",
+    ];
+    let mut run = HookServe::start_command(&host, &standin, "run", &args);
+    dispatched(&host, &standin, &run, &id);
+    // No delivery: the next follow, a second after the last, finds the run completed.
+    let done = within(Duration::from_secs(10), || {
+        (host.status(&id)["state"] == "complete").then_some(())
+    });
+    assert!(done.is_some(), "{}\n{}", host.status(&id), run.log_text());
+    assert_eq!(
+        run.terminate(Duration::from_secs(10)),
+        Some(0),
+        "{}",
+        run.log_text()
+    );
+}
