@@ -34,7 +34,7 @@ something or, on PostgreSQL, when another replica or command writes due work (LI
 Several `run` replicas on one PostgreSQL store launch each deferral once, with no leader.
 With --github-webhook-secret-file it takes GitHub's webhooks at POST /v1/github/webhook (as
 `serve` does): a completed run it dispatched ends at once, from its artifacts, and a run that
-a [[watch]] table trusts has its receipt ingested; polling then runs every 10 minutes only.
+a [[watch]] table trusts has its receipt ingested; --follow-interval then defaults to 10m.
 On SQLite, a `record` from the command line (another process) is seen at the next pass, at
 most --follow-interval later: record through the port to be launched on time.
 
