@@ -433,7 +433,7 @@ fn a_run_never_found_stays_dispatched_and_expires_at_resume_by() {
     );
     assert_eq!(host.status(&id)["attempt_status"], "dispatched");
     assert_eq!(standin.dispatch_count(), 1, "never dispatched again");
-    std::thread::sleep(std::time::Duration::from_millis(3_100));
+    common::clock::until_past_field(&host, &id, "resume_by_ms");
     let expired = tick(&host, &standin);
     assert_eq!(
         expired.json["expired"][0],

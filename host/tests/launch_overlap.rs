@@ -94,7 +94,7 @@ exit 0"#,
         .map(|p| p.parse().unwrap())
         .collect();
     kill9(&mut ticker);
-    std::thread::sleep(Duration::from_millis(1_700));
+    common::clock::until_past_field(&host, &id, "lease_until_ms");
     let report = host.tick(&[]);
     let leftovers: Vec<u32> = started.iter().copied().filter(|p| alive(*p)).collect();
     for pid in &leftovers {

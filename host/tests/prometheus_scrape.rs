@@ -52,12 +52,26 @@ fn prometheus_binary() -> Option<String> {
     None
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+/// The address Prometheus logged once it listens (`msg="Listening on" address=127.0.0.1:PORT`),
+/// polled for up to 30 s; `None` if it exited or never said.
+fn listening_address(child: &mut std::process::Child, log: &std::path::Path) -> Option<String> {
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(30) {
+        let text = std::fs::read_to_string(log).unwrap_or_default();
+        let said = text
+            .lines()
+            .filter(|l| l.contains("msg=\"Listening on\""))
+            .find_map(|l| l.split("address=").nth(1))
+            .and_then(|rest| rest.split_whitespace().next());
+        if let Some(address) = said {
+            return Some(address.to_string());
+        }
+        if child.try_wait().unwrap().is_some() {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    None
 }
 
 /// Starts Prometheus on loopback with a throwaway config and data dir, scraping `target`
@@ -77,35 +91,32 @@ fn start_prometheus(
         ),
     )
     .unwrap();
-    // Prometheus cannot listen on port 0 and say which port it got: a port is picked and
-    // released, and if something else took it before Prometheus bound it, Prometheus exits
-    // and another port is tried.
-    for _ in 0..5 {
-        let port = free_port();
-        let log = std::fs::File::create(dir.join("prometheus.log")).unwrap();
-        let child = Command::new(bin)
-            .arg(format!("--config.file={}", config.display()))
-            .arg(format!(
-                "--storage.tsdb.path={}",
-                dir.join("data").display()
-            ))
-            .arg(format!("--web.listen-address=127.0.0.1:{port}"))
-            .arg("--log.level=warn")
-            .stdout(Stdio::null())
-            .stderr(Stdio::from(log))
-            .spawn()
-            .unwrap();
-        let mut prometheus = Prometheus {
-            child,
-            url: format!("http://127.0.0.1:{port}"),
-        };
-        if ready(&mut prometheus) {
-            return prometheus;
-        }
+    // Port 0: the kernel picks a free port as Prometheus binds it, and Prometheus logs the
+    // address it got (at level info), so no port is picked here and released for it.
+    let log = dir.join("prometheus.log");
+    let mut child = Command::new(bin)
+        .arg(format!("--config.file={}", config.display()))
+        .arg(format!(
+            "--storage.tsdb.path={}",
+            dir.join("data").display()
+        ))
+        .arg("--web.listen-address=127.0.0.1:0")
+        .arg("--log.level=info")
+        .stdout(Stdio::null())
+        .stderr(Stdio::from(std::fs::File::create(&log).unwrap()))
+        .spawn()
+        .unwrap();
+    let address = listening_address(&mut child, &log);
+    let mut prometheus = Prometheus {
+        child,
+        url: format!("http://{}", address.as_deref().unwrap_or("127.0.0.1:0")),
+    };
+    if address.is_some() && ready(&mut prometheus) {
+        return prometheus;
     }
     panic!(
         "Prometheus did not start: {}",
-        std::fs::read_to_string(dir.join("prometheus.log")).unwrap_or_default()
+        std::fs::read_to_string(&log).unwrap_or_default()
     );
 }
 

@@ -209,7 +209,7 @@ fn retry_refuses_what_it_cannot_start_again() {
         );
         host.tick(&[&short]);
         assert_eq!(host.status(&short)["state"], "blocked");
-        std::thread::sleep(std::time::Duration::from_millis(1700));
+        common::clock::until_past_field(&host, &short, "resume_by_ms");
         let out = host.expect(
             2,
             &[

@@ -77,6 +77,15 @@ fn systemd_analyze_verify_passes_the_unit() {
     };
     let (ok, said) = verify(&path);
     assert!(ok && said.is_empty(), "systemd-analyze verify: {said:#?}");
+    // With the webhook's secret handed over too (the commented line, as an operator enables it).
+    let hooked = text.replace(
+        "#LoadCredential=webhook-secret:",
+        "LoadCredential=webhook-secret:",
+    );
+    assert_ne!(hooked, text, "the unit shows the webhook's credential");
+    std::fs::write(&path, &hooked).unwrap();
+    let (ok, said) = verify(&path);
+    assert!(ok && said.is_empty(), "systemd-analyze verify: {said:#?}");
     // The check bites: a misspelt setting is reported.
     std::fs::write(
         &path,
@@ -102,7 +111,10 @@ fn the_example_configuration_is_one_run_takes() {
         args.scheduler.lease_timeout,
         std::time::Duration::from_secs(900)
     );
-    assert_eq!(args.follow_interval, std::time::Duration::from_secs(60));
+    assert_eq!(
+        args.follow_interval,
+        Some(std::time::Duration::from_secs(60))
+    );
     assert_eq!(args.port.allow_launch.len(), 2);
     assert_eq!(args.watches.len(), 1);
     assert_eq!(args.watches[0].repo, "octo/app");

@@ -4,26 +4,36 @@
 mod common;
 
 use common::server::{error_code, read_answer, request, Server, TOKEN};
+use common::tcp_state::{ports, wait_all_closed, wait_all_read};
 use common::{now, HOUR};
 use deferral_host::store::Store;
 use std::io::Write;
 use std::net::TcpStream;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Connections that send the start of a request head and then nothing.
+/// Connections that send the start of a request head and then nothing; returned once the
+/// server has read what they sent (or shed them at its cap).
 fn idle_sockets(server: &Server, count: usize) -> Vec<TcpStream> {
-    (0..count)
+    let sockets: Vec<TcpStream> = (0..count)
         .map(|_| {
             let mut s = TcpStream::connect(&server.addr).unwrap();
             s.write_all(b"GET /v1/deferrals/x HTTP/1.1\r\nHo").unwrap();
             s
         })
-        .collect()
+        .collect();
+    wait_all_read(&server.addr, &ports(&sockets.iter().collect::<Vec<_>>()));
+    sockets
 }
 
-/// `count` connections that each send one header byte every 100 ms until the guard drops.
+/// Waits until the server has read everything `sockets` sent (or shed them).
+fn read_by_server(server: &Server, sockets: &[&TcpStream]) {
+    wait_all_read(&server.addr, &ports(sockets));
+}
+
+/// `count` connections that each send one header byte every 100 ms until the guard drops;
+/// the trickle starts once the server has read their first bytes (or shed them at its cap).
 struct Trickle {
     stop: Arc<AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,
@@ -39,6 +49,7 @@ impl Trickle {
         for s in &mut sockets {
             let _ = s.write_all(b"POST /v1/deferrals HTTP/1.1\r\nX-Slow: ");
         }
+        wait_all_read(&server.addr, &ports(&sockets.iter().collect::<Vec<_>>()));
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
         let thread = std::thread::spawn(move || {
@@ -50,6 +61,7 @@ impl Trickle {
                 for s in &mut sockets {
                     let _ = s.write(b"a");
                 }
+                // The pace of a slow client: this sleep is the behaviour under test.
                 std::thread::sleep(Duration::from_millis(100));
             }
         });
@@ -84,7 +96,6 @@ fn assert_fast(server: &Server, what: &str) {
 fn idle_sockets_do_not_stall_a_request() {
     let server = Server::start(&[]);
     let _idle = idle_sockets(&server, 4);
-    std::thread::sleep(Duration::from_millis(100));
     assert_fast(&server, "4 idle sockets");
     let _more = idle_sockets(&server, 60);
     assert_fast(&server, "64 idle sockets");
@@ -94,7 +105,6 @@ fn idle_sockets_do_not_stall_a_request() {
 fn five_hundred_trickling_sockets_do_not_stall_a_request() {
     let server = Server::start(&[]);
     let _trickle = Trickle::start(&server, 500);
-    std::thread::sleep(Duration::from_millis(300));
     for round in 0..3 {
         assert_fast(&server, &format!("500 trickling sockets, round {round}"));
     }
@@ -104,7 +114,6 @@ fn five_hundred_trickling_sockets_do_not_stall_a_request() {
 fn idle_connections_are_shed_at_the_cap() {
     let server = Server::start(&["--max-connections", "8"]);
     let _idle = idle_sockets(&server, 8);
-    std::thread::sleep(Duration::from_millis(100));
     assert_fast(&server, "8 idle sockets at a cap of 8");
     // An idle keep-alive connection is shed too: a new client is still served.
     let mut kept = server.connect();
@@ -153,7 +162,8 @@ fn sigterm_stops_the_server_while_sockets_are_held() {
     kept.write_all(request("GET", "/v1/deferrals/dx", "", true).as_bytes())
         .unwrap();
     assert_eq!(read_answer(&mut kept).unwrap().status, 404);
-    std::thread::sleep(Duration::from_millis(200));
+    // Every socket is held by the server when the signal comes.
+    read_by_server(&server, &[&open_body, &kept]);
     assert_eq!(
         server.terminate_within(Duration::from_secs(6)),
         Some(0),
@@ -267,12 +277,14 @@ fn at_the_cap_with_every_connection_busy_a_new_one_gets_503() {
             s
         })
         .collect();
-    std::thread::sleep(Duration::from_millis(200));
+    // The server has read both heads: both requests are being handled, waiting for bodies.
+    read_by_server(&server, &busy.iter().collect::<Vec<_>>());
     let (status, head, body) =
         server.raw(&request("GET", "/v1/deferrals/dx", "", false).into_bytes());
     assert_eq!((status, error_code(&body)), (503, "busy"), "{head}");
+    let left = ports(&busy.iter().collect::<Vec<_>>());
     drop(busy);
-    std::thread::sleep(Duration::from_millis(200));
+    wait_all_closed(&server.addr, &left);
     assert_fast(&server, "after the busy connections left");
     // SIGINT stops it like SIGTERM.
     // SAFETY: kill(2) on the child this test started.
@@ -304,6 +316,7 @@ fn a_body_sent_too_slowly_gets_408_at_the_deadline() {
             if writer.write_all(b" ").is_err() {
                 break;
             }
+            // The pace of a slow client: this sleep is the behaviour under test.
             std::thread::sleep(Duration::from_millis(100));
         }
     });
@@ -325,9 +338,11 @@ fn sigterm_during_records_loses_no_answered_record() {
     ])));
     let addr = server.lock().unwrap().addr.clone();
     let start = now();
+    let recorded = Arc::new(AtomicUsize::new(0));
     let clients: Vec<_> = (0..8)
         .map(|c| {
             let addr = addr.clone();
+            let recorded = recorded.clone();
             std::thread::spawn(move || {
                 let mut answered = Vec::new();
                 for i in 0..10_000 {
@@ -345,7 +360,10 @@ fn sigterm_during_records_loses_no_answered_record() {
                         break;
                     };
                     match answer.status {
-                        201 => answered.push(answer.body["id"].as_str().unwrap().to_string()),
+                        201 => {
+                            answered.push(answer.body["id"].as_str().unwrap().to_string());
+                            recorded.fetch_add(1, Ordering::SeqCst);
+                        }
                         503 => break,
                         other => panic!("unexpected {other}: {}", answer.body),
                     }
@@ -354,7 +372,11 @@ fn sigterm_during_records_loses_no_answered_record() {
             })
         })
         .collect();
-    std::thread::sleep(Duration::from_millis(500));
+    // The signal comes while records are being answered.
+    let answering = common::webhook::within(Duration::from_secs(20), || {
+        (recorded.load(Ordering::SeqCst) >= 40).then_some(())
+    });
+    assert!(answering.is_some(), "no records answered");
     let code = server
         .lock()
         .unwrap()
@@ -381,7 +403,7 @@ fn sigterm_during_records_loses_no_answered_record() {
 fn clients_without_the_token_cannot_fill_the_cap() {
     let server = Server::start(&["--max-connections", "4"]);
     // Refused (no token) requests whose bodies keep arriving: each is read and dropped.
-    let _refused: Vec<TcpStream> = (0..4)
+    let refused: Vec<TcpStream> = (0..4)
         .map(|_| {
             let mut s = server.connect();
             s.write_all(b"POST /v1/deferrals HTTP/1.1\r\nContent-Length: 16000\r\n\r\n{")
@@ -389,7 +411,8 @@ fn clients_without_the_token_cannot_fill_the_cap() {
             s
         })
         .collect();
-    std::thread::sleep(Duration::from_millis(200));
+    // The server has read their heads and refused them: they are reading and dropping bodies.
+    read_by_server(&server, &refused.iter().collect::<Vec<_>>());
     assert_fast(&server, "4 refused uploads at a cap of 4");
 }
 
@@ -421,7 +444,7 @@ fn a_token_less_flood_never_sheds_a_connection_that_proved_the_token() {
             s
         })
         .collect();
-    std::thread::sleep(Duration::from_millis(300));
+    read_by_server(&server, &refused.iter().collect::<Vec<_>>());
     for _ in 0..2 {
         proved
             .write_all(request("GET", "/v1/deferrals/dx", "", true).as_bytes())
@@ -435,4 +458,30 @@ fn a_token_less_flood_never_sheds_a_connection_that_proved_the_token() {
         &server,
         "a proved connection and a token-less flood at a cap of 4",
     );
+}
+
+#[test]
+fn the_kernels_view_of_unread_bytes_is_what_the_waits_above_read() {
+    // A listener this test holds (never released) that accepts only when told.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let mut client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+    client.write_all(b"GET / HTTP/1.1\r\n").unwrap();
+    let me = client.local_addr().unwrap().port();
+    let unread = common::webhook::within(Duration::from_secs(5), || {
+        let side = *common::tcp_state::server_sides(port).get(&me)?;
+        (side.unread == 16).then_some(side)
+    });
+    assert!(
+        unread.is_some(),
+        "{:?}",
+        common::tcp_state::server_sides(port)
+    );
+    let (mut accepted, _) = listener.accept().unwrap();
+    let mut head = [0u8; 16];
+    std::io::Read::read_exact(&mut accepted, &mut head).unwrap();
+    wait_all_read(&listener.local_addr().unwrap().to_string(), &[me]);
+    drop(client);
+    drop(accepted);
+    wait_all_closed(&listener.local_addr().unwrap().to_string(), &[me]);
 }

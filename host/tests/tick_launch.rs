@@ -35,7 +35,7 @@ fn nothing_is_launched_before_resume_after() {
     let report = host.tick(&[]);
     assert!(launched_ids(&report).is_empty(), "{report}");
     assert!(lines(&marker).is_empty());
-    std::thread::sleep(Duration::from_millis(1_300));
+    common::clock::until_past_field(&host, &soon, "resume_after_ms");
     let dry = host.tick(&["--dry-run"]);
     assert_eq!(
         launched_ids(&dry),
@@ -282,7 +282,7 @@ fn expired_deferrals_are_cancelled_without_launch() {
         .as_str()
         .unwrap()
         .to_string();
-    std::thread::sleep(Duration::from_millis(800));
+    common::clock::until_past_field(&host, &id, "resume_by_ms");
     let dry = host.tick(&["--dry-run"]);
     assert_eq!(dry["expired"], serde_json::json!([id]));
     let report = host.tick(&[]);
@@ -430,7 +430,13 @@ fn a_ticker_killed_mid_run_is_recovered_by_the_next_tick() {
     );
     // An immediate tick must not touch the leased deferral; the rest are launched.
     host.tick(&[]);
-    std::thread::sleep(Duration::from_millis(1_600));
+    // Until the killed ticker's lease has ended.
+    let leased = ids
+        .iter()
+        .filter_map(|id| host.status(id)["lease_until_ms"].as_u64())
+        .max()
+        .expect("the killed ticker's lease");
+    common::clock::until_past(leased);
     let report = host.tick(&[]);
     let store = host.open();
     use deferral_host::store::Store;

@@ -411,7 +411,7 @@ fn a_stale_lease_of_a_dispatch_is_left_to_the_operator_or_the_follow_step() {
     };
     let (sending, resume_by_ms) = claim(AttemptStatus::Dispatching);
     let (sent, _) = claim(AttemptStatus::Dispatched);
-    std::thread::sleep(std::time::Duration::from_millis(20));
+    common::clock::until_past_field(&host, &sent, "lease_until_ms");
     let report = host.tick(&[]);
     let s = host.status(&sending);
     assert_eq!(

@@ -353,7 +353,7 @@ pub(super) struct ServeArgs {
     pub(super) pool_buffer: std::time::Duration,
     /// GitHub's webhooks (docs/host.md, Webhooks).
     #[command(flatten)]
-    pub(super) webhook: super::webhook_args::WebhookArgs,
+    pub(super) webhook: crate::flags::webhook::WebhookArgs,
     /// The credentials webhooks follow runs with (GITHUB_TOKEN or the App's).
     #[command(flatten)]
     pub(super) github: GithubArgs,

@@ -8,9 +8,7 @@ mod args;
 pub mod config;
 mod github_env;
 mod run;
-mod serve_webhook;
 mod text;
-mod webhook_args;
 
 pub use crate::view::deferral_json;
 pub use args::Cli;

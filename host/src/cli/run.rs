@@ -412,7 +412,13 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                 ..crate::pools::PoolOptions::default()
             };
             let mut options = args.port.serve_options(token, store_url(cli)?, pools)?;
-            options.webhook = super::serve_webhook::intake(args, &options.store, github_env)?;
+            options.webhook = args.webhook.intake(crate::flags::webhook::Follow {
+                store: &options.store,
+                github: &args.github,
+                env: github_env,
+                http_timeout: args.http_timeout,
+                max_chain: coordinator::DEFAULT_MAX_CHAIN,
+            })?;
             crate::serve::serve(options)
         }
         Command::Run(args) => {

@@ -15,6 +15,7 @@ use crate::clock::parse_duration;
 use crate::error::HostError;
 use crate::flags::port::PortArgs;
 use crate::flags::scheduler::SchedulerArgs;
+use crate::flags::webhook::{Follow, WebhookSecretArgs};
 use crate::github::options::GithubEnv;
 use crate::serve::{Hooks, Port};
 use crate::store::{IntegrityCheck, StoreUrl};
@@ -31,6 +32,9 @@ launches each deferral within a second of its time: it sleeps until the next due
 pool hold, lease end or follow, and wakes early when a request through the port changes
 something or, on PostgreSQL, when another replica or command writes due work (LISTEN/NOTIFY).
 Several `run` replicas on one PostgreSQL store launch each deferral once, with no leader.
+With --github-webhook-secret-file it takes GitHub's webhooks at POST /v1/github/webhook (as
+`serve` does): a completed run it dispatched ends at once, from its artifacts, and a run that
+a [[watch]] table trusts has its receipt ingested; --follow-interval then defaults to 10m.
 On SQLite, a `record` from the command line (another process) is seen at the next pass, at
 most --follow-interval later: record through the port to be launched on time.
 
@@ -39,7 +43,8 @@ SIGTERM or SIGINT: the port answers no more requests (503 stopping), the running
 (an exec: launch runs until it exits, or is killed just before its lease ends), exit 0;
 a second SIGTERM or SIGINT ends it at once (exit 1; the launch is recovered after its lease).
 SIGHUP: reads --config again and applies what can change without a restart (the scheduler's
-flags, --follow-interval, [[watch]]); the port's flags and --store need a restart.
+flags, --follow-interval, [[watch]]); the port's flags, the webhook's secret file and --store
+need a restart.
 
 --config FILE (TOML): keys are the long flags without dashes in front, [[watch]] tables name
 the repositories to ingest; a flag on the command line wins over the file:
@@ -48,6 +53,7 @@ the repositories to ingest; a flag on the command line wins over the file:
   token-file = \"/run/credentials/deferral-host.service/token\"
   allow-launch = [\"workflow-dispatch:\"]
   lease-timeout = \"15m\"
+  github-webhook-secret-file = \"/run/credentials/deferral-host.service/webhook-secret\"
   [[watch]]
   repo = \"octo/app\"
   launch = \"workflow-dispatch:octo/app/resume.yml@main\"
@@ -68,10 +74,14 @@ pub struct RunArgs {
     pub port: PortArgs,
     #[command(flatten)]
     pub scheduler: SchedulerArgs,
+    /// GitHub's webhooks (docs/host.md, Webhooks); a delivery ingests for the [[watch]] tables.
+    #[command(flatten)]
+    pub webhook: WebhookSecretArgs,
     /// How often dispatched runs are followed and the [[watch]] repositories ingested (a pass
-    /// runs at least this often even when nothing is due).
-    #[arg(long, default_value = "60s", value_parser = parse_duration, value_name = "DURATION")]
-    pub follow_interval: Duration,
+    /// runs at least this often even when nothing is due). Default: 60s, or 10m with
+    /// --github-webhook-secret-file (polling then only catches what a webhook missed).
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    pub follow_interval: Option<Duration>,
     /// No progress lines on stderr (launches, outcomes, pass summaries).
     #[arg(long, short)]
     pub quiet: bool,
@@ -83,12 +93,53 @@ pub struct RunArgs {
     pub watches: Vec<watches::WatchConfig>,
 }
 
+/// `--follow-interval`'s default without webhooks, and with them.
+pub const FOLLOW_INTERVAL: Duration = Duration::from_secs(60);
+pub const FOLLOW_INTERVAL_WITH_WEBHOOKS: Duration = Duration::from_secs(600);
+
+impl RunArgs {
+    /// `--follow-interval`, or its default: rarer when webhooks end runs.
+    pub fn follow_interval(&self) -> Duration {
+        self.follow_interval.unwrap_or(if self.webhook.is_set() {
+            FOLLOW_INTERVAL_WITH_WEBHOOKS
+        } else {
+            FOLLOW_INTERVAL
+        })
+    }
+}
+
 /// What `run` asks of the command line above it: the environment the GitHub client reads, and
 /// the `run` arguments as the command line and the configuration file give them now (SIGHUP).
 #[derive(Clone, Copy)]
 pub struct Outside {
     pub github_env: fn() -> GithubEnv,
     pub reload: fn() -> Result<RunArgs, HostError>,
+}
+
+/// With `--github-webhook-secret-file`: the port's intake, whose worker follows a delivery's
+/// run (or ingests for the `[[watch]]` tables) and then wakes the scheduler, since what it
+/// changed may be due now (a run that deferred again).
+fn webhook_intake(
+    args: &RunArgs,
+    store: &StoreUrl,
+    outside: Outside,
+    wake: &Arc<Wake>,
+) -> Result<Option<crate::github::webhook::Intake>, HostError> {
+    let watches = args
+        .watches
+        .iter()
+        .map(|w| w.options())
+        .collect::<Result<Vec<_>, _>>()?;
+    let ring = wake.clone();
+    let follow = Follow {
+        store,
+        github: &args.scheduler.github,
+        env: outside.github_env,
+        http_timeout: args.scheduler.http_timeout,
+        max_chain: args.scheduler.max_chain,
+    };
+    args.webhook
+        .intake(follow, watches, Some(Arc::new(move || ring.changed())))
 }
 
 /// Runs until SIGTERM or SIGINT; exits 0 once the port and the running pass have stopped.
@@ -105,8 +156,9 @@ pub fn run(
     // Opened here to create, migrate and check it; the scheduler keeps this connection.
     let connection = store.open(integrity)?;
     let pools = args.scheduler.pool_options()?;
-    let options = args.port.serve_options(token, store.clone(), pools)?;
+    let mut options = args.port.serve_options(token, store.clone(), pools)?;
     let wake = Arc::new(Wake::default());
+    options.webhook = webhook_intake(args, &store, outside, &wake)?;
     let ring = wake.clone();
     let hooks = Hooks {
         changed: Some(Arc::new(move || ring.changed())),

@@ -41,7 +41,7 @@ impl Settings {
         }
         Ok(Settings {
             options,
-            follow_ms: u64::try_from(args.follow_interval.as_millis())
+            follow_ms: u64::try_from(args.follow_interval().as_millis())
                 .unwrap_or(u64::MAX)
                 .max(1000),
             watches,

@@ -227,7 +227,7 @@ pub fn handle(store: &dyn Store, policy: &Policy, request: &Request) -> Response
         Some(Route::Action(id, _)) => outcome(store, id, &request.body),
         Some(Route::GithubWebhook) => Err(HostError::new(
             HostErrorKind::NotFound,
-            "webhooks are not configured: start serve with --github-webhook-secret-file",
+            "webhooks are not configured: start serve or run with --github-webhook-secret-file",
         )),
         None => Err(HostError::new(HostErrorKind::NotFound, "no such endpoint")),
     };

@@ -1,6 +1,7 @@
 //! Helpers for process-level tests: run the built binary against a temporary store.
 #![allow(dead_code)]
 
+pub mod clock;
 pub mod exposition;
 pub mod github;
 pub mod github_cli;
@@ -9,6 +10,7 @@ pub mod refusing;
 pub mod run;
 pub mod serve_client;
 pub mod server;
+pub mod tcp_state;
 pub mod webhook;
 
 use deferral_host::store::sqlite::IntegrityCheck;

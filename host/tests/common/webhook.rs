@@ -23,19 +23,23 @@ pub struct HookServe {
 impl HookServe {
     /// `serve` with the secret file, GitHub's token and the stand-in's URL and version.
     pub fn start(host: &Host, standin: &Standin, extra: &[&str]) -> HookServe {
-        use std::os::unix::fs::PermissionsExt;
-        let secrets = host.path("webhook-secrets");
-        std::fs::write(&secrets, format!("an-older-secret-not-real\n{SECRET}\n")).unwrap();
-        std::fs::set_permissions(&secrets, std::fs::Permissions::from_mode(0o600)).unwrap();
-        let log = host.path("serve.log");
-        let secrets = secrets.display().to_string();
-        let mut args = vec![
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--github-webhook-secret-file",
-            &secrets,
-        ];
+        let secrets = secret_file(host).display().to_string();
+        let mut args = vec!["--github-webhook-secret-file", secrets.as_str()];
+        args.extend_from_slice(extra);
+        HookServe::start_command(host, standin, "serve", &args)
+    }
+
+    /// `COMMAND --listen 127.0.0.1:0 ARGS...` (`serve` or `run`) with the port's token, GitHub's
+    /// token and the stand-in's URL and version; the webhook's settings are in `args` (or in
+    /// `run --config`). Its stderr is kept in `COMMAND.log`.
+    pub fn start_command(
+        host: &Host,
+        standin: &Standin,
+        command: &str,
+        extra: &[&str],
+    ) -> HookServe {
+        let log = host.path(&format!("{command}.log"));
+        let mut args = vec![command, "--listen", "127.0.0.1:0"];
         args.extend_from_slice(extra);
         let mut child = host
             .command(&args)
@@ -56,17 +60,26 @@ impl HookServe {
             &mut line,
         )
         .unwrap();
-        let ready: Value = serde_json::from_str(&line).unwrap_or_else(|_| {
-            panic!(
-                "no listening line: {}",
-                std::fs::read_to_string(&log).unwrap_or_default()
-            )
-        });
-        HookServe {
-            child,
-            addr: ready["listening"].as_str().unwrap().to_string(),
-            log,
-        }
+        let addr = serde_json::from_str::<Value>(&line)
+            .ok()
+            .and_then(|ready| ready["listening"].as_str().map(str::to_string))
+            .unwrap_or_else(|| {
+                panic!(
+                    "no listening line: {line}\n{}",
+                    std::fs::read_to_string(&log).unwrap_or_default()
+                )
+            });
+        HookServe { child, addr, log }
+    }
+
+    /// SIGTERM, then waits up to `bound` for the process to end: its exit code, or `None`.
+    pub fn terminate(&mut self, bound: Duration) -> Option<i32> {
+        // SAFETY: kill(2) on the child this test started.
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
+        within(bound, || {
+            let status = self.child.try_wait().unwrap()?;
+            Some(status.code().unwrap_or(-1))
+        })
     }
 
     pub fn log_text(&self) -> String {
@@ -116,6 +129,16 @@ impl Drop for HookServe {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// The webhook's secret file (mode 0600) with an older secret and [`SECRET`], as while
+/// rotating.
+pub fn secret_file(host: &Host) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let secrets = host.path("webhook-secrets");
+    std::fs::write(&secrets, format!("an-older-secret-not-real\n{SECRET}\n")).unwrap();
+    std::fs::set_permissions(&secrets, std::fs::Permissions::from_mode(0o600)).unwrap();
+    secrets
 }
 
 /// `sha256=HEX` of `body` under `secret`.

@@ -1,6 +1,6 @@
-//! GitHub's webhooks instead of polling (`serve --github-webhook-secret-file FILE`): GitHub
-//! POSTs a signed `workflow_run` delivery to `/v1/github/webhook` when a run completes, and
-//! the host follows that run at once instead of at the next poll.
+//! GitHub's webhooks instead of polling (`serve` or `run` with `--github-webhook-secret-file
+//! FILE`): GitHub POSTs a signed `workflow_run` delivery to `/v1/github/webhook` when a run
+//! completes, and the host follows that run at once instead of at the next poll.
 //!
 //! * [`signature`]: `X-Hub-Signature-256`, HMAC-SHA256 over the raw body with one of the
 //!   secrets, checked in constant time before the body is parsed.
@@ -10,7 +10,7 @@
 //!   the run); a run a configured watch trusts has its `deferred-receipt` ingested
 //!   ([`super::watch::ingest_artifact`]).
 //! * [`sweep`]: with a GitHub App, failed deliveries of the last three days redelivered.
-//! * the command-line options are the CLI's (`cli::webhook_args`).
+//! * the command-line options, and the starting of the worker, are `crate::flags::webhook`'s.
 //!
 //! The intake itself (HTTP: limit, signature, delivery id stored once, answer) is
 //! `crate::serve::webhook`. Polling stays as the reconciler for what a webhook missed.

@@ -49,6 +49,9 @@ pub struct Worker {
     pub http_timeout: Duration,
     pub max_chain: u32,
     pub watches: Vec<WatchOptions>,
+    /// Called after each delivery is handled (`run` wakes its scheduler: a run that deferred
+    /// again is due at once).
+    pub handled: Option<std::sync::Arc<dyn Fn() + Send + Sync>>,
 }
 
 /// Starts the worker thread; it ends when every sender is dropped (the server stopped).
@@ -68,6 +71,7 @@ fn run(worker: Worker, jobs: &Receiver<Job>) {
         http_timeout,
         max_chain,
         watches,
+        handled,
     } = worker;
     let client = match github.client(env, http_timeout) {
         Ok(Some(client)) => client,
@@ -115,6 +119,9 @@ fn run(worker: Worker, jobs: &Receiver<Job>) {
             "webhook {}: run {} of {}: {said}",
             job.delivery, job.run.run.id, job.run.repo
         ));
+        if let Some(handled) = &handled {
+            handled();
+        }
     }
 }
 

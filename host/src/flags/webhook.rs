@@ -1,26 +1,39 @@
-//! The webhook's command-line options: the secret file, and the repositories whose trusted
-//! runs' `deferred-receipt` artifacts a delivery ingests (`watch`'s rules, `--watch-*` here).
-//! `serve` flattens [`WebhookArgs`]; `run` can embed it the same way.
+//! GitHub's webhooks' flags and the one place they become the port's [`Intake`]: the secret
+//! file ([`WebhookSecretArgs`], shared by `serve` and `run`) and, for `serve`, the
+//! repositories whose trusted runs' `deferred-receipt` artifacts a delivery ingests
+//! (`--watch-*`, [`WebhookArgs`]; `run` takes those from its `[[watch]]` tables instead).
 
 use crate::error::{HostError, HostErrorKind};
+use crate::github::options::{GithubArgs, GithubEnv};
 use crate::github::trust::Trust;
 use crate::github::watch::WatchOptions;
+use crate::github::webhook::{worker, Intake};
 use crate::github::DEFAULT_ARTIFACT;
+use crate::store::StoreUrl;
 use clap::Args;
 use deferral_core::lifecycle::DEFAULT_MAX_REENTRIES;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
 
 /// Largest secret file read.
 const MAX_SECRET_FILE_BYTES: u64 = 64 * 1024;
 
 #[derive(Args, Debug, Clone, Default)]
-pub struct WebhookArgs {
+pub struct WebhookSecretArgs {
     /// Take GitHub's webhooks at POST /v1/github/webhook (no bearer token: the signature is
     /// the proof): FILE holds the webhook's secret, one a line (two lines while rotating), a
     /// regular file only its owner may read (`chmod 600`).
     #[arg(long, env = "DEFERRAL_GITHUB_WEBHOOK_SECRET_FILE", value_name = "FILE")]
     pub github_webhook_secret_file: Option<PathBuf>,
+}
+
+/// `serve`'s webhook flags: the secret file and the repositories to ingest for.
+#[derive(Args, Debug, Clone, Default)]
+pub struct WebhookArgs {
+    #[command(flatten)]
+    pub secret: WebhookSecretArgs,
     /// With webhooks: ingest the `deferred-receipt` artifact of a completed run of this
     /// repository that the watch rules trust (repeatable; as `watch OWNER/REPO`).
     #[arg(long = "watch", value_name = "OWNER/REPO", requires = "watch_launch")]
@@ -96,13 +109,82 @@ pub fn read_secrets(path: &Path) -> Result<Vec<Vec<u8>>, HostError> {
     Ok(secrets)
 }
 
-impl WebhookArgs {
+/// How the webhook's worker follows a delivery's run: the store, GitHub's credentials (as the
+/// command's flags and the environment give them) and the chain limit.
+pub struct Follow<'a> {
+    pub store: &'a StoreUrl,
+    pub github: &'a GithubArgs,
+    pub env: fn() -> GithubEnv,
+    pub http_timeout: Duration,
+    pub max_chain: u32,
+}
+
+/// Called by the worker after each delivery it handled (`run` wakes its scheduler with it).
+pub type Handled = Arc<dyn Fn() + Send + Sync>;
+
+impl WebhookSecretArgs {
+    /// Whether webhooks are configured.
+    pub fn is_set(&self) -> bool {
+        self.github_webhook_secret_file.is_some()
+    }
+
     /// The secrets, when webhooks are configured.
     pub fn secrets(&self) -> Result<Option<Vec<Vec<u8>>>, HostError> {
         self.github_webhook_secret_file
             .as_deref()
             .map(read_secrets)
             .transpose()
+    }
+
+    /// With `--github-webhook-secret-file`: the secrets read, GitHub's credentials required (a
+    /// delivery's run is followed with them), and the worker started, ingesting for `watches`
+    /// and calling `handled` after each delivery. `None` without webhooks.
+    pub fn intake(
+        &self,
+        follow: Follow<'_>,
+        watches: Vec<WatchOptions>,
+        handled: Option<Handled>,
+    ) -> Result<Option<Intake>, HostError> {
+        let Some(secrets) = self.secrets()? else {
+            return Ok(None);
+        };
+        if follow
+            .github
+            .client((follow.env)(), follow.http_timeout)?
+            .is_none()
+        {
+            return Err(HostError::new(
+                HostErrorKind::NoGithubCredentials,
+                "webhooks need GITHUB_TOKEN (or GH_TOKEN) or --github-app-id with --github-app-key to read a run's artifacts",
+            ));
+        }
+        let queue = worker::start(worker::Worker {
+            store: follow.store.clone(),
+            github: follow.github.clone(),
+            env: (follow.env)(),
+            http_timeout: follow.http_timeout,
+            max_chain: follow.max_chain,
+            watches,
+            handled,
+        })
+        .map_err(|e| {
+            HostError::new(
+                HostErrorKind::RuntimeFailed,
+                format!("cannot start the webhook worker: {e}"),
+            )
+        })?;
+        Ok(Some(Intake { secrets, queue }))
+    }
+}
+
+impl WebhookArgs {
+    /// `serve`'s intake: [`WebhookSecretArgs::intake`] with the `--watch` repositories.
+    pub fn intake(&self, follow: Follow<'_>) -> Result<Option<Intake>, HostError> {
+        if !self.secret.is_set() {
+            return Ok(None);
+        }
+        let watches = self.watches()?;
+        self.secret.intake(follow, watches, None)
     }
 
     /// The watches a delivery may ingest for, each checked as `watch` checks its arguments.
