@@ -72,7 +72,7 @@ fn a_browser_without_the_token_is_asked_for_it_as_the_basic_password() {
         assert!(!body.contains(&id), "{wrong}: {body}");
     }
 
-    for user in ["operator", "", "any name: with a colon"] {
+    for user in ["operator", "", "any name, with spaces"] {
         let (status, head, body) = get(&server, "/", Some(&basic(user, TOKEN)));
         assert_eq!(status, 200, "user {user:?}: {head}");
         assert!(head.contains("cache-control: no-store"), "{head}");
