@@ -98,9 +98,16 @@ fn a_pool_with_nothing_waiting_has_no_drain_time_on_the_page() {
     ];
     let recorded = server.host.expect(0, &args, &line);
     let id = recorded["id"].as_str().unwrap();
-    server
-        .host
-        .expect(0, &["cancel", id, "--handle", recorded["cancellation_handle"].as_str().unwrap()], "");
+    server.host.expect(
+        0,
+        &[
+            "cancel",
+            id,
+            "--handle",
+            recorded["cancellation_handle"].as_str().unwrap(),
+        ],
+        "",
+    );
     let body = page(&server);
     let section = &body[body.find("<h2>Pools").expect("a pools section")..];
     assert!(section.contains("app-7"), "{section}");

@@ -1,7 +1,8 @@
 //! `GET /` in a browser (issue 28 item 5): without credentials the page answers a Basic
 //! challenge (`realm="deferral"`), takes the serve token as the password under any user name,
 //! and still takes the bearer token; the JSON API takes bearer tokens only. Neither the token
-//! nor the header that carried it is ever logged. The real binary on a real loopback port.
+//! nor the header that carried it is ever logged. The real binary on a real loopback port, for
+//! `serve` and for `run` (the same port code).
 
 mod common;
 
@@ -15,8 +16,15 @@ use std::time::{Duration, Instant};
 /// One `GET` with `authorization` (the whole header value) on a new connection: its status,
 /// its head (lowercased) and its body.
 fn get(server: &Server, path: &str, authorization: Option<&str>) -> (u16, String, String) {
+    get_at(&server.addr, path, authorization)
+}
+
+fn get_at(addr: &str, path: &str, authorization: Option<&str>) -> (u16, String, String) {
     let auth = authorization.map_or(String::new(), |a| format!("Authorization: {a}\r\n"));
-    let mut stream = server.connect();
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
     write!(
         stream,
         "GET {path} HTTP/1.1\r\nHost: test\r\n{auth}Connection: close\r\n\r\n"
@@ -155,4 +163,35 @@ fn the_log_never_holds_the_token_or_the_header_that_carried_it() {
     }
     assert!(!log.to_ascii_lowercase().contains("authorization"), "{log}");
     assert!(!log.contains("Basic"), "{log}");
+}
+
+#[test]
+fn runs_port_opens_the_page_the_same_way() {
+    let host = common::Host::new();
+    let run = common::run::Run::start(&host, "run", &[]);
+    let token = common::run::TOKEN;
+    let (status, head, _) = get_at(&run.addr, "/", None);
+    assert_eq!(status, 401, "{head}");
+    assert!(challenged(&head), "{head}");
+    let (status, _, body) = get_at(&run.addr, "/", Some(&basic("ops", token)));
+    assert_eq!(status, 200);
+    assert!(body.contains("Deferrals by state"), "{body}");
+    let (status, head, _) = get_at(&run.addr, "/v1/pools", Some(&basic("ops", token)));
+    assert_eq!(status, 401, "{head}");
+    let (status, ..) = get_at(&run.addr, "/v1/pools", Some(&format!("Bearer {token}")));
+    assert_eq!(status, 200);
+    let started = Instant::now();
+    let log = loop {
+        let log = run.log();
+        if log.contains("GET /v1/pools 200") || started.elapsed() > Duration::from_secs(10) {
+            break log;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(log.contains("GET / 200"), "{log}");
+    assert!(!log.contains(token), "{log}");
+    assert!(
+        !log.contains(&basic("ops", token)["Basic ".len()..]),
+        "{log}"
+    );
 }

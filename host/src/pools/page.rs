@@ -163,11 +163,21 @@ mod tests {
         };
         let map = HashMap::from([("d-1", &e)]);
         let html = waiting_html("p<1>", std::slice::from_ref(&c), &map, 1, 0);
-        assert!(!html.contains("<img") && html.contains("&lt;img src=x&gt;"), "{html}");
+        assert!(
+            !html.contains("<img") && html.contains("&lt;img src=x&gt;"),
+            "{html}"
+        );
         assert!(html.contains("Waiting in p&lt;1&gt; (1)"), "{html}");
         let row = html.lines().find(|l| l.contains("d-1")).unwrap();
-        assert!(row.contains(&iso8601(3_000)) && row.contains("will-expire"), "{row}");
-        let unflagged = Expected { will_expire: false, start_ms: None, ..e.clone() };
+        assert!(
+            row.contains(&iso8601(3_000)) && row.contains("will-expire"),
+            "{row}"
+        );
+        let unflagged = Expected {
+            will_expire: false,
+            start_ms: None,
+            ..e.clone()
+        };
         let map = HashMap::from([("d-1", &unflagged)]);
         let html = waiting_html("p", std::slice::from_ref(&c), &map, 3, 0);
         assert!(!html.contains("will-expire"), "{html}");

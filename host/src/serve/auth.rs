@@ -89,7 +89,15 @@ mod tests {
         // "dXNlcjpw" is "user:p"; without padding, with a bad character, or with bits left over
         // it is not credentials.
         assert!(basic_password("dXNlcjpw").is_some());
-        for bad in ["dXNlcjp", "dXNlcjp*", "dXNlcjpwx=", "dXNlcjq=", "dXN lcjpw", "", "===="] {
+        for bad in [
+            "dXNlcjp",
+            "dXNlcjp*",
+            "dXNlcjpwx=",
+            "dXNlcjq=",
+            "dXN lcjpw",
+            "",
+            "====",
+        ] {
             assert_eq!(basic_password(bad), None, "{bad:?}");
         }
     }
@@ -102,7 +110,10 @@ mod tests {
         assert!(!admits(Some(&right), &d, false), "never on the API");
         assert!(admits(Some(&format!("Bearer {TOKEN}")), &d, true));
         assert!(admits(Some(&format!("bearer {TOKEN}")), &d, false));
-        assert!(admits(Some(&basic(&format!("u:{TOKEN} "))), &d, true), "trimmed as the file is");
+        assert!(
+            admits(Some(&basic(&format!("u:{TOKEN} "))), &d, true),
+            "trimmed as the file is"
+        );
         for wrong in [
             None,
             Some("Basic"),
