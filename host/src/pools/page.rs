@@ -45,7 +45,7 @@ pub fn section_html(store: &dyn Store, now_ms: u64) -> Result<String, HostError>
         };
         let _ = writeln!(
             table,
-            "<tr><td><b>{name}</b></td><td>{rest}</td><td>{graphql}</td><td>{admitted}</td>\
+            "<tr><td><b class=\"at\">{name}</b></td><td>{rest}</td><td>{graphql}</td><td>{admitted}</td>\
              <td>{n}</td><td>{drain}</td></tr>",
             name = escape(&row.name),
             rest = window_html(row, Resource::Rest),
@@ -64,7 +64,6 @@ pub fn section_html(store: &dyn Store, now_ms: u64) -> Result<String, HostError>
                 &shown,
                 &expected,
                 forecast.expected.len(),
-                now_ms,
             ));
         }
     }
@@ -92,7 +91,6 @@ fn waiting_html(
     shown: &[Candidate],
     expected: &HashMap<&str, &Expected>,
     total: usize,
-    now_ms: u64,
 ) -> String {
     let mut rows: Vec<(&Candidate, Option<&Expected>)> = shown
         .iter()
@@ -103,7 +101,7 @@ fn waiting_html(
         (start.is_none(), start, c.resume_after_ms, c.id.clone())
     });
     let mut out = format!(
-        "<h3>Waiting in {} ({total}{})</h3>\n<table><tr><th>deferral</th><th>priority</th>\
+        "<h3>Waiting in {} ({total}{})</h3>\n<div class=\"wide\"><table><tr><th>deferral</th><th>priority</th>\
          <th>fairness key</th><th>due</th><th>expected start</th><th>resume by</th><th></th></tr>\n",
         escape(pool),
         if total > rows.len() {
@@ -125,17 +123,16 @@ fn waiting_html(
         let _ = writeln!(
             out,
             "<tr><td><code>{id}</code></td><td>{priority}</td><td>{key}</td>\
-             <td><span class=\"at\">{due}</span> ({rel})</td><td>{start}</td>\
+             <td><span class=\"at\">{due}</span></td><td>{start}</td>\
              <td><span class=\"at\">{by}</span></td><td>{flag}</td></tr>",
             id = escape(&c.id),
             priority = c.priority,
             key = escape(&c.key),
             due = iso8601(c.resume_after_ms),
-            rel = relative(c.resume_after_ms, now_ms),
             by = iso8601(c.resume_by_ms),
         );
     }
-    out.push_str("</table>\n");
+    out.push_str("</table></div>\n");
     out
 }
 
@@ -162,7 +159,7 @@ mod tests {
             key: c.key.clone(),
         };
         let map = HashMap::from([("d-1", &e)]);
-        let html = waiting_html("p<1>", std::slice::from_ref(&c), &map, 1, 0);
+        let html = waiting_html("p<1>", std::slice::from_ref(&c), &map, 1);
         assert!(
             !html.contains("<img") && html.contains("&lt;img src=x&gt;"),
             "{html}"
@@ -179,7 +176,7 @@ mod tests {
             ..e.clone()
         };
         let map = HashMap::from([("d-1", &unflagged)]);
-        let html = waiting_html("p", std::slice::from_ref(&c), &map, 3, 0);
+        let html = waiting_html("p", std::slice::from_ref(&c), &map, 3);
         assert!(!html.contains("will-expire"), "{html}");
         assert!(html.contains("not within 30 days"), "{html}");
         assert!(html.contains("(3, the first 1 shown)"), "{html}");
