@@ -38,6 +38,7 @@ table{border-collapse:collapse}td,th{border-bottom:1px solid #d1d9e0;padding:4px
 th{background:#f6f8fa}code{font-size:12px}.at{white-space:nowrap}
 svg text{font:12px system-ui,sans-serif;fill:#1f2328}
 .empty{color:#59636e}
+h3{font-size:14px;margin:18px 0 6px}.expire{color:#cf222e}.wide{overflow-x:auto}
 ";
 
 /// Escapes text for HTML element content and attribute values.

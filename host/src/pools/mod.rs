@@ -17,6 +17,7 @@ pub mod fair;
 pub mod forecast;
 pub mod line;
 pub mod observe;
+pub mod page;
 pub mod request;
 pub mod view;
 pub mod wire;

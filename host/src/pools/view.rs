@@ -300,13 +300,14 @@ pub fn held_section_html(store: &dyn Store, now_ms: u64) -> Result<String, HostE
     Ok(format!("<h2>Held by their pool</h2>\n{out}"))
 }
 
-/// `page` with [`held_section_html`] before its end.
+/// `page` with the pools and their forecast ([`super::page`]) and [`held_section_html`] before
+/// its end.
 pub fn with_held_section(
     store: &dyn Store,
     page: String,
     now_ms: u64,
 ) -> Result<String, HostError> {
-    let section = held_section_html(store, now_ms)?;
+    let section = super::page::section_html(store, now_ms)? + &held_section_html(store, now_ms)?;
     Ok(match page.rfind("</body>") {
         Some(at) if !section.is_empty() => format!("{}{section}{}", &page[..at], &page[at..]),
         _ => page,

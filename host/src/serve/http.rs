@@ -129,6 +129,8 @@ impl Response {
             HeaderValue::from_static("nosniff"),
         );
         headers.insert("referrer-policy", HeaderValue::from_static("no-referrer"));
+        // `frame-ancestors` for browsers that predate it.
+        headers.insert("x-frame-options", HeaderValue::from_static("DENY"));
         out
     }
 }

@@ -1,6 +1,8 @@
 //! The operator's log: one line per request on stderr. What a client sent (method, path) is
 //! escaped so that it can never start a forged line, move the cursor or reorder text: only
-//! printable ASCII is written as is. Bodies (handles, receipts) and the token never appear.
+//! printable ASCII is written as is. Bodies (handles, receipts) and the token never appear:
+//! a request's line takes its method, path (never the query) and status only, so neither the
+//! `Authorization` header nor a Basic user name or password (`super::auth`) can reach it.
 
 use std::fmt::Write;
 

@@ -9,6 +9,7 @@
 //! at once, and a bounded graceful stop on SIGTERM or SIGINT.
 
 mod app;
+mod auth;
 pub mod connections;
 pub mod group_commit;
 mod health;

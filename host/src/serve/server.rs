@@ -2,13 +2,13 @@
 //! of one request: token, route, body, then the handler on a blocking thread.
 
 use super::app::App;
+use super::auth;
 use super::connections::{Admission, Registry, Slot};
 use super::http::{self, BodyLimits, Request, Response};
 use super::log;
 use super::routes;
 use super::PAGE_WAIT;
 use crate::github::webhook;
-use deferral_core::digest::{constant_time_eq, sha256_hex};
 use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
 use hyper::server::conn::http1;
@@ -158,14 +158,16 @@ async fn answer(
         slot.end();
         return Ok(response.into_hyper());
     }
+    // The status page also takes the token as a Basic password, for a browser (`super::auth`).
+    let page = routes::is_page(&head.path);
     let refused = if super::health::Probe::of(&head.path).is_some() {
         // Health probes need no token: a supervisor asks them.
         super::health::check_method(&head.method)
-    } else if authorized(&head, &app.token_digest) {
+    } else if auth::admits(head.header("authorization"), &app.token_digest, page) {
         slot.prove();
         routes::check_route(&head.method, &head.path)
     } else {
-        Some(unauthorized())
+        Some(auth::refusal(page))
     };
     let response = if let Some(refused) = refused {
         // Refused before its body: while that body is read and dropped the connection counts
@@ -269,26 +271,4 @@ async fn handle_with_store(request: Request, app: &Arc<App>) -> Response {
         }
         Err(_) => Response::error(500, "internal", "the handler failed; see the server log"),
     }
-}
-
-/// Checks `Authorization: Bearer TOKEN`. Both sides are hashed first so the comparison is
-/// constant-time over equal lengths and leaks nothing about the token's length.
-fn authorized(request: &Request, token_digest: &str) -> bool {
-    let Some(value) = request.header("authorization") else {
-        return false;
-    };
-    let Some((scheme, given)) = value.split_once(' ') else {
-        return false;
-    };
-    scheme.eq_ignore_ascii_case("bearer")
-        && constant_time_eq(&sha256_hex(given.trim().as_bytes()), token_digest)
-}
-
-fn unauthorized() -> Response {
-    Response::error(
-        401,
-        "unauthorized",
-        "send Authorization: Bearer <the serve token>",
-    )
-    .with_header("WWW-Authenticate", "Bearer")
 }
