@@ -102,8 +102,9 @@ pub fn run(
     // Checked here, before anything starts; built again on the scheduler's thread (a GitHub
     // client stays on the thread that made it).
     drop(scheduler::Settings::from_args(args, &outside)?);
-    // Opened here to create, migrate and check it; the scheduler keeps this connection.
-    let connection = store.open(integrity)?;
+    // Opened here, before the port listens, to migrate and check it (a missing store is
+    // refused: only `init` creates one); the scheduler keeps this connection.
+    let connection = store.open_existing(integrity)?;
     let pools = args.scheduler.pool_options()?;
     let options = args.port.serve_options(token, store.clone(), pools)?;
     let wake = Arc::new(Wake::default());
