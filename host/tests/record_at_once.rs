@@ -19,7 +19,7 @@ fn eight_processes_recording_one_receipt_on_a_fresh_postgres_schema_make_one_def
     let Some(schema) = common::pg::schema_or_skip() else {
         return;
     };
-    record_at_once(Host::with_store(&schema.url));
+    record_at_once(Host::with_store(&schema.url).init());
 }
 
 fn record_at_once(host: Host) {
