@@ -57,10 +57,16 @@ const STARTS: [&[&str]; 2] = [
 
 /// The refusal of a missing store: its code, and a message naming `shown` with `init` as the fix.
 fn assert_refused(what: &str, answer: &Value, shown: &str) {
-    assert_eq!(answer["error"]["code"], "store-not-found", "{what}: {answer}");
+    assert_eq!(
+        answer["error"]["code"], "store-not-found",
+        "{what}: {answer}"
+    );
     let message = answer["error"]["message"].as_str().unwrap_or_default();
     assert!(message.contains(shown), "{what}: {message}");
-    assert!(message.contains("deferral-host init --store"), "{what}: {message}");
+    assert!(
+        message.contains("deferral-host init --store"),
+        "{what}: {message}"
+    );
     assert!(
         !message.contains("create it too") && !message.contains("create them too"),
         "{what}: only init creates a store: {message}"
@@ -75,17 +81,28 @@ fn record_serve_and_run_refuse_a_missing_sqlite_store_and_create_nothing() {
         let store = format!("sqlite:{}", missing.display());
         let host = Host::with_store(&store);
         let before = listing(dir.path());
-        let out = host.expect(2, &["record", "--launch", "exec:/bin/true", "-"], &receipt());
+        let out = host.expect(
+            2,
+            &["record", "--launch", "exec:/bin/true", "-"],
+            &receipt(),
+        );
         assert_refused("record", &out, &store);
         for args in STARTS {
             let (code, first) = start_and_wait(&host, args);
             assert_eq!(code, Some(2), "{args:?} must not start: {first}");
-            assert!(first.get("listening").is_none(), "{args:?} listened: {first}");
+            assert!(
+                first.get("listening").is_none(),
+                "{args:?} listened: {first}"
+            );
             assert_refused(args[0], &first, &store);
         }
         // A command that only reads refused already; it still does.
         assert_refused("status", &host.expect(2, &["status"], ""), &store);
-        assert_eq!(listing(dir.path()), before, "{name}: no file nor folder made");
+        assert_eq!(
+            listing(dir.path()),
+            before,
+            "{name}: no file nor folder made"
+        );
         assert!(!missing.exists());
     }
 }
@@ -96,7 +113,11 @@ fn init_twice_keeps_what_the_store_holds() {
     let store = format!("sqlite:{}", dir.path().join("host.db").display());
     let host = Host::with_store(&store);
     assert_eq!(host.expect(0, &["init"], "")["created"], true);
-    let recorded = host.expect(0, &["record", "--launch", "exec:/bin/true", "-"], &receipt());
+    let recorded = host.expect(
+        0,
+        &["record", "--launch", "exec:/bin/true", "-"],
+        &receipt(),
+    );
     let id = recorded["id"].as_str().unwrap();
     // `--store` after the command name, as the refusal's advice writes it.
     let bin = env!("CARGO_BIN_EXE_deferral-host");
@@ -115,7 +136,11 @@ fn init_twice_keeps_what_the_store_holds() {
         .iter()
         .map(|d| d["id"].as_str().unwrap())
         .collect();
-    assert_eq!(ids, [id], "the deferral recorded between the two inits is kept");
+    assert_eq!(
+        ids,
+        [id],
+        "the deferral recorded between the two inits is kept"
+    );
     assert_eq!(host.status(id)["state"], "deferred");
     assert_eq!(host.expect(0, &["init"], "")["created"], false);
 }
@@ -126,13 +151,20 @@ fn postgres_only_init_creates_the_tables() {
         return;
     };
     let host = Host::with_store(&schema.url);
-    let out = host.expect(2, &["record", "--launch", "exec:/bin/true", "-"], &receipt());
+    let out = host.expect(
+        2,
+        &["record", "--launch", "exec:/bin/true", "-"],
+        &receipt(),
+    );
     assert_refused("record", &out, "PostgreSQL");
     for args in STARTS {
         let (code, first) = start_and_wait(&host, args);
         assert_eq!(code, Some(2), "{args:?} must not start: {first}");
         assert_refused(args[0], &first, "PostgreSQL");
-        assert!(!first.to_string().contains("postgres://"), "no URL: {first}");
+        assert!(
+            !first.to_string().contains("postgres://"),
+            "no URL: {first}"
+        );
     }
     let mut client = schema.client();
     let tables = |client: &mut postgres::Client| -> i64 {
@@ -147,8 +179,16 @@ fn postgres_only_init_creates_the_tables() {
     assert_eq!(tables(&mut client), 0, "nothing created");
     assert_eq!(host.expect(0, &["init"], "")["created"], true);
     assert!(tables(&mut client) > 0);
-    let recorded = host.expect(0, &["record", "--launch", "exec:/bin/true", "-"], &receipt());
+    let recorded = host.expect(
+        0,
+        &["record", "--launch", "exec:/bin/true", "-"],
+        &receipt(),
+    );
     assert_eq!(host.expect(0, &["init"], "")["created"], false);
     let id = recorded["id"].as_str().unwrap();
-    assert_eq!(host.status(id)["state"], "deferred", "kept by the second init");
+    assert_eq!(
+        host.status(id)["state"],
+        "deferred",
+        "kept by the second init"
+    );
 }
