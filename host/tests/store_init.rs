@@ -192,3 +192,20 @@ fn postgres_only_init_creates_the_tables() {
         "kept by the second init"
     );
 }
+
+#[test]
+fn the_store_help_says_only_init_creates_it() {
+    let host = Host::uncreated();
+    for command in ["record", "serve", "run", "tick", "init"] {
+        let out = host.run(&[command, "--help"], "");
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(out.status.code(), Some(0), "{command} --help");
+        assert!(
+            text.contains("It must exist: create it with `deferral-host init`")
+                && text.contains("running init again is harmless")
+                && !text.contains("(created if missing)"),
+            "{command} --help:\n{text}"
+        );
+    }
+    assert!(!host.db.exists(), "--help made no store");
+}

@@ -140,7 +140,7 @@ pub(super) fn non_empty(text: &str) -> Result<String, String> {
 
 #[derive(Args, Debug)]
 #[command(
-    after_help = "Example:\n  deferral-host --store sqlite:/var/lib/deferral/host.db \\\n    record --launch 'exec:/usr/local/bin/resume-sync' receipt.json"
+    after_help = "Example (the store made once by init: record refuses a missing one):\n  deferral-host --store sqlite:/var/lib/deferral/host.db init\n  deferral-host --store sqlite:/var/lib/deferral/host.db \\\n    record --launch 'exec:/usr/local/bin/resume-sync' receipt.json"
 )]
 pub(super) struct RecordArgs {
     /// Launch target: `exec:/ABSOLUTE/PROGRAM [ARGS]` (run directly, no shell; quote arguments
@@ -338,7 +338,8 @@ Connections are kept alive; at --max-connections the oldest idle one is closed f
 A request (head and body) must arrive within --request-timeout-ms of the connection's start or
 its previous answer. Concurrent records are committed together (one transaction, one fsync).
 Prints {\"listening\":\"ADDR\"} on stdout when ready; SIGTERM or SIGINT stops it within 5 s.
-Example:
+Example (the store made once by init: serve refuses a missing one and does not start):
+  deferral-host --store sqlite:/var/lib/deferral/host.db init
   DEFERRAL_SERVE_TOKEN=$(cat /etc/deferral/token) deferral-host --store sqlite:/var/lib/deferral/host.db serve
 See docs/host.md (serve) for curl examples.";
 

@@ -53,7 +53,8 @@ the repositories to ingest; a flag on the command line wins over the file:
   launch = \"workflow-dispatch:octo/app/resume.yml@main\"
   workflow = \"gate.yml\"
 
-Example:
+Example (the store made once by init: run refuses a missing one and does not start):
+  deferral-host --store sqlite:/var/lib/deferral/host.db init
   deferral-host run --config /etc/deferral/host.toml
 See docs/host.md (run) for the systemd unit.";
 
