@@ -172,6 +172,9 @@ exec '${process.execPath}' '${join(root, 'scripts/demo/label-issues.mjs')}' ${WR
 `);
   chmodSync(resumeScript, 0o700);
 
+  // Only init creates a store: record, serve and run refuse a missing one.
+  const init = hostCmd('init');
+  expect(init.status === 0, `deferral-host init failed: ${init.stdout}${init.stderr}`);
   const record = hostCmd('record', '--launch', `exec:${resumeScript}`, receiptPath);
   expect(record.status === 0, `deferral-host record failed: ${record.stdout}${record.stderr}`);
   const recorded = lastJson(record.stdout);

@@ -111,6 +111,7 @@ fn main() {
 
     // run: the port and the scheduler in one process.
     let store = format!("sqlite:{}", dir.path().join("run.db").display());
+    serve::init(&bin, &store);
     let (mut child, addr) = serve::spawn_listening(
         Command::new(&bin)
             .args([

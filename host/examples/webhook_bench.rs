@@ -160,6 +160,7 @@ fn serve(bin: &Path, dir: &Path, store: &Path, standin: &Standin) -> Serve {
     let secrets = dir.join("secret");
     std::fs::write(&secrets, format!("{SECRET}\n")).unwrap();
     std::fs::set_permissions(&secrets, std::fs::Permissions::from_mode(0o600)).unwrap();
+    serve::init(bin, &format!("sqlite:{}", store.display()));
     let (child, addr) = serve::spawn_listening(
         Command::new(bin)
             .arg("--store")

@@ -385,7 +385,7 @@ fn concurrent_requests_never_over_admit_postgres() {
     let Some(schema) = common::pg::schema_or_skip() else {
         return;
     };
-    concurrent_requests_never_over_admit(&Host::with_store(&schema.url));
+    concurrent_requests_never_over_admit(&Host::with_store(&schema.url).init());
 }
 
 /// A gate line of a deferral due now, cost `cost`, that saw the window `(limit, remaining)`.

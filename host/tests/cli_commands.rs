@@ -132,7 +132,7 @@ fn cancel_needs_the_right_handle_on_postgres() {
     let Some(schema) = common::pg::schema_or_skip() else {
         return;
     };
-    cancel_needs_the_right_handle_on(&Host::with_store(&schema.url));
+    cancel_needs_the_right_handle_on(&Host::with_store(&schema.url).init());
 }
 
 fn cancel_needs_the_right_handle_on(host: &Host) {

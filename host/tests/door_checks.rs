@@ -1,6 +1,6 @@
 //! Mistakes caught at the door, through the real binary: an `exec:` program that is not there
-//! (record, serve), a store path that names no store (every command but init, record and
-//! serve), `watch` without `OWNER/REPO` (before any request) and with `GH_TOKEN` only, a second
+//! (record, serve), a store path that names no store (every command but init; record, serve
+//! and run in store_init.rs), `watch` without `OWNER/REPO` (before any request) and with `GH_TOKEN` only, a second
 //! `cancel`, and misspelled commands and flags.
 
 mod common;

@@ -65,7 +65,7 @@ fn postgres_a_run_that_succeeds_completes_with_no_report() {
     let Some(schema) = common::pg::schema_or_skip() else {
         return;
     };
-    succeeds_and_completes(Host::with_store(&schema.url));
+    succeeds_and_completes(Host::with_store(&schema.url).init());
 }
 
 fn succeeds_and_completes(host: Host) {
@@ -148,7 +148,7 @@ fn postgres_a_re_deferral_is_dispatched_again_as_attempt_2() {
     let Some(schema) = common::pg::schema_or_skip() else {
         return;
     };
-    redeferred_and_dispatched_again(Host::with_store(&schema.url));
+    redeferred_and_dispatched_again(Host::with_store(&schema.url).init());
 }
 
 fn redeferred_and_dispatched_again(host: Host) {
@@ -515,7 +515,7 @@ fn postgres_watch_ingests_each_artifact_once() {
     let Some(schema) = common::pg::schema_or_skip() else {
         return;
     };
-    watch_ingests_once(Host::with_store(&schema.url));
+    watch_ingests_once(Host::with_store(&schema.url).init());
 }
 
 fn watch_ingests_once(host: Host) {
@@ -679,7 +679,7 @@ fn postgres_two_tickers_following_one_run_record_it_once() {
     let Some(schema) = common::pg::schema_or_skip() else {
         return;
     };
-    tickers_record_once(Host::with_store(&schema.url));
+    tickers_record_once(Host::with_store(&schema.url).init());
 }
 
 fn tickers_record_once(host: Host) {

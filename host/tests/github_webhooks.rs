@@ -44,7 +44,7 @@ fn postgres_a_signed_completed_delivery_ends_its_deferral() {
     let Some(schema) = common::pg::schema_or_skip() else {
         return;
     };
-    delivered_and_complete(Host::with_store(&schema.url));
+    delivered_and_complete(Host::with_store(&schema.url).init());
 }
 
 fn delivered_and_complete(host: Host) {

@@ -125,7 +125,7 @@ fn tick_writes_its_metrics_file_atomically_with_the_expected_families() {
 
 #[test]
 fn a_failed_tick_still_writes_its_file_and_says_it_failed() {
-    let host = Host::new();
+    let host = Host::uncreated();
     // A store that cannot be opened: a directory where the SQLite file should be
     // (`foreign-store`, issue 29 item 7).
     std::fs::create_dir(&host.db).unwrap();
@@ -345,7 +345,7 @@ fn tick_logs_json_lines_without_handles() {
     assert_eq!(lines.last().unwrap()["launched"], 2);
 
     // An error ends the run as a JSON line too.
-    let host = Host::new();
+    let host = Host::uncreated();
     std::fs::create_dir(&host.db).unwrap();
     let out = host.run(&["tick", "--log-format", "json"], "");
     assert_eq!(out.status.code(), Some(1));

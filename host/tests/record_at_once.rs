@@ -1,6 +1,7 @@
-//! The same receipt recorded by several `record` processes at the same moment, on a store none
-//! of them has seen before (a new SQLite file, an empty PostgreSQL schema), still becomes one
-//! deferral: every process exits 0 and names it.
+//! Several `init` processes at the same moment on a store none of them has seen before (a new
+//! SQLite file, an empty PostgreSQL schema) all succeed on one store, and the same receipt then
+//! recorded by several `record` processes at the same moment still becomes one deferral: every
+//! process exits 0 and names it. (Only `init` creates a store.)
 
 mod common;
 
@@ -11,7 +12,7 @@ const PROCESSES: usize = 8;
 
 #[test]
 fn eight_processes_recording_one_receipt_on_a_fresh_store_make_one_deferral() {
-    record_at_once(Host::new());
+    record_at_once(Host::uncreated());
 }
 
 #[test]
@@ -22,22 +23,36 @@ fn eight_processes_recording_one_receipt_on_a_fresh_postgres_schema_make_one_def
     record_at_once(Host::with_store(&schema.url));
 }
 
-fn record_at_once(host: Host) {
-    let host = Arc::new(host);
-    let receipt = deferral_host_conformance::handoff(now(), 0, HOUR).to_json();
+/// Runs `args` in `PROCESSES` processes started together; answers their last lines.
+fn at_once(host: &Arc<Host>, args: &'static [&'static str], stdin: &str) -> Vec<serde_json::Value> {
     let start = Arc::new(Barrier::new(PROCESSES));
-    let answers: Vec<serde_json::Value> = (0..PROCESSES)
+    (0..PROCESSES)
         .map(|_| {
-            let (host, receipt, start) = (host.clone(), receipt.clone(), start.clone());
+            let (host, stdin, start) = (host.clone(), stdin.to_string(), start.clone());
             std::thread::spawn(move || {
                 start.wait();
-                host.expect(0, &["record", "--launch", "exec:/bin/true", "-"], &receipt)
+                host.expect(0, args, &stdin)
             })
         })
         .collect::<Vec<_>>()
         .into_iter()
-        .map(|t| t.join().expect("a record process failed"))
-        .collect();
+        .map(|t| t.join().expect("a process failed"))
+        .collect()
+}
+
+fn record_at_once(host: Host) {
+    let host = Arc::new(host);
+    let inits = at_once(&host, &["init"], "");
+    assert!(
+        inits.iter().any(|a| a["created"] == true),
+        "one of them created it: {inits:?}"
+    );
+    let receipt = deferral_host_conformance::handoff(now(), 0, HOUR).to_json();
+    let answers = at_once(
+        &host,
+        &["record", "--launch", "exec:/bin/true", "-"],
+        &receipt,
+    );
 
     let first = answers[0]["id"].as_str().expect("an id").to_string();
     assert!(

@@ -22,7 +22,7 @@ fn hosts() -> Vec<(Host, Option<common::pg::TestSchema>)> {
     let mut hosts = vec![(Host::new(), None)];
     if std::env::var("DEFERRAL_TEST_POSTGRES_URL").is_ok_and(|u| !u.is_empty()) {
         let schema = common::pg::schema_or_skip().unwrap();
-        hosts.push((Host::with_store(&schema.url), Some(schema)));
+        hosts.push((Host::with_store(&schema.url).init(), Some(schema)));
     }
     hosts
 }

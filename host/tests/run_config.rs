@@ -97,6 +97,8 @@ fn the_file_gives_the_store_and_the_launch_policy() {
             other.display()
         ),
     );
+    // Only `init` creates a store.
+    Host::with_store(&format!("sqlite:{}", other.display())).init();
     // No --store on this command line: `Host::command` gives one, so call the binary itself.
     let bin = std::env::var("DEFERRAL_HOST_BIN")
         .unwrap_or_else(|_| env!("CARGO_BIN_EXE_deferral-host").to_string());

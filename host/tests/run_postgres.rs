@@ -15,7 +15,7 @@ fn two_replicas_launch_each_deferral_exactly_once() {
     let Some(schema) = schema_or_skip() else {
         return;
     };
-    let host = Host::with_store(&schema.url);
+    let host = Host::with_store(&schema.url).init();
     let file = host.path("stamps");
     let target = stamping_target(&host, &file);
     let flags = [
@@ -77,7 +77,7 @@ fn a_record_by_another_process_wakes_a_sleeping_replica() {
     let Some(schema) = schema_or_skip() else {
         return;
     };
-    let host = Host::with_store(&schema.url);
+    let host = Host::with_store(&schema.url).init();
     let file = host.path("stamps");
     let target = stamping_target(&host, &file);
     // Nothing else would wake it for ten minutes.
@@ -104,7 +104,7 @@ fn readyz_answers_503_when_the_store_does_not_answer() {
     let Some(schema) = schema_or_skip() else {
         return;
     };
-    let host = Host::with_store(&schema.url);
+    let host = Host::with_store(&schema.url).init();
     let run = Run::start(&host, "run", &[]);
     let (status, answer) = run.call("GET", "/readyz", false, "");
     assert_eq!(

@@ -159,5 +159,5 @@ fn postgres_a_store_from_before_run_url_keeps_its_page_as_html_url() {
     let Some(schema) = common::pg::schema_or_skip() else {
         return;
     };
-    migrates(Host::with_store(&schema.url));
+    migrates(Host::with_store(&schema.url).init());
 }

@@ -359,7 +359,7 @@ fn concurrent_records_are_each_committed_before_their_answer_on_postgres() {
     let Some(schema) = common::pg::schema_or_skip() else {
         return;
     };
-    concurrent_records_on(Host::with_store(&schema.url));
+    concurrent_records_on(Host::with_store(&schema.url).init());
 }
 
 fn concurrent_records_on(host: Host) {
@@ -447,7 +447,7 @@ fn the_same_receipt_sent_concurrently_is_recorded_once_on_postgres() {
     let Some(schema) = common::pg::schema_or_skip() else {
         return;
     };
-    the_same_receipt_sent_concurrently_on(Host::with_store(&schema.url));
+    the_same_receipt_sent_concurrently_on(Host::with_store(&schema.url).init());
 }
 
 fn the_same_receipt_sent_concurrently_on(host: Host) {

@@ -8,7 +8,7 @@ use common::Host;
 
 #[test]
 fn a_relative_or_tilde_store_path_is_refused_with_what_it_would_mean() {
-    let host = Host::new();
+    let host = Host::uncreated();
     let dir = host.dir.path();
     for (store, meant) in [
         ("sqlite:host.db".to_string(), dir.join("host.db")),

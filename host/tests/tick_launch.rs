@@ -336,7 +336,7 @@ fn four_racing_tickers_on_postgres_launch_each_deferral_exactly_once() {
     let Some(schema) = common::pg::schema_or_skip() else {
         return;
     };
-    four_racing_tickers(&Host::with_store(&schema.url), 200);
+    four_racing_tickers(&Host::with_store(&schema.url).init(), 200);
 }
 
 fn four_racing_tickers(host: &Host, count: usize) {

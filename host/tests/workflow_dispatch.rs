@@ -312,7 +312,7 @@ fn postgres_an_unreachable_github_spends_no_reentry() {
     let Some(schema) = common::pg::schema_or_skip() else {
         return;
     };
-    unreachable_github_spends_no_reentry(Host::with_store(&schema.url));
+    unreachable_github_spends_no_reentry(Host::with_store(&schema.url).init());
 }
 
 fn unreachable_github_spends_no_reentry(host: Host) {

@@ -40,8 +40,8 @@ consumes the receipt artifact. GitHub is again a stand-in on loopback (API and b
 
   const init = hostCmd('init');
   expect(init.status === 0, `deferral-host init should create the store: ${init.stdout}${init.stderr}`);
-  say('deferral-host init creates this act\'s store once (host-actions.db). Every command but init, record and'
-    + ' serve refuses a store that does not exist (store-not-found), so a typo in --store cannot start an empty one.');
+  say('deferral-host init creates this act\'s store once (host-actions.db). Every command but init (record,'
+    + ' serve and run too) refuses a store that does not exist (store-not-found), so a typo in --store cannot start an empty one.');
 
   const watchArgs = ['watch', REPO, '--workflow', WORKFLOW, '--launch', `workflow-dispatch:${REPO}/${WORKFLOW}@main`];
   const watched = hostCmd(...watchArgs);

@@ -57,6 +57,7 @@ test('status --html renders in headless Chromium: counts, pending windows, outco
       assert.equal(run.status, 0, `deferral-host ${args.join(' ')}: ${run.stdout}${run.stderr}`);
       return JSON.parse(run.stdout.trim().split('\n').at(-1));
     };
+    host(['init']); // only init creates a store
     const record = (launch, afterMs, windowMs) => host(['record', '--launch', launch, '-'], handoff(afterMs, windowMs));
     const soon = record('exec:/bin/true', 20 * MINUTE, 2 * 60 * MINUTE);
     const later = record('exec:/bin/true', 50 * MINUTE, 3 * 60 * MINUTE);

@@ -64,6 +64,7 @@ test('a dispatched run resumes the receipt it is given, and reports the outcome 
     // The receipt a gate in this workflow and job would have emitted, due now.
     const receipt = dueReceipt({ scope: scopeOf(runnerEnv(gh.url)), freshApproval: false });
     writeFileSync(join(dir, 'receipt.json'), JSON.stringify(receipt));
+    await host(db, ['init']); // only init creates a store
     const recorded = await host(db, ['record', '--launch', 'workflow-dispatch:octo-org/app/resume.yml@main', join(dir, 'receipt.json')]);
 
     const tick = await host(db, ['tick'], { GITHUB_API_URL: gh.url, GITHUB_TOKEN: TEST_TOKEN });

@@ -37,6 +37,9 @@ export async function startServe({ allowLaunch = ['exec:', 'workflow-dispatch:']
   const db = join(dir, 'host.db');
   const tokenFile = join(dir, 'token');
   writeFileSync(tokenFile, `${SERVE_TOKEN}\n`, { mode: 0o600 });
+  // Only `init` creates a store: serve refuses a missing one.
+  const init = hostCommand(db, ['init']);
+  if (init.status !== 0) throw new Error(`deferral-host init exited ${init.status}: ${init.stderr}`);
   const args = ['--store', `sqlite:${db}`, 'serve', '--listen', '127.0.0.1:0', '--token-file', tokenFile,
     ...allowLaunch.flatMap((p) => ['--allow-launch', p])];
   const child = spawn(hostBinary, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH } });

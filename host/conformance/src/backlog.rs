@@ -214,6 +214,8 @@ impl Backlog<'_> {
     /// [`Backlog::run`] of `jobs` (each with its key, priority, and whether it comes late),
     /// ticking with `tick_args` added.
     pub fn run_jobs(&self, jobs: &[Job], tick_args: &[&str]) -> BacklogRun {
+        // Only `init` creates a store (harmless on one that exists).
+        self.host(&["init"]);
         let launch = self.script();
         let window_ms = self.window_s * 1000;
         // The window before `reset_s` is spent: every gate defers to its reset, far enough

@@ -176,6 +176,8 @@ done"#,
     /// Records the fleet, ticks until every job has ended or the deadline passes, and reports
     /// per pool.
     pub fn run(&self) -> Value {
+        // Only `init` creates a store (harmless on one that exists).
+        self.host(&["init"]);
         let window_ms = self.window_s * 1000;
         let total: usize = self.pools.iter().map(|p| p.jobs).sum();
         let k0 = (now() + 1_000 + 150 * total as u64).div_ceil(window_ms) - 1;

@@ -30,10 +30,21 @@ pub fn spawn_listening(command: &mut Command) -> (Child, String) {
     (child, ready["listening"].as_str().unwrap().to_string())
 }
 
+/// `bin --store STORE init`: creates the store if it is missing (only `init` creates one;
+/// `serve` and `run` refuse a missing store), harmless on one that exists.
+pub fn init(bin: &Path, store: &str) {
+    let out = Command::new(bin)
+        .args(["--store", store, "init"])
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", bin.display()));
+    assert!(out.status.success(), "init: {out:?}");
+}
+
 impl Serve {
-    /// Starts `bin --store STORE serve` on a free loopback port and waits for its
-    /// `{"listening"}` line.
+    /// Creates the store if needed ([`init`]), starts `bin --store STORE serve` on a free
+    /// loopback port and waits for its `{"listening"}` line.
     pub fn start(bin: &Path, store: &str) -> Serve {
+        init(bin, store);
         let (child, addr) = spawn_listening(
             Command::new(bin)
                 .args(["--store", store, "serve", "--listen", "127.0.0.1:0"])

@@ -27,10 +27,12 @@ See docs/host.md for the store, the launch protocol and the recipes.";
 #[derive(Parser, Debug)]
 #[command(name = "deferral-host", version, after_help = AFTER_HELP)]
 pub struct Cli {
-    /// The store: `sqlite:PATH` or a bare path to the SQLite file (created if missing), or
+    /// The store: `sqlite:PATH` or a bare path to the SQLite file (absolute), or
     /// `postgres://USER[:PASSWORD]@HOST:PORT/DB` (also `postgresql://`) for several replicas and
-    /// tickers sharing one database; tables are created on first use; TLS with
-    /// `?sslmode=verify-full&sslrootcert=CA.pem` (also disable, prefer, require, verify-ca).
+    /// tickers sharing one database; TLS with `?sslmode=verify-full&sslrootcert=CA.pem` (also
+    /// disable, prefer, require, verify-ca). It must exist: create it with `deferral-host init`
+    /// (for init: created if missing, tables included; running init again is harmless); every
+    /// other command, record, serve and run included, refuses a missing store (store-not-found).
     #[arg(long, global = true, env = "DEFERRAL_STORE", value_name = "URL")]
     pub(super) store: Option<String>,
 
@@ -71,7 +73,8 @@ pub(super) enum Command {
     Cancel(CancelArgs),
     /// Start a blocked deferral again (a new deferral linked to it), e.g. with a corrected target.
     Retry(RetryArgs),
-    /// Create the store (tables included) if it does not exist yet; other commands refuse a missing one.
+    /// Create the store (tables included) if it does not exist yet; running it again is harmless.
+    /// The only command that creates a store: every other one refuses a missing store.
     Init,
     /// Expire, recover stale leases, then launch every due deferral once.
     Tick(TickArgs),
@@ -137,7 +140,7 @@ pub(super) fn non_empty(text: &str) -> Result<String, String> {
 
 #[derive(Args, Debug)]
 #[command(
-    after_help = "Example:\n  deferral-host --store sqlite:/var/lib/deferral/host.db \\\n    record --launch 'exec:/usr/local/bin/resume-sync' receipt.json"
+    after_help = "Example (the store made once by init: record refuses a missing one):\n  deferral-host --store sqlite:/var/lib/deferral/host.db init\n  deferral-host --store sqlite:/var/lib/deferral/host.db \\\n    record --launch 'exec:/usr/local/bin/resume-sync' receipt.json"
 )]
 pub(super) struct RecordArgs {
     /// Launch target: `exec:/ABSOLUTE/PROGRAM [ARGS]` (run directly, no shell; quote arguments
@@ -335,7 +338,8 @@ Connections are kept alive; at --max-connections the oldest idle one is closed f
 A request (head and body) must arrive within --request-timeout-ms of the connection's start or
 its previous answer. Concurrent records are committed together (one transaction, one fsync).
 Prints {\"listening\":\"ADDR\"} on stdout when ready; SIGTERM or SIGINT stops it within 5 s.
-Example:
+Example (the store made once by init: serve refuses a missing one and does not start):
+  deferral-host --store sqlite:/var/lib/deferral/host.db init
   DEFERRAL_SERVE_TOKEN=$(cat /etc/deferral/token) deferral-host --store sqlite:/var/lib/deferral/host.db serve
 See docs/host.md (serve) for curl examples.";
 

@@ -51,14 +51,10 @@ fn integrity(cli: &Cli) -> IntegrityCheck {
     }
 }
 
-/// Opens a store that exists (`store-not-found` otherwise): every command but those below.
+/// Opens a store that exists (`store-not-found` otherwise): every command but `init`, the
+/// only one that creates a store.
 fn open_store(cli: &Cli) -> Result<Box<dyn Store + Send>, HostError> {
     Ok(store_url(cli)?.open_existing(integrity(cli))?)
-}
-
-/// Opens the store, creating it if needed: `init`, `record` and `serve` only.
-fn create_store(cli: &Cli) -> Result<Box<dyn Store + Send>, HostError> {
-    Ok(store_url(cli)?.open(integrity(cli))?)
 }
 
 fn read_input(source: &str) -> Result<Vec<u8>, HostError> {
@@ -129,7 +125,7 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
             if !args.no_check {
                 target.check_installed()?;
             }
-            let store = create_store(cli)?;
+            let store = open_store(cli)?;
             let keys = RecordKeys {
                 artifact_name: args.artifact.clone(),
                 pool: Some(tag),
@@ -404,8 +400,9 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
         Command::Serve(args) => {
             crate::logs::set_format(args.log_format);
             let token = args.port.token()?;
-            // Opened once here to migrate and check it; each worker then opens its own connection.
-            drop(create_store(cli)?);
+            // Opened once here, before the port listens, to migrate and check it (a missing store
+            // is refused: only `init` creates one); each worker then opens its own connection.
+            drop(open_store(cli)?);
             let pools = crate::pools::PoolOptions {
                 buffer: args.pool_buffer,
                 fair: crate::pools::fair::rules(&args.pool_weights, &args.pool_urgent_shares)?,

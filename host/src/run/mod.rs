@@ -59,7 +59,8 @@ the repositories to ingest; a flag on the command line wins over the file:
   launch = \"workflow-dispatch:octo/app/resume.yml@main\"
   workflow = \"gate.yml\"
 
-Example:
+Example (the store made once by init: run refuses a missing one and does not start):
+  deferral-host --store sqlite:/var/lib/deferral/host.db init
   deferral-host run --config /etc/deferral/host.toml
 See docs/host.md (run) for the systemd unit.";
 
@@ -153,8 +154,9 @@ pub fn run(
     // Checked here, before anything starts; built again on the scheduler's thread (a GitHub
     // client stays on the thread that made it).
     drop(scheduler::Settings::from_args(args, &outside)?);
-    // Opened here to create, migrate and check it; the scheduler keeps this connection.
-    let connection = store.open(integrity)?;
+    // Opened here, before the port listens, to migrate and check it (a missing store is
+    // refused: only `init` creates one); the scheduler keeps this connection.
+    let connection = store.open_existing(integrity)?;
     let pools = args.scheduler.pool_options()?;
     let mut options = args.port.serve_options(token, store.clone(), pools)?;
     let wake = Arc::new(Wake::default());

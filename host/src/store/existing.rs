@@ -1,7 +1,7 @@
-//! Opening a store that must exist already. Only the commands that create a store (`init`,
-//! `record`, `serve`) may open a new one; every other command refuses a store that does not
-//! exist (`store-not-found`, exit 2) instead of creating an empty one, so a typo in `--store`
-//! cannot make a cron job that silently finds nothing to do.
+//! Opening a store that must exist already. Only `init` creates a store; every other command
+//! (`record`, `serve` and `run` included) refuses a store that does not exist
+//! (`store-not-found`, exit 2) instead of creating an empty one, so a typo in `--store` cannot
+//! record a job no ticker ever sees, nor make a cron job that silently finds nothing to do.
 //!
 //! "Does not exist" is a SQLite file that is missing or empty, or a PostgreSQL database (with
 //! the URL's search_path) that has no deferral-host tables.
@@ -52,13 +52,13 @@ impl StoreUrl {
     fn missing_message(&self) -> String {
         match self {
             StoreUrl::Sqlite(path) => format!(
-                "no store at {path}: check --store for a typo, or create it with \
-                 `deferral-host --store sqlite:{path} init` (record and serve create it too)",
+                "no store at {path}: check --store for a typo, or create it first with \
+                 `deferral-host init --store sqlite:{path}` (only init creates a store)",
                 path = path.display()
             ),
             StoreUrl::Postgres(_) => "the PostgreSQL database that --store names has no \
                  deferral-host tables (in its search_path): check --store for a typo, or create \
-                 them with `deferral-host --store URL init` (record and serve create them too)"
+                 them first with `deferral-host init --store URL` (only init creates them)"
                 .to_string(),
         }
     }

@@ -34,19 +34,33 @@ pub fn now() -> u64 {
 }
 
 impl Host {
+    /// A new SQLite store in a temporary folder, created with `init` as an operator does (only
+    /// `init` creates a store).
     pub fn new() -> Host {
+        Host::uncreated().init()
+    }
+
+    /// A host whose SQLite store (`host.db` in `dir`) is not created yet.
+    pub fn uncreated() -> Host {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("host.db");
         let store = format!("sqlite:{}", db.display());
         Host { dir, db, store }
     }
 
-    /// A host on another store (a PostgreSQL URL); `dir` still holds the test's files.
+    /// A host on another store (a PostgreSQL URL), not created: [`Host::init`] creates it.
+    /// `dir` still holds the test's files.
     pub fn with_store(url: &str) -> Host {
         Host {
             store: url.to_string(),
-            ..Host::new()
+            ..Host::uncreated()
         }
+    }
+
+    /// Runs `init` (the only command that creates a store); answers the host.
+    pub fn init(self) -> Host {
+        self.expect(0, &["init"], "");
+        self
     }
 
     pub fn path(&self, name: &str) -> PathBuf {
