@@ -29,7 +29,13 @@ impl Cost {
         const PART: Part = Part::Cost;
         let fields = object(value, "cost", Some(&["rest", "graphql", "content"]), PART)?;
         let of = |key: &str| -> Result<u64, Invalid> {
-            Ok(whole(fields.get(key), &format!("cost.{key}"), PART, Style::Request)?.unwrap_or(0))
+            Ok(whole(
+                fields.get(key),
+                &format!("cost.{key}"),
+                PART,
+                Style::Request,
+            )?
+            .unwrap_or(0))
         };
         Ok(Cost {
             rest: of("rest")?,

@@ -89,8 +89,7 @@ impl GateLine {
     /// object, or one with neither `deferredReceipt` nor `status` and `mode`: a bare receipt or
     /// something else). Bad figures are [`Invalid`].
     pub fn parse(text: &str) -> Result<Option<GateLine>, Invalid> {
-        let Ok(fields) = serde_json::from_str::<HashMap<String, Box<RawValue>>>(text.trim())
-        else {
+        let Ok(fields) = serde_json::from_str::<HashMap<String, Box<RawValue>>>(text.trim()) else {
             return Ok(None);
         };
         let is_line = fields.contains_key("deferredReceipt")
@@ -133,9 +132,12 @@ impl GateLine {
 
     /// The figures there are, in the wire's order.
     pub fn figures(&self) -> impl Iterator<Item = (Resource, &LineFigures)> + '_ {
-        [(Resource::Rest, &self.rest), (Resource::Graphql, &self.graphql)]
-            .into_iter()
-            .filter_map(|(r, f)| f.as_ref().map(|f| (r, f)))
+        [
+            (Resource::Rest, &self.rest),
+            (Resource::Graphql, &self.graphql),
+        ]
+        .into_iter()
+        .filter_map(|(r, f)| f.as_ref().map(|f| (r, f)))
     }
 
     /// The planned cost per resource (a resource the line has no figures for costs 0).

@@ -10,12 +10,12 @@
 use super::port::{Port, Told};
 use super::view::Finished;
 use super::{Attempt, AttemptError};
-use deferral_protocol::AdmissionAnswer;
 use crate::step::Step;
 use deferral_core::decision::Status;
 use deferral_core::pool;
 use deferral_core::preflight::{preflight, PreflightInput};
 use deferral_core::rate_state::RateRead;
+use deferral_protocol::AdmissionAnswer;
 
 impl Attempt<'_> {
     /// A resume's preflight with a durable port: admitted, deferred to the pool, or stopped.

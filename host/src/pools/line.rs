@@ -159,10 +159,17 @@ mod tests {
         );
         let obs = observations(&line, 7, "record", false);
         assert_eq!(
-            (obs[0].window.limit, obs[0].window.remaining, obs[0].window.reset_ms),
+            (
+                obs[0].window.limit,
+                obs[0].window.remaining,
+                obs[0].window.reset_ms
+            ),
             (45, 3, 1_800_000_000_000)
         );
-        assert_eq!(observations(&line, 7, "attempt", true)[0].window.remaining, 0);
+        assert_eq!(
+            observations(&line, 7, "attempt", true)[0].window.remaining,
+            0
+        );
     }
 
     #[test]

@@ -19,8 +19,7 @@ use super::PoolOptions;
 use crate::clock::iso8601;
 use crate::error::{HostError, HostErrorKind};
 use crate::store::pools::{
-    Candidate, Cost, NewAdmission, Observation, PoolRow, PoolWrite, Resource, Window,
-    MAX_WINDOW_MS,
+    Candidate, Cost, NewAdmission, Observation, PoolRow, PoolWrite, Resource, Window, MAX_WINDOW_MS,
 };
 use crate::store::Store;
 use deferral_protocol::{AdmissionAnswer, Windows};

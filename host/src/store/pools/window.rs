@@ -112,7 +112,9 @@ impl WindowState {
 
     fn merge_as(current: Option<&WindowState>, obs: &Observation, own: bool) -> WindowState {
         let w = &obs.window;
-        let reset_ms = w.reset_ms.min(obs.observed_ms.saturating_add(MAX_WINDOW_MS));
+        let reset_ms = w
+            .reset_ms
+            .min(obs.observed_ms.saturating_add(MAX_WINDOW_MS));
         let Some(cur) = current else {
             return WindowState::first(obs, reset_ms);
         };
