@@ -22,8 +22,12 @@ fn cost_of(v: &Value) -> Cost {
     }
 }
 
+/// A cost as JSON, through its text (one serializer in the wasm module).
 fn cost_value(c: &Cost) -> Value {
-    serde_json::to_value(c).unwrap_or(Value::Null)
+    serde_json::to_string(c)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or(Value::Null)
 }
 
 /// `{pool, admission, admitted: cost, spent: cost, decision}` -> `{spent}` (what the admission

@@ -89,9 +89,9 @@ fn text(message: &impl Serialize) -> String {
     serde_json::to_string(message).unwrap_or_default()
 }
 
-/// A protocol message as a JSON value.
+/// A protocol message as a JSON value (through its text: one serializer in the wasm module).
 fn value(message: &impl Serialize) -> Value {
-    serde_json::to_value(message).unwrap_or(Value::Null)
+    serde_json::from_str(&text(message)).unwrap_or(Value::Null)
 }
 
 fn unusable(detail: port_answer::Unusable) -> Refusal {
