@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 const root = join(fileURLToPath(import.meta.url), '..', '..');
 const MANIFEST = 'dist/MANIFEST.json';
 // Everything that changes the bytes of dist/.
-const SOURCE_ROOTS = ['core/src', 'core/Cargo.toml', 'driver/src', 'driver/Cargo.toml', 'receipt/src', 'receipt/Cargo.toml', 'wasm/src', 'wasm/Cargo.toml', 'action',
+const SOURCE_ROOTS = ['core/src', 'core/Cargo.toml', 'driver/src', 'driver/Cargo.toml', 'protocol/src', 'protocol/Cargo.toml', 'receipt/src', 'receipt/Cargo.toml', 'wasm/src', 'wasm/Cargo.toml', 'action',
   'library', 'shared',
   'Cargo.toml', 'Cargo.lock', 'rust-toolchain.toml', 'scripts/build-dist.sh'];
 

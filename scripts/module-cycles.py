@@ -21,7 +21,7 @@ check fails on a cycle not in it and on an entry that is no longer a cycle, so a
 and a fixed one must be removed from the list.
 
 Usage: python3 scripts/module-cycles.py [--known FILE] [CRATE_SRC_DIR ...]
-Default: host/src core/src driver/src receipt/src wasm/src with scripts/module-cycles-known.txt.
+Default: host/src core/src driver/src protocol/src receipt/src wasm/src with scripts/module-cycles-known.txt.
 Exits 1 naming each cycle found (with where each edge comes from); the last line sums up.
 """
 import argparse
@@ -32,7 +32,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-DEFAULT_CRATES = ['host/src', 'core/src', 'driver/src', 'receipt/src', 'wasm/src']
+DEFAULT_CRATES = ['host/src', 'core/src', 'driver/src', 'protocol/src', 'receipt/src', 'wasm/src']
 DEFAULT_KNOWN = os.path.join(HERE, 'module-cycles-known.txt')
 
 

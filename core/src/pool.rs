@@ -4,14 +4,15 @@
 //! state it just read; a refusal comes with the pool's window, which the gate folds into its
 //! own rate state before it runs the same decision again.
 //!
-//! This file holds the pool's name rule, the cost and rate a gate sends (`{"rest","graphql",
-//! "content"}` and `{"observed_ms","rest":{limit,remaining,reserve,reset_ms},"graphql":...}`,
-//! times in host milliseconds as the decision uses them) and the fold.
+//! This file holds the pool's name rule, the cost and rate a gate sends, made from its decision
+//! (the types and their JSON are `deferral_protocol`'s, shared with the host that reads them;
+//! times in host milliseconds as the decision uses them), and the fold.
 
 use crate::decision::{Decision, ResourceFigures};
 use crate::ledger::ResourceEntry;
 use crate::plan::PlanCost;
 use crate::signals::{RateSnapshot, GRAPHQL_RESOURCE, REST_RESOURCE};
+use deferral_protocol::{AdmissionRequest, Cost, RateState, Window, Windows};
 
 /// The longest pool name.
 pub const MAX_POOL_NAME: usize = 64;
@@ -31,142 +32,75 @@ pub fn is_name(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
 }
 
-/// What a plan asks of a pool, per resource.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct PoolCost {
-    pub rest: u64,
-    pub graphql: u64,
-    /// Content-creating requests.
-    pub content: u64,
+/// The cost of a decision's plan (nothing without a plan).
+pub fn cost_of(plan: Option<&PlanCost>) -> Cost {
+    plan.map_or_else(Cost::default, |p| Cost {
+        rest: p.rest,
+        graphql: p.graphql,
+        content: p.content_creating,
+    })
 }
 
-impl PoolCost {
-    /// The cost of a decision's plan (nothing without a plan).
-    pub fn of(plan: Option<&PlanCost>) -> PoolCost {
-        plan.map_or_else(PoolCost::default, |p| PoolCost {
-            rest: p.rest,
-            graphql: p.graphql,
-            content: p.content_creating,
-        })
-    }
-
-    /// `{"rest":N,"graphql":N,"content":N}`.
-    pub fn to_json(&self) -> String {
-        format!(
-            "{{\"rest\":{},\"graphql\":{},\"content\":{}}}",
-            self.rest, self.graphql, self.content
-        )
+/// A decision's figures as a window, the reset moved to host time by the offset the decision
+/// used.
+pub fn window_of(f: &ResourceFigures, clock_offset_ms: i64) -> Window {
+    let reset_ms = i128::from(f.reset) * 1000 - i128::from(clock_offset_ms);
+    Window {
+        limit: f.limit,
+        remaining: f.remaining,
+        reserve: f.reserve,
+        reset_ms: u64::try_from(reset_ms.max(0)).unwrap_or(u64::MAX),
     }
 }
 
-/// One resource's window as a pool states it, or as a gate saw it: reset in host milliseconds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PoolWindow {
-    pub limit: u64,
-    pub remaining: u64,
-    pub reserve: u64,
-    pub reset_ms: u64,
-}
-
-impl PoolWindow {
-    /// A decision's figures, the reset moved to host time by the offset the decision used.
-    pub fn of(f: &ResourceFigures, clock_offset_ms: i64) -> PoolWindow {
-        let reset_ms = i128::from(f.reset) * 1000 - i128::from(clock_offset_ms);
-        PoolWindow {
-            limit: f.limit,
-            remaining: f.remaining,
-            reserve: f.reserve,
-            reset_ms: u64::try_from(reset_ms.max(0)).unwrap_or(u64::MAX),
-        }
-    }
-
-    /// `{"limit","remaining","reserve","reset_ms"}`.
-    pub fn to_json(&self) -> String {
-        format!(
-            "{{\"limit\":{},\"remaining\":{},\"reserve\":{},\"reset_ms\":{}}}",
-            self.limit, self.remaining, self.reserve, self.reset_ms
-        )
-    }
-
-    /// As a ledger entry: the reset back on the server's clock, in whole seconds (rounded up,
-    /// so the window is never taken to end before the pool says).
-    fn entry(&self, clock_offset_ms: i64, observed_at_ms: u64) -> ResourceEntry {
-        let server_ms = (i128::from(self.reset_ms) + i128::from(clock_offset_ms)).max(0);
-        ResourceEntry {
-            limit: self.limit,
-            remaining: self.remaining,
-            used: self.limit.saturating_sub(self.remaining),
-            reset: u64::try_from((server_ms + 999) / 1000).unwrap_or(u64::MAX),
-            observed_at_ms,
-        }
+/// A pool's window as a ledger entry: the reset back on the server's clock, in whole seconds
+/// (rounded up, so the window is never taken to end before the pool says).
+fn entry(w: &Window, clock_offset_ms: i64, observed_at_ms: u64) -> ResourceEntry {
+    let server_ms = (i128::from(w.reset_ms) + i128::from(clock_offset_ms)).max(0);
+    ResourceEntry {
+        limit: w.limit,
+        remaining: w.remaining,
+        used: w.limit.saturating_sub(w.remaining),
+        reset: u64::try_from((server_ms + 999) / 1000).unwrap_or(u64::MAX),
+        observed_at_ms,
     }
 }
 
-/// The windows of the two checked resources: what a gate sends, or what a pool answers.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct PoolWindows {
-    pub rest: Option<PoolWindow>,
-    pub graphql: Option<PoolWindow>,
-}
-
-impl PoolWindows {
-    /// The figures a decision judged by.
-    pub fn of(d: &Decision) -> PoolWindows {
-        PoolWindows {
-            rest: d
-                .rest
-                .as_ref()
-                .map(|f| PoolWindow::of(f, d.clock_offset_ms)),
-            graphql: d
-                .graphql
-                .as_ref()
-                .map(|f| PoolWindow::of(f, d.clock_offset_ms)),
-        }
-    }
-
-    /// `{"rest":{...},"graphql":{...}}` with the resources there are.
-    pub fn to_json(&self) -> String {
-        format!("{{{}}}", self.members().trim_start_matches(','))
-    }
-
-    /// The members `"rest":{...},"graphql":{...}` for the resources there are, each after a comma.
-    fn members(&self) -> String {
-        let mut out = String::new();
-        for (name, w) in [("rest", self.rest), ("graphql", self.graphql)] {
-            if let Some(w) = w {
-                out.push_str(&format!(",\"{name}\":{}", w.to_json()));
-            }
-        }
-        out
+/// The windows a decision judged by.
+pub fn windows_of(d: &Decision) -> Windows {
+    Windows {
+        rest: d.rest.as_ref().map(|f| window_of(f, d.clock_offset_ms)),
+        graphql: d.graphql.as_ref().map(|f| window_of(f, d.clock_offset_ms)),
     }
 }
 
 /// The rate state a gate sends: when it read `GET /rate_limit` (host clock) and the windows its
 /// decision judged by.
-pub fn rate_json(observed_ms: u64, windows: &PoolWindows) -> String {
-    format!("{{\"observed_ms\":{observed_ms}{}}}", windows.members())
+pub fn rate_of(d: &Decision, observed_ms: u64) -> RateState {
+    RateState {
+        observed_ms,
+        windows: windows_of(d),
+    }
 }
 
-/// The admission request's body: `{"pool","cost","rate"}`.
-pub fn admission_body(pool: &str, d: &Decision, observed_ms: u64) -> String {
-    let mut name = String::new();
-    crate::json::write_json_string(&mut name, pool);
-    format!(
-        "{{\"pool\":{name},\"cost\":{},\"rate\":{}}}",
-        PoolCost::of(d.plan.as_ref()).to_json(),
-        rate_json(observed_ms, &PoolWindows::of(d))
-    )
+/// The admission request a gate sends for its decision's plan.
+pub fn admission_request(pool: &str, d: &Decision, observed_ms: u64) -> AdmissionRequest {
+    AdmissionRequest {
+        pool: pool.to_string(),
+        cost: cost_of(d.plan.as_ref()),
+        rate: rate_of(d, observed_ms),
+    }
 }
 
 /// Folds a pool's windows into `rate` as one more observation, by the ledger's rule: within one
 /// window the lowest `remaining` wins, a later reset replaces an earlier one. Resets within
 /// [`SAME_WINDOW_SLACK_MS`] of the gate's own are its window, ending at the later of the two.
-pub fn fold(rate: &mut RateSnapshot, pool: &PoolWindows, clock_offset_ms: i64, now_ms: u64) {
+pub fn fold(rate: &mut RateSnapshot, pool: &Windows, clock_offset_ms: i64, now_ms: u64) {
     for (name, window) in [(REST_RESOURCE, pool.rest), (GRAPHQL_RESOURCE, pool.graphql)] {
         let Some(window) = window else {
             continue;
         };
-        let theirs = window.entry(clock_offset_ms, now_ms);
+        let theirs = entry(&window, clock_offset_ms, now_ms);
         let merged = match rate.resources.get(name) {
             None => theirs,
             Some(own) => {
@@ -204,9 +138,9 @@ mod tests {
         rate
     }
 
-    fn pool(remaining: u64, reset_ms: u64) -> PoolWindows {
-        PoolWindows {
-            rest: Some(PoolWindow {
+    fn pool(remaining: u64, reset_ms: u64) -> Windows {
+        Windows {
+            rest: Some(deferral_protocol::Window {
                 limit: 5000,
                 remaining,
                 reserve: 500,
@@ -272,11 +206,11 @@ mod tests {
             ok: false,
         };
         // The server is 2.5 s ahead: its reset is 2.5 s earlier on the host's clock.
-        let w = PoolWindow::of(&f, 2_500);
+        let w = window_of(&f, 2_500);
         assert_eq!(w.reset_ms, 1_800_003_597_500);
-        assert_eq!(w.entry(2_500, 0).reset, 1_800_003_600);
+        assert_eq!(entry(&w, 2_500, 0).reset, 1_800_003_600);
         assert_eq!(
-            w.to_json(),
+            serde_json::to_string(&w).unwrap(),
             r#"{"limit":45,"remaining":3,"reserve":5,"reset_ms":1800003597500}"#
         );
     }

@@ -8,8 +8,8 @@
 //! wrong, never what was answered.
 
 use deferral_core::lifecycle::State;
-use deferral_core::pool::{PoolWindow, PoolWindows};
 use deferral_core::receipt::{validate, Receipt};
+use deferral_protocol::{AdmissionAnswer, Problem, ReleaseAnswer, Windows, MAX_FIGURE};
 use serde_json::{Map, Value};
 
 /// What a port answered that cannot be used, in words for "the port answered {detail}".
@@ -76,60 +76,30 @@ pub fn check_retained(
 /// The longest refusal reason a port may give (it is shown in the summary and the JSON line).
 pub const MAX_POOL_REASON: usize = 1024;
 
-/// The largest time or count a port may state: 2^53 - 1, what JavaScript holds exactly.
-const MAX_SAFE: u64 = (1 << 53) - 1;
-
-/// A port's answer to an admission request, checked.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Admission {
-    /// The plan's cost is admitted in the pool: the work may proceed.
-    Admitted {
-        id: String,
-        expires_ms: u64,
-        window: PoolWindows,
-    },
-    /// The pool has no room for it: why, and the pool's window.
-    Refused { reason: String, window: PoolWindows },
+/// The `rest` and `graphql` windows of an answer (either may be absent; members the driver
+/// does not know are left unread), each checked: the protocol's reading, in a port refusal's
+/// words. Not an object: no windows.
+pub fn pool_windows(v: &Value) -> Result<Windows, Unusable> {
+    if !v.is_object() {
+        return Ok(Windows::default());
+    }
+    Windows::read_answer(v).map_err(|e| match e.problem {
+        Problem::NotObject => "a window resource that is not an object",
+        Problem::AboveLimit => "a window whose remaining or reserve is above its limit",
+        _ => "a window whose limit, remaining, reserve and reset_ms are not all whole numbers",
+    })
 }
 
 fn whole(v: Option<&Value>) -> Option<u64> {
-    v.and_then(Value::as_u64).filter(|n| *n <= MAX_SAFE)
-}
-
-fn pool_window(v: Option<&Value>) -> Result<Option<PoolWindow>, Unusable> {
-    let v = match v {
-        None | Some(Value::Null) => return Ok(None),
-        Some(Value::Object(o)) => o,
-        Some(_) => return Err("a window resource that is not an object"),
-    };
-    let figure = |name: &str| {
-        whole(v.get(name)).ok_or(
-            "a window whose limit, remaining, reserve and reset_ms are not all whole numbers",
-        )
-    };
-    let w = PoolWindow {
-        limit: figure("limit")?,
-        remaining: figure("remaining")?,
-        reserve: figure("reserve")?,
-        reset_ms: figure("reset_ms")?,
-    };
-    if w.remaining > w.limit || w.reserve > w.limit {
-        return Err("a window whose remaining or reserve is above its limit");
-    }
-    Ok(Some(w))
-}
-
-/// The `rest` and `graphql` windows of an object (either may be absent), each checked.
-pub fn pool_windows(v: &Value) -> Result<PoolWindows, Unusable> {
-    Ok(PoolWindows {
-        rest: pool_window(v.get("rest"))?,
-        graphql: pool_window(v.get("graphql"))?,
-    })
+    v.and_then(Value::as_u64).filter(|n| *n <= MAX_FIGURE)
 }
 
 /// An admission answer for `pool`: `{"admitted":true,"admission","pool","expires_ms","window"}`
 /// or `{"admitted":false,"pool","reason","window"}`, every part checked.
-pub fn check_admission(answer: &Map<String, Value>, pool: &str) -> Result<Admission, Unusable> {
+pub fn check_admission(
+    answer: &Map<String, Value>,
+    pool: &str,
+) -> Result<AdmissionAnswer, Unusable> {
     let admitted = answer
         .get("admitted")
         .and_then(Value::as_bool)
@@ -149,8 +119,9 @@ pub fn check_admission(answer: &Map<String, Value>, pool: &str) -> Result<Admiss
         check_id(id).map_err(|_| "an admission id that is not 1 to 64 of [A-Za-z0-9_-]")?;
         let expires_ms =
             whole(answer.get("expires_ms")).ok_or("an admission without a whole expires_ms")?;
-        return Ok(Admission::Admitted {
-            id: id.to_string(),
+        return Ok(AdmissionAnswer::Admitted {
+            admission: id.to_string(),
+            pool: pool.to_string(),
             expires_ms,
             window,
         });
@@ -160,10 +131,11 @@ pub fn check_admission(answer: &Map<String, Value>, pool: &str) -> Result<Admiss
         .and_then(Value::as_str)
         .filter(|r| !r.trim().is_empty() && r.len() <= MAX_POOL_REASON)
         .ok_or("a refusal without a reason of 1 to 1024 bytes")?;
-    if window.rest.is_none() && window.graphql.is_none() {
+    if window.is_empty() {
         return Err("a refusal whose window holds neither rest nor graphql");
     }
-    Ok(Admission::Refused {
+    Ok(AdmissionAnswer::Refused {
+        pool: pool.to_string(),
         reason: reason.to_string(),
         window,
     })
@@ -172,12 +144,9 @@ pub fn check_admission(answer: &Map<String, Value>, pool: &str) -> Result<Admiss
 /// A release answer: `{"released":true}` or `{"released":false,"already":true}`; answers
 /// whether it had been released already.
 pub fn check_release(answer: &Map<String, Value>) -> Result<bool, Unusable> {
-    match (
-        answer.get("released").and_then(Value::as_bool),
-        answer.get("already").and_then(Value::as_bool),
-    ) {
-        (Some(true), None | Some(false)) => Ok(false),
-        (Some(false), Some(true)) => Ok(true),
-        _ => Err("a release answer that is neither released nor already released"),
+    match ReleaseAnswer::read(answer) {
+        Some(ReleaseAnswer::Released) => Ok(false),
+        Some(ReleaseAnswer::Already) => Ok(true),
+        None => Err("a release answer that is neither released nor already released"),
     }
 }

@@ -1,10 +1,14 @@
 //! The admission vectors (`tests/vectors/admissions/cases.json`) through the core natively: a
 //! driver answers each step the core asks for (GitHub's one `GET /rate_limit`, the port's
 //! `POST /v1/admissions` and `POST /v1/deferrals`) from the case, and checks the steps, the
-//! bodies sent and what the gate ended with. `tests/node/admission-vectors.test.mjs` runs the
-//! same file through dist/.
+//! bodies sent and what the gate ended with, and that the host's readers (`deferral_protocol`'s)
+//! read what was sent and the CLI's line as written. `tests/node/admission-vectors.test.mjs` runs
+//! the same file through dist/.
 
+use deferral_protocol::{AdmissionRequest, Cost, GateLine, RateState};
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
+use std::collections::HashMap;
 
 mod common;
 
@@ -31,6 +35,8 @@ struct Run {
     done: Value,
     sent: Vec<(String, Value)>,
     github_requests: usize,
+    /// Bodies with a cost and rate that the host's readers read back.
+    read_back: usize,
 }
 
 fn drive(doc: &Value, case: &Value) -> Run {
@@ -58,6 +64,7 @@ fn drive(doc: &Value, case: &Value) -> Run {
         done: Value::Null,
         sent: Vec::new(),
         github_requests: 0,
+        read_back: 0,
     };
     for _ in 0..8 {
         let step: Value =
@@ -74,6 +81,9 @@ fn drive(doc: &Value, case: &Value) -> Run {
         let body: Value = request["body"]
             .as_str()
             .map_or(Value::Null, |b| serde_json::from_str(b).unwrap());
+        if let Some(text) = request["body"].as_str() {
+            run.read_back += usize::from(host_reads_as_sent(name, url, text));
+        }
         run.sent.push((url.to_string(), body.clone()));
         let reply = if url.ends_with("/rate_limit") {
             run.github_requests += 1;
@@ -106,15 +116,63 @@ fn drive(doc: &Value, case: &Value) -> Run {
     panic!("{name}: no done step after 8 crossings");
 }
 
+/// The cost and rate the gate sends a port, read back with the host's readers (the protocol's),
+/// write the same bytes again: the admission request whole, the members beside a receipt.
+fn host_reads_as_sent(name: &str, url: &str, text: &str) -> bool {
+    let members: HashMap<String, Box<RawValue>> = serde_json::from_str(text).unwrap();
+    let (Some(cost), Some(rate)) = (members.get("cost"), members.get("rate")) else {
+        return false;
+    };
+    let read = |raw: &RawValue| serde_json::from_str::<Value>(raw.get()).unwrap();
+    let cost = Cost::read(&read(cost)).unwrap_or_else(|e| panic!("{name}: {url}: {e}"));
+    let rate = RateState::read(&read(rate)).unwrap_or_else(|e| panic!("{name}: {url}: {e}"));
+    assert_eq!(serde_json::to_string(&cost).unwrap(), members["cost"].get());
+    assert_eq!(serde_json::to_string(&rate).unwrap(), members["rate"].get());
+    if url.ends_with("/v1/admissions") {
+        let pool = read(&members["pool"]).as_str().unwrap().to_string();
+        let again = AdmissionRequest { pool, cost, rate };
+        assert_eq!(serde_json::to_string(&again).unwrap(), text, "{name}");
+    }
+    true
+}
+
+/// The CLI's line, read as the host reads it: the same figures, the receipt's exact text.
+fn host_reads_the_line(name: &str, stdout: &str, line: &Value) {
+    let read = GateLine::parse(stdout)
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
+        .unwrap_or_else(|| panic!("{name}: not read as a gate line"));
+    assert_eq!(
+        Some(read.status.as_str()),
+        line["status"].as_str(),
+        "{name}"
+    );
+    for (resource, figures) in [("rest", read.rest), ("graphql", read.graphql)] {
+        assert_eq!(
+            serde_json::to_value(figures).unwrap(),
+            line[resource],
+            "{name}"
+        );
+    }
+    if let Some(receipt) = &read.receipt {
+        assert_eq!(
+            serde_json::from_str::<Value>(receipt).unwrap(),
+            line["deferredReceipt"],
+            "{name}"
+        );
+    }
+}
+
 #[test]
 fn admission_vectors_answer_natively() {
     let text = include_str!("../../tests/vectors/admissions/cases.json");
     let doc: Value = serde_json::from_str(text).unwrap();
     let cases = doc["cases"].as_array().unwrap();
     assert!(cases.len() >= 25);
+    let mut read_back = 0;
     for case in cases {
         let name = case["name"].as_str().unwrap();
         let run = drive(&doc, case);
+        read_back += run.read_back;
         let done = &run.done;
         let steps: Vec<&str> = case["steps"]
             .as_array()
@@ -160,6 +218,7 @@ fn admission_vectors_answer_natively() {
         } else {
             let line: Value = serde_json::from_str(stdout).unwrap();
             assert!(contains(&line, &case["line"]), "{name}: {line}");
+            host_reads_the_line(name, stdout, &line);
             if let Some(at) = case.get("resume_after") {
                 let digest = line["bindings"]["request_digest"].as_str().unwrap();
                 let head = u64::from_str_radix(&digest[..16], 16).unwrap();
@@ -194,4 +253,5 @@ fn admission_vectors_answer_natively() {
             assert!(summary.contains(part), "{name}: {summary}\nlacks {part:?}");
         }
     }
+    assert!(read_back >= 10, "only {read_back} bodies read back");
 }

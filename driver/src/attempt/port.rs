@@ -15,12 +15,13 @@ use super::order_inputs::Order;
 use super::view::Finished;
 use super::{Attempt, AttemptError};
 use crate::crossing::PortReply;
-use crate::port_answer::{check_admission, check_retained, Admission};
+use crate::port_answer::{check_admission, check_retained};
 use crate::step::{PortStep, Request, Step, Write};
 use deferral_core::decision::{decide, Decision, DecisionInput, Diagnostic, Status};
-use deferral_core::pool::{self, PoolCost, PoolWindows};
+use deferral_core::pool;
 use deferral_core::rate_state::RateRead;
 use deferral_core::receipt::Receipt;
+use deferral_protocol::{AdmissionAnswer, Cost, RateState};
 use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -49,9 +50,9 @@ struct RetainBody<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pool: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    cost: Option<Box<RawValue>>,
+    cost: Option<Cost>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    rate: Option<Box<RawValue>>,
+    rate: Option<RateState>,
     /// Host metadata beside the receipt, never in it; absent at the defaults.
     #[serde(skip_serializing_if = "Option::is_none")]
     priority: Option<i64>,
@@ -63,8 +64,8 @@ struct RetainBody<'a> {
 /// the plan's cost and the rate state the gate read (before any pool's window was folded in).
 pub(super) struct Told<'a> {
     pub(super) pool: &'a str,
-    pub(super) cost: String,
-    pub(super) rate: String,
+    pub(super) cost: Cost,
+    pub(super) rate: RateState,
 }
 
 impl Attempt<'_> {
@@ -129,8 +130,8 @@ impl Attempt<'_> {
             .zip(finished.decision.as_ref())
             .map(|(name, d)| Told {
                 pool: name,
-                cost: PoolCost::of(d.plan.as_ref()).to_json(),
-                rate: pool::rate_json(self.now, &PoolWindows::of(d)),
+                cost: pool::cost_of(d.plan.as_ref()),
+                rate: pool::rate_of(d, self.now),
             });
         // Past the first request to the port, the ledger was written (under its lock) already.
         let asked = self.v.admission_answer.is_some() || self.v.admission_error.is_some();
@@ -141,11 +142,11 @@ impl Attempt<'_> {
             match self.admission(told.pool) {
                 None => return self.admit_step(port, told, &d, ledger.as_deref()),
                 Some(Err(e)) => return self.refused_work(finished, &e),
-                Some(Ok(Admission::Admitted { id, .. })) => {
+                Some(Ok(AdmissionAnswer::Admitted { admission: id, .. })) => {
                     finished.admission = Some(id);
                     return self.done(&finished, None);
                 }
-                Some(Ok(Admission::Refused { reason, window })) => {
+                Some(Ok(AdmissionAnswer::Refused { reason, window, .. })) => {
                     let mut again = fresh.clone();
                     pool::fold(&mut again.rate, &window, d.clock_offset_ms, self.now);
                     let decision = decide(&again);
@@ -215,7 +216,8 @@ impl Attempt<'_> {
         d: &Decision,
         ledger: Option<&str>,
     ) -> Step {
-        let body = pool::admission_body(told.pool, d, self.now);
+        let body = serde_json::to_string(&pool::admission_request(told.pool, d, self.now))
+            .unwrap_or_default();
         let request = self.port_request(
             port,
             "/v1/admissions",
@@ -258,8 +260,8 @@ impl Attempt<'_> {
             receipt: raw(&r),
             launch: port.launch,
             pool: told.map(|t| t.pool),
-            cost: told.and_then(|t| raw(&t.cost)),
-            rate: told.and_then(|t| raw(&t.rate)),
+            cost: told.map(|t| t.cost),
+            rate: told.map(|t| t.rate),
             priority: port.order.priority,
             fairness_key: port.order.fairness_key,
         };
@@ -309,7 +311,7 @@ impl Attempt<'_> {
     }
 
     /// The port's answer to the admission request, checked: `None` before it was asked.
-    pub(super) fn admission(&self, name: &str) -> Option<Result<Admission, AttemptError>> {
+    pub(super) fn admission(&self, name: &str) -> Option<Result<AdmissionAnswer, AttemptError>> {
         let failed = |detail: String| AttemptError::AdmissionFailed {
             pool: name.to_string(),
             detail,

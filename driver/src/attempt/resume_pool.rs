@@ -10,12 +10,12 @@
 use super::port::{Port, Told};
 use super::view::Finished;
 use super::{Attempt, AttemptError};
-use crate::port_answer::Admission;
 use crate::step::Step;
 use deferral_core::decision::Status;
-use deferral_core::pool::{self, PoolCost, PoolWindows};
+use deferral_core::pool;
 use deferral_core::preflight::{preflight, PreflightInput};
 use deferral_core::rate_state::RateRead;
+use deferral_protocol::AdmissionAnswer;
 
 impl Attempt<'_> {
     /// A resume's preflight with a durable port: admitted, deferred to the pool, or stopped.
@@ -34,18 +34,18 @@ impl Attempt<'_> {
         };
         let told = Told {
             pool: name,
-            cost: PoolCost::of(d.plan.as_ref()).to_json(),
-            rate: pool::rate_json(self.now, &PoolWindows::of(&d)),
+            cost: pool::cost_of(d.plan.as_ref()),
+            rate: pool::rate_of(&d, self.now),
         };
         finished.pool = Some(name.to_string());
         match self.admission(name) {
             None => self.admit_step(port, &told, &d, ledger.as_deref()),
             Some(Err(e)) => self.refused_work(finished, &e),
-            Some(Ok(Admission::Admitted { id, .. })) => {
+            Some(Ok(AdmissionAnswer::Admitted { admission: id, .. })) => {
                 finished.admission = Some(id);
                 self.done(&finished, None)
             }
-            Some(Ok(Admission::Refused { reason, window })) => {
+            Some(Ok(AdmissionAnswer::Refused { reason, window, .. })) => {
                 let mut again = input.clone();
                 pool::fold(&mut again.fresh.rate, &window, d.clock_offset_ms, self.now);
                 let p = preflight(&again);

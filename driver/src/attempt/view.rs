@@ -12,6 +12,7 @@ use deferral_core::exit::Exit;
 use deferral_core::json::write_json_string;
 use deferral_core::receipt::{Bindings, Receipt};
 use deferral_core::signals::time::civil_from_ms;
+use deferral_protocol::{LineFigures, LinePlan};
 use serde::Serialize;
 use serde_json::value::RawValue;
 
@@ -97,9 +98,9 @@ struct Line<'a> {
     resume_by: Option<String>,
     fresh_approval_required: Option<bool>,
     unlimited: bool,
-    rest: Option<Figures>,
-    graphql: Option<Figures>,
-    plan: Option<PlanLine>,
+    rest: Option<LineFigures>,
+    graphql: Option<LineFigures>,
+    plan: Option<LinePlan>,
     secondary_minutes: u64,
     bindings: Option<BindingsLine<'a>>,
     diagnostics: Vec<CodeMessage<'a>>,
@@ -125,41 +126,16 @@ struct Line<'a> {
     deferred_receipt: Option<Box<RawValue>>,
 }
 
-/// One resource's figures in the line.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Figures {
-    limit: u64,
-    remaining: u64,
-    reserve: u64,
-    planned_cost: u64,
-    reset: u64,
-    ok: bool,
-}
-
-impl From<&ResourceFigures> for Figures {
-    fn from(f: &ResourceFigures) -> Figures {
-        Figures {
-            limit: f.limit,
-            remaining: f.remaining,
-            reserve: f.reserve,
-            planned_cost: f.planned_cost,
-            reset: f.reset,
-            ok: f.ok,
-        }
+/// One resource's figures in the line (the protocol's, which the host reads).
+fn figures(f: &ResourceFigures) -> LineFigures {
+    LineFigures {
+        limit: f.limit,
+        remaining: f.remaining,
+        reserve: f.reserve,
+        planned_cost: f.planned_cost,
+        reset: f.reset,
+        ok: f.ok,
     }
-}
-
-/// The plan's cost in the line.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct PlanLine {
-    rest: u64,
-    graphql: u64,
-    secondary_rest_points: u64,
-    secondary_graphql_points: u64,
-    content_creating: u64,
-    secondary_minutes: u64,
 }
 
 /// A receipt's bindings as the receipt spells them.
@@ -259,9 +235,9 @@ impl Finished {
             resume_by: self.resume_by().map(iso_ms),
             fresh_approval_required: self.receipt.as_ref().map(|r| r.fresh_approval_required),
             unlimited: d.is_some_and(|d| d.unlimited),
-            rest: d.and_then(|d| d.rest.as_ref()).map(Figures::from),
-            graphql: d.and_then(|d| d.graphql.as_ref()).map(Figures::from),
-            plan: d.and_then(|d| d.plan.as_ref()).map(|p| PlanLine {
+            rest: d.and_then(|d| d.rest.as_ref()).map(figures),
+            graphql: d.and_then(|d| d.graphql.as_ref()).map(figures),
+            plan: d.and_then(|d| d.plan.as_ref()).map(|p| LinePlan {
                 rest: p.rest,
                 graphql: p.graphql,
                 secondary_rest_points: p.secondary_rest_points,

@@ -8,21 +8,26 @@
 use super::error::{Code, Form, Refusal};
 use super::{obj, shown, Answer};
 use deferral_core::plan::PlanCost;
-use deferral_core::pool::PoolCost;
+use deferral_core::pool;
+use deferral_protocol::Cost;
 use serde::Deserialize;
 use serde_json::Value;
 
-fn cost_of(v: &Value) -> PoolCost {
+fn cost_of(v: &Value) -> Cost {
     let n = |name: &str| v[name].as_u64().unwrap_or(0);
-    PoolCost {
+    Cost {
         rest: n("rest"),
         graphql: n("graphql"),
         content: n("content"),
     }
 }
 
-fn cost_value(c: &PoolCost) -> Value {
-    serde_json::from_str(&c.to_json()).unwrap_or(Value::Null)
+/// A cost as JSON, through its text (one serializer in the wasm module).
+fn cost_value(c: &Cost) -> Value {
+    serde_json::to_string(c)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or(Value::Null)
 }
 
 /// `{pool, admission, admitted: cost, spent: cost, decision}` -> `{spent}` (what the admission
@@ -39,8 +44,8 @@ pub fn spend(v: &Value) -> Answer {
     let admitted = cost_of(&v["admitted"]);
     let spent = cost_of(&v["spent"]);
     let plan = PlanCost::deserialize(&v["decision"]["plan"]).ok();
-    let this = PoolCost::of(plan.as_ref());
-    let after = PoolCost {
+    let this = pool::cost_of(plan.as_ref());
+    let after = Cost {
         rest: spent.rest.saturating_add(this.rest),
         graphql: spent.graphql.saturating_add(this.graphql),
         content: spent.content.saturating_add(this.content),

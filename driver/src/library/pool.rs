@@ -6,12 +6,15 @@
 use super::error::{Code, Form, Refusal};
 use super::op::ops;
 use super::{obj, shown, Answer};
-use crate::port_answer::{self, Admission};
+use crate::port_answer;
 use deferral_core::decision::ResourceFigures;
 use deferral_core::plan::PlanCost;
-use deferral_core::pool::{self, PoolCost, PoolWindow, PoolWindows};
+use deferral_core::pool;
 use deferral_core::signals::RateSnapshot;
-use serde::Deserialize;
+use deferral_protocol::{
+    AdmissionAnswer, AdmissionRequest, Cost, RateState, ReleaseRequest, Windows,
+};
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 ops! {
@@ -61,91 +64,38 @@ pub(super) fn pool_name(v: &Value) -> Result<&str, Refusal> {
     })
 }
 
-/// Whole numbers up to 2^53 - 1 of `names` in an object without other keys; absent is 0.
-fn figures(v: &Value, names: &[&str], what: &str) -> Result<Vec<u64>, Refusal> {
-    let Some(o) = v.as_object() else {
-        return Err(request(what));
-    };
-    if o.keys().any(|k| !names.contains(&k.as_str())) {
-        return Err(request(what));
-    }
-    names
-        .iter()
-        .map(|n| match o.get(*n) {
-            None => Ok(0),
-            Some(x) => x
-                .as_u64()
-                .filter(|x| *x < 1 << 53)
-                .ok_or_else(|| request(what)),
-        })
-        .collect()
-}
-
 const COST: &str = "a cost {rest, graphql, content} of whole numbers";
 const RATE: &str = "a rate {observed_ms, rest?, graphql?} with at least one window, each {limit, remaining, reserve, reset_ms} of whole numbers";
 
-/// The request's `rate`, checked and written as the wire protocol has it.
-fn rate(v: &Value) -> Result<String, Refusal> {
-    let Some(o) = v.as_object() else {
-        return Err(request(RATE));
-    };
-    if o.keys()
-        .any(|k| !matches!(k.as_str(), "observed_ms" | "rest" | "graphql"))
-    {
-        return Err(request(RATE));
-    }
-    let observed = v
-        .get("observed_ms")
-        .and_then(Value::as_u64)
-        .filter(|x| *x < 1 << 53)
-        .ok_or_else(|| request(RATE))?;
-    let mut windows = PoolWindows::default();
-    for (name, slot) in [
-        ("rest", &mut windows.rest),
-        ("graphql", &mut windows.graphql),
-    ] {
-        let Some(w) = v.get(name).filter(|w| !w.is_null()) else {
-            continue;
-        };
-        let f = figures(w, &["limit", "remaining", "reserve", "reset_ms"], RATE)?;
-        *slot = Some(PoolWindow {
-            limit: f[0],
-            remaining: f[1],
-            reserve: f[2],
-            reset_ms: f[3],
-        });
-    }
-    if windows.rest.is_none() && windows.graphql.is_none() {
-        return Err(request(RATE));
-    }
-    Ok(pool::rate_json(observed, &windows))
+/// The request's `rate`, read as the host reads it (refused here in the library's words).
+fn rate(v: &Value) -> Result<RateState, Refusal> {
+    RateState::read(v).map_err(|_| request(RATE))
 }
 
 /// `admit({pool, cost, rate})`: the body of `POST /v1/admissions`.
 fn admit(v: &Value) -> Answer {
     let name = pool_name(&v["pool"])?;
-    let c = figures(&v["cost"], &["rest", "graphql", "content"], COST)?;
-    let cost = PoolCost {
-        rest: c[0],
-        graphql: c[1],
-        content: c[2],
+    let cost = Cost::read(&v["cost"]).map_err(|_| request(COST))?;
+    let body = AdmissionRequest {
+        pool: name.to_string(),
+        cost,
+        rate: rate(&v["rate"])?,
     };
-    let mut quoted = String::new();
-    deferral_core::json::write_json_string(&mut quoted, name);
-    let body = format!(
-        "{{\"pool\":{quoted},\"cost\":{},\"rate\":{}}}",
-        cost.to_json(),
-        rate(&v["rate"])?
-    );
-    Ok(obj(vec![("body", Value::from(body))]))
+    Ok(obj(vec![("body", Value::from(text(&body)))]))
+}
+
+/// A protocol message's JSON text.
+fn text(message: &impl Serialize) -> String {
+    serde_json::to_string(message).unwrap_or_default()
+}
+
+/// A protocol message as a JSON value (through its text: one serializer in the wasm module).
+fn value(message: &impl Serialize) -> Value {
+    serde_json::from_str(&text(message)).unwrap_or(Value::Null)
 }
 
 fn unusable(detail: port_answer::Unusable) -> Refusal {
     Refusal::new(Form::Port, Code::InvalidPortAnswer, &[("detail", detail)])
-}
-
-fn window_value(w: &PoolWindows) -> Value {
-    serde_json::from_str(&w.to_json()).unwrap_or(Value::Null)
 }
 
 /// The port's answer to `admit`, checked: `{admitted, admission?, pool, expiresMs?, reason?, window}`.
@@ -158,20 +108,21 @@ fn admitted(v: &Value) -> Answer {
     let mut out = Map::new();
     out.insert("pool".into(), Value::from(name));
     match checked {
-        Admission::Admitted {
-            id,
+        AdmissionAnswer::Admitted {
+            admission: id,
             expires_ms,
             window,
+            ..
         } => {
             out.insert("admitted".into(), Value::Bool(true));
             out.insert("admission".into(), Value::from(id));
             out.insert("expiresMs".into(), Value::from(expires_ms));
-            out.insert("window".into(), window_value(&window));
+            out.insert("window".into(), value(&window));
         }
-        Admission::Refused { reason, window } => {
+        AdmissionAnswer::Refused { reason, window, .. } => {
             out.insert("admitted".into(), Value::Bool(false));
             out.insert("reason".into(), Value::from(reason));
-            out.insert("window".into(), window_value(&window));
+            out.insert("window".into(), value(&window));
         }
     }
     Ok(obj(vec![("admission", Value::Object(out))]))
@@ -181,11 +132,14 @@ fn admitted(v: &Value) -> Answer {
 fn release(v: &Value) -> Answer {
     let id = v["admission"].as_str().unwrap_or_default();
     port_answer::check_id(id).map_err(|_| request("an admission id: 1 to 64 of [A-Za-z0-9_-]"))?;
-    let body = match v.get("rate").filter(|r| !r.is_null()) {
-        None => "{}".to_string(),
-        Some(r) => format!("{{\"rate\":{}}}", rate(r)?),
+    let body = ReleaseRequest {
+        rate: v
+            .get("rate")
+            .filter(|r| !r.is_null())
+            .map(rate)
+            .transpose()?,
     };
-    Ok(obj(vec![("body", Value::from(body))]))
+    Ok(obj(vec![("body", Value::from(text(&body)))]))
 }
 
 fn released(answer: &Value) -> Answer {
@@ -211,17 +165,18 @@ fn admission_of(v: &Value) -> Value {
     let window = |name: &str| {
         ResourceFigures::deserialize(&d[name])
             .ok()
-            .map(|f| PoolWindow::of(&f, offset))
+            .map(|f| pool::window_of(&f, offset))
     };
-    let windows = PoolWindows {
-        rest: window("rest"),
-        graphql: window("graphql"),
+    let rate = RateState {
+        observed_ms: v["now_ms"].as_u64().unwrap_or(0),
+        windows: Windows {
+            rest: window("rest"),
+            graphql: window("graphql"),
+        },
     };
-    let now = v["now_ms"].as_u64().unwrap_or(0);
-    let text = |t: String| serde_json::from_str::<Value>(&t).unwrap_or(Value::Null);
     obj(vec![
-        ("cost", text(PoolCost::of(plan.as_ref()).to_json())),
-        ("rate", text(pool::rate_json(now, &windows))),
+        ("cost", value(&pool::cost_of(plan.as_ref()))),
+        ("rate", value(&rate)),
     ])
 }
 

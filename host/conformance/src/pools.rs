@@ -5,7 +5,9 @@ use super::{distinct_handoff, now, Backend, HOUR};
 use deferral_host::coordinator::{self, Recording};
 use deferral_host::pools::admission::{self, Admit};
 use deferral_host::pools::PoolOptions;
-use deferral_host::store::pools::{Cost, Observation, PoolRow, PoolTag, PoolWrite, Resource};
+use deferral_host::store::pools::{
+    Cost, Observation, PoolRow, PoolTag, PoolWrite, Resource, Window,
+};
 use deferral_host::store::{RecordKeys, Store};
 
 const LIMIT: u64 = 45;
@@ -14,10 +16,12 @@ const RESERVE: u64 = 5;
 fn window(reset_ms: u64, remaining: u64) -> Observation {
     Observation {
         resource: Resource::Rest,
-        limit: LIMIT,
-        remaining,
-        reserve: RESERVE,
-        reset_ms,
+        window: Window {
+            limit: LIMIT,
+            remaining,
+            reserve: RESERVE,
+            reset_ms,
+        },
         observed_ms: now(),
         source: "conformance".into(),
         deferral_id: None,

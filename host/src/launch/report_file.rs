@@ -182,20 +182,17 @@ impl Report {
         }
         let (source, text) = self.line.as_ref()?;
         let parsed = line::parse(text).ok().flatten()?;
-        let mode = serde_json::from_str::<serde_json::Value>(text)
-            .ok()
-            .and_then(|v| v["mode"].as_str().map(str::to_string))
-            .unwrap_or_else(|| "gate".into());
+        let mode = parsed.mode.as_deref().unwrap_or("gate");
         let mut out = format!("{}: {mode} {}", source.as_str(), parsed.status);
-        for f in &parsed.figures {
+        for (resource, f) in parsed.figures() {
             out.push_str(&format!(
                 ", {} {} of {} (reserve {}) planned {} reset {}",
-                f.resource.as_str(),
+                resource.as_str(),
                 f.remaining,
                 f.limit,
                 f.reserve,
                 f.planned_cost,
-                f.reset_s
+                f.reset
             ));
         }
         Some(out)

@@ -5,58 +5,23 @@
 //! bare receipt is); the planned cost and the rate state the gate saw go beside it. At the end
 //! of an attempt, the same line tells the pool what the attempt saw and spent.
 
+use super::wire::refused;
 use crate::error::{HostError, HostErrorKind};
-use crate::store::pools::{Cost, Observation, Resource, MAX_FIGURE};
-use serde_json::value::RawValue;
-use serde_json::Value;
-use std::collections::HashMap;
+use crate::store::pools::{Observation, Window};
+pub use deferral_protocol::GateLine;
 
-/// One resource's figures as the line states them.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Figures {
-    pub resource: Resource,
-    pub limit: u64,
-    pub remaining: u64,
-    pub reserve: u64,
-    pub planned_cost: u64,
-    /// Epoch seconds, as GitHub states it.
-    pub reset_s: u64,
-}
-
-/// A gate or resume line, read.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GateLine {
-    pub status: String,
-    pub figures: Vec<Figures>,
-    /// The plan's content-creating requests, when the line carries them.
-    pub content: Option<u64>,
-    /// `deferredReceipt`'s exact text, when there is one.
-    pub receipt: Option<String>,
-}
-
-impl GateLine {
-    /// The planned cost per resource (a resource the line has no figures for costs 0).
-    pub fn cost(&self) -> Cost {
-        let of = |r: Resource| {
-            self.figures
-                .iter()
-                .find(|f| f.resource == r)
-                .map_or(0, |f| f.planned_cost)
-        };
-        Cost {
-            rest: of(Resource::Rest),
-            graphql: of(Resource::Graphql),
-            content: self.content.unwrap_or(0),
-        }
-    }
-
-    /// The rate state as observations; `spent` takes each resource's planned cost off what
-    /// remains (a gate or resume that went ahead read the state before its plan ran).
-    pub fn observations(&self, observed_ms: u64, source: &str, spent: bool) -> Vec<Observation> {
-        self.figures
-            .iter()
-            .map(|f| Observation {
-                resource: f.resource,
+/// The line's rate state as observations; `spent` takes each resource's planned cost off what
+/// remains (a gate or resume that went ahead read the state before its plan ran).
+pub fn observations(
+    line: &GateLine,
+    observed_ms: u64,
+    source: &str,
+    spent: bool,
+) -> Vec<Observation> {
+    line.figures()
+        .map(|(resource, f)| Observation {
+            resource,
+            window: Window {
                 limit: f.limit,
                 remaining: if spent {
                     f.remaining.saturating_sub(f.planned_cost)
@@ -64,112 +29,18 @@ impl GateLine {
                     f.remaining
                 },
                 reserve: f.reserve,
-                reset_ms: f.reset_s.saturating_mul(1000),
-                observed_ms,
-                source: source.to_string(),
-                deferral_id: None,
-            })
-            .collect()
-    }
-}
-
-fn whole(value: Option<&Value>, code: HostErrorKind, what: &str) -> Result<u64, HostError> {
-    match value {
-        Some(v) => v.as_u64().filter(|n| *n <= MAX_FIGURE).ok_or_else(|| {
-            HostError::new(
-                code,
-                format!("{what} must be a whole number from 0 to 2^53-1, as the gate's (got {v})"),
-            )
-        }),
-        None => Err(HostError::new(code, format!("{what} is missing"))),
-    }
-}
-
-fn figures(resource: Resource, value: &Value) -> Result<Option<Figures>, HostError> {
-    if value.is_null() {
-        return Ok(None);
-    }
-    let name = resource.as_str();
-    let field = |key: &str| value.get(key);
-    let rate = |key: &str| {
-        whole(
-            field(key),
-            HostErrorKind::InvalidRateState,
-            &format!("{name}.{key}"),
-        )
-    };
-    let f = Figures {
-        resource,
-        limit: rate("limit")?,
-        remaining: rate("remaining")?,
-        reserve: rate("reserve")?,
-        reset_s: rate("reset")?,
-        planned_cost: whole(
-            field("plannedCost"),
-            HostErrorKind::InvalidCost,
-            &format!("{name}.plannedCost"),
-        )?,
-    };
-    if f.planned_cost > f.limit {
-        return Err(HostError::new(
-            HostErrorKind::InvalidCost,
-            format!(
-                "{name}.plannedCost {} is larger than the whole window ({name}.limit {}): it can never fit",
-                f.planned_cost, f.limit
-            ),
-        ));
-    }
-    Ok(Some(f))
-}
-
-/// Reads a gate or resume line from its fields; `None` when it is not one (no `status`, no
-/// `deferredReceipt`, no `rest`/`graphql`: a bare receipt or something else).
-fn read(fields: &HashMap<String, Box<RawValue>>) -> Result<Option<GateLine>, HostError> {
-    let is_line = fields.contains_key("deferredReceipt")
-        || (fields.contains_key("status") && fields.contains_key("mode"));
-    if !is_line {
-        return Ok(None);
-    }
-    let value = |key: &str| -> Value {
-        fields
-            .get(key)
-            .and_then(|raw| serde_json::from_str(raw.get()).ok())
-            .unwrap_or(Value::Null)
-    };
-    let status = value("status").as_str().unwrap_or_default().to_string();
-    let mut list = Vec::new();
-    for resource in Resource::ALL {
-        if let Some(f) = figures(resource, &value(resource.as_str()))? {
-            list.push(f);
-        }
-    }
-    let plan = value("plan");
-    let content = match plan.get("contentCreating") {
-        None | Some(Value::Null) => None,
-        Some(v) => Some(whole(
-            Some(v),
-            HostErrorKind::InvalidCost,
-            "plan.contentCreating",
-        )?),
-    };
-    let receipt = fields
-        .get("deferredReceipt")
-        .map(|raw| raw.get().to_string())
-        .filter(|text| text != "null");
-    Ok(Some(GateLine {
-        status,
-        figures: list,
-        content,
-        receipt,
-    }))
+                reset_ms: f.reset.saturating_mul(1000),
+            },
+            observed_ms,
+            source: source.to_string(),
+            deferral_id: None,
+        })
+        .collect()
 }
 
 /// Parses a text as a gate or resume line: `Ok(None)` when it is not one.
 pub fn parse(text: &str) -> Result<Option<GateLine>, HostError> {
-    let Ok(fields) = serde_json::from_str::<HashMap<String, Box<RawValue>>>(text.trim()) else {
-        return Ok(None);
-    };
-    read(&fields)
+    GateLine::parse(text).map_err(refused)
 }
 
 /// The last stdout line of an attempt that is a gate or resume line (bad figures: none).
@@ -260,7 +131,7 @@ pub fn with_line(
             tag.cost = Some(line.cost());
         }
         if tag.seen.is_empty() {
-            tag.seen = line.observations(now_ms, "record", false);
+            tag.seen = observations(line, now_ms, "record", false);
         }
     }
     Ok((input.receipt, keys))
@@ -269,6 +140,7 @@ pub fn with_line(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::pools::Cost;
 
     const LINE: &str = r#"{"status":"deferred","mode":"gate","rest":{"limit":45,"remaining":3,"reserve":5,"plannedCost":10,"reset":1800000000,"ok":false},"graphql":null,"plan":{"rest":10,"graphql":0,"contentCreating":2},"deferredReceipt":{"b":1, "a":2}}"#;
 
@@ -285,12 +157,19 @@ mod tests {
                 content: 2
             }
         );
-        let obs = line.observations(7, "record", false);
+        let obs = observations(&line, 7, "record", false);
         assert_eq!(
-            (obs[0].limit, obs[0].remaining, obs[0].reset_ms),
+            (
+                obs[0].window.limit,
+                obs[0].window.remaining,
+                obs[0].window.reset_ms
+            ),
             (45, 3, 1_800_000_000_000)
         );
-        assert_eq!(line.observations(7, "attempt", true)[0].remaining, 0);
+        assert_eq!(
+            observations(&line, 7, "attempt", true)[0].window.remaining,
+            0
+        );
     }
 
     #[test]

@@ -73,7 +73,7 @@ pub fn tag(
     Ok(PoolTag {
         pool: pool.map(str::to_string),
         cost: line.map(line::GateLine::cost),
-        seen: line.map_or_else(Vec::new, |l| l.observations(now_ms, "record", false)),
+        seen: line.map_or_else(Vec::new, |l| line::observations(l, now_ms, "record", false)),
         ..PoolTag::default()
     })
 }

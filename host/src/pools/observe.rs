@@ -44,13 +44,13 @@ pub fn learn(
         return Ok(());
     };
     if let Some(line) = line {
-        if !line.figures.is_empty() {
+        if line.figures().next().is_some() {
             store.set_cost(deferral_id, &line.cost())?;
         }
     }
     let observations: Vec<_> = line
         .map(|l| {
-            l.observations(now_ms, source, l.status == "ready")
+            super::line::observations(l, now_ms, source, l.status == "ready")
                 .into_iter()
                 .map(|mut o| {
                     o.deferral_id = Some(deferral_id.to_string());

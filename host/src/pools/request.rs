@@ -19,10 +19,11 @@ use super::PoolOptions;
 use crate::clock::iso8601;
 use crate::error::{HostError, HostErrorKind};
 use crate::store::pools::{
-    Candidate, Cost, NewAdmission, Observation, PoolRow, PoolWrite, Resource, MAX_WINDOW_MS,
+    Candidate, Cost, NewAdmission, Observation, PoolRow, PoolWrite, Resource, Window, MAX_WINDOW_MS,
 };
 use crate::store::Store;
-use serde_json::{json, Value};
+use deferral_protocol::{AdmissionAnswer, Windows};
+use serde_json::Value;
 
 /// Compare-and-set attempts of one request before it answers `pool-busy`.
 pub const TRIES: usize = 64;
@@ -64,17 +65,6 @@ fn queue_refusal(row: &PoolRow, waiting: usize) -> String {
     )
 }
 
-/// What is left of one window for a runner, as answered (GitHub's terms: `remaining` before
-/// the reserve is taken off).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Left {
-    pub resource: Resource,
-    pub limit: u64,
-    pub remaining: u64,
-    pub reserve: u64,
-    pub reset_ms: u64,
-}
-
 /// The decision on one request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verdict {
@@ -95,28 +85,38 @@ pub struct Asked {
     pub pool: String,
     pub verdict: Verdict,
     /// Admitted: what is left for others after this admission. Refused: what is left for
-    /// this caller (0 while the pool holds).
-    pub window: Vec<Left>,
+    /// this caller (0 while the pool holds). GitHub's terms: `remaining` before the reserve is
+    /// taken off.
+    pub window: Windows,
 }
 
 impl Asked {
-    pub fn to_json(&self) -> Value {
-        let mut window = json!({});
-        for w in &self.window {
-            window[w.resource.as_str()] = json!({"limit": w.limit, "remaining": w.remaining,
-                "reserve": w.reserve, "reset_ms": w.reset_ms});
-        }
+    /// The answer as the protocol has it.
+    pub fn answer(&self) -> AdmissionAnswer {
+        let pool = self.pool.clone();
+        let window = self.window;
         match &self.verdict {
             Verdict::Admitted {
                 seq,
                 expires_ms,
                 secret,
-            } => json!({"admitted": true,
-                "admission": format!("{seq}-{secret}"), "pool": self.pool, "expires_ms": expires_ms,
-                "window": window}),
-            Verdict::Refused { reason } => json!({"admitted": false, "pool": self.pool,
-                "reason": reason, "window": window}),
+            } => AdmissionAnswer::Admitted {
+                admission: format!("{seq}-{secret}"),
+                pool,
+                expires_ms: *expires_ms,
+                window,
+            },
+            Verdict::Refused { reason } => AdmissionAnswer::Refused {
+                pool,
+                reason: reason.clone(),
+                window,
+            },
         }
+    }
+
+    /// The answer's JSON, members by name (as a JSON value has them).
+    pub fn to_json(&self) -> Value {
+        serde_json::to_value(self.answer()).unwrap_or(Value::Null)
     }
 }
 
@@ -246,26 +246,24 @@ fn refusal(
 
 /// What is left per window: the room plus the reserve, less `taken` (this admission), 0 while
 /// the pool holds.
-fn left(row: &PoolRow, room: &Room, taken: Option<&Cost>, holds: bool) -> Vec<Left> {
-    room.per_resource
-        .iter()
-        .filter_map(|(r, room_left)| {
-            let w = row.window(*r)?;
-            let remaining = if holds {
-                0
-            } else {
-                let spent = taken.map_or(0, |c| signed(c.of(*r)));
-                unsigned(room_left.saturating_add(signed(w.reserve)) - spent).min(w.limit)
-            };
-            Some(Left {
-                resource: *r,
-                limit: w.limit,
-                remaining,
-                reserve: w.reserve_within_limit(),
-                reset_ms: w.reset_ms,
-            })
-        })
-        .collect()
+fn left(row: &PoolRow, room: &Room, taken: Option<&Cost>, holds: bool) -> Windows {
+    let mut out = Windows::default();
+    for (r, room_left) in &room.per_resource {
+        let Some(w) = row.window(*r) else { continue };
+        let remaining = if holds {
+            0
+        } else {
+            let spent = taken.map_or(0, |c| signed(c.of(*r)));
+            unsigned(room_left.saturating_add(signed(w.reserve)) - spent).min(w.limit)
+        };
+        *out.slot(*r) = Some(Window {
+            limit: w.limit,
+            remaining,
+            reserve: w.reserve_within_limit(),
+            reset_ms: w.reset_ms,
+        });
+    }
+    out
 }
 
 fn busy(subject: &str) -> HostError {

@@ -262,8 +262,8 @@ pub fn observations_json(store: &dyn Store, id: &str) -> Result<Value, HostError
             .observations_of(id)?
             .iter()
             .map(|o| {
-                json!({"resource": o.resource.as_str(), "limit": o.limit, "remaining": o.remaining,
-                       "reserve": o.reserve, "reset_ms": o.reset_ms, "reset": iso8601(o.reset_ms),
+                json!({"resource": o.resource.as_str(), "limit": o.window.limit, "remaining": o.window.remaining,
+                       "reserve": o.window.reserve, "reset_ms": o.window.reset_ms, "reset": iso8601(o.window.reset_ms),
                        "observed": iso8601(o.observed_ms), "source": o.source})
             })
             .collect(),

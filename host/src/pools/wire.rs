@@ -8,195 +8,61 @@
 //!   `{"limit","remaining","reserve","reset_ms"}`, whole numbers, remaining and reserve not
 //!   above the limit (`invalid-rate-state`).
 //!
-//! Unknown fields are refused at every level, with the code of the object they are in.
+//! Unknown fields are refused at every level, with the code of the object they are in. The
+//! types, their JSON and the checks are `deferral_protocol`'s, which the driver writes with;
+//! this file gives a refusal its host error.
 
 use crate::error::{HostError, HostErrorKind};
-use crate::store::pools::{Cost, Observation, Resource, MAX_FIGURE};
-use serde_json::{Map, Value};
+use crate::store::pools::{Cost, Observation};
+use deferral_protocol::{Invalid, Part, RateState};
+use serde_json::Value;
 
-/// One window as a runner read it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Window {
-    pub resource: Resource,
-    pub limit: u64,
-    pub remaining: u64,
-    pub reserve: u64,
-    pub reset_ms: u64,
-}
-
-/// A runner's rate state: when it read it and the windows it read.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Rate {
-    pub observed_ms: u64,
-    pub windows: Vec<Window>,
-}
-
-impl Rate {
-    /// The windows as observations from `source`. A report is taken as read no later than
-    /// `now_ms` (the host's clock): a claimed read time in the future cannot move a window's
-    /// reset further than an hour from now.
-    pub fn observations(&self, source: &str, now_ms: u64) -> Vec<Observation> {
-        self.windows
-            .iter()
-            .map(|w| Observation {
-                resource: w.resource,
-                limit: w.limit,
-                remaining: w.remaining,
-                reserve: w.reserve,
-                reset_ms: w.reset_ms,
-                observed_ms: self.observed_ms.min(now_ms),
-                source: source.to_string(),
-                deferral_id: None,
-            })
-            .collect()
-    }
-}
-
-fn object<'a>(
-    value: &'a Value,
-    what: &str,
-    allowed: &[&str],
-    code: HostErrorKind,
-) -> Result<&'a Map<String, Value>, HostError> {
-    let Value::Object(fields) = value else {
-        return Err(HostError::new(
-            code,
-            format!("{what} must be a JSON object (got {})", shown(value)),
-        ));
+/// A protocol refusal as the host's error, with its code.
+pub fn refused(invalid: Invalid) -> HostError {
+    let kind = match invalid.part {
+        Part::Cost => HostErrorKind::InvalidCost,
+        Part::Rate => HostErrorKind::InvalidRateState,
     };
-    if let Some(unknown) = fields.keys().find(|k| !allowed.contains(&k.as_str())) {
-        return Err(HostError::new(
-            code,
-            format!(
-                "{what} has an unknown field {unknown:?}; allowed: {}",
-                allowed.join(", ")
-            ),
-        ));
-    }
-    Ok(fields)
+    HostError::new(kind, invalid.message)
 }
 
-/// A value as shown in a message: at most 40 characters of its JSON.
-fn shown(value: &Value) -> String {
-    let text = value.to_string();
-    if text.chars().count() > 40 {
-        format!("{}...", text.chars().take(40).collect::<String>())
-    } else {
-        text
-    }
-}
-
-fn whole(value: Option<&Value>, what: &str, code: HostErrorKind) -> Result<Option<u64>, HostError> {
-    match value {
-        None | Some(Value::Null) => Ok(None),
-        Some(v) => match v.as_u64() {
-            Some(n) if n <= MAX_FIGURE => Ok(Some(n)),
-            _ => Err(HostError::new(
-                code,
-                format!(
-                    "{what} must be a whole number from 0 to 2^53-1, as the gate's (got {})",
-                    shown(v)
-                ),
-            )),
-        },
-    }
-}
-
-fn required(value: Option<&Value>, what: &str, code: HostErrorKind) -> Result<u64, HostError> {
-    whole(value, what, code)?.ok_or_else(|| HostError::new(code, format!("{what} is missing")))
+/// A runner's windows as observations from `source`. A report is taken as read no later than
+/// `now_ms` (the host's clock): a claimed read time in the future cannot move a window's reset
+/// further than an hour from now.
+pub fn observations(rate: &RateState, source: &str, now_ms: u64) -> Vec<Observation> {
+    rate.windows
+        .iter()
+        .map(|(resource, window)| Observation {
+            resource,
+            window,
+            observed_ms: rate.observed_ms.min(now_ms),
+            source: source.to_string(),
+            deferral_id: None,
+        })
+        .collect()
 }
 
 /// Reads `cost` (`invalid-cost`).
 pub fn cost(value: &Value) -> Result<Cost, HostError> {
-    const CODE: HostErrorKind = HostErrorKind::InvalidCost;
-    let fields = object(value, "cost", &["rest", "graphql", "content"], CODE)?;
-    let of = |key: &str| -> Result<u64, HostError> {
-        Ok(whole(fields.get(key), &format!("cost.{key}"), CODE)?.unwrap_or(0))
-    };
-    Ok(Cost {
-        rest: of("rest")?,
-        graphql: of("graphql")?,
-        content: of("content")?,
-    })
-}
-
-fn window(resource: Resource, value: &Value) -> Result<Window, HostError> {
-    const CODE: HostErrorKind = HostErrorKind::InvalidRateState;
-    let name = format!("rate.{}", resource.as_str());
-    let fields = object(
-        value,
-        &name,
-        &["limit", "remaining", "reserve", "reset_ms"],
-        CODE,
-    )?;
-    let field = |key: &str| required(fields.get(key), &format!("{name}.{key}"), CODE);
-    let w = Window {
-        resource,
-        limit: field("limit")?,
-        remaining: field("remaining")?,
-        reserve: field("reserve")?,
-        reset_ms: field("reset_ms")?,
-    };
-    for (key, v) in [("remaining", w.remaining), ("reserve", w.reserve)] {
-        if v > w.limit {
-            return Err(HostError::new(
-                CODE,
-                format!("{name}.{key} {v} is above {name}.limit {}", w.limit),
-            ));
-        }
-    }
-    Ok(w)
+    Cost::read(value).map_err(refused)
 }
 
 /// Reads `rate` (`invalid-rate-state`).
-pub fn rate(value: &Value) -> Result<Rate, HostError> {
-    const CODE: HostErrorKind = HostErrorKind::InvalidRateState;
-    let fields = object(value, "rate", &["observed_ms", "rest", "graphql"], CODE)?;
-    let observed_ms = required(fields.get("observed_ms"), "rate.observed_ms", CODE)?;
-    let mut windows = Vec::new();
-    for r in Resource::ALL {
-        match fields.get(r.as_str()) {
-            None | Some(Value::Null) => {}
-            Some(v) => windows.push(window(r, v)?),
-        }
-    }
-    if windows.is_empty() {
-        return Err(HostError::new(
-            CODE,
-            "rate has no window: give rate.rest or rate.graphql (or both)",
-        ));
-    }
-    Ok(Rate {
-        observed_ms,
-        windows,
-    })
+pub fn rate(value: &Value) -> Result<RateState, HostError> {
+    RateState::read(value).map_err(refused)
 }
 
 /// `invalid-cost` when `cost` is larger than a reported window's limit less its reserve: it
 /// would never fit, in this window or any later one.
-pub fn check_fits(cost: &Cost, rate: &Rate) -> Result<(), HostError> {
-    for w in &rate.windows {
-        let most = w.limit.saturating_sub(w.reserve);
-        let c = cost.of(w.resource);
-        if c > most {
-            let name = w.resource.as_str();
-            return Err(HostError::new(
-                HostErrorKind::InvalidCost,
-                format!(
-                    "cost.{name} {c} is larger than rate.{name}.limit {} less its reserve {}: it never fits a window",
-                    w.limit, w.reserve
-                ),
-            ));
-        }
-    }
-    Ok(())
+pub fn check_fits(cost: &Cost, rate: &RateState) -> Result<(), HostError> {
+    cost.check_fits(rate).map_err(refused)
 }
 
 /// The optional `cost` and `rate` of a body, read and checked together.
 pub fn cost_and_rate(
     cost_value: Option<&Value>,
     rate_value: Option<&Value>,
-) -> Result<(Option<Cost>, Option<Rate>), HostError> {
+) -> Result<(Option<Cost>, Option<RateState>), HostError> {
     let rate = rate_value.map(rate).transpose()?;
     let cost = cost_value.map(cost).transpose()?;
     if let (Some(c), Some(r)) = (&cost, &rate) {
@@ -239,9 +105,9 @@ mod tests {
     fn a_rate_needs_a_time_and_a_whole_window() {
         let good = json!({"observed_ms": 5, "rest": {"limit": 45, "remaining": 12, "reserve": 5, "reset_ms": 9}});
         let r = rate(&good).unwrap();
-        assert_eq!((r.observed_ms, r.windows.len()), (5, 1));
+        assert_eq!((r.observed_ms, r.windows.iter().count()), (5, 1));
         assert_eq!(
-            r.observations("s", 3)[0].observed_ms,
+            observations(&r, "s", 3)[0].observed_ms,
             3,
             "never read after now"
         );

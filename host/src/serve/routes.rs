@@ -271,7 +271,9 @@ fn record(store: &dyn Store, policy: &Policy, body: &[u8]) -> Result<Response, H
     )?;
     let mut tag = crate::pools::tag(pool.as_deref(), None, now_ms())?;
     tag.cost = cost;
-    tag.seen = rate.map_or_else(Vec::new, |r| r.observations("record", now_ms()));
+    tag.seen = rate.map_or_else(Vec::new, |r| {
+        crate::pools::wire::observations(&r, "record", now_ms())
+    });
     tag.priority = match body.value("priority") {
         None => None,
         Some(v) => Some(

@@ -10,7 +10,7 @@
 use crate::github::client::GithubClient;
 use crate::github::rate_limit::{self, RateLimit};
 use crate::pools::request;
-use crate::store::pools::Observation;
+use crate::store::pools::{Observation, Window};
 use crate::store::Store;
 use deferral_core::decision::Reserve;
 use serde_json::{json, Value};
@@ -55,14 +55,16 @@ pub(super) fn learn(
         .iter()
         .map(|w| Observation {
             resource: w.resource,
-            limit: w.limit,
-            remaining: w.remaining,
-            // The reserve the pool's gates keep, else the host's own.
-            reserve: known
-                .as_ref()
-                .and_then(|p| p.window(w.resource))
-                .map_or_else(|| how.reserve.of(w.limit), |k| k.reserve),
-            reset_ms: w.reset_ms,
+            window: Window {
+                limit: w.limit,
+                remaining: w.remaining,
+                // The reserve the pool's gates keep, else the host's own.
+                reserve: known
+                    .as_ref()
+                    .and_then(|p| p.window(w.resource))
+                    .map_or_else(|| how.reserve.of(w.limit), |k| k.reserve),
+                reset_ms: w.reset_ms,
+            },
             observed_ms: now,
             source: SOURCE.to_string(),
             deferral_id: None,
@@ -70,8 +72,7 @@ pub(super) fn learn(
         .collect();
     let mut entry = json!({"pool": how.pool, "learned": true});
     for o in &seen {
-        entry[o.resource.as_str()] = json!({"limit": o.limit, "remaining": o.remaining,
-            "reserve": o.reserve, "reset_ms": o.reset_ms});
+        entry[o.resource.as_str()] = json!(o.window);
     }
     if let Err(err) = request::observe(store, &how.pool, &seen, now_ms) {
         entry["learned"] = json!(false);

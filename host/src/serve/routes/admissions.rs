@@ -10,7 +10,7 @@ use crate::pools::request::{self, Released, Verdict};
 use crate::pools::wire;
 use crate::serve::http::Response;
 use crate::store::Store;
-use serde_json::json;
+use deferral_protocol::ReleaseAnswer;
 
 /// Bad input to these endpoints is 400, whatever its code.
 fn answer(result: Result<Response, HostError>) -> Result<Response, HostError> {
@@ -64,7 +64,7 @@ fn decide(store: &dyn Store, policy: &Policy, body: &[u8]) -> Result<Response, H
     let rate = wire::rate(&rate)?;
     let cost = wire::cost(&cost)?;
     wire::check_fits(&cost, &rate)?;
-    let seen = rate.observations("runner admission", now_ms());
+    let seen = wire::observations(&rate, "runner admission", now_ms());
     let asked = request::ask(store, &pool, &cost, &seen, &policy.pools, &now_ms)?;
     let status = match asked.verdict {
         Verdict::Admitted { .. } => 201,
@@ -108,15 +108,20 @@ fn release_seq(
     } else {
         let body = Body::parse(body, &["rate"])?;
         match body.value("rate") {
-            Some(rate) => {
-                wire::rate(&rate)?.observations(&format!("runner release {seq}"), now_ms())
-            }
+            Some(rate) => wire::observations(
+                &wire::rate(&rate)?,
+                &format!("runner release {seq}"),
+                now_ms(),
+            ),
             None => Vec::new(),
         }
     };
     let out = match request::release(store, seq, secret, &seen, &now_ms)? {
-        Released::Released => json!({"released": true}),
-        Released::Already => json!({"released": false, "already": true}),
+        Released::Released => ReleaseAnswer::Released,
+        Released::Already => ReleaseAnswer::Already,
     };
-    Ok(Response::json(200, out.to_string()))
+    Ok(Response::json(
+        200,
+        serde_json::to_string(&out).unwrap_or_default(),
+    ))
 }

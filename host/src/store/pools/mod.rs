@@ -23,7 +23,7 @@ pub use keys::{default_key, key_ok, MAX_KEY_CHARS};
 
 pub use rows::{Admission, Candidate, NewAdmission, PoolRow, PoolTag, PoolWrite, PoolWritten};
 pub use window::{
-    Cost, Observation, Resource, WindowState, MAX_FIGURE, MAX_WINDOW_MS, RESET_TOLERANCE_MS,
+    Cost, Observation, Resource, Window, WindowState, MAX_FIGURE, MAX_WINDOW_MS, RESET_TOLERANCE_MS,
 };
 
 use super::StoreError;

@@ -1,54 +1,14 @@
 //! A rate-limited resource's window as a pool believes it, and a report of one.
 
-/// A rate-limited resource a pool tracks a window of.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Resource {
-    Rest,
-    Graphql,
-}
-
-impl Resource {
-    pub const ALL: [Resource; 2] = [Resource::Rest, Resource::Graphql];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Resource::Rest => "rest",
-            Resource::Graphql => "graphql",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Resource> {
-        Resource::ALL.into_iter().find(|r| r.as_str() == text)
-    }
-}
-
-/// A planned cost: REST requests, GraphQL points, content-creating requests.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Cost {
-    pub rest: u64,
-    pub graphql: u64,
-    pub content: u64,
-}
-
-impl Cost {
-    pub fn of(&self, resource: Resource) -> u64 {
-        match resource {
-            Resource::Rest => self.rest,
-            Resource::Graphql => self.graphql,
-        }
-    }
-}
+pub use deferral_protocol::{Cost, Resource, Window, MAX_FIGURE};
 
 /// One rate state reported for a resource (a gate line, an attempt's last line, a run's
 /// artifact): as reported, before the pool decides what to believe.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Observation {
     pub resource: Resource,
-    pub limit: u64,
-    pub remaining: u64,
-    pub reserve: u64,
-    /// When the window resets (epoch ms).
-    pub reset_ms: u64,
+    /// The window as reported (its reset in epoch ms): the protocol's.
+    pub window: Window,
     pub observed_ms: u64,
     /// What reported it: `record ID`, `attempt ID#N`, `watch run N`, ...
     pub source: String,
@@ -107,23 +67,22 @@ pub const MAX_WINDOW_MS: u64 = 3_600_000;
 /// runners subtract their own clock offsets). Never more than half a learned window length.
 pub const RESET_TOLERANCE_MS: u64 = 2_000;
 
-/// The largest figure a pool keeps (what a JavaScript number holds exactly, as the gate's).
-pub const MAX_FIGURE: u64 = (1 << 53) - 1;
-
 impl WindowState {
     /// The tolerance between two resets of one window.
     pub fn tolerance(&self) -> u64 {
         RESET_TOLERANCE_MS.min(self.length_ms / 2)
     }
 
+    /// The ledger of a first report: the reported window (its figures bounded), nothing spent.
     fn first(obs: &Observation, reset_ms: u64) -> WindowState {
-        let limit = obs.limit.min(MAX_FIGURE);
+        let w = &obs.window;
+        let limit = w.limit.min(MAX_FIGURE);
         WindowState {
             limit,
-            remaining: obs.remaining.min(limit),
+            remaining: w.remaining.min(limit),
             spent: 0,
             spent_at_report: 0,
-            reserve: obs.reserve.min(MAX_FIGURE),
+            reserve: w.reserve.min(MAX_FIGURE),
             reset_ms,
             reset_known: true,
             opened_after_ms: 0,
@@ -152,17 +111,18 @@ impl WindowState {
     }
 
     fn merge_as(current: Option<&WindowState>, obs: &Observation, own: bool) -> WindowState {
-        let reset_ms = obs
+        let w = &obs.window;
+        let reset_ms = w
             .reset_ms
             .min(obs.observed_ms.saturating_add(MAX_WINDOW_MS));
         let Some(cur) = current else {
             return WindowState::first(obs, reset_ms);
         };
         let tol = cur.tolerance();
-        let limit = obs.limit.min(MAX_FIGURE);
+        let limit = w.limit.min(MAX_FIGURE);
         let next_limit = if limit > 0 { limit } else { cur.next_limit };
         let mut next = WindowState {
-            reserve: cur.reserve.max(obs.reserve.min(MAX_FIGURE)),
+            reserve: cur.reserve.max(w.reserve.min(MAX_FIGURE)),
             observed_ms: cur.observed_ms.max(obs.observed_ms),
             ..cur.clone()
         };
@@ -180,7 +140,7 @@ impl WindowState {
             return cur.clone();
         }
         if same || contradicts {
-            let remaining = obs.remaining.min(limit);
+            let remaining = w.remaining.min(limit);
             if remaining < cur.remaining {
                 next.source = obs.source.clone();
                 next.spent_at_report = cur.spent;
@@ -212,7 +172,7 @@ impl WindowState {
             }
         } else if reset_ms > cur.reset_ms {
             next.limit = limit;
-            next.remaining = obs.remaining.min(limit);
+            next.remaining = w.remaining.min(limit);
             next.spent = 0;
             next.spent_at_report = 0;
             next.reset_ms = reset_ms;
@@ -317,10 +277,12 @@ mod tests {
     fn obs(limit: u64, remaining: u64, reset_ms: u64, source: &str) -> Observation {
         Observation {
             resource: Resource::Rest,
-            limit,
-            remaining,
-            reserve: 5,
-            reset_ms,
+            window: Window {
+                limit,
+                remaining,
+                reserve: 5,
+                reset_ms,
+            },
             observed_ms: 1_000,
             source: source.into(),
             deferral_id: None,

@@ -1,6 +1,6 @@
 //! How the pools' rows read back (see `pools`): a pool, an admission, an observation.
 
-use super::super::pools::{Admission, Observation, PoolRow, Resource};
+use super::super::pools::{Admission, Observation, PoolRow, Resource, Window};
 use super::super::StoreError;
 use super::pool_cells::cost_of_cells;
 use super::SqlRow;
@@ -37,10 +37,12 @@ pub const ADMISSION_COLUMNS: &str =
 pub fn read_observation(r: &dyn SqlRow) -> Result<Observation, StoreError> {
     Ok(Observation {
         resource: Resource::parse(&r.text(0)?).unwrap_or(Resource::Rest),
-        limit: r.u64(1)?,
-        remaining: r.u64(2)?,
-        reserve: r.u64(3)?,
-        reset_ms: r.u64(4)?,
+        window: Window {
+            limit: r.u64(1)?,
+            remaining: r.u64(2)?,
+            reserve: r.u64(3)?,
+            reset_ms: r.u64(4)?,
+        },
         observed_ms: r.u64(5)?,
         source: r.text(6)?,
         deferral_id: r.opt_text(7)?,
