@@ -114,19 +114,10 @@ impl TickProgress {
             TickStep::Launched(entry) => {
                 self.done += 1;
                 // A dispatched run stays `resumable` until it reports or is followed: say `dispatched`.
-                let state = entry["attempt_status"]
-                    .as_str()
-                    .filter(|_| entry["state"] == "resumable")
-                    .or_else(|| entry["state"].as_str())
-                    .unwrap_or("error")
-                    .to_string();
-                self.count(&state);
-                let id = entry["id"].as_str().unwrap_or("?");
-                let why = entry["detail"]
-                    .as_str()
-                    .or_else(|| entry["error"]["message"].as_str())
-                    .map(|d| format!(" ({d})"))
-                    .unwrap_or_default();
+                let state = entry.outcome();
+                self.count(state);
+                let id = &entry.id;
+                let why = entry.why().map(|d| format!(" ({d})")).unwrap_or_default();
                 // On a terminal only what needs a look gets its own line above the bar.
                 if self.mode == Mode::Lines || state != "complete" {
                     self.line(&format!("{id}: {state}{why}"));
@@ -141,11 +132,7 @@ impl TickProgress {
             TickStep::Skipped(entry) => {
                 self.done += 1;
                 self.count("skipped");
-                self.line(&format!(
-                    "{}: skipped ({})",
-                    entry["id"].as_str().unwrap_or("?"),
-                    entry["why"].as_str().unwrap_or("")
-                ));
+                self.line(&format!("{}: skipped ({})", entry.id, entry.why));
             }
         }
     }

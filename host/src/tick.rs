@@ -10,18 +10,16 @@ use crate::error::{HostError, HostErrorKind};
 use crate::github::client::GithubClient;
 use crate::github::follow::FollowReport;
 use crate::handle::lease_owner;
-use crate::launch::{recover, Attempt, Launchers, Pass};
+use crate::launch::{recover, Attempt, LaunchEnd, Launched, Launchers, Pass};
 use crate::store::{AttemptStatus, Deferral, Store};
-use crate::view::{
-    self,
-    answers::{AttemptView, ResolvedView, TickView},
-};
 use deferral_core::lifecycle::State;
-use serde_json::{json, Value};
 use std::time::Duration;
 
 mod admitted;
 pub mod rate_limit;
+pub mod report;
+
+pub use report::{GithubCalls, Recovered, Skipped, TickReport};
 
 pub struct TickOptions {
     pub dry_run: bool,
@@ -97,41 +95,6 @@ impl TickOptions {
     }
 }
 
-/// What a pass did (or, with `--dry-run`, would do).
-#[derive(Debug, Default)]
-pub struct TickReport {
-    pub dry_run: bool,
-    pub expired: Vec<String>,
-    pub recovered: Vec<Value>,
-    pub launched: Vec<Value>,
-    pub skipped: Vec<Value>,
-    /// Per pool with held deferrals: `{pool, why, until, admitted, held, ids}`.
-    pub held: Vec<Value>,
-    /// The follow step (see `github::follow`), when a GitHub client is configured.
-    pub follow: Option<crate::github::follow::FollowReport>,
-    /// GitHub calls made: `{requests, not_modified, blob, stopped, errors}`.
-    pub github: Option<Value>,
-    /// What the host's own `GET /rate_limit` taught its pool (`--rate-limit-pool`).
-    pub rate_limit: Option<Value>,
-}
-
-impl TickReport {
-    pub fn to_json(&self) -> Value {
-        view::value(&TickView {
-            dry_run: self.dry_run,
-            expired: &self.expired,
-            followed: self.follow.as_ref().map_or(&[], |f| &f.followed),
-            github: self.github.as_ref(),
-            held: &self.held,
-            launched: &self.launched,
-            rate_limit: self.rate_limit.as_ref(),
-            recovered: &self.recovered,
-            skipped: &self.skipped,
-            waiting: self.follow.as_ref().map_or(&[], |f| &f.waiting),
-        })
-    }
-}
-
 use crate::store::rules::{is_due, is_expirable, is_stale_lease as is_stale};
 
 /// The three work lists, from the store's indexed queries or, with ids, from those rows.
@@ -163,11 +126,11 @@ pub enum TickStep<'a> {
     /// About to claim and launch this deferral.
     Launching { id: &'a str, attempt: u32 },
     /// A launch ended: its entry in `launched`.
-    Launched(&'a Value),
+    Launched(&'a Launched),
     /// Not launched: another ticker claimed it first.
     ClaimedElsewhere { id: &'a str },
     /// Not launched: its entry in `skipped`.
-    Skipped(&'a Value),
+    Skipped(&'a Skipped),
 }
 
 pub fn tick(
@@ -193,7 +156,13 @@ pub fn tick_observed(
     };
     if options.dry_run {
         report.expired = expirable.iter().map(|d| d.id.clone()).collect();
-        report.recovered = stale.iter().map(|d| json!({"id": d.id, "attempt_status": d.attempt_status.map(AttemptStatus::as_str)})).collect();
+        report.recovered = stale
+            .iter()
+            .map(|d| Recovered::Planned {
+                id: d.id.clone(),
+                attempt_status: d.attempt_status,
+            })
+            .collect();
         if options.ids.is_empty() {
             // What each pool would admit and hold.
             admitted::dry_run(store, options, &now_ms, &mut report)?;
@@ -201,7 +170,7 @@ pub fn tick_observed(
         }
         report.launched = due
             .iter()
-            .map(|d| json!({"id": d.id, "attempt": d.reentries + 1, "launch": d.launch}))
+            .map(|d| planned(d, d.reentries + 1))
             .collect();
         return Ok(report);
     }
@@ -220,19 +189,15 @@ pub fn tick_observed(
     for d in &stale {
         match options.launchers.recover(store, d, now_ms()) {
             Ok(Some(after)) => {
-                report
-                    .recovered
-                    .push(view::value(&ResolvedView::of(&after)));
                 if is_due(&after, now_ms()) && !due.iter().any(|x| x.id == after.id) {
-                    due.push(after);
+                    due.push(after.clone());
                 }
+                report.recovered.push(Recovered::Done(after));
             }
             Ok(None) => {}
             Err(err) if err.is_conflict() => {}
             Err(err) if err.kind() == Some(HostErrorKind::LaunchStillRunning) => {
-                report
-                    .skipped
-                    .push(json!({"id": d.id, "why": format!("{err}")}));
+                report.skipped.push(Skipped::new(&d.id, format!("{err}")));
             }
             Err(err) => return Err(err),
         }
@@ -277,7 +242,7 @@ pub fn tick_observed(
             }
             Ok(None) => observe(TickStep::ClaimedElsewhere { id: &d.id }),
             Err(Skip(why)) => {
-                let entry = json!({"id": d.id, "why": why});
+                let entry = Skipped::new(&d.id, why);
                 observe(TickStep::Skipped(&entry));
                 report.skipped.push(entry);
             }
@@ -288,7 +253,7 @@ pub fn tick_observed(
 }
 
 /// The report's `github` part: calls made, why they stopped, errors met while following.
-fn github_summary(options: &TickOptions, report: &TickReport) -> Option<Value> {
+fn github_summary(options: &TickOptions, report: &TickReport) -> Option<GithubCalls> {
     let client = options.github.as_ref()?;
     let calls = client.calls();
     let stopped = client.quota.borrow().stopped().map(str::to_string);
@@ -297,10 +262,14 @@ fn github_summary(options: &TickOptions, report: &TickReport) -> Option<Value> {
         .follow
         .as_ref()
         .map_or(Vec::new(), |f| f.errors.clone());
-    Some(
-        json!({"requests": calls.requests, "not_modified": calls.not_modified,
-        "blob": calls.blob, "stopped": stopped, "unreachable": unreachable, "errors": errors}),
-    )
+    Some(GithubCalls {
+        requests: calls.requests,
+        not_modified: calls.not_modified,
+        blob: calls.blob,
+        stopped,
+        unreachable,
+        errors,
+    })
 }
 
 /// Two kinds' follow reports as one (the first's stop reason wins).
@@ -325,15 +294,23 @@ fn not_ready(pass: &Pass<'_>, launchers: &Launchers) -> Vec<(&'static str, Strin
         .collect()
 }
 
+/// `--dry-run`: `d` would be launched as attempt `attempt`.
+fn planned(d: &Deferral, attempt: u32) -> Launched {
+    let end = LaunchEnd::Planned {
+        launch: d.launch.clone(),
+    };
+    Launched::new(&d.id, attempt, end)
+}
+
 /// Blocks a claimed deferral whose stored target does not parse (cause `invalid-launch`).
-fn refuse_claimed(store: &dyn Store, claimed: &Deferral, err: HostError, now: u64) -> Value {
+fn refuse_claimed(store: &dyn Store, claimed: &Deferral, err: HostError, now: u64) -> Launched {
     let outcome = Outcome::BlockedBecause {
         cause: err.code.clone(),
         detail: Some(format!("refused at launch, never run: {}", err.message)),
     };
     match coordinator::finish(store, claimed, outcome, now) {
-        Ok(after) => view::value(&AttemptView::of(&claimed.id, after.reentries, &after)),
-        Err(err) => json!({"id": claimed.id, "error": err.to_json_value()["error"]}),
+        Ok(after) => Launched::new(&claimed.id, after.reentries, LaunchEnd::Finished(after)),
+        Err(err) => Launched::failed(&claimed.id, None, err),
     }
 }
 
@@ -346,7 +323,7 @@ fn refuse_stored_target(
     options: &TickOptions,
     now_ms: &dyn Fn() -> u64,
     err: HostError,
-) -> Option<Value> {
+) -> Option<Launched> {
     let lease_ms = options.lease_ms();
     let at = now_ms();
     let refused = coordinator::claim(
@@ -361,7 +338,7 @@ fn refuse_stored_target(
         Ok(claimed) => Some(refuse_claimed(store, &claimed.deferral, err, now_ms())),
         // Another ticker got there first.
         Err(e) if e.is_conflict() => None,
-        Err(e) => Some(json!({"id": d.id, "error": e.to_json_value()["error"]})),
+        Err(e) => Some(Launched::failed(&d.id, None, e)),
     }
 }
 
@@ -371,7 +348,7 @@ fn launch(
     owner: &str,
     options: &TickOptions,
     now_ms: &dyn Fn() -> u64,
-) -> Result<Option<Value>, Skip> {
+) -> Result<Option<Launched>, Skip> {
     let target = match options.launchers.parse(&d.launch) {
         Ok(target) => target,
         // Stored by an older version (e.g. a shell command line): refused, never run.
