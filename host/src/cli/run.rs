@@ -7,6 +7,7 @@ use crate::clock::{iso8601, now_ms};
 use crate::coordinator::{self, Reported};
 use crate::error::{HostError, HostErrorKind, EXIT_OK};
 use crate::launch::Launchers;
+use crate::ops::record::{RecordRequest, Recorded};
 use crate::store::{Deferral, IntegrityCheck, ListQuery, RecordKeys, Store, StoreUrl};
 use crate::tick;
 use crate::view::answers::{ResolvedView, StateView};
@@ -135,34 +136,18 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                 pool: Some(tag),
                 ..RecordKeys::default()
             };
-            let recording = coordinator::record_with(
-                &*store,
-                &text,
-                &args.launch,
-                args.max_reentries,
+            let request = RecordRequest {
+                text: &text,
+                launch: &args.launch,
+                max_reentries: args.max_reentries,
                 keys,
-                now_ms(),
-            )?;
-            let rec = match recording {
-                coordinator::Recording::New(rec) => rec,
-                coordinator::Recording::Existing(d) => {
-                    crate::retry::check_same_launch(&d, &args.launch)?;
-                    out!(
-                        "{}",
-                        json!({"id": d.id, "already_recorded": true, "state": d.state.as_str()})
-                    );
-                    return Ok(());
-                }
             };
-            let forecast = crate::pools::expect::record_fields(&*store, &rec.deferral, now_ms())?;
-            // Written by hand so the receipt keeps the contract's field order.
-            out!(
-                "{{\"id\":{},\"receipt\":{},\"cancellation_handle\":{}{forecast}}}",
-                Value::String(rec.deferral.id),
-                rec.receipt.to_json(),
-                Value::String(rec.cancellation_handle.clone())
-            );
-            if forecast.contains("\"will_expire\":true") {
+            let recorded = crate::ops::record::record(&*store, request, &now_ms)?;
+            out!("{}", recorded.answer());
+            let Recorded::New { record: rec, .. } = &recorded else {
+                return Ok(());
+            };
+            if recorded.will_expire() {
                 eprintln!(
                     "warning: will-expire: its pool's forecast starts it after its window ends \
                      (see status --pools)"
@@ -303,7 +288,7 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
         }
         Command::Cancel(args) => {
             let store = open_store(cli)?;
-            let cancelled = crate::cancel::cancel_once(&*store, &args.id, &args.handle, now_ms())?;
+            let cancelled = crate::ops::cancel::cancel_once(&*store, &args.id, &args.handle, now_ms())?;
             if let Some(message) = &cancelled.already {
                 eprintln!("{}: {message}", args.id);
             }
@@ -312,14 +297,14 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
         }
         Command::Retry(args) => {
             let store = open_store(cli)?;
-            let request = crate::retry::RetryRequest {
+            let request = crate::ops::retry::RetryRequest {
                 id: &args.id,
                 handle: &args.handle,
                 launch: args.launch.as_deref(),
                 max_reentries: args.max_reentries,
                 check_program: !args.no_check,
             };
-            let retried = crate::retry::retry(&*store, &request, now_ms())?;
+            let retried = crate::ops::retry::retry(&*store, &request, now_ms())?;
             out!("{}", retried.to_json());
             if std::io::stderr().is_terminal() {
                 eprintln!(
