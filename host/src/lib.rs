@@ -5,8 +5,8 @@
 //!   the SQLite and PostgreSQL backends (the conformance suite every backend must pass is the
 //!   dev-only crate `deferral-host-conformance`, in `host/conformance/`).
 //! * [`coordinator`]: each change as the core lifecycle's `transition` plus one store write.
-//! * [`tick`]: one ticker pass: expire, recover stale leases, launch what is due.
-//! * [`ops`]: the operations (record, cancel, retry), each once, for every entry to call.
+//! * [`ops`]: the operations, each once, for every entry to call: record, cancel, retry, and
+//!   [`ops::tick`], the scheduler's pass (expire, recover stale leases, launch what is due).
 //! * [`launch`]: launch targets and the launcher kinds (`exec:`, `workflow-dispatch:`), one
 //!   [`launch::Launcher`] each.
 //! * [`pools`]: quota pools, planned costs and admission at tick (DESIGN section 9).
@@ -59,9 +59,8 @@ pub mod replace_file;
 pub mod run;
 pub mod serve;
 pub mod store;
-pub mod tick;
 pub mod usage;
 pub mod view;
 
 // Where they stood before `ops` held them.
-pub use ops::{cancel, retry};
+pub use ops::{cancel, retry, tick};

@@ -4,8 +4,8 @@
 
 use crate::clock::iso8601;
 use crate::human_time::{relative, span};
+use crate::ops::tick::{TickReport, TickStep};
 use crate::store::Deferral;
-use crate::tick::{TickReport, TickStep};
 use serde_json::Value;
 use std::io::Write;
 use std::time::Instant;
@@ -168,8 +168,8 @@ impl TickProgress {
         for held in &report.held {
             let text = format!(
                 "held {}: {}",
-                held["held"],
-                held["why"].as_str().unwrap_or("the pool holds")
+                held.ids.len(),
+                held.why.as_deref().unwrap_or("the pool holds")
             );
             match self.mode {
                 Mode::Bar => self.print(&format!("\r\x1b[2K{text}\n")),
@@ -183,15 +183,10 @@ impl TickProgress {
             String::new()
         };
         // Held deferrals are due again when their pool's hold ends, even with nothing else waiting.
-        let held_until = report
-            .held
-            .iter()
-            .filter_map(|h| h["until"].as_str())
-            .min()
-            .map(str::to_string);
-        let held_count: u64 = report.held.iter().filter_map(|h| h["held"].as_u64()).sum();
+        let held_until = report.held.iter().filter_map(|h| h.until_ms).min();
+        let held_count: usize = report.held.iter().map(|h| h.ids.len()).sum();
         let next = match (next, held_until) {
-            (None, Some(until)) => format!("the held are due again at {until}"),
+            (None, Some(until)) => format!("the held are due again at {}", iso8601(until)),
             (next, _) => next_text(next, now_ms),
         };
         let text = if report.dry_run {

@@ -8,9 +8,9 @@ use crate::coordinator::{self, Reported};
 use crate::error::{HostError, HostErrorKind, EXIT_OK};
 use crate::launch::Launchers;
 use crate::ops::record::{RecordRequest, Recorded};
+use crate::ops::tick;
 use crate::store::{Deferral, IntegrityCheck, ListQuery, RecordKeys, Store, StoreUrl};
-use crate::tick;
-use crate::view::answers::{ResolvedView, StateView};
+use crate::view::answers::ResolvedView;
 use crate::view::{self, deferral_with_run as with_run};
 use deferral_core::lifecycle::State;
 use serde_json::{json, Value};
@@ -288,7 +288,8 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
         }
         Command::Cancel(args) => {
             let store = open_store(cli)?;
-            let cancelled = crate::ops::cancel::cancel_once(&*store, &args.id, &args.handle, now_ms())?;
+            let cancelled =
+                crate::ops::cancel::cancel_once(&*store, &args.id, &args.handle, now_ms())?;
             if let Some(message) = &cancelled.already {
                 eprintln!("{}: {message}", args.id);
             }
@@ -374,16 +375,15 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                 OutcomeArg::Deferred => Reported::Deferred,
             };
             let store = open_store(cli)?;
-            let d = coordinator::report(
-                &*store,
-                &args.id,
-                args.attempt,
-                &args.handle,
+            let request = crate::ops::report::ReportRequest {
+                id: &args.id,
+                attempt: args.attempt,
+                handle: &args.handle,
                 outcome,
-                receipt.as_deref(),
-                now_ms(),
-            )?;
-            out!("{}", view::value(&StateView::of(&d)));
+                receipt: receipt.as_deref(),
+            };
+            let d = crate::ops::report::report(&*store, &request, now_ms())?;
+            out!("{}", crate::ops::report::answer(&d));
             Ok(())
         }
         Command::Serve(args) => {

@@ -1,10 +1,10 @@
 //! What a launcher kind is given: the tick's pass ([`Pass`]) and one claimed attempt
 //! ([`Attempt`]).
 
+use super::launched::{LaunchEnd, Launched};
 use crate::coordinator::{self, Claimed, Outcome};
 use crate::github::client::GithubClient;
 use crate::store::Store;
-use super::launched::{LaunchEnd, Launched};
 
 /// One tick's pass, as the launcher kinds see it.
 pub struct Pass<'a> {

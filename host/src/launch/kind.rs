@@ -8,11 +8,11 @@
 //! other code tests which kind a target is.
 
 use super::attempt::{Attempt, Pass};
+use super::launched::Launched;
 use super::recover;
 use crate::error::{HostError, HostErrorKind};
 use crate::github::follow::FollowReport;
 use crate::store::{AttemptStatus, Deferral, Store};
-use super::launched::Launched;
 use std::fmt;
 
 /// One kind of launch target. Each kind is one type in its own file (`launch/kinds/`), and a

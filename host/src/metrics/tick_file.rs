@@ -18,8 +18,8 @@ use super::{encode, gauge_vec, store_gauges, zero_store_errors, STORE_ERROR_CODE
 use crate::error::HostError;
 use crate::github::client::CallLog;
 use crate::launch::{Launched, Launchers};
+use crate::ops::tick::TickReport;
 use crate::store::Store;
-use crate::tick::TickReport;
 use prometheus::{Gauge, IntCounterVec, IntGauge, Opts, Registry};
 use std::time::Instant;
 

@@ -4,9 +4,14 @@
 //! * [`record`]: a handoff receipt recorded as a deferral (`record`, `POST /v1/deferrals`).
 //! * [`cancel`]: a deferral cancelled with its cancellation handle (`cancel`,
 //!   `POST /v1/deferrals/ID/cancel`).
+//! * [`report`]: an attempt's outcome, proven with its handle (`report`,
+//!   `POST /v1/deferrals/ID/outcome`).
 //! * [`retry`]: a blocked deferral started again as a new one (`retry`,
 //!   `POST /v1/deferrals/ID/retry`).
+//! * [`tick`]: the scheduler's pass, a list of typed entries (`tick`, `run`).
 
 pub mod cancel;
 pub mod record;
+pub mod report;
 pub mod retry;
+pub mod tick;

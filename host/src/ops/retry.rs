@@ -163,4 +163,3 @@ fn same_pool(store: &dyn Store, id: &str) -> Result<Option<PoolTag>, HostError> 
         ..PoolTag::default()
     }))
 }
-

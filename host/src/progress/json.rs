@@ -4,8 +4,8 @@
 
 use crate::launch::LaunchEnd;
 use crate::logs;
+use crate::ops::tick::{TickReport, TickStep};
 use crate::store::Deferral;
-use crate::tick::{TickReport, TickStep};
 use deferral_core::lifecycle::State;
 use serde_json::{json, Map, Value};
 use std::time::Instant;

@@ -10,7 +10,6 @@ use crate::coordinator::{self, Reported};
 use crate::error::{HostError, HostErrorKind, EXIT_FAILURE, EXIT_INVALID};
 use crate::ops::record::{RecordRequest, Recorded};
 use crate::store::Store;
-use crate::view::answers::StateView;
 use crate::view::deferral_with_run as with_run;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
@@ -366,19 +365,17 @@ fn outcome(store: &dyn Store, id: &str, body: &[u8]) -> Result<Response, HostErr
     };
     let handle = body.string("handle")?;
     let receipt = body.receipt("receipt");
-    let d = coordinator::report(
-        store,
+    let request = crate::ops::report::ReportRequest {
         id,
         attempt,
-        &handle,
+        handle: &handle,
         outcome,
-        receipt.as_deref(),
-        now_ms(),
-    )?;
-    let head = crate::view::value(&StateView::of(&d));
+        receipt: receipt.as_deref(),
+    };
+    let d = crate::ops::report::report(store, &request, now_ms())?;
+    let head = crate::ops::report::answer(&d);
     // Still deferred: the caller gets the new retained receipt, as `record` gives the first.
-    if d.state == deferral_core::lifecycle::State::Deferred {
-        let current = store.current_receipt(&d.id)?.text;
+    if let Some(current) = crate::ops::report::next_receipt(store, &d)? {
         return Ok(Response::json(200, with_receipt(head, &current)));
     }
     Ok(Response::json(200, head.to_string()))

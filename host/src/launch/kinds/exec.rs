@@ -10,9 +10,9 @@ use crate::launch::attempt::Attempt;
 use crate::launch::exec::{self, ExecRequest};
 use crate::launch::kind::{invalid, Launcher, Target};
 use crate::launch::report_file::{FileRead, Report, ReportFile};
+use crate::launch::Launched;
 use crate::launch::{exec_outcome, installed, process_group, words};
 use deferral_core::digest::sha256_hex;
-use crate::launch::Launched;
 use std::time::{Duration, Instant};
 
 pub struct Exec;

@@ -14,10 +14,10 @@ use crate::github::follow::{self, FollowReport};
 use crate::launch::attempt::{Attempt, Pass};
 use crate::launch::github_names;
 use crate::launch::kind::{invalid, Launcher, Target};
+use crate::launch::launched::{LaunchEnd, Launched, RunLinks};
 use crate::launch::recover;
 use crate::store::{AttemptStatus, Change, Deferral, Lease, RunRecord, Store};
 use deferral_core::receipt::validate_str;
-use crate::launch::launched::{LaunchEnd, Launched, RunLinks};
 
 pub struct WorkflowDispatch;
 

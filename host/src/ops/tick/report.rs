@@ -1,7 +1,8 @@
 //! What a pass did, typed: [`TickReport`] and the entries of its lists. The progress lines and
-//! the metrics read these; [`TickReport::to_json`] makes the JSON that `tick --json` prints and
-//! `POST /v1/tick` answers, once, at the edge.
+//! the metrics read these; [`TickReport::to_json`] makes the JSON that `tick --json` prints,
+//! once, at the edge.
 
+use super::Held;
 use crate::github::follow::FollowReport;
 use crate::launch::Launched;
 use crate::store::{AttemptStatus, Deferral};
@@ -20,8 +21,8 @@ pub struct TickReport {
     pub recovered: Vec<Recovered>,
     pub launched: Vec<Launched>,
     pub skipped: Vec<Skipped>,
-    /// Per pool with held deferrals: `{pool, why, until, admitted, held, ids}`.
-    pub held: Vec<Value>,
+    /// Each pool that held deferrals.
+    pub held: Vec<Held>,
     /// The follow step (see `github::follow`), when a GitHub client is configured.
     pub follow: Option<FollowReport>,
     /// GitHub calls made.
@@ -50,7 +51,7 @@ impl Skipped {
 #[derive(Debug, Clone)]
 pub enum Recovered {
     /// Recovered: the deferral as it is after.
-    Done(Deferral),
+    Done(Box<Deferral>),
     /// `--dry-run`: would be recovered.
     Planned {
         id: String,
@@ -93,13 +94,14 @@ impl TickReport {
         let recovered: Vec<Value> = self.recovered.iter().map(Recovered::to_json).collect();
         let launched: Vec<Value> = self.launched.iter().map(Launched::to_json).collect();
         let skipped: Vec<Value> = self.skipped.iter().map(view::value).collect();
+        let held: Vec<Value> = self.held.iter().map(Held::to_json).collect();
         let github = self.github.as_ref().map(view::value);
         view::value(&TickView {
             dry_run: self.dry_run,
             expired: &self.expired,
             followed: self.follow.as_ref().map_or(&[], |f| &f.followed),
             github: github.as_ref(),
-            held: &self.held,
+            held: &held,
             launched: &launched,
             rate_limit: self.rate_limit.as_ref(),
             recovered: &recovered,

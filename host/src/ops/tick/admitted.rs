@@ -3,11 +3,11 @@
 //! state and fence) and launched; the rest are held, listed in the report with their pool and
 //! why. An admission that is not used (the claim lost, the launch skipped) is released.
 
-use super::{launch, not_ready, planned, Skip, Skipped, TickOptions, TickReport, TickStep};
+use super::launch_one::{launch, not_ready, planned, Skip};
+use super::{Held, Skipped, TickOptions, TickReport, TickStep};
 use crate::coordinator;
 use crate::error::HostError;
 use crate::pools::admission::{self, Admit, Pass};
-use crate::pools::view::held_json;
 use crate::store::pools::{Admission, PoolWrite};
 use crate::store::Store;
 
@@ -52,7 +52,7 @@ pub(super) fn dry_run(
             entry.pool = Some(pass.pool.clone());
             report.launched.push(entry);
         }
-        report.held.extend(held_json(&pass));
+        report.held.extend(Held::of(&pass));
     }
     Ok(())
 }
@@ -142,7 +142,7 @@ pub(super) fn launch_admitted(
                 }
             }
         }
-        report.held.extend(held_json(&pass));
+        report.held.extend(Held::of(&pass));
     }
     if !not_ready.is_empty() {
         // One given back or skipped in this pass is in the report already, with its cause.
