@@ -142,3 +142,69 @@ impl Launched {
         entry
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::HostErrorKind;
+
+    fn keys(entry: &Value) -> Vec<&str> {
+        entry
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect()
+    }
+
+    /// The entries that are not a view of their own keep the fields the report always had.
+    #[test]
+    fn each_end_keeps_its_report_fields() {
+        let held = |run| {
+            let end = LaunchEnd::Held {
+                state: State::Resumable,
+                attempt_status: AttemptStatus::Dispatched,
+                detail: Some("HTTP 204".into()),
+                run,
+            };
+            Launched::new("d1", 2, end)
+        };
+        let dispatched = held(Some(RunLinks::default()));
+        assert_eq!(
+            dispatched.to_json().to_string(),
+            r#"{"attempt":2,"attempt_status":"dispatched","detail":"HTTP 204","html_url":null,"id":"d1","run_url":null,"state":"resumable"}"#
+        );
+        assert_eq!(
+            keys(&held(None).to_json()),
+            ["attempt", "attempt_status", "detail", "id", "state"]
+        );
+        assert_eq!(
+            (dispatched.outcome(), dispatched.why()),
+            ("dispatched", Some("HTTP 204"))
+        );
+        let err = HostError::new(HostErrorKind::Conflict, "changed meanwhile");
+        let failed = Launched::failed("d1", Some(2), err.clone());
+        assert_eq!(keys(&failed.to_json()), ["attempt", "error", "id"]);
+        assert_eq!(failed.to_json()["error"], err.to_json_value()["error"]);
+        assert_eq!(
+            (failed.outcome(), failed.why()),
+            ("error", Some("changed meanwhile"))
+        );
+        assert_eq!(
+            keys(&Launched::failed("d1", None, err).to_json()),
+            ["error", "id"]
+        );
+        let mut planned = Launched::new(
+            "d1",
+            1,
+            LaunchEnd::Planned {
+                launch: "exec:/bin/true".into(),
+            },
+        );
+        planned.pool = Some("app".into());
+        assert_eq!(
+            planned.to_json().to_string(),
+            r#"{"attempt":1,"id":"d1","launch":"exec:/bin/true","pool":"app"}"#
+        );
+    }
+}
