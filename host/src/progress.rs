@@ -148,16 +148,12 @@ impl TickProgress {
         }
         let followed = report.follow.as_ref().map_or(&[][..], |f| &f.followed[..]);
         for entry in followed {
-            let outcome = entry["state"]
-                .as_str()
-                .or_else(|| entry["skipped"].as_str())
-                .or_else(|| entry["error"]["message"].as_str())
-                .unwrap_or("?");
             let text = format!(
-                "{}: run {} {}: {outcome}",
-                entry["id"].as_str().unwrap_or("?"),
-                entry["run_id"],
-                entry["conclusion"].as_str().unwrap_or("?"),
+                "{}: run {} {}: {}",
+                entry.id,
+                entry.run_id,
+                entry.conclusion().unwrap_or("?"),
+                entry.outcome(),
             );
             match self.mode {
                 Mode::Bar => self.print(&format!("\r\x1b[2K{text}\n")),

@@ -71,7 +71,7 @@ pub fn step(step: &TickStep) {
 pub fn summary(report: &TickReport, next: Option<&Deferral>, now_ms: u64, started: Instant) {
     if let Some(follow) = &report.follow {
         for entry in &follow.followed {
-            logs::json("info", "tick", "followed", fields_of(entry));
+            logs::json("info", "tick", "followed", fields_of(&entry.to_json()));
         }
     }
     let next = super::next_json(next, now_ms);

@@ -4,6 +4,7 @@
 
 use super::Held;
 use crate::github::follow::FollowReport;
+use crate::github::followed::Followed;
 use crate::launch::Launched;
 use crate::store::{AttemptStatus, Deferral};
 use crate::view::{
@@ -95,11 +96,14 @@ impl TickReport {
         let launched: Vec<Value> = self.launched.iter().map(Launched::to_json).collect();
         let skipped: Vec<Value> = self.skipped.iter().map(view::value).collect();
         let held: Vec<Value> = self.held.iter().map(Held::to_json).collect();
+        let followed: Vec<Value> = (self.follow.iter())
+            .flat_map(|f| f.followed.iter().map(Followed::to_json))
+            .collect();
         let github = self.github.as_ref().map(view::value);
         view::value(&TickView {
             dry_run: self.dry_run,
             expired: &self.expired,
-            followed: self.follow.as_ref().map_or(&[], |f| &f.followed),
+            followed: &followed,
             github: github.as_ref(),
             held: &held,
             launched: &launched,
