@@ -367,7 +367,7 @@ pub fn finish_run(
     };
     let end = match written {
         Ok(after) => FollowEnd::Written {
-            conclusion: conclusion.to_string(),
+            conclusion,
             after: Box::new(after),
         },
         // Another ticker recorded this run's outcome first: nothing more to do.
