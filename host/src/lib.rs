@@ -5,7 +5,8 @@
 //!   the SQLite and PostgreSQL backends (the conformance suite every backend must pass is the
 //!   dev-only crate `deferral-host-conformance`, in `host/conformance/`).
 //! * [`coordinator`]: each change as the core lifecycle's `transition` plus one store write.
-//! * [`tick`]: one ticker pass: expire, recover stale leases, launch what is due.
+//! * [`ops`]: the operations, each once, for every entry to call: record, cancel, retry, and
+//!   [`ops::tick`], the scheduler's pass (expire, recover stale leases, launch what is due).
 //! * [`launch`]: launch targets and the launcher kinds (`exec:`, `workflow-dispatch:`), one
 //!   [`launch::Launcher`] each.
 //! * [`pools`]: quota pools, planned costs and admission at tick (DESIGN section 9).
@@ -39,7 +40,6 @@
 //! assert_eq!(store.due(now, 10).unwrap()[0].id, recorded.deferral.id);
 //! ```
 
-pub mod cancel;
 pub mod cli;
 pub mod clock;
 pub mod coordinator;
@@ -52,13 +52,15 @@ pub mod human_time;
 pub mod launch;
 pub mod logs;
 pub mod metrics;
+pub mod ops;
 pub mod pools;
 pub mod progress;
 pub mod replace_file;
-pub mod retry;
 pub mod run;
 pub mod serve;
 pub mod store;
-pub mod tick;
 pub mod usage;
 pub mod view;
+
+// Where they stood before `ops` held them.
+pub use ops::{cancel, retry, tick};

@@ -4,8 +4,8 @@
 
 use crate::clock::iso8601;
 use crate::human_time::{relative, span};
+use crate::ops::tick::{TickReport, TickStep};
 use crate::store::Deferral;
-use crate::tick::{TickReport, TickStep};
 use serde_json::Value;
 use std::io::Write;
 use std::time::Instant;
@@ -114,19 +114,10 @@ impl TickProgress {
             TickStep::Launched(entry) => {
                 self.done += 1;
                 // A dispatched run stays `resumable` until it reports or is followed: say `dispatched`.
-                let state = entry["attempt_status"]
-                    .as_str()
-                    .filter(|_| entry["state"] == "resumable")
-                    .or_else(|| entry["state"].as_str())
-                    .unwrap_or("error")
-                    .to_string();
-                self.count(&state);
-                let id = entry["id"].as_str().unwrap_or("?");
-                let why = entry["detail"]
-                    .as_str()
-                    .or_else(|| entry["error"]["message"].as_str())
-                    .map(|d| format!(" ({d})"))
-                    .unwrap_or_default();
+                let state = entry.outcome();
+                self.count(state);
+                let id = &entry.id;
+                let why = entry.why().map(|d| format!(" ({d})")).unwrap_or_default();
                 // On a terminal only what needs a look gets its own line above the bar.
                 if self.mode == Mode::Lines || state != "complete" {
                     self.line(&format!("{id}: {state}{why}"));
@@ -141,11 +132,7 @@ impl TickProgress {
             TickStep::Skipped(entry) => {
                 self.done += 1;
                 self.count("skipped");
-                self.line(&format!(
-                    "{}: skipped ({})",
-                    entry["id"].as_str().unwrap_or("?"),
-                    entry["why"].as_str().unwrap_or("")
-                ));
+                self.line(&format!("{}: skipped ({})", entry.id, entry.why));
             }
         }
     }
@@ -161,16 +148,12 @@ impl TickProgress {
         }
         let followed = report.follow.as_ref().map_or(&[][..], |f| &f.followed[..]);
         for entry in followed {
-            let outcome = entry["state"]
-                .as_str()
-                .or_else(|| entry["skipped"].as_str())
-                .or_else(|| entry["error"]["message"].as_str())
-                .unwrap_or("?");
             let text = format!(
-                "{}: run {} {}: {outcome}",
-                entry["id"].as_str().unwrap_or("?"),
-                entry["run_id"],
-                entry["conclusion"].as_str().unwrap_or("?"),
+                "{}: run {} {}: {}",
+                entry.id,
+                entry.run_id,
+                entry.conclusion().unwrap_or("?"),
+                entry.outcome(),
             );
             match self.mode {
                 Mode::Bar => self.print(&format!("\r\x1b[2K{text}\n")),
@@ -181,8 +164,8 @@ impl TickProgress {
         for held in &report.held {
             let text = format!(
                 "held {}: {}",
-                held["held"],
-                held["why"].as_str().unwrap_or("the pool holds")
+                held.ids.len(),
+                held.why.as_deref().unwrap_or("the pool holds")
             );
             match self.mode {
                 Mode::Bar => self.print(&format!("\r\x1b[2K{text}\n")),
@@ -196,15 +179,10 @@ impl TickProgress {
             String::new()
         };
         // Held deferrals are due again when their pool's hold ends, even with nothing else waiting.
-        let held_until = report
-            .held
-            .iter()
-            .filter_map(|h| h["until"].as_str())
-            .min()
-            .map(str::to_string);
-        let held_count: u64 = report.held.iter().filter_map(|h| h["held"].as_u64()).sum();
+        let held_until = report.held.iter().filter_map(|h| h.until_ms).min();
+        let held_count: usize = report.held.iter().map(|h| h.ids.len()).sum();
         let next = match (next, held_until) {
-            (None, Some(until)) => format!("the held are due again at {until}"),
+            (None, Some(until)) => format!("the held are due again at {}", iso8601(until)),
             (next, _) => next_text(next, now_ms),
         };
         let text = if report.dry_run {

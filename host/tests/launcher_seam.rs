@@ -10,7 +10,7 @@ use common::pg::schema_or_skip;
 use deferral_host::coordinator::{self, Outcome};
 use deferral_host::error::{HostError, HostErrorKind};
 use deferral_host::launch::kind::invalid;
-use deferral_host::launch::{Attempt, LaunchPolicy, Launcher, Launchers, Pass, Target};
+use deferral_host::launch::{Attempt, LaunchPolicy, Launched, Launcher, Launchers, Pass, Target};
 use deferral_host::store::{
     launch_kind, AttemptStatus, IntegrityCheck, PostgresStore, SqliteStore, Store,
 };
@@ -50,7 +50,7 @@ impl Launcher for Noop {
         }
     }
 
-    fn launch(&self, target: &Target, attempt: &Attempt<'_>) -> Value {
+    fn launch(&self, target: &Target, attempt: &Attempt<'_>) -> Launched {
         attempt.finish(Outcome::Complete {
             detail: Some(format!("noop said {}", target.parts()[0])),
         })
@@ -77,7 +77,7 @@ impl Launcher for Parked {
         Some("parked: not today".into())
     }
 
-    fn launch(&self, _target: &Target, _attempt: &Attempt<'_>) -> Value {
+    fn launch(&self, _target: &Target, _attempt: &Attempt<'_>) -> Launched {
         panic!("a parked target is never launched")
     }
 }
@@ -113,9 +113,13 @@ fn record(store: &dyn Store, launch: &str) -> String {
         .id
 }
 
-fn entry<'a>(list: &'a [Value], id: &str) -> &'a Value {
+/// The entry of `id` in the list `list` of the report as JSON.
+fn entry(report: &tick::TickReport, list: &str, id: &str) -> Value {
+    let json = report.to_json();
+    let list = json[list].as_array().unwrap();
     list.iter()
         .find(|e| e["id"] == id)
+        .cloned()
         .unwrap_or_else(|| panic!("{id} in {list:?}"))
 }
 
@@ -129,7 +133,7 @@ fn a_kind_of_a_test_records_launches_and_waits_while_not_ready(store: &dyn Store
     let done = record(store, "noop:hello");
     let parked = record(store, "parked:later");
     let report = tick::tick(store, &options(launchers()), now).unwrap();
-    let launched = entry(&report.launched, &done);
+    let launched = entry(&report, "launched", &done);
     assert_eq!(
         (&launched["state"], &launched["detail"]),
         (&json!("complete"), &json!("noop said hello")),
@@ -137,7 +141,7 @@ fn a_kind_of_a_test_records_launches_and_waits_while_not_ready(store: &dyn Store
     );
     assert_eq!(report.launched.len(), 1, "{:?}", report.launched);
     assert_eq!(
-        entry(&report.skipped, &parked)["why"],
+        entry(&report, "skipped", &parked)["why"],
         "parked: not today",
         "a kind that is not ready is left out by the store and reported"
     );
@@ -149,7 +153,7 @@ fn a_kind_of_a_test_records_launches_and_waits_while_not_ready(store: &dyn Store
     );
     // A ticker that does not know the kind refuses it, as any target no kind parses.
     let report = tick::tick(store, &options(Launchers::builtin()), now).unwrap();
-    let refused = entry(&report.launched, &parked);
+    let refused = entry(&report, "launched", &parked);
     assert_eq!(
         (&refused["state"], &refused["cause"]),
         (&json!("blocked"), &json!("invalid-launch")),
@@ -172,11 +176,12 @@ fn a_stale_lease_of_a_test_kind_is_recovered_and_launched_again(store: &dyn Stor
     coordinator::claim(store, &d, "gone", t - 1, AttemptStatus::Launching, t - 10).unwrap();
     let report = tick::tick(store, &options(launchers()), now).unwrap();
     assert_eq!(
-        report.recovered[0]["id"], id,
+        report.recovered[0].id(),
+        id,
         "recovered: {:?}",
         report.recovered
     );
-    let launched = entry(&report.launched, &id);
+    let launched = entry(&report, "launched", &id);
     assert_eq!(
         (&launched["state"], &launched["attempt"]),
         (&json!("complete"), &json!(2)),

@@ -7,9 +7,10 @@ use crate::clock::{iso8601, now_ms};
 use crate::coordinator::{self, Reported};
 use crate::error::{HostError, HostErrorKind, EXIT_OK};
 use crate::launch::Launchers;
+use crate::ops::record::{RecordRequest, Recorded};
+use crate::ops::tick;
 use crate::store::{Deferral, IntegrityCheck, ListQuery, RecordKeys, Store, StoreUrl};
-use crate::tick;
-use crate::view::answers::{ResolvedView, StateView};
+use crate::view::answers::ResolvedView;
 use crate::view::{self, deferral_with_run as with_run};
 use deferral_core::lifecycle::State;
 use serde_json::{json, Value};
@@ -131,34 +132,18 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                 pool: Some(tag),
                 ..RecordKeys::default()
             };
-            let recording = coordinator::record_with(
-                &*store,
-                &text,
-                &args.launch,
-                args.max_reentries,
+            let request = RecordRequest {
+                text: &text,
+                launch: &args.launch,
+                max_reentries: args.max_reentries,
                 keys,
-                now_ms(),
-            )?;
-            let rec = match recording {
-                coordinator::Recording::New(rec) => rec,
-                coordinator::Recording::Existing(d) => {
-                    crate::retry::check_same_launch(&d, &args.launch)?;
-                    out!(
-                        "{}",
-                        json!({"id": d.id, "already_recorded": true, "state": d.state.as_str()})
-                    );
-                    return Ok(());
-                }
             };
-            let forecast = crate::pools::expect::record_fields(&*store, &rec.deferral, now_ms())?;
-            // Written by hand so the receipt keeps the contract's field order.
-            out!(
-                "{{\"id\":{},\"receipt\":{},\"cancellation_handle\":{}{forecast}}}",
-                Value::String(rec.deferral.id),
-                rec.receipt.to_json(),
-                Value::String(rec.cancellation_handle.clone())
-            );
-            if forecast.contains("\"will_expire\":true") {
+            let recorded = crate::ops::record::record(&*store, request, &now_ms)?;
+            out!("{}", recorded.answer());
+            let Recorded::New { record: rec, .. } = &recorded else {
+                return Ok(());
+            };
+            if recorded.will_expire() {
                 eprintln!(
                     "warning: will-expire: its pool's forecast starts it after its window ends \
                      (see status --pools)"
@@ -299,7 +284,8 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
         }
         Command::Cancel(args) => {
             let store = open_store(cli)?;
-            let cancelled = crate::cancel::cancel_once(&*store, &args.id, &args.handle, now_ms())?;
+            let cancelled =
+                crate::ops::cancel::cancel_once(&*store, &args.id, &args.handle, now_ms())?;
             if let Some(message) = &cancelled.already {
                 eprintln!("{}: {message}", args.id);
             }
@@ -308,14 +294,14 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
         }
         Command::Retry(args) => {
             let store = open_store(cli)?;
-            let request = crate::retry::RetryRequest {
+            let request = crate::ops::retry::RetryRequest {
                 id: &args.id,
                 handle: &args.handle,
                 launch: args.launch.as_deref(),
                 max_reentries: args.max_reentries,
                 check_program: !args.no_check,
             };
-            let retried = crate::retry::retry(&*store, &request, now_ms())?;
+            let retried = crate::ops::retry::retry(&*store, &request, now_ms())?;
             out!("{}", retried.to_json());
             if std::io::stderr().is_terminal() {
                 eprintln!(
@@ -385,16 +371,15 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
                 OutcomeArg::Deferred => Reported::Deferred,
             };
             let store = open_store(cli)?;
-            let d = coordinator::report(
-                &*store,
-                &args.id,
-                args.attempt,
-                &args.handle,
+            let request = crate::ops::report::ReportRequest {
+                id: &args.id,
+                attempt: args.attempt,
+                handle: &args.handle,
                 outcome,
-                receipt.as_deref(),
-                now_ms(),
-            )?;
-            out!("{}", view::value(&StateView::of(&d)));
+                receipt: receipt.as_deref(),
+            };
+            let d = crate::ops::report::report(&*store, &request, now_ms())?;
+            out!("{}", crate::ops::report::answer(&d));
             Ok(())
         }
         Command::Serve(args) => {

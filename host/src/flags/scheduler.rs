@@ -6,8 +6,8 @@ use crate::coordinator;
 use crate::error::{HostError, HostErrorKind};
 use crate::github::options::{GithubArgs, GithubEnv};
 use crate::launch::Launchers;
-use crate::tick::rate_limit::RateLimitPool;
-use crate::tick::TickOptions;
+use crate::ops::tick::rate_limit::RateLimitPool;
+use crate::ops::tick::TickOptions;
 use clap::Args;
 use std::time::Duration;
 
@@ -20,7 +20,7 @@ pub struct SchedulerArgs {
     #[arg(long, default_value = "30s", value_parser = parse_duration)]
     pub http_timeout: Duration,
     /// At most this many deferrals of each kind of work per pass.
-    #[arg(long, default_value_t = crate::tick::DEFAULT_LIMIT)]
+    #[arg(long, default_value_t = crate::ops::tick::DEFAULT_LIMIT)]
     pub limit: usize,
     /// Successors a chain of progress may have before it is blocked (`chain-limit`).
     #[arg(long, default_value_t = coordinator::DEFAULT_MAX_CHAIN)]

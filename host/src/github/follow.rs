@@ -22,11 +22,11 @@
 use super::api::{self, ApiError, ArtifactInfo, RunInfo};
 use super::artifact::{check_digest, receipt_text};
 use super::client::{CallError, GithubClient};
+use super::followed::{FollowEnd, Followed};
 use super::{follow_interval, DEFAULT_ARTIFACT};
 use crate::coordinator::{self, Effects, Outcome};
 use crate::error::HostError;
 use crate::store::{ArtifactRef, Change, Deferral, RunRecord, Store};
-use crate::view::answers::FollowedView;
 use deferral_core::lifecycle::Event;
 use deferral_core::receipt::validate_str;
 use serde_json::{json, Value};
@@ -36,7 +36,7 @@ use std::collections::BTreeMap;
 #[derive(Debug, Default)]
 pub struct FollowReport {
     /// Attempts whose run ended, with their new state.
-    pub followed: Vec<Value>,
+    pub followed: Vec<Followed>,
     /// Attempts still running, or not yet matched to a run.
     pub waiting: Vec<Value>,
     /// Why calls stopped for this pass, if they did.
@@ -302,7 +302,7 @@ pub fn finish_run(
     run: &RunInfo,
     max_chain: u32,
     now_ms: &dyn Fn() -> u64,
-) -> Result<Value, ApiError> {
+) -> Result<Followed, ApiError> {
     let name = store
         .artifact_name(&deferral.id)
         .ok()
@@ -365,22 +365,19 @@ pub fn finish_run(
             blocked(&cause, detail)
         }
     };
-    Ok(match written {
-        Ok(after) => crate::view::value(&FollowedView {
-            attempt: deferral.reentries,
-            cause: &after.cause,
-            conclusion: &conclusion,
-            detail: after.detail.as_deref(),
-            id: &deferral.id,
-            run_id: run.id,
-            state: after.state.as_str(),
-        }),
+    let end = match written {
+        Ok(after) => FollowEnd::Written {
+            conclusion,
+            after: Box::new(after),
+        },
         // Another ticker recorded this run's outcome first: nothing more to do.
-        Err(err) if err.is_conflict() => {
-            json!({"id": deferral.id, "attempt": deferral.reentries, "run_id": run.id, "skipped": "recorded by another ticker"})
-        }
-        Err(err) => {
-            json!({"id": deferral.id, "attempt": deferral.reentries, "run_id": run.id, "error": err.to_json_value()["error"]})
-        }
+        Err(err) if err.is_conflict() => FollowEnd::Skipped("recorded by another ticker"),
+        Err(err) => FollowEnd::Failed(err),
+    };
+    Ok(Followed {
+        id: deferral.id.clone(),
+        attempt: deferral.reentries,
+        run_id: run.id,
+        end,
     })
 }

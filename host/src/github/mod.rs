@@ -29,6 +29,7 @@ pub mod conclusion;
 pub mod dispatch;
 pub mod follow;
 pub mod follow_interval;
+pub mod followed;
 pub mod options;
 pub mod quota;
 pub mod rate_limit;

@@ -1,11 +1,10 @@
 //! What a launcher kind is given: the tick's pass ([`Pass`]) and one claimed attempt
 //! ([`Attempt`]).
 
+use super::launched::{LaunchEnd, Launched};
 use crate::coordinator::{self, Claimed, Outcome};
 use crate::github::client::GithubClient;
 use crate::store::Store;
-use crate::view::answers::AttemptView;
-use serde_json::{json, Value};
 
 /// One tick's pass, as the launcher kinds see it.
 pub struct Pass<'a> {
@@ -50,8 +49,8 @@ impl Attempt<'_> {
         (self.pass.now_ms)()
     }
 
-    /// Records how the launch ended (through the chain rule); the report line.
-    pub fn finish(&self, outcome: Outcome) -> Value {
+    /// Records how the launch ended (through the chain rule).
+    pub fn finish(&self, outcome: Outcome) -> Launched {
         let (id, attempt) = (self.id(), self.attempt());
         match coordinator::finish_chained(
             self.store(),
@@ -60,10 +59,8 @@ impl Attempt<'_> {
             self.pass.max_chain,
             self.now_ms(),
         ) {
-            Ok(after) => crate::view::value(&AttemptView::of(id, attempt, &after)),
-            Err(err) => {
-                json!({"id": id, "attempt": attempt, "error": err.to_json_value()["error"]})
-            }
+            Ok(after) => Launched::new(id, attempt, LaunchEnd::Finished(after)),
+            Err(err) => Launched::failed(id, Some(attempt), err),
         }
     }
 }

@@ -8,11 +8,11 @@
 //! other code tests which kind a target is.
 
 use super::attempt::{Attempt, Pass};
+use super::launched::Launched;
 use super::recover;
 use crate::error::{HostError, HostErrorKind};
 use crate::github::follow::FollowReport;
 use crate::store::{AttemptStatus, Deferral, Store};
-use serde_json::Value;
 use std::fmt;
 
 /// One kind of launch target. Each kind is one type in its own file (`launch/kinds/`), and a
@@ -69,8 +69,8 @@ pub trait Launcher: Sync {
         AttemptStatus::Launching
     }
 
-    /// Runs the claimed launch and records how it ended, or what it waits for; the report line.
-    fn launch(&self, target: &Target, attempt: &Attempt<'_>) -> Value;
+    /// Runs the claimed launch and records how it ended, or what it waits for.
+    fn launch(&self, target: &Target, attempt: &Attempt<'_>) -> Launched;
 
     /// A claimed attempt whose lease ended without an outcome. Default: whatever it left
     /// running is ended, and it goes back to `deferred` ([`recover::returned`]). `None`: left

@@ -23,6 +23,7 @@ pub mod github_names;
 pub mod installed;
 pub mod kind;
 pub mod kinds;
+pub mod launched;
 pub mod launchers;
 pub mod policy;
 pub mod process_group;
@@ -32,6 +33,7 @@ pub mod words;
 
 pub use self::attempt::{Attempt, Pass};
 pub use self::kind::{Launcher, Target};
+pub use self::launched::{LaunchEnd, Launched};
 pub use self::launchers::Launchers;
 pub use self::policy::LaunchPolicy;
 

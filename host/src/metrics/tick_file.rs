@@ -17,11 +17,10 @@
 use super::{encode, gauge_vec, store_gauges, zero_store_errors, STORE_ERROR_CODES};
 use crate::error::HostError;
 use crate::github::client::CallLog;
-use crate::launch::Launchers;
+use crate::launch::{Launched, Launchers};
+use crate::ops::tick::TickReport;
 use crate::store::Store;
-use crate::tick::TickReport;
 use prometheus::{Gauge, IntCounterVec, IntGauge, Opts, Registry};
-use serde_json::Value;
 use std::time::Instant;
 
 const OUTCOMES: [&str; 5] = ["complete", "deferred", "blocked", "dispatched", "error"];
@@ -131,7 +130,7 @@ impl TickMetrics {
         }
         for entry in report.map_or(&[][..], |r| &r.launched[..]) {
             let kind = store.map_or("unknown", |s| kind_of(s, entry));
-            launches.with_label_values(&[kind, outcome_of(entry)]).inc();
+            launches.with_label_values(&[kind, entry.outcome()]).inc();
         }
         if let Some(calls) = github {
             let requests = gauge_vec(
@@ -166,26 +165,14 @@ impl TickMetrics {
 
 /// The launched deferral's kind (`exec`, `workflow-dispatch`), from its stored target:
 /// `invalid` when no kind of this program names it.
-fn kind_of(store: &dyn Store, entry: &Value) -> &'static str {
-    let launch = entry["id"]
-        .as_str()
-        .and_then(|id| store.get(id).ok().flatten())
-        .map(|d| d.launch);
+fn kind_of(store: &dyn Store, entry: &Launched) -> &'static str {
+    let launch = store.get(&entry.id).ok().flatten().map(|d| d.launch);
     match launch {
         Some(launch) => Launchers::builtin()
             .kind_of(&launch)
             .map_or("invalid", |kind| kind.name()),
         None => "unknown",
     }
-}
-
-/// What a launch led to, as `tick`'s progress says it.
-fn outcome_of(entry: &Value) -> &str {
-    entry["attempt_status"]
-        .as_str()
-        .filter(|_| entry["state"] == "resumable")
-        .or_else(|| entry["state"].as_str())
-        .unwrap_or("error")
 }
 
 impl TickMetrics {

@@ -2,7 +2,7 @@
 //! admissions, the runners' among them, and their cost), the `pool`,
 //! `cost` and `held` of a deferral in `status`/`show`, and the tick report's `held`.
 
-use super::admission::{metered, Pass};
+use super::admission::metered;
 use crate::clock::iso8601;
 use crate::error::HostError;
 use crate::store::pools::{Admission, Cost, PoolRow, Resource, LISTED_IDLE_MS};
@@ -236,23 +236,6 @@ impl Pools {
             None => held["why"].as_str().unwrap_or_default().to_string(),
         })
     }
-}
-
-/// The tick report's entry for one pool's pass with held deferrals.
-pub fn held_json(pass: &Pass) -> Option<Value> {
-    let d = &pass.decision;
-    if d.held.is_empty() {
-        return None;
-    }
-    Some(json!({
-        "pool": pass.pool,
-        "why": d.reason,
-        "until": d.hold_until_ms.map(iso8601),
-        "until_ms": d.hold_until_ms,
-        "admitted": d.admit.len(),
-        "held": d.held.len(),
-        "ids": d.held.iter().map(|c| c.id.clone()).collect::<Vec<_>>(),
-    }))
 }
 
 /// The rate states reported with a deferral (its gate line's, its attempts'), as reported.

@@ -2,9 +2,11 @@
 //! line on stderr (see `crate::logs`). Entries are copied field by field from the report's
 //! (`id`, `attempt`, `state`, `cause`, ...): a handle or receipt can never ride along.
 
+use crate::launch::LaunchEnd;
 use crate::logs;
+use crate::ops::tick::{TickReport, TickStep};
 use crate::store::Deferral;
-use crate::tick::{TickReport, TickStep};
+use deferral_core::lifecycle::State;
 use serde_json::{json, Map, Value};
 use std::time::Instant;
 
@@ -49,24 +51,27 @@ pub fn step(step: &TickStep) {
             json!({"id": id, "attempt": attempt}),
         ),
         TickStep::Launched(entry) => {
-            let level = if entry.get("error").is_some() || entry["state"] == "blocked" {
+            let failed = matches!(entry.end, LaunchEnd::Failed(_));
+            let level = if failed || entry.state() == Some(State::Blocked) {
                 "warn"
             } else {
                 "info"
             };
-            logs::json(level, "tick", "launched", fields_of(entry));
+            logs::json(level, "tick", "launched", fields_of(&entry.to_json()));
         }
         TickStep::ClaimedElsewhere { id } => {
             logs::json("info", "tick", "claimed-elsewhere", json!({ "id": id }));
         }
-        TickStep::Skipped(entry) => logs::json("warn", "tick", "skipped", fields_of(entry)),
+        TickStep::Skipped(entry) => {
+            logs::json("warn", "tick", "skipped", fields_of(&json!(entry)));
+        }
     }
 }
 
 pub fn summary(report: &TickReport, next: Option<&Deferral>, now_ms: u64, started: Instant) {
     if let Some(follow) = &report.follow {
         for entry in &follow.followed {
-            logs::json("info", "tick", "followed", fields_of(entry));
+            logs::json("info", "tick", "followed", fields_of(&entry.to_json()));
         }
     }
     let next = super::next_json(next, now_ms);

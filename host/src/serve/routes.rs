@@ -8,8 +8,8 @@ use super::http::{Request, Response};
 use crate::clock::now_ms;
 use crate::coordinator::{self, Reported};
 use crate::error::{HostError, HostErrorKind, EXIT_FAILURE, EXIT_INVALID};
+use crate::ops::record::{RecordRequest, Recorded};
 use crate::store::Store;
-use crate::view::answers::StateView;
 use crate::view::deferral_with_run as with_run;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
@@ -292,27 +292,20 @@ fn record(store: &dyn Store, policy: &Policy, body: &[u8]) -> Result<Response, H
         pool: Some(tag),
         ..crate::store::RecordKeys::default()
     };
-    let rec =
-        match coordinator::record_with(store, receipt.as_bytes(), &launch, max, keys, now_ms())? {
-            coordinator::Recording::New(rec) => rec,
-            // Recorded already: the same deferral, 200 instead of 201, no new handle.
-            coordinator::Recording::Existing(d) => {
-                crate::retry::check_same_launch(&d, &launch)?;
-                let out = json!({"id": d.id, "already_recorded": true, "state": d.state.as_str()});
-                return Ok(Response::json(200, out.to_string())
-                    .with_header("Location", format!("/v1/deferrals/{}", d.id)));
-            }
-        };
-    let forecast = crate::pools::expect::record_fields(store, &rec.deferral, now_ms())?;
-    // Written by hand so the receipt keeps the contract's field order.
-    let text = format!(
-        "{{\"id\":{},\"receipt\":{},\"cancellation_handle\":{}{forecast}}}",
-        Value::String(rec.deferral.id.clone()),
-        rec.receipt.to_json(),
-        Value::String(rec.cancellation_handle)
-    );
-    Ok(Response::json(201, text)
-        .with_header("Location", format!("/v1/deferrals/{}", rec.deferral.id)))
+    let request = RecordRequest {
+        text: receipt.as_bytes(),
+        launch: &launch,
+        max_reentries: max,
+        keys,
+    };
+    let recorded = crate::ops::record::record(store, request, &now_ms)?;
+    // Recorded already: the same deferral, 200 instead of 201, no new handle.
+    let status = match recorded {
+        Recorded::New { .. } => 201,
+        Recorded::Existing(_) => 200,
+    };
+    let location = format!("/v1/deferrals/{}", recorded.deferral().id);
+    Ok(Response::json(status, recorded.answer()).with_header("Location", location))
 }
 
 /// `GET /v1/receipts/{digest}`: the deferral by the digest of its recorded handoff receipt or
@@ -343,7 +336,7 @@ fn by_receipt(store: &dyn Store, digest: &str) -> Result<Response, HostError> {
 
 fn cancel(store: &dyn Store, id: &str, body: &[u8]) -> Result<Response, HostError> {
     let handle = Body::parse(body, &["handle"])?.string("handle")?;
-    let cancelled = crate::cancel::cancel_once(store, id, &handle, now_ms())?;
+    let cancelled = crate::ops::cancel::cancel_once(store, id, &handle, now_ms())?;
     Ok(Response::json(200, cancelled.to_json().to_string()))
 }
 
@@ -374,19 +367,17 @@ fn outcome(store: &dyn Store, id: &str, body: &[u8]) -> Result<Response, HostErr
     };
     let handle = body.string("handle")?;
     let receipt = body.receipt("receipt");
-    let d = coordinator::report(
-        store,
+    let request = crate::ops::report::ReportRequest {
         id,
         attempt,
-        &handle,
+        handle: &handle,
         outcome,
-        receipt.as_deref(),
-        now_ms(),
-    )?;
-    let head = crate::view::value(&StateView::of(&d));
+        receipt: receipt.as_deref(),
+    };
+    let d = crate::ops::report::report(store, &request, now_ms())?;
+    let head = crate::ops::report::answer(&d);
     // Still deferred: the caller gets the new retained receipt, as `record` gives the first.
-    if d.state == deferral_core::lifecycle::State::Deferred {
-        let current = store.current_receipt(&d.id)?.text;
+    if let Some(current) = crate::ops::report::next_receipt(store, &d)? {
         return Ok(Response::json(200, with_receipt(head, &current)));
     }
     Ok(Response::json(200, head.to_string()))

@@ -180,7 +180,7 @@ fn handle(
             return match follow::finish_run(
                 store, client, &repo, &deferral, &run.run, max_chain, &now,
             ) {
-                Ok(entry) => format!("followed {entry}"),
+                Ok(entry) => format!("followed {}", entry.to_json()),
                 Err(err) => format!(
                     "not followed ({}: {}); tick will",
                     err.code(),

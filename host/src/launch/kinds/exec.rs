@@ -10,9 +10,9 @@ use crate::launch::attempt::Attempt;
 use crate::launch::exec::{self, ExecRequest};
 use crate::launch::kind::{invalid, Launcher, Target};
 use crate::launch::report_file::{FileRead, Report, ReportFile};
+use crate::launch::Launched;
 use crate::launch::{exec_outcome, installed, process_group, words};
 use deferral_core::digest::sha256_hex;
-use serde_json::Value;
 use std::time::{Duration, Instant};
 
 pub struct Exec;
@@ -66,7 +66,7 @@ impl Launcher for Exec {
         installed::check_installed(&target.parts()[0])
     }
 
-    fn launch(&self, target: &Target, run: &Attempt<'_>) -> Value {
+    fn launch(&self, target: &Target, run: &Attempt<'_>) -> Launched {
         let (program, args) = (&target.parts()[0], &target.parts()[1..]);
         let lease_ms = run.pass.lease_ms;
         let id = run.id();

@@ -14,11 +14,10 @@ use crate::github::follow::{self, FollowReport};
 use crate::launch::attempt::{Attempt, Pass};
 use crate::launch::github_names;
 use crate::launch::kind::{invalid, Launcher, Target};
+use crate::launch::launched::{LaunchEnd, Launched, RunLinks};
 use crate::launch::recover;
 use crate::store::{AttemptStatus, Change, Deferral, Lease, RunRecord, Store};
-use crate::view::answers::GivenBackView;
 use deferral_core::receipt::validate_str;
-use serde_json::{json, Value};
 
 pub struct WorkflowDispatch;
 
@@ -75,7 +74,7 @@ impl Launcher for WorkflowDispatch {
         AttemptStatus::Dispatching
     }
 
-    fn launch(&self, target: &Target, run: &Attempt<'_>) -> Value {
+    fn launch(&self, target: &Target, run: &Attempt<'_>) -> Launched {
         let [owner, repo, workflow, git_ref] = target.parts() else {
             unreachable!("a workflow-dispatch target has four parts");
         };
@@ -152,7 +151,7 @@ fn dispatch_workflow(
     run: &Attempt<'_>,
     github: Option<&GithubClient>,
     target: &Workflow<'_>,
-) -> Value {
+) -> Launched {
     let Some(client) = github else {
         return run.finish(Outcome::Returned {
             detail: "dispatch not sent: GITHUB_TOKEN is not set".into(),
@@ -190,21 +189,24 @@ fn dispatch_workflow(
                 workflow: format!("{}/{}/{}", target.owner, target.repo, target.workflow),
                 dispatched_ms: run.now_ms(),
             });
-            let mut entry = hold(
+            let links = RunLinks {
+                run_url: found.as_ref().and_then(|r| r.run_url.clone()),
+                html_url: found.and_then(|r| r.html_url),
+            };
+            hold(
                 run,
                 AttemptStatus::Dispatched,
                 "dispatched",
                 format!("HTTP {status}"),
-            );
-            entry["run_url"] = json!(found.as_ref().and_then(|r| r.run_url.clone()));
-            entry["html_url"] = json!(found.and_then(|r| r.html_url));
-            entry
+                Some(links),
+            )
         }
         DispatchResult::Unknown { message } => hold(
             run,
             AttemptStatus::DispatchUnknown,
             "dispatch-unknown",
             message,
+            None,
         ),
         // Nothing reached GitHub: the claim is given back, no re-entry spent.
         DispatchResult::NotSent { message } if client.unreachable().is_some() => {
@@ -220,20 +222,24 @@ fn dispatch_workflow(
     }
 }
 
-/// Gives the claim back (see [`coordinator::give_back`]); the report line.
-fn give_back(run: &Attempt<'_>, detail: String) -> Value {
+/// Gives the claim back (see [`coordinator::give_back`]).
+fn give_back(run: &Attempt<'_>, detail: String) -> Launched {
     let (id, attempt) = (run.id(), run.attempt());
     match coordinator::give_back(run.store(), &run.claimed.deferral, detail, run.now_ms()) {
-        Ok(after) => crate::view::value(&GivenBackView::of(id, attempt, &after)),
-        Err(err) => {
-            json!({"id": id, "attempt": attempt, "error": err.to_json_value()["error"]})
-        }
+        Ok(after) => Launched::new(id, attempt, LaunchEnd::GivenBack(after)),
+        Err(err) => Launched::failed(id, Some(attempt), err),
     }
 }
 
 /// Dispatched or unknown: holds the lease until resume_by, so no tick launches it again; the
 /// run's outcome is followed (or reported), or an operator resolves the unknown.
-fn hold(run: &Attempt<'_>, status: AttemptStatus, event: &str, detail: String) -> Value {
+fn hold(
+    run: &Attempt<'_>,
+    status: AttemptStatus,
+    event: &str,
+    detail: String,
+    links: Option<RunLinks>,
+) -> Launched {
     let (id, attempt, claimed) = (run.id(), run.attempt(), run.claimed);
     let effects = coordinator::Effects {
         detail: Some(detail),
@@ -252,11 +258,16 @@ fn hold(run: &Attempt<'_>, status: AttemptStatus, event: &str, detail: String) -
         effects,
         run.now_ms(),
     ) {
-        Ok(after) => {
-            json!({"id": id, "attempt": attempt, "state": after.state.as_str(), "attempt_status": status.as_str(), "detail": after.detail})
-        }
-        Err(err) => {
-            json!({"id": id, "attempt": attempt, "error": err.to_json_value()["error"]})
-        }
+        Ok(after) => Launched::new(
+            id,
+            attempt,
+            LaunchEnd::Held {
+                state: after.state,
+                attempt_status: status,
+                detail: after.detail,
+                run: links,
+            },
+        ),
+        Err(err) => Launched::failed(id, Some(attempt), err),
     }
 }

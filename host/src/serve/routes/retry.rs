@@ -6,7 +6,7 @@
 use super::{Body, Policy};
 use crate::clock::now_ms;
 use crate::error::HostError;
-use crate::retry::RetryRequest;
+use crate::ops::retry::RetryRequest;
 use crate::serve::http::Response;
 use crate::store::Store;
 
@@ -40,7 +40,7 @@ pub(super) fn retry(
         max_reentries: body.number("max_reentries")?,
         check_program: policy.check_programs,
     };
-    let retried = crate::retry::retry(store, &request, now_ms())?;
+    let retried = crate::ops::retry::retry(store, &request, now_ms())?;
     Ok(Response::json(201, retried.to_json())
         .with_header("Location", format!("/v1/deferrals/{}", retried.deferral.id)))
 }

@@ -5,23 +5,26 @@
 //! and the other skips it. A ticker that dies leaves a lease; after the lease ends the next
 //! tick returns that deferral to `deferred` (counting the re-entry) and launches it again.
 
-use crate::coordinator::{self, Outcome};
+use crate::coordinator;
 use crate::error::{HostError, HostErrorKind};
 use crate::github::client::GithubClient;
 use crate::github::follow::FollowReport;
 use crate::handle::lease_owner;
-use crate::launch::{recover, Attempt, Launchers, Pass};
-use crate::store::{AttemptStatus, Deferral, Store};
-use crate::view::{
-    self,
-    answers::{AttemptView, ResolvedView, TickView},
-};
+use crate::launch::{recover, Launched, Launchers, Pass};
+use crate::store::{Deferral, Store};
 use deferral_core::lifecycle::State;
-use serde_json::{json, Value};
 use std::time::Duration;
 
 mod admitted;
+mod held;
+mod launch_one;
 pub mod rate_limit;
+pub mod report;
+
+pub use held::Held;
+pub use report::{GithubCalls, Recovered, Skipped, TickReport};
+
+use launch_one::{launch, planned, Skip};
 
 pub struct TickOptions {
     pub dry_run: bool,
@@ -97,41 +100,6 @@ impl TickOptions {
     }
 }
 
-/// What a pass did (or, with `--dry-run`, would do).
-#[derive(Debug, Default)]
-pub struct TickReport {
-    pub dry_run: bool,
-    pub expired: Vec<String>,
-    pub recovered: Vec<Value>,
-    pub launched: Vec<Value>,
-    pub skipped: Vec<Value>,
-    /// Per pool with held deferrals: `{pool, why, until, admitted, held, ids}`.
-    pub held: Vec<Value>,
-    /// The follow step (see `github::follow`), when a GitHub client is configured.
-    pub follow: Option<crate::github::follow::FollowReport>,
-    /// GitHub calls made: `{requests, not_modified, blob, stopped, errors}`.
-    pub github: Option<Value>,
-    /// What the host's own `GET /rate_limit` taught its pool (`--rate-limit-pool`).
-    pub rate_limit: Option<Value>,
-}
-
-impl TickReport {
-    pub fn to_json(&self) -> Value {
-        view::value(&TickView {
-            dry_run: self.dry_run,
-            expired: &self.expired,
-            followed: self.follow.as_ref().map_or(&[], |f| &f.followed),
-            github: self.github.as_ref(),
-            held: &self.held,
-            launched: &self.launched,
-            rate_limit: self.rate_limit.as_ref(),
-            recovered: &self.recovered,
-            skipped: &self.skipped,
-            waiting: self.follow.as_ref().map_or(&[], |f| &f.waiting),
-        })
-    }
-}
-
 use crate::store::rules::{is_due, is_expirable, is_stale_lease as is_stale};
 
 /// The three work lists, from the store's indexed queries or, with ids, from those rows.
@@ -163,11 +131,11 @@ pub enum TickStep<'a> {
     /// About to claim and launch this deferral.
     Launching { id: &'a str, attempt: u32 },
     /// A launch ended: its entry in `launched`.
-    Launched(&'a Value),
+    Launched(&'a Launched),
     /// Not launched: another ticker claimed it first.
     ClaimedElsewhere { id: &'a str },
     /// Not launched: its entry in `skipped`.
-    Skipped(&'a Value),
+    Skipped(&'a Skipped),
 }
 
 pub fn tick(
@@ -193,16 +161,19 @@ pub fn tick_observed(
     };
     if options.dry_run {
         report.expired = expirable.iter().map(|d| d.id.clone()).collect();
-        report.recovered = stale.iter().map(|d| json!({"id": d.id, "attempt_status": d.attempt_status.map(AttemptStatus::as_str)})).collect();
+        report.recovered = stale
+            .iter()
+            .map(|d| Recovered::Planned {
+                id: d.id.clone(),
+                attempt_status: d.attempt_status,
+            })
+            .collect();
         if options.ids.is_empty() {
             // What each pool would admit and hold.
             admitted::dry_run(store, options, &now_ms, &mut report)?;
             return Ok(report);
         }
-        report.launched = due
-            .iter()
-            .map(|d| json!({"id": d.id, "attempt": d.reentries + 1, "launch": d.launch}))
-            .collect();
+        report.launched = due.iter().map(|d| planned(d, d.reentries + 1)).collect();
         return Ok(report);
     }
     for d in &expirable {
@@ -220,19 +191,15 @@ pub fn tick_observed(
     for d in &stale {
         match options.launchers.recover(store, d, now_ms()) {
             Ok(Some(after)) => {
-                report
-                    .recovered
-                    .push(view::value(&ResolvedView::of(&after)));
                 if is_due(&after, now_ms()) && !due.iter().any(|x| x.id == after.id) {
-                    due.push(after);
+                    due.push(after.clone());
                 }
+                report.recovered.push(Recovered::Done(Box::new(after)));
             }
             Ok(None) => {}
             Err(err) if err.is_conflict() => {}
             Err(err) if err.kind() == Some(HostErrorKind::LaunchStillRunning) => {
-                report
-                    .skipped
-                    .push(json!({"id": d.id, "why": format!("{err}")}));
+                report.skipped.push(Skipped::new(&d.id, format!("{err}")));
             }
             Err(err) => return Err(err),
         }
@@ -277,7 +244,7 @@ pub fn tick_observed(
             }
             Ok(None) => observe(TickStep::ClaimedElsewhere { id: &d.id }),
             Err(Skip(why)) => {
-                let entry = json!({"id": d.id, "why": why});
+                let entry = Skipped::new(&d.id, why);
                 observe(TickStep::Skipped(&entry));
                 report.skipped.push(entry);
             }
@@ -288,7 +255,7 @@ pub fn tick_observed(
 }
 
 /// The report's `github` part: calls made, why they stopped, errors met while following.
-fn github_summary(options: &TickOptions, report: &TickReport) -> Option<Value> {
+fn github_summary(options: &TickOptions, report: &TickReport) -> Option<GithubCalls> {
     let client = options.github.as_ref()?;
     let calls = client.calls();
     let stopped = client.quota.borrow().stopped().map(str::to_string);
@@ -297,10 +264,14 @@ fn github_summary(options: &TickOptions, report: &TickReport) -> Option<Value> {
         .follow
         .as_ref()
         .map_or(Vec::new(), |f| f.errors.clone());
-    Some(
-        json!({"requests": calls.requests, "not_modified": calls.not_modified,
-        "blob": calls.blob, "stopped": stopped, "unreachable": unreachable, "errors": errors}),
-    )
+    Some(GithubCalls {
+        requests: calls.requests,
+        not_modified: calls.not_modified,
+        blob: calls.blob,
+        stopped,
+        unreachable,
+        errors,
+    })
 }
 
 /// Two kinds' follow reports as one (the first's stop reason wins).
@@ -313,95 +284,4 @@ fn merge_follow(first: Option<FollowReport>, mut next: FollowReport) -> FollowRe
     first.errors.append(&mut next.errors);
     first.stopped = first.stopped.or(next.stopped);
     first
-}
-
-struct Skip(String);
-
-/// The kinds that cannot launch in this pass, each with why ([`crate::launch::Launcher::not_ready`]).
-fn not_ready(pass: &Pass<'_>, launchers: &Launchers) -> Vec<(&'static str, String)> {
-    launchers
-        .iter()
-        .filter_map(|kind| kind.not_ready(pass).map(|why| (kind.name(), why)))
-        .collect()
-}
-
-/// Blocks a claimed deferral whose stored target does not parse (cause `invalid-launch`).
-fn refuse_claimed(store: &dyn Store, claimed: &Deferral, err: HostError, now: u64) -> Value {
-    let outcome = Outcome::BlockedBecause {
-        cause: err.code.clone(),
-        detail: Some(format!("refused at launch, never run: {}", err.message)),
-    };
-    match coordinator::finish(store, claimed, outcome, now) {
-        Ok(after) => view::value(&AttemptView::of(&claimed.id, after.reentries, &after)),
-        Err(err) => json!({"id": claimed.id, "error": err.to_json_value()["error"]}),
-    }
-}
-
-/// Blocks a due deferral whose stored target no longer parses (cause `invalid-launch`),
-/// claiming it first so the refusal is one compare-and-set like any launch outcome.
-fn refuse_stored_target(
-    store: &dyn Store,
-    d: &Deferral,
-    owner: &str,
-    options: &TickOptions,
-    now_ms: &dyn Fn() -> u64,
-    err: HostError,
-) -> Option<Value> {
-    let lease_ms = options.lease_ms();
-    let at = now_ms();
-    let refused = coordinator::claim(
-        store,
-        d,
-        owner,
-        at.saturating_add(lease_ms),
-        AttemptStatus::Launching,
-        at,
-    );
-    match refused {
-        Ok(claimed) => Some(refuse_claimed(store, &claimed.deferral, err, now_ms())),
-        // Another ticker got there first.
-        Err(e) if e.is_conflict() => None,
-        Err(e) => Some(json!({"id": d.id, "error": e.to_json_value()["error"]})),
-    }
-}
-
-fn launch(
-    store: &dyn Store,
-    d: &Deferral,
-    owner: &str,
-    options: &TickOptions,
-    now_ms: &dyn Fn() -> u64,
-) -> Result<Option<Value>, Skip> {
-    let target = match options.launchers.parse(&d.launch) {
-        Ok(target) => target,
-        // Stored by an older version (e.g. a shell command line): refused, never run.
-        Err(err) => return Ok(refuse_stored_target(store, d, owner, options, now_ms, err)),
-    };
-    let kind = target.kind();
-    let pass = options.pass(store, now_ms);
-    // Checked before claiming, so missing credentials or a spent quota use no re-entry.
-    if let Some(why) = kind.not_ready(&pass) {
-        return Err(Skip(why));
-    }
-    let claimed_at = now_ms();
-    let claimed = match coordinator::claim(
-        store,
-        d,
-        owner,
-        claimed_at.saturating_add(pass.lease_ms),
-        kind.claimed_status(),
-        claimed_at,
-    ) {
-        Ok(claimed) => claimed,
-        // Another ticker claimed it first (or it changed): not ours to launch.
-        Err(err) if err.is_conflict() => return Ok(None),
-        Err(err) => return Err(Skip(format!("{}: {}", err.code, err.message))),
-    };
-    // The kind runs the launch and records how it ended (see `launch::kinds`).
-    let attempt = Attempt {
-        pass: &pass,
-        claimed: &claimed,
-        owner,
-    };
-    Ok(Some(kind.launch(&target, &attempt)))
 }

@@ -7,9 +7,6 @@
 //! cancellation digest, so the handle that proves the retry also cancels or retries the new
 //! deferral. It waits in the blocked deferral's pool with its planned cost, as any deferral of
 //! that pool does. The blocked deferral's row, receipts and events are left as they were.
-//!
-//! Also here: the answer when a receipt recorded before is recorded again with another launch
-//! target (`launch-conflict`), which points to `retry`.
 
 use crate::clock::iso8601;
 use crate::coordinator::{load, require_cancellation_handle, window_of, KIND_RETAINED};
@@ -165,33 +162,4 @@ fn same_pool(store: &dyn Store, id: &str) -> Result<Option<PoolTag>, HostError> 
         seen: Vec::new(),
         ..PoolTag::default()
     }))
-}
-
-/// A receipt recorded already answers its deferral (idempotent) only for the same launch
-/// target; another target is `launch-conflict` (exit 2), which names the target kept and
-/// the way to change it.
-pub fn check_same_launch(existing: &Deferral, launch: &str) -> Result<(), HostError> {
-    if existing.launch == launch {
-        return Ok(());
-    }
-    let id = &existing.id;
-    let how = if existing.state == State::Blocked {
-        format!(
-            "it ended blocked: `deferral-host retry {id} --handle HANDLE --launch {launch:?}` \
-             starts it again with the new target"
-        )
-    } else {
-        format!(
-            "a deferral's target never changes; if it ends blocked, `deferral-host retry {id} \
-             --handle HANDLE --launch {launch:?}` starts it again with the new target"
-        )
-    };
-    Err(HostError::new(
-        HostErrorKind::LaunchConflict,
-        format!(
-            "this receipt is recorded already as deferral {id} ({}) with the launch target {:?}, not {launch:?}; {how}",
-            existing.state.as_str(),
-            existing.launch
-        ),
-    ))
 }

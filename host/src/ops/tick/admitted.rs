@@ -3,14 +3,13 @@
 //! state and fence) and launched; the rest are held, listed in the report with their pool and
 //! why. An admission that is not used (the claim lost, the launch skipped) is released.
 
-use super::{launch, not_ready, Skip, TickOptions, TickReport, TickStep};
+use super::launch_one::{launch, not_ready, planned, Skip};
+use super::{Held, Skipped, TickOptions, TickReport, TickStep};
 use crate::coordinator;
 use crate::error::HostError;
 use crate::pools::admission::{self, Admit, Pass};
-use crate::pools::view::held_json;
 use crate::store::pools::{Admission, PoolWrite};
 use crate::store::Store;
-use serde_json::{json, Value};
 
 fn how<'a>(
     options: &'a TickOptions,
@@ -49,11 +48,11 @@ pub(super) fn dry_run(
         )?;
         for c in &pass.decision.admit {
             let d = coordinator::load(store, &c.id)?;
-            report.launched.push(
-                json!({"id": d.id, "attempt": c.attempt, "launch": d.launch, "pool": pass.pool}),
-            );
+            let mut entry = planned(&d, c.attempt);
+            entry.pool = Some(pass.pool.clone());
+            report.launched.push(entry);
         }
-        report.held.extend(held_json(&pass));
+        report.held.extend(Held::of(&pass));
     }
     Ok(())
 }
@@ -125,10 +124,9 @@ pub(super) fn launch_admitted(
                 attempt: d.reentries + 1,
             });
             match launch(store, &d, owner, options, now_ms) {
-                Ok(Some(entry)) => {
+                Ok(Some(mut entry)) => {
                     launched += 1;
-                    let mut entry: Value = entry;
-                    entry["pool"] = json!(pass.pool);
+                    entry.pool = Some(pass.pool.clone());
                     observe(TickStep::Launched(&entry));
                     report.launched.push(entry);
                 }
@@ -138,18 +136,18 @@ pub(super) fn launch_admitted(
                 }
                 Err(Skip(why)) => {
                     unused(store)?;
-                    let entry = json!({"id": d.id, "why": why});
+                    let entry = Skipped::new(&d.id, why);
                     observe(TickStep::Skipped(&entry));
                     report.skipped.push(entry);
                 }
             }
         }
-        report.held.extend(held_json(&pass));
+        report.held.extend(Held::of(&pass));
     }
     if !not_ready.is_empty() {
         // One given back or skipped in this pass is in the report already, with its cause.
-        let listed: Vec<String> = (report.launched.iter().chain(&report.skipped))
-            .filter_map(|e| e["id"].as_str().map(str::to_string))
+        let listed: Vec<String> = (report.launched.iter().map(|e| e.id.clone()))
+            .chain(report.skipped.iter().map(|e| e.id.clone()))
             .collect();
         for d in store.due(now_ms(), options.limit)? {
             let kind = crate::store::launch_kind(&d.launch);
@@ -158,7 +156,7 @@ pub(super) fn launch_admitted(
                 .find(|(k, _)| *k == kind)
                 .map(|(_, why)| why);
             if let Some(why) = why.filter(|_| !listed.contains(&d.id)) {
-                let entry = json!({"id": d.id, "why": why});
+                let entry = Skipped::new(&d.id, why.clone());
                 observe(TickStep::Skipped(&entry));
                 report.skipped.push(entry);
             }
