@@ -71,7 +71,7 @@ fn postgres_a_signed_delivery_to_run_ends_its_dispatched_deferral() {
     let Some(schema) = common::pg::schema_or_skip() else {
         return;
     };
-    delivered_and_complete(Host::with_store(&schema.url));
+    delivered_and_complete(Host::with_store(&schema.url).init());
 }
 
 fn delivered_and_complete(host: Host) {
