@@ -11,6 +11,9 @@ pub struct PoolRow {
     pub version: u64,
     pub rest: Option<WindowState>,
     pub graphql: Option<WindowState>,
+    /// Windows of rate-limit buckets this program does not meter, by name, as stored (rows a
+    /// newer host wrote): shown, kept as they are, never a failure.
+    pub unmetered: Vec<(String, WindowState)>,
     /// Nothing more is admitted before this (the window's reset plus buffer and jitter), unless
     /// a report changes the pool first.
     pub hold_until_ms: Option<u64>,
@@ -26,6 +29,7 @@ impl PoolRow {
             version: 0,
             rest: None,
             graphql: None,
+            unmetered: Vec::new(),
             hold_until_ms: None,
             hold_reason: None,
             updated_ms: 0,

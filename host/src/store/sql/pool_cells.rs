@@ -1,7 +1,7 @@
 //! The pools' values as the columns they are stored in: a window's six cells, a cost's three,
 //! and back (see `pool_rows` and `pools`).
 
-use super::super::pools::{Cost, Resource, WindowState};
+use super::super::pools::{Cost, WindowState};
 use super::super::StoreError;
 use super::{to_i64, to_u64, SqlRow};
 
@@ -14,17 +14,11 @@ pub const WINDOW_COLUMNS: &str =
     "pool, resource, window_limit, remaining, spent, spent_at_report, \
      reserve, reset_ms, reset_known, opened_after_ms, length_ms, next_limit, observed_ms, source";
 
-/// A window's row: `(pool, resource, window)`; `None` for a resource this program does not
-/// meter (rate-limit buckets are an open set: a row of another one is kept, never a failure).
-pub fn window_of_row(
-    row: &dyn SqlRow,
-) -> Result<Option<(String, Resource, WindowState)>, StoreError> {
-    let Some(resource) = Resource::parse(&row.text(1)?) else {
-        return Ok(None);
-    };
-    Ok(Some((
-        row.text(0)?,
-        resource,
+/// A window's row: `(resource, window)`, the resource by its stored name (rate-limit buckets
+/// are an open set: a row of one this program does not meter is read, kept and shown).
+pub fn window_of_row(row: &dyn SqlRow) -> Result<(String, WindowState), StoreError> {
+    Ok((
+        row.text(1)?,
         WindowState {
             limit: row.u64(2)?,
             remaining: row.u64(3)?,
@@ -39,7 +33,7 @@ pub fn window_of_row(
             observed_ms: row.u64(12)?,
             source: row.text(13)?,
         },
-    )))
+    ))
 }
 
 /// A cost from its three columns (`None` when all are `NULL`).

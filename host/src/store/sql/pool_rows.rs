@@ -34,9 +34,14 @@ pub const ADMISSION_COLUMNS: &str =
     "seq, pool, deferral_id, attempt, rest_cost, graphql_cost, content_cost, \
      window_reset_ms, expires_ms, admitted_ms, released_ms, secret_digest";
 
-pub fn read_observation(r: &dyn SqlRow) -> Result<Observation, StoreError> {
-    Ok(Observation {
-        resource: Resource::parse(&r.text(0)?).unwrap_or(Resource::Rest),
+/// An observation; `None` for one of a bucket this program does not meter (kept in the table as
+/// evidence, never read as another bucket's).
+pub fn read_observation(r: &dyn SqlRow) -> Result<Option<Observation>, StoreError> {
+    let Some(resource) = Resource::parse(&r.text(0)?) else {
+        return Ok(None);
+    };
+    Ok(Some(Observation {
+        resource,
         window: Window {
             limit: r.u64(1)?,
             remaining: r.u64(2)?,
@@ -46,5 +51,5 @@ pub fn read_observation(r: &dyn SqlRow) -> Result<Observation, StoreError> {
         observed_ms: r.u64(5)?,
         source: r.text(6)?,
         deferral_id: r.opt_text(7)?,
-    })
+    }))
 }

@@ -24,11 +24,11 @@ fn pool_in(conn: &mut dyn SqlConn, name: &str, lock: bool) -> Result<Option<Pool
     };
     let sql =
         format!("SELECT {WINDOW_COLUMNS} FROM pool_windows WHERE pool = ?1 ORDER BY resource");
-    for (_, resource, window) in query_all(conn, &sql, args![name], window_of_row)?
-        .into_iter()
-        .flatten()
-    {
-        *row.window_mut(resource) = Some(window);
+    for (resource, window) in query_all(conn, &sql, args![name], window_of_row)? {
+        match Resource::parse(&resource) {
+            Some(r) => *row.window_mut(r) = Some(window),
+            None => row.unmetered.push((resource, window)),
+        }
     }
     Ok(Some(row))
 }
@@ -43,10 +43,14 @@ const INSERT_WINDOW: &str =
      reserve, reset_ms, reset_known, opened_after_ms, length_ms, next_limit, observed_ms, source) \
      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)";
 
-/// Writes the windows of `row`: one row per resource it meters, replacing what was there.
+/// Writes the windows of `row`: one row per resource this program meters, replacing what was
+/// there. Rows of other buckets (a newer host's) are left as they are.
 fn write_windows(conn: &mut dyn SqlConn, row: &PoolRow) -> Result<(), StoreError> {
-    conn.execute("DELETE FROM pool_windows WHERE pool = ?1", args![&row.name])?;
     for r in Resource::ALL {
+        conn.execute(
+            "DELETE FROM pool_windows WHERE pool = ?1 AND resource = ?2",
+            args![&row.name, r.as_str()],
+        )?;
         let Some(w) = row.window(r) else { continue };
         conn.execute(
             INSERT_WINDOW,
@@ -421,6 +425,7 @@ impl<B: SqlBackend> PoolStore for B {
                 args![deferral_id],
                 read_observation,
             )
+            .map(|all| all.into_iter().flatten().collect())
         })
     }
 }
