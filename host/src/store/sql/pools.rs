@@ -8,8 +8,9 @@ use super::super::pools::{
     PoolWritten, Resource, DEFAULT_POOL,
 };
 use super::super::{NewDeferral, StoreError};
-use super::pool_cells::{cost_cells, cost_of_cells, window_of_row, POOL_COLUMNS, WINDOW_COLUMNS};
-use super::pool_rows::{read_admission, read_observation, read_pool, ADMISSION_COLUMNS};
+use super::cost_rows::{read_cost, seq_owner, CostOf};
+use super::pool_cells::{window_of_row, POOL_COLUMNS, WINDOW_COLUMNS};
+use super::pool_rows::{admission_columns, read_admission, read_observation, read_pool};
 use super::{args, query_all, query_opt, to_i64, SqlBackend, SqlConn};
 
 fn pool_in(conn: &mut dyn SqlConn, name: &str, lock: bool) -> Result<Option<PoolRow>, StoreError> {
@@ -100,23 +101,21 @@ fn write_pool_in(conn: &mut dyn SqlConn, w: &PoolWrite) -> Result<Option<PoolWri
     write_windows(conn, &w.row)?;
     let mut admitted = Vec::with_capacity(w.admit.len());
     for a in &w.admit {
-        let cost = cost_cells(a.cost.as_ref());
-        admitted.push(conn.insert_seq(
-            "INSERT INTO admissions (pool, deferral_id, attempt, rest_cost, graphql_cost, content_cost, window_reset_ms, expires_ms, admitted_ms, secret_digest) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+        let seq = conn.insert_seq(
+            "INSERT INTO admissions (pool, deferral_id, attempt, window_reset_ms, expires_ms, admitted_ms, secret_digest) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             args![
                 name,
                 &a.deferral_id,
                 a.attempt,
-                cost.0,
-                cost.1,
-                cost.2,
                 to_i64(a.window_reset_ms),
                 to_i64(a.expires_ms),
                 to_i64(w.at_ms),
                 &a.secret_digest
             ],
-        )?);
+        )?;
+        CostOf::Admission.write(conn, seq_owner(seq), a.cost.as_ref())?;
+        admitted.push(seq);
     }
     for seq in &w.release {
         conn.execute(
@@ -200,12 +199,11 @@ pub fn register_new(conn: &mut dyn SqlConn, new: &NewDeferral) -> Result<(), Sto
         .clone()
         .or(inherited.map(|i| i.2).filter(|k| !k.is_empty()))
         .unwrap_or_else(|| default_key(&new.launch));
-    let cost = cost_cells(tag.cost.as_ref());
     conn.execute(
-        "UPDATE deferrals SET pool = ?1, rest_cost = ?2, graphql_cost = ?3, content_cost = ?4, \
-         priority = ?5, fairness_key = ?6 WHERE id = ?7",
-        args![&pool, cost.0, cost.1, cost.2, priority, &key, &new.id],
+        "UPDATE deferrals SET pool = ?1, priority = ?2, fairness_key = ?3 WHERE id = ?4",
+        args![&pool, priority, &key, &new.id],
     )?;
+    CostOf::Deferral.write(conn, (&new.id).into(), tag.cost.as_ref())?;
     let existing = pool_in(conn, &pool, !tag.seen.is_empty())?;
     if existing.is_some() && tag.seen.is_empty() {
         return Ok(());
@@ -243,10 +241,13 @@ pub fn register_new(conn: &mut dyn SqlConn, new: &NewDeferral) -> Result<(), Sto
     }
 }
 
-/// What a candidate is read from (`deferrals d`).
-const CANDIDATE_COLUMNS: &str =
-    "id, resume_after_ms, reentries, rest_cost, graphql_cost, content_cost, \
-     priority, fairness_key, launch, resume_by_ms";
+/// What a candidate is read from (`deferrals d`): its cost last, from `deferral_costs`.
+fn candidate_columns() -> String {
+    format!(
+        "id, resume_after_ms, reentries, priority, fairness_key, launch, resume_by_ms, {}",
+        CostOf::Deferral.select("d.id")
+    )
+}
 
 /// No open admission for the attempt a claim would make (`?2`: now).
 const NOT_ADMITTED: &str = "NOT EXISTS (SELECT 1 FROM admissions a WHERE a.deferral_id = d.id \
@@ -257,12 +258,12 @@ fn read_candidate(row: &dyn super::SqlRow) -> Result<Candidate, StoreError> {
         id: row.text(0)?,
         resume_after_ms: row.u64(1)?,
         attempt: row.u32(2)? + 1,
-        cost: cost_of_cells(row.opt_i64(3)?, row.opt_i64(4)?, row.opt_i64(5)?),
-        priority: row.i64(6)?,
-        key: Some(row.text(7)?)
+        priority: row.i64(3)?,
+        key: Some(row.text(4)?)
             .filter(|k| !k.is_empty())
-            .map_or_else(|| row.text(8).map(|l| default_key(&l)), Ok)?,
-        resume_by_ms: row.u64(9)?,
+            .map_or_else(|| row.text(5).map(|l| default_key(&l)), Ok)?,
+        resume_by_ms: row.u64(6)?,
+        cost: read_cost(row, 7)?,
     })
 }
 
@@ -311,13 +312,17 @@ impl<B: SqlBackend> PoolStore for B {
     }
 
     fn admission(&self, seq: u64) -> Result<Option<Admission>, StoreError> {
-        let sql = format!("SELECT {ADMISSION_COLUMNS} FROM admissions WHERE seq = ?1");
+        let sql = format!(
+            "SELECT {} FROM admissions WHERE seq = ?1",
+            admission_columns()
+        );
         self.sql_read(|conn| query_opt(conn, &sql, args![to_i64(seq)], read_admission))
     }
 
     fn open_admissions(&self, pool: &str, now_ms: u64) -> Result<Vec<Admission>, StoreError> {
         let sql = format!(
-            "SELECT {ADMISSION_COLUMNS} FROM admissions WHERE pool = ?1 AND released_ms IS NULL AND expires_ms > ?2 ORDER BY seq"
+            "SELECT {} FROM admissions WHERE pool = ?1 AND released_ms IS NULL AND expires_ms > ?2 ORDER BY seq",
+            admission_columns()
         );
         self.sql_read(|conn| query_all(conn, &sql, args![pool, to_i64(now_ms)], read_admission))
     }
@@ -329,8 +334,9 @@ impl<B: SqlBackend> PoolStore for B {
         now_ms: u64,
     ) -> Result<Option<Admission>, StoreError> {
         let sql = format!(
-            "SELECT {ADMISSION_COLUMNS} FROM admissions WHERE deferral_id = ?1 AND attempt = ?2 \
-             AND released_ms IS NULL AND expires_ms > ?3 ORDER BY seq DESC LIMIT 1"
+            "SELECT {} FROM admissions WHERE deferral_id = ?1 AND attempt = ?2 \
+             AND released_ms IS NULL AND expires_ms > ?3 ORDER BY seq DESC LIMIT 1",
+            admission_columns()
         );
         self.sql_read(|conn| {
             query_opt(
@@ -352,10 +358,11 @@ impl<B: SqlBackend> PoolStore for B {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         self.sql_read(|conn| {
             let sql = format!(
-                "SELECT {CANDIDATE_COLUMNS} FROM deferrals d \
+                "SELECT {} FROM deferrals d \
                  WHERE state = 'deferred' AND pool = ?1 AND resume_after_ms <= ?2 AND resume_by_ms >= ?2 \
                  AND {} AND {NOT_ADMITTED} \
                  ORDER BY priority DESC, resume_after_ms, id LIMIT ?4",
+                candidate_columns(),
                 conn.dialect().not_in_list("launch_kind", 3)
             );
             query_all(
@@ -376,9 +383,10 @@ impl<B: SqlBackend> PoolStore for B {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         self.sql_read(|conn| {
             let sql = format!(
-                "SELECT {CANDIDATE_COLUMNS} FROM deferrals d \
+                "SELECT {} FROM deferrals d \
                  WHERE state = 'deferred' AND pool = ?1 AND resume_by_ms >= ?2 AND {NOT_ADMITTED} \
-                 ORDER BY priority DESC, resume_after_ms, id LIMIT ?3"
+                 ORDER BY priority DESC, resume_after_ms, id LIMIT ?3",
+                candidate_columns()
             );
             query_all(
                 conn,
@@ -393,27 +401,18 @@ impl<B: SqlBackend> PoolStore for B {
         self.sql_read(|conn| {
             query_opt(
                 conn,
-                "SELECT pool, rest_cost, graphql_cost, content_cost FROM deferrals WHERE id = ?1",
+                &format!(
+                    "SELECT pool, {} FROM deferrals d WHERE id = ?1",
+                    CostOf::Deferral.select("d.id")
+                ),
                 args![deferral_id],
-                |r| {
-                    Ok((
-                        r.text(0)?,
-                        cost_of_cells(r.opt_i64(1)?, r.opt_i64(2)?, r.opt_i64(3)?),
-                    ))
-                },
+                |r| Ok((r.text(0)?, read_cost(r, 1)?)),
             )
         })
     }
 
     fn set_cost(&self, deferral_id: &str, cost: &Cost) -> Result<(), StoreError> {
-        let cells = cost_cells(Some(cost));
-        self.sql_write(|conn| {
-            conn.execute(
-                "UPDATE deferrals SET rest_cost = ?1, graphql_cost = ?2, content_cost = ?3 WHERE id = ?4",
-                args![cells.0, cells.1, cells.2, deferral_id],
-            )?;
-            Ok(())
-        })
+        self.sql_write(|conn| CostOf::Deferral.write(conn, deferral_id.into(), Some(cost)))
     }
 
     fn observations_of(&self, deferral_id: &str) -> Result<Vec<Observation>, StoreError> {
