@@ -36,24 +36,19 @@ impl CostOf {
         }
     }
 
-    /// Four select expressions for the cost of `owner` (`d.id`, `admissions.seq`): how many
-    /// rows of our names it has, then each name's amount; read back with [`read_cost`].
+    /// Three select expressions for the cost of `owner` (`d.id`, `admissions.seq`): each
+    /// name's amount (`NULL` when it has no row); read back with [`read_cost`].
     pub fn select(self, owner: &str) -> String {
         let (table, key) = self.table();
-        let names = COST_NAMES
+        COST_NAMES
             .iter()
-            .map(|n| format!("'{n}'"))
+            .map(|name| {
+                format!(
+                    "(SELECT c.amount FROM {table} c WHERE c.{key} = {owner} AND c.resource = '{name}')"
+                )
+            })
             .collect::<Vec<_>>()
-            .join(", ");
-        let mut cells = vec![format!(
-            "(SELECT COUNT(*) FROM {table} c WHERE c.{key} = {owner} AND c.resource IN ({names}))"
-        )];
-        for name in COST_NAMES {
-            cells.push(format!(
-                "(SELECT c.amount FROM {table} c WHERE c.{key} = {owner} AND c.resource = '{name}')"
-            ));
-        }
-        cells.join(", ")
+            .join(", ")
     }
 
     /// Replaces the rows of our names of `owner` with `cost`'s (`None`: unknown, no row).
@@ -84,17 +79,18 @@ impl CostOf {
     }
 }
 
-/// The cost in the four cells of [`CostOf::select`], from `at`.
+/// The cost in the three cells of [`CostOf::select`], from `at`: unknown when none of our
+/// names has a row (the store writes them together, so that is all or none of them).
 pub fn read_cost(row: &dyn SqlRow, at: usize) -> Result<Option<Cost>, StoreError> {
-    if row.i64(at)? == 0 {
+    let cells = [row.opt_i64(at)?, row.opt_i64(at + 1)?, row.opt_i64(at + 2)?];
+    if cells.iter().all(Option::is_none) {
         return Ok(None);
     }
-    let cell =
-        |i: usize| -> Result<u64, StoreError> { Ok(row.opt_i64(at + 1 + i)?.map_or(0, to_u64)) };
+    let [rest, graphql, content] = cells.map(|c| c.map_or(0, to_u64));
     Ok(Some(Cost {
-        rest: cell(0)?,
-        graphql: cell(1)?,
-        content: cell(2)?,
+        rest,
+        graphql,
+        content,
     }))
 }
 
