@@ -16,10 +16,12 @@
 //! The types are in `window` (a resource's window and what is reported of it) and `rows` (what
 //! the store reads and writes); this file has the names and the trait.
 
+mod buckets;
 mod keys;
 mod rows;
 mod window;
 
+pub use buckets::{bucket, resource_of_bucket};
 pub use keys::{default_key, key_ok, MAX_KEY_CHARS};
 
 pub use rows::{Admission, Candidate, NewAdmission, PoolRow, PoolTag, PoolWrite, PoolWritten};
