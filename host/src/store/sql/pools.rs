@@ -27,7 +27,9 @@ fn pool_in(conn: &mut dyn SqlConn, name: &str, lock: bool) -> Result<Option<Pool
         format!("SELECT {WINDOW_COLUMNS} FROM pool_windows WHERE pool = ?1 ORDER BY resource");
     for (resource, window) in query_all(conn, &sql, args![name], window_of_row)? {
         match Resource::parse(&resource) {
-            Some(r) => *row.window_mut(r) = Some(window),
+            Some(r) => {
+                row.windows.insert(r, window);
+            }
             None => row.unmetered.push((resource, window)),
         }
     }
