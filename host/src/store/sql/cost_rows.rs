@@ -36,19 +36,29 @@ impl CostOf {
         }
     }
 
-    /// Three select expressions for the cost of `owner` (`d.id`, `admissions.seq`): each
-    /// name's amount (`NULL` when it has no row); read back with [`read_cost`].
-    pub fn select(self, owner: &str) -> String {
+    /// The three cells of a cost, one per name (`NULL` when it has no row), given
+    /// [`CostOf::join`] in the `FROM`; read back with [`read_cost`].
+    pub fn cells(self) -> String {
+        COST_NAMES
+            .iter()
+            .map(|name| format!("cost_{name}.amount"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// The joins that give [`CostOf::cells`] for the row `owner` (`d.id`, `admissions.seq`): one
+    /// primary-key lookup per name (a join, which both planners run faster over a long list
+    /// than a subquery per cell).
+    pub fn join(self, owner: &str) -> String {
         let (table, key) = self.table();
         COST_NAMES
             .iter()
             .map(|name| {
                 format!(
-                    "(SELECT c.amount FROM {table} c WHERE c.{key} = {owner} AND c.resource = '{name}')"
+                    " LEFT JOIN {table} cost_{name} ON cost_{name}.{key} = {owner} AND cost_{name}.resource = '{name}'"
                 )
             })
-            .collect::<Vec<_>>()
-            .join(", ")
+            .collect()
     }
 
     /// Replaces the rows of our names of `owner` with `cost`'s (`None`: unknown, no row).
@@ -79,7 +89,7 @@ impl CostOf {
     }
 }
 
-/// The cost in the three cells of [`CostOf::select`], from `at`: unknown when none of our
+/// The cost in the three cells of [`CostOf::cells`], from `at`: unknown when none of our
 /// names has a row (the store writes them together, so that is all or none of them).
 pub fn read_cost(row: &dyn SqlRow, at: usize) -> Result<Option<Cost>, StoreError> {
     let cells = [row.opt_i64(at)?, row.opt_i64(at + 1)?, row.opt_i64(at + 2)?];

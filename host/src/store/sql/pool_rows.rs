@@ -30,13 +30,14 @@ pub fn read_admission(row: &dyn SqlRow) -> Result<Admission, StoreError> {
     })
 }
 
-/// Columns of an admission (`FROM admissions`), in the order [`read_admission`] reads them:
-/// its cost last, from its rows in `admission_costs`.
-pub fn admission_columns() -> String {
+/// `SELECT ... FROM admissions ...` of the columns [`read_admission`] reads: its cost last,
+/// from its rows in `admission_costs`. The caller adds the `WHERE`.
+pub fn select_admissions() -> String {
     format!(
-        "seq, pool, deferral_id, attempt, window_reset_ms, expires_ms, admitted_ms, released_ms, \
-         secret_digest, {}",
-        CostOf::Admission.select("admissions.seq")
+        "SELECT seq, pool, deferral_id, attempt, window_reset_ms, expires_ms, admitted_ms, released_ms, \
+         secret_digest, {} FROM admissions{}",
+        CostOf::Admission.cells(),
+        CostOf::Admission.join("admissions.seq")
     )
 }
 

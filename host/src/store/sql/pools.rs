@@ -10,7 +10,7 @@ use super::super::pools::{
 use super::super::{NewDeferral, StoreError};
 use super::cost_rows::{read_cost, seq_owner, CostOf};
 use super::pool_cells::{window_of_row, POOL_COLUMNS, WINDOW_COLUMNS};
-use super::pool_rows::{admission_columns, read_admission, read_observation, read_pool};
+use super::pool_rows::{read_admission, read_observation, read_pool, select_admissions};
 use super::{args, query_all, query_opt, to_i64, SqlBackend, SqlConn};
 
 fn pool_in(conn: &mut dyn SqlConn, name: &str, lock: bool) -> Result<Option<PoolRow>, StoreError> {
@@ -243,11 +243,14 @@ pub fn register_new(conn: &mut dyn SqlConn, new: &NewDeferral) -> Result<(), Sto
     }
 }
 
-/// What a candidate is read from (`deferrals d`): its cost last, from `deferral_costs`.
-fn candidate_columns() -> String {
+/// `SELECT ... FROM deferrals d ...` of what a candidate is read from: its cost last, from
+/// `deferral_costs`. The caller adds the `WHERE`.
+fn select_candidates() -> String {
     format!(
-        "id, resume_after_ms, reentries, priority, fairness_key, launch, resume_by_ms, {}",
-        CostOf::Deferral.select("d.id")
+        "SELECT id, resume_after_ms, reentries, priority, fairness_key, launch, resume_by_ms, {} \
+         FROM deferrals d{}",
+        CostOf::Deferral.cells(),
+        CostOf::Deferral.join("d.id")
     )
 }
 
@@ -314,17 +317,14 @@ impl<B: SqlBackend> PoolStore for B {
     }
 
     fn admission(&self, seq: u64) -> Result<Option<Admission>, StoreError> {
-        let sql = format!(
-            "SELECT {} FROM admissions WHERE seq = ?1",
-            admission_columns()
-        );
+        let sql = format!("{} WHERE seq = ?1", select_admissions());
         self.sql_read(|conn| query_opt(conn, &sql, args![to_i64(seq)], read_admission))
     }
 
     fn open_admissions(&self, pool: &str, now_ms: u64) -> Result<Vec<Admission>, StoreError> {
         let sql = format!(
-            "SELECT {} FROM admissions WHERE pool = ?1 AND released_ms IS NULL AND expires_ms > ?2 ORDER BY seq",
-            admission_columns()
+            "{} WHERE pool = ?1 AND released_ms IS NULL AND expires_ms > ?2 ORDER BY seq",
+            select_admissions()
         );
         self.sql_read(|conn| query_all(conn, &sql, args![pool, to_i64(now_ms)], read_admission))
     }
@@ -336,9 +336,9 @@ impl<B: SqlBackend> PoolStore for B {
         now_ms: u64,
     ) -> Result<Option<Admission>, StoreError> {
         let sql = format!(
-            "SELECT {} FROM admissions WHERE deferral_id = ?1 AND attempt = ?2 \
+            "{} WHERE deferral_id = ?1 AND attempt = ?2 \
              AND released_ms IS NULL AND expires_ms > ?3 ORDER BY seq DESC LIMIT 1",
-            admission_columns()
+            select_admissions()
         );
         self.sql_read(|conn| {
             query_opt(
@@ -360,11 +360,10 @@ impl<B: SqlBackend> PoolStore for B {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         self.sql_read(|conn| {
             let sql = format!(
-                "SELECT {} FROM deferrals d \
-                 WHERE state = 'deferred' AND pool = ?1 AND resume_after_ms <= ?2 AND resume_by_ms >= ?2 \
+                "{} WHERE state = 'deferred' AND pool = ?1 AND resume_after_ms <= ?2 AND resume_by_ms >= ?2 \
                  AND {} AND {NOT_ADMITTED} \
                  ORDER BY priority DESC, resume_after_ms, id LIMIT ?4",
-                candidate_columns(),
+                select_candidates(),
                 conn.dialect().not_in_list("launch_kind", 3)
             );
             query_all(
@@ -385,10 +384,9 @@ impl<B: SqlBackend> PoolStore for B {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         self.sql_read(|conn| {
             let sql = format!(
-                "SELECT {} FROM deferrals d \
-                 WHERE state = 'deferred' AND pool = ?1 AND resume_by_ms >= ?2 AND {NOT_ADMITTED} \
+                "{} WHERE state = 'deferred' AND pool = ?1 AND resume_by_ms >= ?2 AND {NOT_ADMITTED} \
                  ORDER BY priority DESC, resume_after_ms, id LIMIT ?3",
-                candidate_columns()
+                select_candidates()
             );
             query_all(
                 conn,
@@ -404,8 +402,9 @@ impl<B: SqlBackend> PoolStore for B {
             query_opt(
                 conn,
                 &format!(
-                    "SELECT pool, {} FROM deferrals d WHERE id = ?1",
-                    CostOf::Deferral.select("d.id")
+                    "SELECT pool, {} FROM deferrals d{} WHERE id = ?1",
+                    CostOf::Deferral.cells(),
+                    CostOf::Deferral.join("d.id")
                 ),
                 args![deferral_id],
                 |r| Ok((r.text(0)?, read_cost(r, 1)?)),
