@@ -10,7 +10,7 @@ mod common;
 use common::serve_client::Serve;
 use common::{now, Host, HOUR};
 use deferral_host::clock::iso8601;
-use deferral_host::store::pools::{PoolRow, PoolWrite};
+use deferral_host::store::pools::{PoolRow, PoolWrite, Resource};
 use deferral_host::store::PoolStore;
 use serde_json::{json, Value};
 
@@ -482,7 +482,11 @@ fn a_holding_pool_admits_nothing_until_a_later_window_is_reported() {
     );
     let after: PoolRow = store.pool("p").unwrap().unwrap();
     assert_eq!(after.hold_until_ms, Some(reset + 1000), "the hold stands");
-    assert_eq!(after.rest.unwrap().remaining, 40, "the report was learned");
+    assert_eq!(
+        after.window(Resource::Rest).unwrap().remaining,
+        40,
+        "the report was learned"
+    );
     // A later window claimed while this one still runs (its reset ten minutes away) is not
     // believed: two windows cannot both be current; the hold stands (pool_ledger.rs shows a
     // later window reported after the reset).
@@ -494,7 +498,11 @@ fn a_holding_pool_admits_nothing_until_a_later_window_is_reported() {
     );
     assert_eq!(status, 200, "{out}");
     let after: PoolRow = store.pool("p").unwrap().unwrap();
-    assert_eq!(after.rest.unwrap().reset_ms, reset, "{out}");
+    assert_eq!(
+        after.window(Resource::Rest).unwrap().reset_ms,
+        reset,
+        "{out}"
+    );
 }
 
 #[test]

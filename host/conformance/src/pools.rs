@@ -94,11 +94,11 @@ pub fn a_pool_write_is_a_compare_and_set_on_its_version(backend: &dyn Backend) {
         .unwrap()
         .expect("the first write creates the row");
     assert_eq!(written.row.version, 1);
-    assert_eq!(written.row.rest.as_ref().unwrap().remaining, 30);
+    assert_eq!(written.row.window(Resource::Rest).unwrap().remaining, 30);
     assert!(written.admitted.is_empty(), "nothing admitted");
     let ids = record_in(&*store, "p", 1, &[]);
     let mut stale = first.clone();
-    stale.row.rest.as_mut().unwrap().remaining = 0;
+    stale.row.window_mut(Resource::Rest).unwrap().remaining = 0;
     stale.admit = vec![deferral_host::store::pools::NewAdmission {
         deferral_id: Some(ids[0].clone()),
         attempt: 1,
@@ -118,7 +118,10 @@ pub fn a_pool_write_is_a_compare_and_set_on_its_version(backend: &dyn Backend) {
     );
     let after = store.pool("p").unwrap().unwrap();
     assert_eq!(
-        (after.version, after.rest.unwrap().remaining),
+        (
+            after.version,
+            after.window(Resource::Rest).unwrap().remaining
+        ),
         (1, 30),
         "the row is unchanged"
     );

@@ -8,7 +8,7 @@
 
 use super::api::ApiError;
 use super::client::GithubClient;
-use crate::store::pools::Resource;
+use crate::store::pools::{bucket, Resource};
 use serde_json::Value;
 
 /// One window as GitHub states it.
@@ -69,10 +69,10 @@ pub fn parse(body: &Value) -> Result<Vec<Stated>, ApiError> {
         .filter(|r| r.is_object())
         .ok_or_else(|| ApiError::Shape("GET /rate_limit answered without resources".into()))?;
     let buckets = buckets(resources);
-    Ok([("core", Resource::Rest), ("graphql", Resource::Graphql)]
+    Ok(Resource::ALL
         .into_iter()
-        .filter_map(|(name, resource)| {
-            buckets.get(name).map(|b| Stated {
+        .filter_map(|resource| {
+            buckets.get(bucket(resource)).map(|b| Stated {
                 resource,
                 limit: b.limit,
                 remaining: b.remaining,

@@ -109,7 +109,7 @@ impl Room {
 
 /// Whether the pool meters anything (it learned at least one window).
 pub fn metered(pool: &PoolRow) -> bool {
-    pool.rest.is_some() || pool.graphql.is_some()
+    !pool.windows.is_empty()
 }
 
 /// The room of `pool` with `open` admissions. The pool has been rolled to `now` (see
@@ -534,8 +534,10 @@ mod tests {
     #[test]
     fn the_hold_and_the_admissions_follow_the_resource_that_binds() {
         let mut pool = PoolRow::empty("app-42");
-        pool.rest = Some(window(45, 25, 5, 6_000));
-        pool.graphql = Some(window(5000, 5000, 500, 3_600_000));
+        pool.windows
+            .insert(Resource::Rest, window(45, 25, 5, 6_000));
+        pool.windows
+            .insert(Resource::Graphql, window(5000, 5000, 500, 3_600_000));
         let jobs = vec![job("a", 10), job("b", 10), job("c", 10)];
         let d = decide(&pool, &[], jobs, true, 1_000, &options(), 0);
         assert_eq!(d.admit.len(), 2);
@@ -553,8 +555,10 @@ mod tests {
     #[test]
     fn a_job_of_both_resources_counts_until_the_later_reset() {
         let mut pool = PoolRow::empty("app-42");
-        pool.rest = Some(window(45, 45, 5, 6_000));
-        pool.graphql = Some(window(100, 100, 10, 9_000));
+        pool.windows
+            .insert(Resource::Rest, window(45, 45, 5, 6_000));
+        pool.windows
+            .insert(Resource::Graphql, window(100, 100, 10, 9_000));
         let mut both = job("a", 10);
         if let Some(c) = &mut both.cost {
             c.graphql = 50;

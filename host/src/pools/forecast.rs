@@ -202,20 +202,23 @@ mod tests {
 
     fn pool(remaining: u64) -> PoolRow {
         let mut pool = PoolRow::empty("app-42");
-        pool.rest = Some(WindowState {
-            limit: 45,
-            remaining,
-            spent: 0,
-            spent_at_report: 0,
-            reserve: 5,
-            reset_ms: RESET,
-            reset_known: true,
-            opened_after_ms: RESET - LENGTH,
-            length_ms: LENGTH,
-            next_limit: 45,
-            observed_ms: NOW,
-            source: "test".into(),
-        });
+        pool.windows.insert(
+            Resource::Rest,
+            WindowState {
+                limit: 45,
+                remaining,
+                spent: 0,
+                spent_at_report: 0,
+                reserve: 5,
+                reset_ms: RESET,
+                reset_known: true,
+                opened_after_ms: RESET - LENGTH,
+                length_ms: LENGTH,
+                next_limit: 45,
+                observed_ms: NOW,
+                source: "test".into(),
+            },
+        );
         pool
     }
 
@@ -282,7 +285,7 @@ mod tests {
     #[test]
     fn what_other_programs_spent_of_this_window_is_assumed_in_the_next() {
         let mut spent = pool(5);
-        if let Some(w) = spent.rest.as_mut() {
+        if let Some(w) = spent.windows.get_mut(&Resource::Rest) {
             w.spent = 20;
             w.spent_at_report = 20;
         }

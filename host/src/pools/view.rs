@@ -44,6 +44,22 @@ pub fn pool_json(store: &dyn Store, row: &PoolRow, now_ms: u64) -> Result<Value,
                    "observed": iso8601(w.observed_ms), "source": w.source, "in_flight": in_flight})
         });
     }
+    if !row.unmetered.is_empty() {
+        // Buckets this host does not meter (a newer host's rows): shown as stored, never used.
+        let unmetered: serde_json::Map<String, Value> = row
+            .unmetered
+            .iter()
+            .map(|(name, w)| {
+                (
+                    name.clone(),
+                    json!({"limit": w.limit, "remaining": w.remaining, "reserve": w.reserve,
+                    "reset": iso8601(w.reset_ms), "reset_ms": w.reset_ms,
+                    "observed": iso8601(w.observed_ms), "source": w.source}),
+                )
+            })
+            .collect();
+        value["unmetered"] = Value::Object(unmetered);
+    }
     value["unknown_cost_in_flight"] = json!(open.iter().filter(|a| a.cost.is_none()).count());
     let forecast =
         super::expect::pool_forecast(store, &row.name, now_ms, &super::PoolOptions::default())?;

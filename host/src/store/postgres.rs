@@ -42,7 +42,7 @@ use std::cell::RefCell;
 pub use ownership::STORE_MARKER;
 
 /// Migrations, in order; migration `i` moves the store from version `i` to `i + 1`.
-const MIGRATIONS: [Migration; 11] = [
+const MIGRATIONS: [Migration; 12] = [
     schema::CORE,
     schema::LAUNCH_PROCESSES,
     schema::GITHUB,
@@ -54,6 +54,7 @@ const MIGRATIONS: [Migration; 11] = [
     schema::POOL_WINDOWS,
     schema::WEBHOOK_DELIVERIES,
     schema::FAIR_POOLS,
+    schema::COST_ROWS,
 ];
 
 /// The schema version this program writes.

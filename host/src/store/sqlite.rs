@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Migrations, in order; migration `i` moves the store from version `i` to `i + 1`.
-const MIGRATIONS: [Migration; 12] = [
+const MIGRATIONS: [Migration; 13] = [
     schema::CORE,
     schema::LAUNCH_PROCESSES,
     schema::GITHUB,
@@ -36,6 +36,8 @@ const MIGRATIONS: [Migration; 12] = [
     schema::POOL_WINDOWS,
     schema::WEBHOOK_DELIVERIES,
     schema::FAIR_POOLS,
+    // 13: costs as rows keyed by resource name (see `sql::cost_rows`).
+    schema::COST_ROWS,
 ];
 
 /// How long a process waits for another one holding the store's lock.

@@ -1,24 +1,27 @@
 //! What the store keeps about pools (migration "pools"): the host's own metadata beside the
 //! receipts, never a field of one.
 //!
-//! * `deferrals.pool` and `deferrals.{rest,graphql,content}_cost`: the pool a deferral belongs to
-//!   and its planned cost per resource (all `NULL`: unknown, a bare receipt);
-//! * `pools`: one row per pool, with per resource the last known window (limit, remaining,
-//!   reserve, reset, when observed and from what), the pool's hold (until when nothing more is
-//!   admitted, and why) and a `version` that every write bumps: admission is a compare-and-set
-//!   on it ([`PoolStore::write_pool`]);
+//! * `deferrals.pool` and `deferral_costs`: the pool a deferral belongs to and its planned cost,
+//!   one row per resource name (no row: unknown, a bare receipt; see `sql::cost_rows`);
+//! * `pools`: one row per pool: the pool's hold (until when nothing more is admitted, and why)
+//!   and a `version` that every write bumps: admission is a compare-and-set on it
+//!   ([`PoolStore::write_pool`]);
+//! * `pool_windows`: per pool, one row per resource name with its window ledger (see
+//!   `window`); a row of a bucket this program does not meter is kept and shown, never used;
 //! * `pool_observations`: every rate state reported to a pool, as reported (the evidence; a
 //!   report the pool does not believe is kept here and nowhere else);
-//! * `admissions`: what was admitted in a pool (cost per resource, until when it counts) and
-//!   when it was released.
+//! * `admissions`: what was admitted in a pool (until when it counts, its cost as rows of
+//!   `admission_costs`) and when it was released.
 //!
 //! The types are in `window` (a resource's window and what is reported of it) and `rows` (what
 //! the store reads and writes); this file has the names and the trait.
 
+mod buckets;
 mod keys;
 mod rows;
 mod window;
 
+pub use buckets::{bucket, resource_of_bucket};
 pub use keys::{default_key, key_ok, MAX_KEY_CHARS};
 
 pub use rows::{Admission, Candidate, NewAdmission, PoolRow, PoolTag, PoolWrite, PoolWritten};

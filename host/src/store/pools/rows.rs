@@ -2,6 +2,7 @@
 //! the compare-and-set that writes them.
 
 use super::{Cost, Observation, Resource, WindowState};
+use std::collections::BTreeMap;
 
 /// A pool's row.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -9,8 +10,11 @@ pub struct PoolRow {
     pub name: String,
     /// Bumped by every write; 0 for a pool with no row yet.
     pub version: u64,
-    pub rest: Option<WindowState>,
-    pub graphql: Option<WindowState>,
+    /// The windows of the metered resources it has learned, by resource (in the wire's order).
+    pub windows: BTreeMap<Resource, WindowState>,
+    /// Windows of rate-limit buckets this program does not meter, by name, as stored (rows a
+    /// newer host wrote): shown, kept as they are, never a failure.
+    pub unmetered: Vec<(String, WindowState)>,
     /// Nothing more is admitted before this (the window's reset plus buffer and jitter), unless
     /// a report changes the pool first.
     pub hold_until_ms: Option<u64>,
@@ -24,8 +28,8 @@ impl PoolRow {
         PoolRow {
             name: name.to_string(),
             version: 0,
-            rest: None,
-            graphql: None,
+            windows: BTreeMap::new(),
+            unmetered: Vec::new(),
             hold_until_ms: None,
             hold_reason: None,
             updated_ms: 0,
@@ -33,17 +37,11 @@ impl PoolRow {
     }
 
     pub fn window(&self, resource: Resource) -> Option<&WindowState> {
-        match resource {
-            Resource::Rest => self.rest.as_ref(),
-            Resource::Graphql => self.graphql.as_ref(),
-        }
+        self.windows.get(&resource)
     }
 
-    pub fn window_mut(&mut self, resource: Resource) -> &mut Option<WindowState> {
-        match resource {
-            Resource::Rest => &mut self.rest,
-            Resource::Graphql => &mut self.graphql,
-        }
+    pub fn window_mut(&mut self, resource: Resource) -> Option<&mut WindowState> {
+        self.windows.get_mut(&resource)
     }
 
     /// This row at `now_ms`: every window whose reset plus `buffer_ms` has passed is replaced
@@ -51,10 +49,9 @@ impl PoolRow {
     /// anything rolled is the answer: the caller writes the row when it did.
     pub fn roll(&mut self, now_ms: u64, buffer_ms: u64) -> bool {
         let mut rolled = false;
-        for r in Resource::ALL {
-            let slot = self.window_mut(r);
-            if let Some(next) = slot.as_ref().and_then(|w| w.rolled(now_ms, buffer_ms)) {
-                *slot = Some(next);
+        for w in self.windows.values_mut() {
+            if let Some(next) = w.rolled(now_ms, buffer_ms) {
+                *w = next;
                 rolled = true;
             }
         }
@@ -79,7 +76,7 @@ impl PoolRow {
     ) {
         for obs in observations {
             let next = merge(self.window(obs.resource), obs);
-            *self.window_mut(obs.resource) = Some(next);
+            self.windows.insert(obs.resource, next);
         }
         if !observations.is_empty() {
             self.hold_until_ms = None;

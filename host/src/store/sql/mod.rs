@@ -14,6 +14,7 @@
 //! the migrations in `schema`, the GitHub loop's, the retries' and the pools' tables in
 //! `github`, `retry` and `pools`.
 
+mod cost_rows;
 pub(super) mod deferrals;
 pub(super) mod events;
 pub(super) mod github;

@@ -2,7 +2,7 @@
 
 use super::super::pools::{Admission, Observation, PoolRow, Resource, Window};
 use super::super::StoreError;
-use super::pool_cells::cost_of_cells;
+use super::cost_rows::{read_cost, CostOf};
 use super::SqlRow;
 
 /// A pool's row without its windows (see `pool_cells::window_of_row`).
@@ -21,22 +21,34 @@ pub fn read_admission(row: &dyn SqlRow) -> Result<Admission, StoreError> {
         pool: row.text(1)?,
         deferral_id: row.opt_text(2)?,
         attempt: row.u32(3)?,
-        cost: cost_of_cells(row.opt_i64(4)?, row.opt_i64(5)?, row.opt_i64(6)?),
-        window_reset_ms: row.u64(7)?,
-        expires_ms: row.u64(8)?,
-        admitted_ms: row.u64(9)?,
-        released_ms: row.opt_u64(10)?,
-        secret_digest: row.opt_text(11)?,
+        window_reset_ms: row.u64(4)?,
+        expires_ms: row.u64(5)?,
+        admitted_ms: row.u64(6)?,
+        released_ms: row.opt_u64(7)?,
+        secret_digest: row.opt_text(8)?,
+        cost: read_cost(row, 9)?,
     })
 }
 
-pub const ADMISSION_COLUMNS: &str =
-    "seq, pool, deferral_id, attempt, rest_cost, graphql_cost, content_cost, \
-     window_reset_ms, expires_ms, admitted_ms, released_ms, secret_digest";
+/// `SELECT ... FROM admissions ...` of the columns [`read_admission`] reads: its cost last,
+/// from its rows in `admission_costs`. The caller adds the `WHERE`.
+pub fn select_admissions() -> String {
+    format!(
+        "SELECT seq, pool, deferral_id, attempt, window_reset_ms, expires_ms, admitted_ms, released_ms, \
+         secret_digest, {} FROM admissions{}",
+        CostOf::Admission.cells(),
+        CostOf::Admission.join("admissions.seq")
+    )
+}
 
-pub fn read_observation(r: &dyn SqlRow) -> Result<Observation, StoreError> {
-    Ok(Observation {
-        resource: Resource::parse(&r.text(0)?).unwrap_or(Resource::Rest),
+/// An observation; `None` for one of a bucket this program does not meter (kept in the table as
+/// evidence, never read as another bucket's).
+pub fn read_observation(r: &dyn SqlRow) -> Result<Option<Observation>, StoreError> {
+    let Some(resource) = Resource::parse(&r.text(0)?) else {
+        return Ok(None);
+    };
+    Ok(Some(Observation {
+        resource,
         window: Window {
             limit: r.u64(1)?,
             remaining: r.u64(2)?,
@@ -46,5 +58,5 @@ pub fn read_observation(r: &dyn SqlRow) -> Result<Observation, StoreError> {
         observed_ms: r.u64(5)?,
         source: r.text(6)?,
         deferral_id: r.opt_text(7)?,
-    })
+    }))
 }

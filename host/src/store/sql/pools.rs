@@ -8,8 +8,9 @@ use super::super::pools::{
     PoolWritten, Resource, DEFAULT_POOL,
 };
 use super::super::{NewDeferral, StoreError};
-use super::pool_cells::{cost_cells, cost_of_cells, window_of_row, POOL_COLUMNS, WINDOW_COLUMNS};
-use super::pool_rows::{read_admission, read_observation, read_pool, ADMISSION_COLUMNS};
+use super::cost_rows::{read_cost, seq_owner, CostOf};
+use super::pool_cells::{window_of_row, POOL_COLUMNS, WINDOW_COLUMNS};
+use super::pool_rows::{read_admission, read_observation, read_pool, select_admissions};
 use super::{args, query_all, query_opt, to_i64, SqlBackend, SqlConn};
 
 fn pool_in(conn: &mut dyn SqlConn, name: &str, lock: bool) -> Result<Option<PoolRow>, StoreError> {
@@ -24,11 +25,13 @@ fn pool_in(conn: &mut dyn SqlConn, name: &str, lock: bool) -> Result<Option<Pool
     };
     let sql =
         format!("SELECT {WINDOW_COLUMNS} FROM pool_windows WHERE pool = ?1 ORDER BY resource");
-    for (_, resource, window) in query_all(conn, &sql, args![name], window_of_row)?
-        .into_iter()
-        .flatten()
-    {
-        *row.window_mut(resource) = Some(window);
+    for (resource, window) in query_all(conn, &sql, args![name], window_of_row)? {
+        match Resource::parse(&resource) {
+            Some(r) => {
+                row.windows.insert(r, window);
+            }
+            None => row.unmetered.push((resource, window)),
+        }
     }
     Ok(Some(row))
 }
@@ -43,10 +46,14 @@ const INSERT_WINDOW: &str =
      reserve, reset_ms, reset_known, opened_after_ms, length_ms, next_limit, observed_ms, source) \
      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)";
 
-/// Writes the windows of `row`: one row per resource it meters, replacing what was there.
+/// Writes the windows of `row`: one row per resource this program meters, replacing what was
+/// there. Rows of other buckets (a newer host's) are left as they are.
 fn write_windows(conn: &mut dyn SqlConn, row: &PoolRow) -> Result<(), StoreError> {
-    conn.execute("DELETE FROM pool_windows WHERE pool = ?1", args![&row.name])?;
     for r in Resource::ALL {
+        conn.execute(
+            "DELETE FROM pool_windows WHERE pool = ?1 AND resource = ?2",
+            args![&row.name, r.as_str()],
+        )?;
         let Some(w) = row.window(r) else { continue };
         conn.execute(
             INSERT_WINDOW,
@@ -96,23 +103,21 @@ fn write_pool_in(conn: &mut dyn SqlConn, w: &PoolWrite) -> Result<Option<PoolWri
     write_windows(conn, &w.row)?;
     let mut admitted = Vec::with_capacity(w.admit.len());
     for a in &w.admit {
-        let cost = cost_cells(a.cost.as_ref());
-        admitted.push(conn.insert_seq(
-            "INSERT INTO admissions (pool, deferral_id, attempt, rest_cost, graphql_cost, content_cost, window_reset_ms, expires_ms, admitted_ms, secret_digest) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+        let seq = conn.insert_seq(
+            "INSERT INTO admissions (pool, deferral_id, attempt, window_reset_ms, expires_ms, admitted_ms, secret_digest) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             args![
                 name,
                 &a.deferral_id,
                 a.attempt,
-                cost.0,
-                cost.1,
-                cost.2,
                 to_i64(a.window_reset_ms),
                 to_i64(a.expires_ms),
                 to_i64(w.at_ms),
                 &a.secret_digest
             ],
-        )?);
+        )?;
+        CostOf::Admission.write(conn, seq_owner(seq), a.cost.as_ref())?;
+        admitted.push(seq);
     }
     for seq in &w.release {
         conn.execute(
@@ -196,12 +201,11 @@ pub fn register_new(conn: &mut dyn SqlConn, new: &NewDeferral) -> Result<(), Sto
         .clone()
         .or(inherited.map(|i| i.2).filter(|k| !k.is_empty()))
         .unwrap_or_else(|| default_key(&new.launch));
-    let cost = cost_cells(tag.cost.as_ref());
     conn.execute(
-        "UPDATE deferrals SET pool = ?1, rest_cost = ?2, graphql_cost = ?3, content_cost = ?4, \
-         priority = ?5, fairness_key = ?6 WHERE id = ?7",
-        args![&pool, cost.0, cost.1, cost.2, priority, &key, &new.id],
+        "UPDATE deferrals SET pool = ?1, priority = ?2, fairness_key = ?3 WHERE id = ?4",
+        args![&pool, priority, &key, &new.id],
     )?;
+    CostOf::Deferral.write(conn, (&new.id).into(), tag.cost.as_ref())?;
     let existing = pool_in(conn, &pool, !tag.seen.is_empty())?;
     if existing.is_some() && tag.seen.is_empty() {
         return Ok(());
@@ -239,10 +243,16 @@ pub fn register_new(conn: &mut dyn SqlConn, new: &NewDeferral) -> Result<(), Sto
     }
 }
 
-/// What a candidate is read from (`deferrals d`).
-const CANDIDATE_COLUMNS: &str =
-    "id, resume_after_ms, reentries, rest_cost, graphql_cost, content_cost, \
-     priority, fairness_key, launch, resume_by_ms";
+/// `SELECT ... FROM deferrals d ...` of what a candidate is read from: its cost last, from
+/// `deferral_costs`. The caller adds the `WHERE`.
+fn select_candidates() -> String {
+    format!(
+        "SELECT id, resume_after_ms, reentries, priority, fairness_key, launch, resume_by_ms, {} \
+         FROM deferrals d{}",
+        CostOf::Deferral.cells(),
+        CostOf::Deferral.join("d.id")
+    )
+}
 
 /// No open admission for the attempt a claim would make (`?2`: now).
 const NOT_ADMITTED: &str = "NOT EXISTS (SELECT 1 FROM admissions a WHERE a.deferral_id = d.id \
@@ -253,12 +263,12 @@ fn read_candidate(row: &dyn super::SqlRow) -> Result<Candidate, StoreError> {
         id: row.text(0)?,
         resume_after_ms: row.u64(1)?,
         attempt: row.u32(2)? + 1,
-        cost: cost_of_cells(row.opt_i64(3)?, row.opt_i64(4)?, row.opt_i64(5)?),
-        priority: row.i64(6)?,
-        key: Some(row.text(7)?)
+        priority: row.i64(3)?,
+        key: Some(row.text(4)?)
             .filter(|k| !k.is_empty())
-            .map_or_else(|| row.text(8).map(|l| default_key(&l)), Ok)?,
-        resume_by_ms: row.u64(9)?,
+            .map_or_else(|| row.text(5).map(|l| default_key(&l)), Ok)?,
+        resume_by_ms: row.u64(6)?,
+        cost: read_cost(row, 7)?,
     })
 }
 
@@ -307,13 +317,14 @@ impl<B: SqlBackend> PoolStore for B {
     }
 
     fn admission(&self, seq: u64) -> Result<Option<Admission>, StoreError> {
-        let sql = format!("SELECT {ADMISSION_COLUMNS} FROM admissions WHERE seq = ?1");
+        let sql = format!("{} WHERE seq = ?1", select_admissions());
         self.sql_read(|conn| query_opt(conn, &sql, args![to_i64(seq)], read_admission))
     }
 
     fn open_admissions(&self, pool: &str, now_ms: u64) -> Result<Vec<Admission>, StoreError> {
         let sql = format!(
-            "SELECT {ADMISSION_COLUMNS} FROM admissions WHERE pool = ?1 AND released_ms IS NULL AND expires_ms > ?2 ORDER BY seq"
+            "{} WHERE pool = ?1 AND released_ms IS NULL AND expires_ms > ?2 ORDER BY seq",
+            select_admissions()
         );
         self.sql_read(|conn| query_all(conn, &sql, args![pool, to_i64(now_ms)], read_admission))
     }
@@ -325,8 +336,9 @@ impl<B: SqlBackend> PoolStore for B {
         now_ms: u64,
     ) -> Result<Option<Admission>, StoreError> {
         let sql = format!(
-            "SELECT {ADMISSION_COLUMNS} FROM admissions WHERE deferral_id = ?1 AND attempt = ?2 \
-             AND released_ms IS NULL AND expires_ms > ?3 ORDER BY seq DESC LIMIT 1"
+            "{} WHERE deferral_id = ?1 AND attempt = ?2 \
+             AND released_ms IS NULL AND expires_ms > ?3 ORDER BY seq DESC LIMIT 1",
+            select_admissions()
         );
         self.sql_read(|conn| {
             query_opt(
@@ -348,10 +360,10 @@ impl<B: SqlBackend> PoolStore for B {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         self.sql_read(|conn| {
             let sql = format!(
-                "SELECT {CANDIDATE_COLUMNS} FROM deferrals d \
-                 WHERE state = 'deferred' AND pool = ?1 AND resume_after_ms <= ?2 AND resume_by_ms >= ?2 \
+                "{} WHERE state = 'deferred' AND pool = ?1 AND resume_after_ms <= ?2 AND resume_by_ms >= ?2 \
                  AND {} AND {NOT_ADMITTED} \
                  ORDER BY priority DESC, resume_after_ms, id LIMIT ?4",
+                select_candidates(),
                 conn.dialect().not_in_list("launch_kind", 3)
             );
             query_all(
@@ -372,9 +384,9 @@ impl<B: SqlBackend> PoolStore for B {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         self.sql_read(|conn| {
             let sql = format!(
-                "SELECT {CANDIDATE_COLUMNS} FROM deferrals d \
-                 WHERE state = 'deferred' AND pool = ?1 AND resume_by_ms >= ?2 AND {NOT_ADMITTED} \
-                 ORDER BY priority DESC, resume_after_ms, id LIMIT ?3"
+                "{} WHERE state = 'deferred' AND pool = ?1 AND resume_by_ms >= ?2 AND {NOT_ADMITTED} \
+                 ORDER BY priority DESC, resume_after_ms, id LIMIT ?3",
+                select_candidates()
             );
             query_all(
                 conn,
@@ -389,27 +401,19 @@ impl<B: SqlBackend> PoolStore for B {
         self.sql_read(|conn| {
             query_opt(
                 conn,
-                "SELECT pool, rest_cost, graphql_cost, content_cost FROM deferrals WHERE id = ?1",
+                &format!(
+                    "SELECT pool, {} FROM deferrals d{} WHERE id = ?1",
+                    CostOf::Deferral.cells(),
+                    CostOf::Deferral.join("d.id")
+                ),
                 args![deferral_id],
-                |r| {
-                    Ok((
-                        r.text(0)?,
-                        cost_of_cells(r.opt_i64(1)?, r.opt_i64(2)?, r.opt_i64(3)?),
-                    ))
-                },
+                |r| Ok((r.text(0)?, read_cost(r, 1)?)),
             )
         })
     }
 
     fn set_cost(&self, deferral_id: &str, cost: &Cost) -> Result<(), StoreError> {
-        let cells = cost_cells(Some(cost));
-        self.sql_write(|conn| {
-            conn.execute(
-                "UPDATE deferrals SET rest_cost = ?1, graphql_cost = ?2, content_cost = ?3 WHERE id = ?4",
-                args![cells.0, cells.1, cells.2, deferral_id],
-            )?;
-            Ok(())
-        })
+        self.sql_write(|conn| CostOf::Deferral.write(conn, deferral_id.into(), Some(cost)))
     }
 
     fn observations_of(&self, deferral_id: &str) -> Result<Vec<Observation>, StoreError> {
@@ -421,6 +425,7 @@ impl<B: SqlBackend> PoolStore for B {
                 args![deferral_id],
                 read_observation,
             )
+            .map(|all| all.into_iter().flatten().collect())
         })
     }
 }
