@@ -1,6 +1,11 @@
 //! The host's operations, each once, in a file of its own: the command line (`cli`), the HTTP
 //! routes (`serve`) and `run` read their input, call the operation, and print its typed answer.
 //!
+//! * [`admit`]: a runner's plan admitted in its pool, or refused with its place and the
+//!   pool's window (`POST /v1/admissions`).
+//! * [`release`]: a runner's admission released, with what the run saw or as spent
+//!   (`POST /v1/admissions/ID/release`); the host's own `GET /rate_limit` reading taught to a
+//!   pool (`tick --rate-limit-pool`).
 //! * [`record`]: a handoff receipt recorded as a deferral (`record`, `POST /v1/deferrals`).
 //! * [`cancel`]: a deferral cancelled with its cancellation handle (`cancel`,
 //!   `POST /v1/deferrals/ID/cancel`).
@@ -10,8 +15,10 @@
 //!   `POST /v1/deferrals/ID/retry`).
 //! * [`tick`]: the scheduler's pass, a list of typed entries (`tick`, `run`).
 
+pub mod admit;
 pub mod cancel;
 pub mod record;
+pub mod release;
 pub mod report;
 pub mod retry;
 pub mod tick;

@@ -20,7 +20,7 @@
 //! The decision is written with one compare-and-set on the pool's row ([`crate::store::PoolStore::write_pool`]):
 //! two tickers that read the same version never both admit; the loser reads again and decides
 //! on top of the winner's admissions. A runner's request for its gate's plan
-//! (`POST /v1/admissions`, see `pools::request`) is decided by the same [`Room::fits`] and
+//! (`POST /v1/admissions`, see `ops::admit`) is decided by the same [`Room::fits`] and
 //! written with the same compare-and-set.
 
 use super::PoolOptions;

@@ -18,7 +18,6 @@ pub mod forecast;
 pub mod line;
 pub mod observe;
 pub mod page;
-pub mod request;
 pub mod view;
 pub mod wire;
 

@@ -9,7 +9,6 @@
 
 use crate::github::client::GithubClient;
 use crate::github::rate_limit::{self, RateLimit};
-use crate::pools::request;
 use crate::store::pools::{Observation, Window};
 use crate::store::Store;
 use deferral_core::decision::Reserve;
@@ -74,7 +73,7 @@ pub(super) fn learn(
     for o in &seen {
         entry[o.resource.as_str()] = json!(o.window);
     }
-    if let Err(err) = request::observe(store, &how.pool, &seen, now_ms) {
+    if let Err(err) = crate::ops::release::observe(store, &how.pool, &seen, now_ms) {
         entry["learned"] = json!(false);
         entry["error"] = json!({"code": err.code, "message": err.message});
     }

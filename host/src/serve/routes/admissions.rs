@@ -1,12 +1,13 @@
 //! `POST /v1/admissions` `{"pool","cost","rate"}` and `POST /v1/admissions/{seq}/release`
-//! `{"rate"?}`: one admission across runners (see `pools::request`). A bad body is 400 with its
+//! `{"rate"?}`: one admission across runners (see `ops::admit`). A bad body is 400 with its
 //! code (`invalid-request`, `invalid-pool`, `invalid-cost`, `invalid-rate-state`), and nothing
 //! is admitted or recorded.
 
 use super::{Body, Policy};
 use crate::clock::now_ms;
 use crate::error::{HostError, HostErrorKind, EXIT_INVALID};
-use crate::pools::request::{self, Released, Verdict};
+use crate::ops::admit::{self, Verdict};
+use crate::ops::release::{self, Released};
 use crate::pools::wire;
 use crate::serve::http::Response;
 use crate::store::Store;
@@ -65,7 +66,7 @@ fn decide(store: &dyn Store, policy: &Policy, body: &[u8]) -> Result<Response, H
     let cost = wire::cost(&cost)?;
     wire::check_fits(&cost, &rate)?;
     let seen = wire::observations(&rate, "runner admission", now_ms());
-    let asked = request::ask(store, &pool, &cost, &seen, &policy.pools, &now_ms)?;
+    let asked = admit::ask(store, &pool, &cost, &seen, &policy.pools, &now_ms)?;
     let status = match asked.verdict {
         Verdict::Admitted { .. } => 201,
         Verdict::Refused { .. } => 200,
@@ -116,7 +117,7 @@ fn release_seq(
             None => Vec::new(),
         }
     };
-    let out = match request::release(store, seq, secret, &seen, &now_ms)? {
+    let out = match release::release(store, seq, secret, &seen, &now_ms)? {
         Released::Released => ReleaseAnswer::Released,
         Released::Already => ReleaseAnswer::Already,
     };

@@ -10,14 +10,13 @@
 //! The decision is written with the compare-and-set on the pool's row, retried a bounded
 //! number of times on a lost race, so runners and tickers together never admit more than fits.
 //!
-//! A runner admission counts against its window until it is released
-//! (`POST /v1/admissions/{seq}/release`, with the rate state the run saw after its work, or
-//! without: its cost is then taken as spent) or until the window resets.
+//! A runner admission counts against its window until it is released (`ops/release.rs`) or
+//! until the window resets.
 
-use super::admission::{self, charge, fits_a_window, Room};
-use super::PoolOptions;
 use crate::clock::iso8601;
 use crate::error::{HostError, HostErrorKind};
+use crate::pools::admission::{self, charge, fits_a_window, Room};
+use crate::pools::PoolOptions;
 use crate::store::pools::{
     Candidate, Cost, NewAdmission, Observation, PoolRow, PoolWrite, Resource, Window, MAX_WINDOW_MS,
 };
@@ -266,7 +265,7 @@ fn left(row: &PoolRow, room: &Room, taken: Option<&Cost>, holds: bool) -> Window
     out
 }
 
-fn busy(subject: &str) -> HostError {
+pub(crate) fn busy(subject: &str) -> HostError {
     HostError::new(
         HostErrorKind::PoolBusy,
         format!(
@@ -295,7 +294,7 @@ pub fn ask(
         // The pool's due deferrals go first: a runner is decided on what they leave.
         let waiting = store.pool_candidates(pool, now, &[], QUEUE_LOOK)?;
         let (room, ahead) = after_the_queue(&next, room, &waiting);
-        let urgent = super::fair::urgent_room(&next, options);
+        let urgent = crate::pools::fair::urgent_room(&next, options);
         let reason = match ahead {
             Ahead::Blocked(n) => Some(queue_refusal(&next, n)),
             Ahead::Fits => refusal(&next, holds, &room, cost, open.len(), now, options).or_else(
@@ -360,106 +359,6 @@ pub fn ask(
             window: left(&next, &room, taken, holds),
             verdict,
         });
-    }
-    Err(busy(&format!("pool {pool}")))
-}
-
-/// What a release did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Released {
-    Released,
-    /// Released before (a second release changes nothing).
-    Already,
-}
-
-/// Releases runner admission `seq`: the pool learns `seen` (what the run saw after its work),
-/// or, without it, the admission's cost is taken off its window as spent. Idempotent.
-pub fn release(
-    store: &dyn Store,
-    seq: u64,
-    secret: &str,
-    seen: &[Observation],
-    now_ms: &dyn Fn() -> u64,
-) -> Result<Released, HostError> {
-    for _ in 0..TRIES {
-        let now = now_ms();
-        let a = store
-            .admission(seq)?
-            .filter(|a| a.deferral_id.is_none())
-            .ok_or_else(|| {
-                HostError::new(
-                    HostErrorKind::NotFound,
-                    format!("no runner admission {seq} (POST /v1/admissions answers one)"),
-                )
-            })?;
-        let held = a
-            .secret_digest
-            .as_deref()
-            .is_none_or(|digest| crate::handle::handle_matches(secret, digest));
-        if !held {
-            return Err(HostError::new(
-                HostErrorKind::WrongHandle,
-                format!(
-                    "admission {seq} is released only with the whole admission its request was \
-                     answered with (SEQ-SECRET)"
-                ),
-            ));
-        }
-        if a.released_ms.is_some() {
-            return Ok(Released::Already);
-        }
-        let row = store
-            .pool(&a.pool)?
-            .unwrap_or_else(|| PoolRow::empty(&a.pool));
-        let mut next = row.clone();
-        next.roll(now, 0);
-        // Its cost is spent in its window whether or not the run says what it saw after; what
-        // it saw lowers what is left when it is lower (see `WindowState::left`).
-        charge(&mut next, std::slice::from_ref(&a));
-        next.observe(seen);
-        // Capacity may differ now: admission decides again.
-        next.hold_until_ms = None;
-        next.hold_reason = None;
-        let write = PoolWrite {
-            expect_version: row.version,
-            row: next,
-            admit: Vec::new(),
-            release: vec![seq],
-            observations: seen.to_vec(),
-            at_ms: now,
-        };
-        if store.write_pool(&write)?.is_some() {
-            return Ok(Released::Released);
-        }
-    }
-    Err(busy(&format!("the pool of admission {seq}")))
-}
-
-/// Teaches `pool` what `seen` says (the host's own `GET /rate_limit`): merged as the host's own
-/// reading ([`crate::store::pools::WindowState::merge_own`]).
-pub fn observe(
-    store: &dyn Store,
-    pool: &str,
-    seen: &[Observation],
-    now_ms: &dyn Fn() -> u64,
-) -> Result<PoolRow, HostError> {
-    for _ in 0..TRIES {
-        let now = now_ms();
-        let row = store.pool(pool)?.unwrap_or_else(|| PoolRow::empty(pool));
-        let mut next = row.clone();
-        next.roll(now, 0);
-        next.observe_own(seen);
-        let write = PoolWrite {
-            expect_version: row.version,
-            row: next,
-            admit: Vec::new(),
-            release: Vec::new(),
-            observations: seen.to_vec(),
-            at_ms: now,
-        };
-        if let Some(written) = store.write_pool(&write)? {
-            return Ok(written.row);
-        }
     }
     Err(busy(&format!("pool {pool}")))
 }
