@@ -8,31 +8,9 @@ mod common;
 
 use common::github::{zip_of, Origin, Script, Standin, REPO, TARGET};
 use common::github_cli::{receipt, tick};
-use common::webhook::{sign, within, HookServe, SECRET};
+use common::webhook::{completions, run_polls, sign, within, HookServe, SECRET};
 use common::{Host, HOUR};
 use std::time::{Duration, Instant};
-
-/// Requests for the run itself or for lists of runs: what a webhook spares.
-fn run_polls(standin: &Standin, from: usize, run_id: u64) -> Vec<String> {
-    standin.seen()[from..]
-        .iter()
-        .map(|s| s.path.clone())
-        .filter(|p| {
-            p.split('?').next() == Some(&format!("/repos/{REPO}/actions/runs/{run_id}"))
-                || p.contains("/runs?")
-        })
-        .collect()
-}
-
-fn completions(host: &Host, id: &str) -> usize {
-    let shown = host.expect(0, &["show", "--json", id], "");
-    shown["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|e| e["to"] == "complete")
-        .count()
-}
 
 #[test]
 fn a_signed_completed_delivery_ends_its_deferral_within_2s_without_a_poll_of_its_run() {

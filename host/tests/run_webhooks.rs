@@ -7,34 +7,12 @@
 
 mod common;
 
-use common::github::{Script, Standin, REPO, TARGET};
+use common::github::{Script, Standin, TARGET};
 use common::github_cli::same_bindings;
-use common::webhook::{secret_file, sign, within, HookServe, SECRET};
+use common::webhook::{completions, run_polls, secret_file, sign, within, HookServe, SECRET};
 use common::{Host, HOUR};
 use serde_json::json;
 use std::time::{Duration, Instant};
-
-/// Requests for the run itself or for lists of runs: what a webhook spares.
-fn run_polls(standin: &Standin, from: usize, run_id: u64) -> Vec<String> {
-    standin.seen()[from..]
-        .iter()
-        .map(|s| s.path.clone())
-        .filter(|p| {
-            p.split('?').next() == Some(&format!("/repos/{REPO}/actions/runs/{run_id}"))
-                || p.contains("/runs?")
-        })
-        .collect()
-}
-
-fn completions(host: &Host, id: &str) -> usize {
-    let shown = host.expect(0, &["show", "--json", id], "");
-    shown["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|e| e["to"] == "complete")
-        .count()
-}
 
 /// `run` with the webhook's secret file given as a flag.
 fn start_run(host: &Host, standin: &Standin) -> HookServe {

@@ -2,7 +2,7 @@
 //! delivers as GitHub does: `X-GitHub-Event`, `X-GitHub-Delivery` and `X-Hub-Signature-256`
 //! (HMAC-SHA256 of the body with the secret, computed here with the `hmac` crate).
 
-use super::github::{Standin, TOKEN};
+use super::github::{Standin, REPO, TOKEN};
 use super::Host;
 use hmac::{Hmac, KeyInit, Mac};
 use serde_json::Value;
@@ -193,4 +193,27 @@ pub fn app_key_pair(dir: &std::path::Path) -> (std::path::PathBuf, Vec<u8>) {
         .unwrap();
     assert!(out.success());
     (private, std::fs::read(public).unwrap())
+}
+
+/// Requests for the run itself or for lists of runs: what a webhook spares.
+pub fn run_polls(standin: &Standin, from: usize, run_id: u64) -> Vec<String> {
+    standin.seen()[from..]
+        .iter()
+        .map(|s| s.path.clone())
+        .filter(|p| {
+            p.split('?').next() == Some(&format!("/repos/{REPO}/actions/runs/{run_id}"))
+                || p.contains("/runs?")
+        })
+        .collect()
+}
+
+/// How many times `id` became `complete`: one, however often its delivery came.
+pub fn completions(host: &Host, id: &str) -> usize {
+    let shown = host.expect(0, &["show", "--json", id], "");
+    shown["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["to"] == "complete")
+        .count()
 }
