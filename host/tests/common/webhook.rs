@@ -217,3 +217,44 @@ pub fn completions(host: &Host, id: &str) -> usize {
         .filter(|e| e["to"] == "complete")
         .count()
 }
+
+/// Delivers the `completed` delivery of `run_id` (with a marker in its body) under each of the
+/// signatures `signatures` gives for that body to `hook`: each is 401 `bad-signature`, GitHub is asked nothing, `id` stays
+/// dispatched, and the log names `delivery` as refused but never shows the body. Returns the
+/// body, for the same delivery sent again signed.
+pub fn refuses_each(
+    hook: &HookServe,
+    host: &Host,
+    standin: &Standin,
+    (id, run_id): (&str, u64),
+    delivery: &str,
+    signatures: impl Fn(&[u8]) -> Vec<Option<String>>,
+) -> String {
+    let before = standin.seen().len();
+    let mut payload = standin.completed_delivery(run_id);
+    payload["marker"] = serde_json::json!("body-text-never-logged");
+    let body = payload.to_string();
+    for signature in signatures(body.as_bytes()) {
+        let (status, answer) = hook.deliver(
+            "workflow_run",
+            delivery,
+            body.as_bytes(),
+            signature.as_deref(),
+        );
+        assert_eq!(
+            (status, &answer["error"]["code"]),
+            (401, &serde_json::json!("bad-signature")),
+            "{answer}"
+        );
+    }
+    assert_eq!(
+        standin.seen().len(),
+        before,
+        "GitHub was not asked anything"
+    );
+    assert_eq!(host.status(id)["attempt_status"], "dispatched");
+    let log = hook.log_text();
+    assert!(log.contains(delivery) && log.contains("refused"), "{log}");
+    assert!(!log.contains("body-text-never-logged"), "{log}");
+    body
+}
