@@ -18,7 +18,7 @@ use deferral_host::clock::now_ms;
 use deferral_host::github::auth::Auth;
 use deferral_host::github::client::GithubClient;
 use deferral_host::github::quota::Quota;
-use deferral_host::github::watch::{watch, WatchOptions};
+use deferral_host::ops::ingest::{watch, WatchOptions};
 use deferral_host::store::sqlite::IntegrityCheck;
 use deferral_host::store::{SqliteStore, Store};
 use deferral_host::tick::{tick, TickOptions};

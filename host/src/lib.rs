@@ -5,12 +5,14 @@
 //!   the SQLite and PostgreSQL backends (the conformance suite every backend must pass is the
 //!   dev-only crate `deferral-host-conformance`, in `host/conformance/`).
 //! * [`coordinator`]: each change as the core lifecycle's `transition` plus one store write.
-//! * [`ops`]: the operations, each once, for every entry to call: record, cancel, retry, and
+//! * [`ops`]: the operations, each once, for every entry to call: record, cancel, retry,
+//!   report, admit, release, follow (dispatched runs to their outcome), ingest (`watch`), and
 //!   [`ops::tick`], the scheduler's pass (expire, recover stale leases, launch what is due).
 //! * [`launch`]: launch targets and the launcher kinds (`exec:`, `workflow-dispatch:`), one
 //!   [`launch::Launcher`] each.
 //! * [`pools`]: quota pools, planned costs and admission at tick (DESIGN section 9).
-//! * [`github`]: the GitHub client (ureq), following dispatched runs, `watch`.
+//! * [`github`]: the GitHub client (ureq) and the REST calls the operations make.
+//! * [`webhook`]: GitHub's signed `workflow_run` deliveries, taken by `serve` and `run`.
 //! * [`handle`]: random 256-bit handles, stored only as SHA-256 digests.
 //! * [`progress`], [`human_time`]: what `tick` and `status` tell a person on stderr and in tables.
 //! * [`html`]: the self-contained status page (`status --html`, `GET /` on `serve`).
@@ -61,6 +63,7 @@ pub mod serve;
 pub mod store;
 pub mod usage;
 pub mod view;
+pub mod webhook;
 
 // Where they stood before `ops` held them.
 pub use ops::{cancel, retry, tick};

@@ -6,10 +6,10 @@
 use crate::error::{HostError, HostErrorKind};
 use crate::github::options::{GithubArgs, GithubEnv};
 use crate::github::trust::Trust;
-use crate::github::watch::WatchOptions;
-use crate::github::webhook::{worker, Intake};
 use crate::github::DEFAULT_ARTIFACT;
+use crate::ops::ingest::WatchOptions;
 use crate::store::StoreUrl;
+use crate::webhook::{worker, Intake};
 use clap::Args;
 use deferral_core::lifecycle::DEFAULT_MAX_REENTRIES;
 use std::io::Read;

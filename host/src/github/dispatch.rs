@@ -2,7 +2,7 @@
 //! with `{"ref", "inputs": {"deferral_id", "attempt", "receipt"}, "return_run_details": true}`.
 //!
 //! GitHub answers 200 with `{"workflow_run_id", "run_url", "html_url"}`; a server without that
-//! feature answers 204 (the run is then found by its `display_title`, see `github::follow`).
+//! feature answers 204 (the run is then found by its `display_title`, see `ops::follow`).
 //! A 400/422 whose message names `return_run_details` is sent once more without it.
 //! Under API version 2026-03-10 the field is gone: the body never has it and the 200 answer
 //! always holds the run (see [`super::api_version`]).

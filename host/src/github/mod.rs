@@ -12,11 +12,11 @@
 //! * [`api`]: the few REST calls the loop makes, with ETags.
 //! * [`api_version`]: `--github-api-version` (2022-11-28, 2026-03-10) and what differs.
 //! * [`artifact`]: read the one JSON file of a `deferred-receipt` artifact zip, bounded.
-//! * [`follow`]: `tick`'s follow step: dispatched runs to their outcome.
-//! * [`follow_interval`]: `tick --follow-interval`: polling as the reconciler of webhooks.
-//! * [`watch`]: `deferral-host watch`: ingest `deferred-receipt` artifacts once each.
-//! * [`webhook`]: `workflow_run` deliveries instead of polling (signature, payload, worker).
 //! * [`trust`]: which runs' artifacts `watch` ingests (never a fork's; only what was named).
+//!
+//! The operations that use these calls are the house's (`crate::ops::follow`: dispatched runs
+//! to their outcome; `crate::ops::ingest`: `deferred-receipt` artifacts recorded once each),
+//! and GitHub's deliveries are taken by `crate::webhook`.
 //! * [`options`]: the command-line options that build a client.
 
 pub mod api;
@@ -27,17 +27,12 @@ pub mod auth;
 pub mod client;
 pub mod conclusion;
 pub mod dispatch;
-pub mod follow;
-pub mod follow_interval;
-pub mod followed;
 pub mod options;
 pub mod quota;
 pub mod rate_limit;
 pub mod request_kind;
 pub mod transport;
 pub mod trust;
-pub mod watch;
-pub mod webhook;
 
 /// The artifact name a deferring run uploads its receipt under, unless told otherwise.
 pub const DEFAULT_ARTIFACT: &str = "deferred-receipt";

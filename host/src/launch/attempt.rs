@@ -18,8 +18,6 @@ pub struct Pass<'a> {
     pub lease_ms: u64,
     /// Successors a chain may have before progress blocks (`chain-limit`).
     pub max_chain: u32,
-    /// `--follow-interval` in ms: follow a workflow's runs at most this often (`None`: always).
-    pub follow_every_ms: Option<u64>,
     pub now_ms: &'a dyn Fn() -> u64,
 }
 

@@ -11,7 +11,6 @@ use super::attempt::{Attempt, Pass};
 use super::launched::Launched;
 use super::recover;
 use crate::error::{HostError, HostErrorKind};
-use crate::github::follow::FollowReport;
 use crate::store::{AttemptStatus, Deferral, Store};
 use std::fmt;
 
@@ -84,10 +83,11 @@ pub trait Launcher: Sync {
         recover::returned(store, d, now_ms).map(Some)
     }
 
-    /// Learns the outcomes of this kind's attempts that end after `launch` returned (a
-    /// dispatched run); runs before new launches. Default: `None`, nothing to follow.
-    fn follow(&self, _pass: &Pass<'_>) -> Result<Option<FollowReport>, HostError> {
-        Ok(None)
+    /// Whether this kind's attempts end on GitHub after `launch` returned (a dispatched run),
+    /// so that the pass's follow step ([`crate::ops::follow`]) reads their runs before new
+    /// launches. Default: `false`, the launch itself records the outcome.
+    fn ends_on_github(&self) -> bool {
+        false
     }
 }
 

@@ -13,10 +13,16 @@
 //!   `POST /v1/deferrals/ID/outcome`).
 //! * [`retry`]: a blocked deferral started again as a new one (`retry`,
 //!   `POST /v1/deferrals/ID/retry`).
+//! * [`follow`]: the workflow runs this host dispatched, to their outcomes (the pass's follow
+//!   step, and one completed run named by a webhook).
+//! * [`ingest`]: `deferred-receipt` artifacts of trusted runs recorded once each (`watch`, `run`'s
+//!   watches, and one completed run named by a webhook).
 //! * [`tick`]: the scheduler's pass, a list of typed entries (`tick`, `run`).
 
 pub mod admit;
 pub mod cancel;
+pub mod follow;
+pub mod ingest;
 pub mod record;
 pub mod release;
 pub mod report;

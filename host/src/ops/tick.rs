@@ -8,9 +8,9 @@
 use crate::coordinator;
 use crate::error::{HostError, HostErrorKind};
 use crate::github::client::GithubClient;
-use crate::github::follow::FollowReport;
 use crate::handle::lease_owner;
 use crate::launch::{recover, Launched, Launchers, Pass};
+use crate::ops::follow;
 use crate::store::{Deferral, Store};
 use deferral_core::lifecycle::State;
 use std::time::Duration;
@@ -92,9 +92,6 @@ impl TickOptions {
             limit: self.limit,
             lease_ms: self.lease_ms(),
             max_chain: self.max_chain,
-            follow_every_ms: self
-                .follow_interval
-                .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
             now_ms,
         }
     }
@@ -205,11 +202,24 @@ pub fn tick_observed(
         }
     }
     // Attempts whose outcome comes later (dispatched runs), before new launches.
-    let pass = options.pass(store, &now_ms);
-    for kind in options.launchers.iter().filter(|_| options.follow) {
-        if let Some(followed) = kind.follow(&pass)? {
-            report.follow = Some(merge_follow(report.follow.take(), followed));
-        }
+    let ends_on_github = options.launchers.iter().any(|kind| kind.ends_on_github());
+    if let Some(client) = options
+        .github
+        .as_ref()
+        .filter(|_| options.follow && ends_on_github)
+    {
+        let every_ms = options
+            .follow_interval
+            .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+        report.follow = Some(follow::follow(
+            store,
+            client,
+            &options.ids,
+            options.limit,
+            options.max_chain,
+            every_ms,
+            &now_ms,
+        )?);
     }
     observe(TickStep::Planned {
         expired: report.expired.len(),
@@ -272,16 +282,4 @@ fn github_summary(options: &TickOptions, report: &TickReport) -> Option<GithubCa
         unreachable,
         errors,
     })
-}
-
-/// Two kinds' follow reports as one (the first's stop reason wins).
-fn merge_follow(first: Option<FollowReport>, mut next: FollowReport) -> FollowReport {
-    let Some(mut first) = first else {
-        return next;
-    };
-    first.followed.append(&mut next.followed);
-    first.waiting.append(&mut next.waiting);
-    first.errors.append(&mut next.errors);
-    first.stopped = first.stopped.or(next.stopped);
-    first
 }

@@ -125,7 +125,7 @@ fn webhook_intake(
     store: &StoreUrl,
     outside: Outside,
     wake: &Arc<Wake>,
-) -> Result<Option<crate::github::webhook::Intake>, HostError> {
+) -> Result<Option<crate::webhook::Intake>, HostError> {
     let watches = args
         .watches
         .iter()

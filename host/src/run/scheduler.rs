@@ -11,7 +11,7 @@ use super::wake::Wake;
 use super::{Outside, RunArgs};
 use crate::clock::now_ms;
 use crate::error::{HostError, HostErrorKind};
-use crate::github::watch::WatchOptions;
+use crate::ops::ingest::WatchOptions;
 use crate::store::Store;
 use crate::tick::{self, TickOptions, TickReport};
 use std::sync::Arc;
@@ -177,7 +177,7 @@ impl Scheduler {
             return;
         };
         for w in &self.settings.watches {
-            match crate::github::watch::watch(&*self.store, client, w, &now_ms) {
+            match crate::ops::ingest::watch(&*self.store, client, w, &now_ms) {
                 Ok(answer) => {
                     if !self.settings.quiet {
                         log("info", &format!("watch {}: {answer}", w.repo));

@@ -4,8 +4,8 @@
 
 use crate::error::{HostError, HostErrorKind};
 use crate::github::trust::Trust;
-use crate::github::watch::WatchOptions;
 use crate::launch::Launchers;
+use crate::ops::ingest::WatchOptions;
 use serde::Deserialize;
 
 /// One `[[watch]]` table: what `watch OWNER/REPO` takes as arguments.

@@ -20,7 +20,7 @@ pub struct App {
     /// Turns `true` when the server stops: body reads give up and answer 503.
     pub stopping: watch::Receiver<bool>,
     /// GitHub's webhooks, when configured (`--github-webhook-secret-file`).
-    pub webhook: Option<crate::github::webhook::Intake>,
+    pub webhook: Option<crate::webhook::Intake>,
     /// Told after each request that changed the store (see [`super::Hooks`]).
     pub changed: Option<Arc<dyn Fn() + Send + Sync>>,
 }

@@ -71,7 +71,7 @@ pub struct ServeOptions {
     pub policy: Policy,
     pub limits: Limits,
     /// GitHub's webhooks at `POST /v1/github/webhook` (`--github-webhook-secret-file`).
-    pub webhook: Option<crate::github::webhook::Intake>,
+    pub webhook: Option<crate::webhook::Intake>,
 }
 
 fn listen_failed(listen: &str, err: &std::io::Error) -> HostError {

@@ -57,7 +57,7 @@ fn route(path: &str) -> Option<Route<'_>> {
     if path == "/v1/pools" {
         return Some(Route::Pools);
     }
-    if path == crate::github::webhook::PATH {
+    if path == crate::webhook::PATH {
         return Some(Route::GithubWebhook);
     }
     if path == "/v1/admissions" {

@@ -8,7 +8,7 @@ use super::http::{self, BodyLimits, Request, Response};
 use super::log;
 use super::routes;
 use super::PAGE_WAIT;
-use crate::github::webhook;
+use crate::webhook;
 use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
 use hyper::server::conn::http1;

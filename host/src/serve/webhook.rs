@@ -6,15 +6,15 @@
 //!   line with the delivery id (never the body);
 //! * `ping`: 200; any event but `workflow_run` `completed`: 202, ignored;
 //! * `workflow_run` `completed`: its `X-GitHub-Delivery` is stored once; the first time, the
-//!   run is queued for the worker ([`crate::github::webhook::worker`]) and 200 answers at once;
+//!   run is queued for the worker ([`crate::webhook::worker`]) and 200 answers at once;
 //!   a redelivery answers 200 `already` and changes nothing.
 
 use super::app::App;
 use super::http::{self, BodyLimits, Response};
 use super::log;
-use crate::github::webhook::payload::{self, Delivery};
-use crate::github::webhook::worker::Job;
-use crate::github::webhook::{signature, Intake, MAX_BODY_BYTES};
+use crate::webhook::payload::{self, Delivery};
+use crate::webhook::worker::Job;
+use crate::webhook::{signature, Intake, MAX_BODY_BYTES};
 use hyper::body::Incoming;
 use hyper::http::request::Parts;
 use serde_json::json;

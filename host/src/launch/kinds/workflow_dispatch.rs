@@ -2,7 +2,7 @@
 //! `workflow_dispatch` (see [`crate::github::dispatch`]), each part checked against GitHub's
 //! rules ([`github_names`]). It needs a GitHub client that can reach GitHub with quota left;
 //! the dispatch holds the lease while GitHub runs the workflow, and the follow step
-//! ([`crate::github::follow`]) learns how the run ended. A dispatch that never reached GitHub
+//! ([`crate::ops::follow`]) learns how the run ended. A dispatch that never reached GitHub
 //! gives its claim back without spending the re-entry; one that may have reached it is
 //! `dispatch-unknown`, for an operator to resolve. `serve` accepts these targets by default.
 
@@ -10,7 +10,6 @@ use crate::coordinator::{self, Outcome};
 use crate::error::HostError;
 use crate::github::client::GithubClient;
 use crate::github::dispatch::{self, DispatchRequest, DispatchResult};
-use crate::github::follow::{self, FollowReport};
 use crate::launch::attempt::{Attempt, Pass};
 use crate::launch::github_names;
 use crate::launch::kind::{invalid, Launcher, Target};
@@ -121,21 +120,9 @@ impl Launcher for WorkflowDispatch {
         }
     }
 
-    /// Dispatched runs to their outcomes (see `github::follow`), when there is a client.
-    fn follow(&self, pass: &Pass<'_>) -> Result<Option<FollowReport>, HostError> {
-        let Some(client) = pass.github else {
-            return Ok(None);
-        };
-        follow::follow(
-            pass.store,
-            client,
-            pass.ids,
-            pass.limit,
-            pass.max_chain,
-            pass.follow_every_ms,
-            pass.now_ms,
-        )
-        .map(Some)
+    /// Dispatched runs are followed to their outcomes by the pass ([`crate::ops::follow`]).
+    fn ends_on_github(&self) -> bool {
+        true
     }
 }
 

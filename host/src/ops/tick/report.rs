@@ -3,9 +3,9 @@
 //! once, at the edge.
 
 use super::Held;
-use crate::github::follow::FollowReport;
-use crate::github::followed::Followed;
 use crate::launch::Launched;
+use crate::ops::follow::followed::Followed;
+use crate::ops::follow::FollowReport;
 use crate::store::{AttemptStatus, Deferral};
 use crate::view::{
     self,
@@ -24,7 +24,7 @@ pub struct TickReport {
     pub skipped: Vec<Skipped>,
     /// Each pool that held deferrals.
     pub held: Vec<Held>,
-    /// The follow step (see `github::follow`), when a GitHub client is configured.
+    /// The follow step (see `ops::follow`), when a GitHub client is configured.
     pub follow: Option<FollowReport>,
     /// GitHub calls made.
     pub github: Option<GithubCalls>,

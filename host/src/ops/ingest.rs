@@ -4,7 +4,7 @@
 //! One list call (`GET /repos/{o}/{r}/actions/artifacts?name=NAME&per_page=100`, with its
 //! ETag), then for each artifact that is not expired, not ingested yet and not from a run this
 //! host dispatched itself (those are followed by `tick`): the run's origin judged by
-//! [`super::trust`], one download (the 302 to blob storage is followed without the token), the
+//! [`crate::github::trust`], one download (the 302 to blob storage is followed without the token), the
 //! core's validation, and a record as a retained deferral with the given launch target. The
 //! artifact id and the receipt digest are unique in the store, so a second pass, or a receipt
 //! recorded by hand as well, ingests nothing twice.
@@ -14,13 +14,13 @@
 //! the newest runs (`GET /repos/{o}/{r}/actions/runs?per_page=100`), and one run
 //! (`GET /repos/{o}/{r}/actions/runs/{id}`) for each artifact whose run is older than those.
 
-use super::api::{self, ApiError};
-use super::api::{ArtifactInfo, RunOrigin};
-use super::artifact::{check_digest, receipt_text};
-use super::client::GithubClient;
-use super::trust::{Skip, Trust};
-use super::DEFAULT_ARTIFACT;
 use crate::coordinator::{self, Recording};
+use crate::github::api::{self, ApiError};
+use crate::github::api::{ArtifactInfo, RunOrigin};
+use crate::github::artifact::{check_digest, receipt_text};
+use crate::github::client::GithubClient;
+use crate::github::trust::{Skip, Trust};
+use crate::github::DEFAULT_ARTIFACT;
 use crate::store::{ArtifactRef, RecordKeys, Store};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;

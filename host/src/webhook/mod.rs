@@ -6,9 +6,9 @@
 //!   secrets, checked in constant time before the body is parsed.
 //! * [`payload`]: what a verified delivery asks for (`ping`, a completed run, nothing).
 //! * [`worker`]: the thread the server owns that does the work, off the request: a run this
-//!   host dispatched is finished from its artifacts ([`super::follow::finish_run`], no GET of
+//!   host dispatched is finished from its artifacts ([`crate::ops::follow::finish_run`], no GET of
 //!   the run); a run a configured watch trusts has its `deferred-receipt` ingested
-//!   ([`super::watch::ingest_artifact`]).
+//!   ([`crate::ops::ingest::ingest_artifact`]).
 //! * [`sweep`]: with a GitHub App, failed deliveries of the last three days redelivered.
 //! * the command-line options, and the starting of the worker, are `crate::flags::webhook`'s.
 //!

@@ -19,11 +19,14 @@
 //!
 //! Every outcome is the coordinator's compare-and-set: two tickers record it once.
 
-use super::api::{self, ApiError, ArtifactInfo, RunInfo};
-use super::artifact::{check_digest, receipt_text};
-use super::client::{CallError, GithubClient};
-use super::followed::{FollowEnd, Followed};
-use super::{follow_interval, DEFAULT_ARTIFACT};
+use crate::github::api::{self, ApiError, ArtifactInfo, RunInfo};
+use crate::github::artifact::{check_digest, receipt_text};
+use crate::github::client::{CallError, GithubClient};
+use crate::github::DEFAULT_ARTIFACT;
+use followed::{FollowEnd, Followed};
+
+pub mod followed;
+pub mod interval;
 use crate::coordinator::{self, Effects, Outcome};
 use crate::error::HostError;
 use crate::store::{ArtifactRef, Change, Deferral, RunRecord, Store};
@@ -72,7 +75,7 @@ struct Pending {
 
 /// One follow pass over at most `limit` dispatched attempts (only those of `ids`, unless empty).
 /// With `every_ms` (`--follow-interval`), a workflow listed less than that ago is passed over
-/// (see [`super::follow_interval`]).
+/// (see [`interval`]).
 pub fn follow(
     store: &dyn Store,
     client: &GithubClient,
@@ -108,14 +111,14 @@ pub fn follow(
                 .min()
                 .unwrap_or(0);
             let api = client.api_url();
-            if !follow_interval::due(store, api, &workflow, every, oldest, now_ms()) {
+            if !interval::due(store, api, &workflow, every, oldest, now_ms()) {
                 for p in &pending {
                     report.waiting.push(json!({"id": p.deferral.id, "attempt": p.deferral.reentries,
                         "why": "followed less than --follow-interval ago (a webhook or a later pass ends it)"}));
                 }
                 continue;
             }
-            follow_interval::passed(store, api, &workflow, now_ms());
+            interval::passed(store, api, &workflow, now_ms());
         }
         if let Err(err) = follow_workflow(
             store,
@@ -311,7 +314,7 @@ pub fn finish_run(
     let artifacts = api::run_artifacts(client, repo, run.id, &name)?;
     let raw = run.conclusion.as_deref().unwrap_or("unknown");
     // What GitHub said, bounded and escaped, wherever it is shown or stored.
-    let conclusion = super::conclusion::shown(raw);
+    let conclusion = crate::github::conclusion::shown(raw);
     let blocked = |cause: &str, detail: String| {
         let effects = Effects {
             detail: Some(detail),
@@ -361,7 +364,7 @@ pub fn finish_run(
         ),
         None => {
             let (cause, detail) =
-                super::conclusion::blocked(run.conclusion.as_deref(), &run.html_url);
+                crate::github::conclusion::blocked(run.conclusion.as_deref(), &run.html_url);
             blocked(&cause, detail)
         }
     };

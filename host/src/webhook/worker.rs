@@ -7,7 +7,7 @@
 //!   ([`follow::finish_run`]), the run itself never asked for; the delivery already says it
 //!   completed and how;
 //! * else, for each configured watch of its repository whose rules trust it: its artifact
-//!   ingested as `watch` would ([`watch::ingest_artifact`]).
+//!   ingested as `watch` would ([`ingest::ingest_artifact`]).
 //!
 //! With a GitHub App it also runs [`sweep`] at start and every ten minutes.
 //!
@@ -19,10 +19,10 @@ use super::payload::CompletedRun;
 use super::sweep;
 use crate::github::api::{self, ApiError};
 use crate::github::client::GithubClient;
-use crate::github::follow::{self, run_name};
 use crate::github::options::{GithubArgs, GithubEnv};
 use crate::github::trust::WORKFLOW_DIR;
-use crate::github::watch::{self, WatchOptions};
+use crate::ops::follow::{self, run_name};
+use crate::ops::ingest::{self, WatchOptions};
 use crate::store::{Deferral, IntegrityCheck, Store, StoreUrl};
 use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender};
 use std::time::{Duration, Instant};
@@ -244,7 +244,7 @@ fn ingest(
             continue;
         }
         said.push(
-            match watch::ingest_artifact(store, client, watch, artifact, &crate::clock::now_ms) {
+            match ingest::ingest_artifact(store, client, watch, artifact, &crate::clock::now_ms) {
                 Ok(entry) => format!("ingested {}", entry["id"]),
                 Err(not) => format!(
                     "artifact {} not ingested: {} {}",

@@ -1,0 +1,84 @@
+//! `status`: the deferrals (a table, `--json`, or a page with `--html`), or the pools
+//! (`--pools`).
+
+use super::run_url;
+use crate::cli::args::{Cli, StatusArgs};
+use crate::cli::store_open::open_store;
+use crate::cli::text::*;
+use crate::clock::now_ms;
+use crate::coordinator::{self};
+use crate::error::HostError;
+use crate::store::ListQuery;
+use crate::view::deferral_with_run as with_run;
+use serde_json::{json, Value};
+
+pub(in crate::cli) fn execute(cli: &Cli, args: &StatusArgs) -> Result<(), HostError> {
+    let store = open_store(cli)?;
+    if args.pools {
+        if args.json {
+            out!("{}", crate::pools::view::pools_json(&*store, now_ms())?);
+        } else {
+            print!("{}", crate::pools::view::pools_text(&*store, now_ms())?);
+        }
+        return Ok(());
+    }
+    if let Some(path) = &args.html {
+        // Only what the page draws (as `GET /` reads it), whatever the store holds.
+        let rows = match &args.id {
+            Some(id) => vec![coordinator::load(&*store, id)?],
+            None => crate::html::page_rows(
+                &*store,
+                args.state,
+                args.limit.unwrap_or(crate::html::MAX_ROWS),
+            )?,
+        };
+        let page = crate::html::status_page(&store.count_by_state()?, &rows, now_ms());
+        let page = crate::pools::view::with_held_section(&*store, page, now_ms())?;
+        crate::html::write_page_file(path, &page)?;
+        out!(
+            "{}",
+            json!({"html": path.display().to_string(), "bytes": page.len(), "deferrals": rows.len()})
+        );
+        return Ok(());
+    }
+    let rows = match &args.id {
+        Some(id) => vec![coordinator::load(&*store, id)?],
+        None => store.list(&ListQuery {
+            state: args.state,
+            limit: args.limit,
+        })?,
+    };
+    if args.json {
+        let mut pools = crate::pools::view::Pools::default();
+        let now = now_ms();
+        let list: Vec<Value> = rows
+            .iter()
+            .map(|d| {
+                let mut view = with_run(&*store, d);
+                pools.annotate(&*store, d, &mut view, now);
+                view
+            })
+            .collect();
+        match &args.id {
+            Some(_) => out!("{}", list[0]),
+            None => out!("{}", json!({ "deferrals": list })),
+        }
+    } else {
+        let mut text = status_table(&rows, now_ms());
+        // The workflow run of each current attempt that has one, below the table.
+        let mut pools = crate::pools::view::Pools::default();
+        for d in &rows {
+            if let Some(url) = run_url(&*store, d) {
+                text.push_str(&format!("run of {}: {}\n", d.id, printable(&url)));
+            }
+            if let Some(why) = pools.held_text(&*store, d, now_ms()) {
+                text.push_str(&format!("held {}: {}\n", d.id, printable(&why)));
+            }
+            if let Some(start) = pools.expected_text(&*store, d, now_ms()) {
+                text.push_str(&format!("expected start {}: {start}\n", d.id));
+            }
+        }
+        print!("{text}");
+    }
+    Ok(())
+}
