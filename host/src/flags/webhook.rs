@@ -158,22 +158,25 @@ impl WebhookSecretArgs {
                 "webhooks need GITHUB_TOKEN (or GH_TOKEN) or --github-app-id with --github-app-key to read a run's artifacts",
             ));
         }
-        let queue = worker::start(worker::Worker {
-            store: follow.store.clone(),
-            github: follow.github.clone(),
-            env: (follow.env)(),
-            http_timeout: follow.http_timeout,
-            max_chain: follow.max_chain,
+        worker::start(
+            worker::Worker {
+                store: follow.store.clone(),
+                github: follow.github.clone(),
+                env: (follow.env)(),
+                http_timeout: follow.http_timeout,
+                max_chain: follow.max_chain,
+                handled,
+            },
+            secrets,
             watches,
-            handled,
-        })
+        )
+        .map(Some)
         .map_err(|e| {
             HostError::new(
                 HostErrorKind::RuntimeFailed,
                 format!("cannot start the webhook worker: {e}"),
             )
-        })?;
-        Ok(Some(Intake { secrets, queue }))
+        })
     }
 }
 

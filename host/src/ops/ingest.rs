@@ -25,6 +25,7 @@ use crate::store::{ArtifactRef, RecordKeys, Store};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
+#[derive(Debug, Clone)]
 pub struct WatchOptions {
     /// `owner/name`.
     pub repo: String,

@@ -43,8 +43,9 @@ SIGTERM or SIGINT: the port answers no more requests (503 stopping), the running
 (an exec: launch runs until it exits, or is killed just before its lease ends), exit 0;
 a second SIGTERM or SIGINT ends it at once (exit 1; the launch is recovered after its lease).
 SIGHUP: reads --config again and applies what can change without a restart (the scheduler's
-flags, --follow-interval, [[watch]]); the port's flags, the webhook's secret file and --store
-need a restart.
+flags, --follow-interval, [[watch]], and the webhook's secrets, read again from their file, so a
+secret is rotated without a restart); the port's flags, --store and turning webhooks on or off
+need a restart. A configuration that does not check changes nothing.
 
 --config FILE (TOML): keys are the long flags without dashes in front, [[watch]] tables name
 the repositories to ingest; a flag on the command line wins over the file:
@@ -161,6 +162,7 @@ pub fn run(
     let mut options = args.port.serve_options(token, store.clone(), pools)?;
     let wake = Arc::new(Wake::default());
     options.webhook = webhook_intake(args, &store, outside, &wake)?;
+    let intake = options.webhook.clone();
     let ring = wake.clone();
     let hooks = Hooks {
         changed: Some(Arc::new(move || ring.changed())),
@@ -178,7 +180,7 @@ pub fn run(
         .spawn(
             move || match scheduler::Settings::from_args(&for_thread, &outside) {
                 Ok(settings) => {
-                    scheduler::Scheduler::new(connection, settings, rung, outside).run()
+                    scheduler::Scheduler::new(connection, settings, rung, outside, intake).run()
                 }
                 Err(err) => crate::logs::message(
                     "error",

@@ -14,6 +14,7 @@ use crate::error::{HostError, HostErrorKind};
 use crate::ops::ingest::WatchOptions;
 use crate::store::Store;
 use crate::tick::{self, TickOptions, TickReport};
+use crate::webhook::Intake;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -52,6 +53,8 @@ impl Settings {
 
 pub struct Scheduler {
     store: Box<dyn Store + Send>,
+    /// The port's webhook intake, whose secrets and watches SIGHUP replaces.
+    intake: Option<Intake>,
     outside: Outside,
     settings: Settings,
     wake: Arc<Wake>,
@@ -70,9 +73,11 @@ impl Scheduler {
         settings: Settings,
         wake: Arc<Wake>,
         outside: Outside,
+        intake: Option<Intake>,
     ) -> Scheduler {
         Scheduler {
             store,
+            intake,
             outside,
             settings,
             wake,
@@ -188,12 +193,22 @@ impl Scheduler {
         }
     }
 
-    /// SIGHUP: the scheduler's settings from the command line and the file as it is now. A file
-    /// that does not parse, or settings that do not check, leave the running ones as they are.
+    /// SIGHUP: the scheduler's settings, and the webhook's secrets and watches, from the command
+    /// line and the file as they are now. A file that does not parse, settings that do not
+    /// check, or webhooks turned on or off (a restart does that) leave the running ones as they
+    /// are, all of them.
     fn reload(&mut self) {
         let outside = self.outside;
-        match (outside.reload)().and_then(|args| Settings::from_args(&args, &outside)) {
-            Ok(settings) => {
+        let running = self.intake.is_some();
+        let read = (outside.reload)().and_then(|args| {
+            let settings = Settings::from_args(&args, &outside)?;
+            Ok((webhook_secrets(&args, running)?, settings))
+        });
+        match read {
+            Ok((secrets, settings)) => {
+                if let (Some(intake), Some(secrets)) = (&self.intake, secrets) {
+                    intake.replace(secrets, settings.watches.clone());
+                }
                 self.settings = settings;
                 // The new follow interval and watches apply from this pass on.
                 self.last_follow = None;
@@ -204,6 +219,23 @@ impl Scheduler {
                 &format!("configuration not applied, the running one stays: {err}"),
             ),
         }
+    }
+}
+
+/// The webhook's secrets read again from their file, when webhooks run; an error when the
+/// configuration now turns them on or off, which needs a restart.
+fn webhook_secrets(args: &RunArgs, running: bool) -> Result<Option<Vec<Vec<u8>>>, HostError> {
+    match (running, args.webhook.secrets()?) {
+        (true, Some(secrets)) => Ok(Some(secrets)),
+        (false, None) => Ok(None),
+        (true, None) => Err(HostError::new(
+            HostErrorKind::InvalidConfig,
+            "github-webhook-secret-file is no longer given: turning webhooks off needs a restart",
+        )),
+        (false, Some(_)) => Err(HostError::new(
+            HostErrorKind::InvalidConfig,
+            "github-webhook-secret-file is new: turning webhooks on needs a restart",
+        )),
     }
 }
 

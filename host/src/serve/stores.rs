@@ -18,7 +18,7 @@ pub struct Stores {
 impl Stores {
     /// Starts the group-commit writer on a connection of its own.
     pub fn new(url: StoreUrl) -> Result<Stores, StoreError> {
-        let writer = GroupCommit::start(url.open(IntegrityCheck::Off)?);
+        let writer = GroupCommit::start(url.open_existing(IntegrityCheck::Off)?);
         Ok(Stores {
             url,
             idle: Mutex::new(Vec::new()),
@@ -33,8 +33,9 @@ impl Stores {
         let pooled = self.idle.lock().ok().and_then(|mut idle| idle.pop());
         let conn = match pooled {
             Some(conn) => conn,
-            // The store was opened, migrated and checked at start.
-            None => self.url.open(IntegrityCheck::Off)?,
+            // The store was opened, migrated and checked at start; a store deleted since is
+            // refused (`store-not-found`), never made again empty.
+            None => self.url.open_existing(IntegrityCheck::Off)?,
         };
         let session = Forwarded(Session {
             conn: &*conn,
@@ -53,7 +54,7 @@ impl Stores {
         let pooled = self.idle.lock().ok().and_then(|mut idle| idle.pop());
         let conn = match pooled {
             Some(conn) => conn,
-            None => self.url.open(IntegrityCheck::Off)?,
+            None => self.url.open_existing(IntegrityCheck::Off)?,
         };
         conn.get("readyz")?;
         if let Ok(mut idle) = self.idle.lock() {

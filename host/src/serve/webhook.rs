@@ -14,11 +14,10 @@ use super::http::{self, BodyLimits, Response};
 use super::log;
 use crate::webhook::payload::{self, Delivery};
 use crate::webhook::worker::Job;
-use crate::webhook::{signature, Intake, MAX_BODY_BYTES};
+use crate::webhook::{Intake, MAX_BODY_BYTES};
 use hyper::body::Incoming;
 use hyper::http::request::Parts;
 use serde_json::json;
-use std::sync::mpsc::TrySendError;
 use std::sync::Arc;
 
 fn header<'a>(parts: &'a Parts, name: &str) -> Option<&'a str> {
@@ -54,11 +53,7 @@ pub async fn receive<S: std::future::Future>(
     let delivery = header(parts, "x-github-delivery")
         .unwrap_or_default()
         .to_string();
-    if !signature::verify(
-        &intake.secrets,
-        header(parts, "x-hub-signature-256"),
-        &bytes,
-    ) {
+    if !intake.verify(header(parts, "x-hub-signature-256"), &bytes) {
         log::line(&format!(
             "webhook delivery {delivery:?} refused: X-Hub-Signature-256 missing or not made with a configured secret"
         ));
@@ -108,15 +103,16 @@ pub async fn receive<S: std::future::Future>(
         }
     }
     let run_id = run.run.id;
-    match intake.queue.try_send(Job {
+    let job = Job {
         delivery: delivery.clone(),
         run,
-    }) {
-        Ok(()) => Response::json(
+    };
+    match intake.queue(job) {
+        true => Response::json(
             200,
             json!({"delivery": delivery, "queued": true, "run_id": run_id}).to_string(),
         ),
-        Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => {
+        false => {
             log::line(&format!(
                 "webhook {delivery}: the worker's queue is full or stopped; run {run_id} is left to tick"
             ));

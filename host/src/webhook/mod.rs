@@ -20,6 +20,10 @@ pub mod signature;
 pub mod sweep;
 pub mod worker;
 
+use crate::ops::ingest::WatchOptions;
+use std::sync::mpsc::SyncSender;
+use std::sync::{Arc, RwLock};
+
 /// The path GitHub delivers to.
 pub const PATH: &str = "/v1/github/webhook";
 
@@ -27,16 +31,69 @@ pub const PATH: &str = "/v1/github/webhook";
 /// `workflow_run` delivery is typically 20-40 KB.
 pub const MAX_BODY_BYTES: usize = 25 * 1024 * 1024;
 
-/// What the port's intake holds: the secrets and the worker's queue (see
-/// `crate::serve::webhook`).
+/// What the port's intake holds: the secrets, the watches the worker ingests for, and the
+/// worker's queue (see `crate::serve::webhook`). Clones share the secrets and the watches, so
+/// `run` replaces both on SIGHUP ([`Intake::replace`]) while the port and the worker run.
 #[derive(Clone)]
 pub struct Intake {
-    pub secrets: Vec<Vec<u8>>,
-    pub queue: std::sync::mpsc::SyncSender<worker::Job>,
+    secrets: Arc<RwLock<Vec<Vec<u8>>>>,
+    watches: Arc<RwLock<Vec<WatchOptions>>>,
+    queue: SyncSender<worker::Job>,
+}
+
+impl Intake {
+    /// The intake of a worker that reads `queue` (see [`worker::start`]).
+    pub fn new(
+        secrets: Vec<Vec<u8>>,
+        watches: Vec<WatchOptions>,
+        queue: SyncSender<worker::Job>,
+    ) -> Intake {
+        Intake {
+            secrets: Arc::new(RwLock::new(secrets)),
+            watches: Arc::new(RwLock::new(watches)),
+            queue,
+        }
+    }
+
+    /// Whether `header` signs `body` with one of the secrets ([`signature::verify`]).
+    pub fn verify(&self, header: Option<&str>, body: &[u8]) -> bool {
+        let secrets = self.secrets.read().unwrap_or_else(|e| e.into_inner());
+        signature::verify(&secrets, header, body)
+    }
+
+    /// The worker's share of the intake: the watches, not the queue (the worker ends when the
+    /// last queue's sender is dropped).
+    pub fn watching(&self) -> Watching {
+        Watching(self.watches.clone())
+    }
+
+    /// The secrets and the watches from now on (SIGHUP): a delivery verified after this call is
+    /// verified with `secrets`.
+    pub fn replace(&self, secrets: Vec<Vec<u8>>, watches: Vec<WatchOptions>) {
+        *self.secrets.write().unwrap_or_else(|e| e.into_inner()) = secrets;
+        *self.watches.write().unwrap_or_else(|e| e.into_inner()) = watches;
+    }
+
+    /// Queues a verified delivery for the worker; `false` when the queue is full or the worker
+    /// has stopped (the reconciler finds the run later).
+    pub fn queue(&self, job: worker::Job) -> bool {
+        self.queue.try_send(job).is_ok()
+    }
+}
+
+/// The watches a delivery's run is ingested for, shared with the [`Intake`] that replaces them.
+pub struct Watching(Arc<RwLock<Vec<WatchOptions>>>);
+
+impl Watching {
+    /// The watches as they are now.
+    pub fn now(&self) -> Vec<WatchOptions> {
+        self.0.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
 }
 
 impl std::fmt::Debug for Intake {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Intake {{ {} secret(s) }}", self.secrets.len())
+        let secrets = self.secrets.read().map(|s| s.len()).unwrap_or(0);
+        write!(f, "Intake {{ {secrets} secret(s) }}")
     }
 }

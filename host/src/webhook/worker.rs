@@ -17,6 +17,7 @@
 
 use super::payload::CompletedRun;
 use super::sweep;
+use super::{Intake, Watching};
 use crate::github::api::{self, ApiError};
 use crate::github::client::GithubClient;
 use crate::github::options::{GithubArgs, GithubEnv};
@@ -24,7 +25,7 @@ use crate::github::trust::WORKFLOW_DIR;
 use crate::ops::follow::{self, run_name};
 use crate::ops::ingest::{self, WatchOptions};
 use crate::store::{Deferral, IntegrityCheck, Store, StoreUrl};
-use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender};
+use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 /// Deliveries waiting for the worker at most; past this one is left to the reconciler.
@@ -48,29 +49,36 @@ pub struct Worker {
     pub env: GithubEnv,
     pub http_timeout: Duration,
     pub max_chain: u32,
-    pub watches: Vec<WatchOptions>,
     /// Called after each delivery is handled (`run` wakes its scheduler: a run that deferred
     /// again is due at once).
     pub handled: Option<std::sync::Arc<dyn Fn() + Send + Sync>>,
 }
 
-/// Starts the worker thread; it ends when every sender is dropped (the server stopped).
-pub fn start(worker: Worker) -> std::io::Result<SyncSender<Job>> {
+/// Starts the worker thread and answers the port's intake, which verifies with `secrets` and
+/// queues for the worker; the worker ingests for the intake's watches (`watches` until
+/// [`Intake::replace`]). It ends when every clone of the intake is dropped (the server stopped).
+pub fn start(
+    worker: Worker,
+    secrets: Vec<Vec<u8>>,
+    watches: Vec<WatchOptions>,
+) -> std::io::Result<Intake> {
     let (send, receive) = sync_channel(QUEUE);
+    let intake = Intake::new(secrets, watches, send);
+    // The worker's clone must not keep the queue open: it holds the watches only.
+    let watching = intake.watching();
     std::thread::Builder::new()
         .name("webhook-worker".into())
-        .spawn(move || run(worker, &receive))?;
-    Ok(send)
+        .spawn(move || run(worker, &watching, &receive))?;
+    Ok(intake)
 }
 
-fn run(worker: Worker, jobs: &Receiver<Job>) {
+fn run(worker: Worker, watching: &Watching, jobs: &Receiver<Job>) {
     let Worker {
         store,
         github,
         env,
         http_timeout,
         max_chain,
-        watches,
         handled,
     } = worker;
     let client = match github.client(env, http_timeout) {
@@ -80,7 +88,7 @@ fn run(worker: Worker, jobs: &Receiver<Job>) {
         }
         Err(err) => return log_line(&format!("webhook worker: {err}")),
     };
-    let store = match store.open(IntegrityCheck::Off) {
+    let store = match store.open_existing(IntegrityCheck::Off) {
         Ok(store) => store,
         Err(err) => return log_line(&format!("webhook worker: cannot open the store: {err}")),
     };
@@ -114,7 +122,7 @@ fn run(worker: Worker, jobs: &Receiver<Job>) {
             Err(RecvTimeoutError::Timeout) => continue,
             Err(RecvTimeoutError::Disconnected) => break,
         };
-        let said = handle(&*store, &client, max_chain, &watches, &job.run);
+        let said = handle(&*store, &client, max_chain, &watching.now(), &job.run);
         log_line(&format!(
             "webhook {}: run {} of {}: {said}",
             job.delivery, job.run.run.id, job.run.repo
