@@ -107,19 +107,14 @@ pub async fn receive<S: std::future::Future>(
         delivery: delivery.clone(),
         run,
     };
-    match intake.queue(job) {
-        true => Response::json(
-            200,
-            json!({"delivery": delivery, "queued": true, "run_id": run_id}).to_string(),
-        ),
-        false => {
-            log::line(&format!(
-                "webhook {delivery}: the worker's queue is full or stopped; run {run_id} is left to tick"
-            ));
-            Response::json(
-                200,
-                json!({"delivery": delivery, "queued": false, "run_id": run_id}).to_string(),
-            )
-        }
+    let queued = intake.queue(job);
+    if !queued {
+        log::line(&format!(
+            "webhook {delivery}: the worker's queue is full or stopped; run {run_id} is left to tick"
+        ));
     }
+    Response::json(
+        200,
+        json!({"delivery": delivery, "queued": queued, "run_id": run_id}).to_string(),
+    )
 }
