@@ -31,6 +31,20 @@ pub struct PortArgs {
     /// request, head and body; also how long an idle kept-alive connection stays open.
     #[arg(long, default_value_t = 10_000, value_name = "MS")]
     pub request_timeout_ms: u64,
+    /// Webhook requests handled at once (GitHub's deliveries take no token, so until their
+    /// signature is checked anyone may send one): the rest of --max-connections stays for token
+    /// holders. Default: a quarter of --max-connections, at most 64.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub webhook_connections: Option<u32>,
+    /// Largest webhook body read, in bytes (1 KiB to 25 MiB, GitHub's own cap). A
+    /// `workflow_run` delivery is 20-40 KB.
+    #[arg(
+        long,
+        default_value_t = crate::serve::unsigned::DEFAULT_MAX_BODY as u32,
+        value_name = "BYTES",
+        value_parser = clap::value_parser!(u32).range(1024..=25 * 1024 * 1024)
+    )]
+    pub webhook_max_body_bytes: u32,
     /// Do not check that `exec:` programs (allowed or requested) exist here (they live on the
     /// machine that runs tick).
     #[arg(long)]
@@ -101,8 +115,31 @@ impl PortArgs {
             limits: Limits {
                 max_connections: self.max_connections,
                 request_timeout: std::time::Duration::from_millis(self.request_timeout_ms),
+                webhook_connections: self.webhook_connections()?,
+                webhook_max_body: self.webhook_max_body_bytes as usize,
                 ..Limits::default()
             },
         })
+    }
+
+    /// `--webhook-connections`, or its default; below `--max-connections`, so token holders
+    /// always keep a share.
+    fn webhook_connections(&self) -> Result<usize, HostError> {
+        let Some(given) = self.webhook_connections else {
+            return Ok(crate::serve::unsigned::default_connections(
+                self.max_connections,
+            ));
+        };
+        let given = given as usize;
+        if given >= self.max_connections {
+            return Err(HostError::new(
+                HostErrorKind::InvalidValue,
+                format!(
+                    "--webhook-connections ({given}) must be below --max-connections ({}): the rest of the cap is what token holders are sure of",
+                    self.max_connections
+                ),
+            ));
+        }
+        Ok(given)
     }
 }

@@ -17,6 +17,9 @@ pub struct App {
     pub handlers: Semaphore,
     /// Status pages being read and drawn at once ([`super::PAGE_RENDERS`]).
     pub pages: Semaphore,
+    /// The webhook's share of the connections ([`super::Limits::webhook_connections`]): a
+    /// webhook request holds one while it is handled.
+    pub unsigned: Semaphore,
     /// Turns `true` when the server stops: body reads give up and answer 503.
     pub stopping: watch::Receiver<bool>,
     /// GitHub's webhooks, when configured (`--github-webhook-secret-file`).

@@ -1,9 +1,9 @@
 //! The request and answer types the routes see (method, path, headers, body in; status, headers,
 //! JSON body out), and their conversion from and to hyper's. hyper parses and frames HTTP/1.1;
-//! this file adds what `serve` asks of a body: `Content-Length` only, at most 16 KiB, read
-//! before a deadline.
+//! this file adds what `serve` asks of a body: `Content-Length` only, at most 16 KiB (the
+//! webhook's: its own limit), read before a deadline into one buffer of its length.
 
-use http_body_util::{BodyExt, Full, Limited};
+use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
 use hyper::header::{HeaderMap, HeaderValue, CONTENT_LENGTH, EXPECT, TRANSFER_ENCODING};
 use std::time::Duration;
@@ -203,15 +203,31 @@ pub async fn read_body_up_to<S: std::future::Future>(
         );
         return Err(refused_unread(headers, body, answer).await);
     }
-    let collect = Limited::new(body, max).collect();
     tokio::select! {
-        read = tokio::time::timeout_at(limits.deadline, collect) => match read {
-            Ok(Ok(collected)) => Ok(collected.to_bytes().to_vec()),
-            Ok(Err(_)) => Err(refuse(400, "bad-request", "the body ended before its Content-Length")),
-            Err(_) => Err(refuse(408, "timeout", "the request was not received in time")),
+        read = tokio::time::timeout_at(limits.deadline, collect(body, length)) => match read {
+            Ok(Some(bytes)) => Ok(bytes),
+            Ok(None) => Err(refuse(400, "bad-request", "the body ended before its Content-Length")),
+            // The rest of the body may still come: the connection cannot carry another request.
+            Err(_) => Err(refuse(408, "timeout", "the request was not received in time")
+                .with_header("Connection", "close")),
         },
         _ = limits.stopping => Err(stopping()),
     }
+}
+
+/// The body's `length` bytes, kept in one buffer of that size (hyper frames the body by its
+/// `Content-Length`, so no more arrives); `None` if it ends short or fails.
+async fn collect(mut body: Incoming, length: usize) -> Option<Vec<u8>> {
+    let mut bytes = Vec::with_capacity(length);
+    while let Some(frame) = body.frame().await {
+        if let Ok(data) = frame.ok()?.into_data() {
+            if bytes.len() + data.len() > length {
+                return None;
+            }
+            bytes.extend_from_slice(&data);
+        }
+    }
+    (bytes.len() == length).then_some(bytes)
 }
 
 /// The answer to a request that arrives while the server stops.

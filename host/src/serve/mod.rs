@@ -6,7 +6,9 @@
 //!
 //! Limits (docs/host.md, serve): a deadline for each whole request, a cap on connections that
 //! sheds idle ones first (never one that proved the token), 16 KiB bodies, a few status pages
-//! at once, and a bounded graceful stop on SIGTERM or SIGINT.
+//! at once, and a bounded graceful stop on SIGTERM or SIGINT. GitHub's webhook, which takes no
+//! token, has its own share of the connections, its own body limit and a minimum pace
+//! ([`unsigned`]; docs/security.md, "The port under hostile clients").
 
 mod app;
 mod auth;
@@ -18,6 +20,7 @@ pub mod log;
 pub mod routes;
 mod server;
 pub mod stores;
+pub mod unsigned;
 pub mod webhook;
 
 use crate::error::{HostError, HostErrorKind};
@@ -51,6 +54,12 @@ pub struct Limits {
     pub request_timeout: Duration,
     /// After SIGTERM or SIGINT, how long requests being handled may take to finish.
     pub shutdown_grace: Duration,
+    /// Webhook requests (no token: unauthenticated until their signature is checked) handled
+    /// at once: the rest of the cap stays for token holders.
+    pub webhook_connections: usize,
+    /// Largest webhook body read; the bodies in memory before their signature is checked are at
+    /// most `webhook_connections` times this.
+    pub webhook_max_body: usize,
 }
 
 impl Default for Limits {
@@ -59,6 +68,8 @@ impl Default for Limits {
             max_connections: 256,
             request_timeout: Duration::from_secs(10),
             shutdown_grace: Duration::from_secs(5),
+            webhook_connections: unsigned::DEFAULT_CONNECTIONS,
+            webhook_max_body: unsigned::DEFAULT_MAX_BODY,
         }
     }
 }
@@ -169,6 +180,7 @@ impl Port {
             limits: options.limits,
             handlers: tokio::sync::Semaphore::new(STORE_HANDLERS),
             pages: tokio::sync::Semaphore::new(PAGE_RENDERS),
+            unsigned: tokio::sync::Semaphore::new(options.limits.webhook_connections.max(1)),
             stopping,
             changed: hooks.changed,
             webhook: options.webhook,

@@ -144,15 +144,25 @@ async fn answer(
     let (parts, body) = request.into_parts();
     let mut head = Request::from_parts(&parts);
     if let Some(intake) = app.webhook.as_ref().filter(|_| head.path == webhook::PATH) {
-        // Signed by GitHub, not sent with the token: its own door (`super::webhook`).
-        let mut stopping = app.stopping.clone();
-        let limits = BodyLimits {
-            deadline: waiting_since + app.limits.request_timeout,
-            stopping: async move {
-                let _ = stopping.wait_for(|stop| *stop).await;
-            },
+        // Signed by GitHub, not sent with the token: its own door (`super::webhook`), and until
+        // its signature is checked, its own share of the connections (`super::unsigned`).
+        let response = match super::unsigned::admit(&app, &parts) {
+            Err(refused) => {
+                // Refused before its body: idle while that body is dropped, as below.
+                slot.end();
+                http::refused_unread(&parts.headers, body, refused).await
+            }
+            Ok(_share) => {
+                let mut stopping = app.stopping.clone();
+                let limits = BodyLimits {
+                    deadline: waiting_since + app.limits.request_timeout,
+                    stopping: async move {
+                        let _ = stopping.wait_for(|stop| *stop).await;
+                    },
+                };
+                super::webhook::receive(&app, intake, &parts, body, limits).await
+            }
         };
-        let response = super::webhook::receive(&app, intake, &parts, body, limits).await;
         log::request(parts.method.as_str(), parts.uri.path(), response.status);
         crate::metrics::serve::request(parts.uri.path(), response.status);
         slot.end();

@@ -1,7 +1,9 @@
 //! `POST /v1/github/webhook` (with `--github-webhook-secret-file`): GitHub's deliveries. No
 //! bearer token: the signature is the proof, checked on the raw body before anything parses it.
 //!
-//! * a body over 25 MiB (GitHub's own cap) is refused with 413, unread;
+//! * a body over the webhook's limit (1 MiB by default), a method but POST or a body that is
+//!   not `application/json` is refused unread (`super::unsigned`), as is a request past the
+//!   webhook's share of the connections;
 //! * a missing or wrong `X-Hub-Signature-256`: 401 `bad-signature`, nothing stored, one log
 //!   line with the delivery id (never the body);
 //! * `ping`: 200; any event but `workflow_run` `completed`: 202, ignored;
@@ -14,7 +16,7 @@ use super::http::{self, BodyLimits, Response};
 use super::log;
 use crate::webhook::payload::{self, Delivery};
 use crate::webhook::worker::Job;
-use crate::webhook::{Intake, MAX_BODY_BYTES};
+use crate::webhook::Intake;
 use hyper::body::Incoming;
 use hyper::http::request::Parts;
 use serde_json::json;
@@ -37,13 +39,16 @@ pub async fn receive<S: std::future::Future>(
             .with_header("Allow", "POST");
         return http::refused_unread(&parts.headers, body, answer).await;
     }
+    // Read only up to the signature check's need, within the webhook's limit and at its
+    // minimum pace (`super::unsigned`, which refused an oversized one from its head).
+    let max = app.limits.webhook_max_body;
     let bytes = match http::read_body_up_to(
         "POST",
         &parts.headers,
         body,
-        limits,
-        MAX_BODY_BYTES,
-        "25 MiB",
+        super::unsigned::paced(limits, &parts.headers),
+        max,
+        &super::unsigned::said(max),
     )
     .await
     {

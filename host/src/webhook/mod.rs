@@ -27,10 +27,6 @@ use std::sync::{Arc, RwLock};
 /// The path GitHub delivers to.
 pub const PATH: &str = "/v1/github/webhook";
 
-/// Largest delivery read: GitHub caps payloads at 25 MB and drops larger ones; a
-/// `workflow_run` delivery is typically 20-40 KB.
-pub const MAX_BODY_BYTES: usize = 25 * 1024 * 1024;
-
 /// What the port's intake holds: the secrets, the watches the worker ingests for, and the
 /// worker's queue (see `crate::serve::webhook`). Clones share the secrets and the watches, so
 /// `run` replaces both on SIGHUP ([`Intake::replace`]) while the port and the worker run.
