@@ -20,6 +20,8 @@ pub struct App {
     /// The webhook's share of the connections ([`super::Limits::webhook_connections`]): a
     /// webhook request holds one while it is handled.
     pub unsigned: Semaphore,
+    /// Webhook signatures checked at once ([`super::unsigned::VERIFIERS`]).
+    pub verifying: Semaphore,
     /// Turns `true` when the server stops: body reads give up and answer 503.
     pub stopping: watch::Receiver<bool>,
     /// GitHub's webhooks, when configured (`--github-webhook-secret-file`).

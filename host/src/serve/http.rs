@@ -226,6 +226,9 @@ async fn collect(mut body: Incoming, length: usize) -> Option<Vec<u8>> {
             }
             bytes.extend_from_slice(&data);
         }
+        // One frame a turn: many bodies arriving at once share the runtime's threads with
+        // every other request instead of each taking a long run of reads.
+        tokio::task::yield_now().await;
     }
     (bytes.len() == length).then_some(bytes)
 }
@@ -255,6 +258,8 @@ pub async fn refused_unread(headers: &HeaderMap, mut body: Incoming, answer: Res
                     Some(Ok(frame)) => seen += frame.data_ref().map_or(0, Bytes::len),
                     _ => break,
                 }
+                // One frame a turn, as in `collect`.
+                tokio::task::yield_now().await;
             }
         };
         let _ = tokio::time::timeout(DISCARD_TIME, discard).await;

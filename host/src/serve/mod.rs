@@ -181,6 +181,7 @@ impl Port {
             handlers: tokio::sync::Semaphore::new(STORE_HANDLERS),
             pages: tokio::sync::Semaphore::new(PAGE_RENDERS),
             unsigned: tokio::sync::Semaphore::new(options.limits.webhook_connections.max(1)),
+            verifying: tokio::sync::Semaphore::new(unsigned::VERIFIERS),
             stopping,
             changed: hooks.changed,
             webhook: options.webhook,

@@ -10,11 +10,15 @@
 //! * a body must keep a minimum pace: [`PACE_ALLOWANCE`] plus its length at [`MIN_PACE`], and
 //!   within the request deadline; a body that misses it gets 408 and the connection closes.
 //!
+//! * the signature (an HMAC over up to the limit) is checked on a blocking thread, [`VERIFIERS`]
+//!   at once, never on the runtime's threads that serve token holders' requests.
+//!
 //! So the bodies held before their signature is checked are at most the share times the
 //! limit (64 MiB by default), and token holders keep the rest of the cap.
 
 use super::app::App;
 use super::http::{BodyLimits, Response};
+use crate::webhook::Intake;
 use hyper::header::{HeaderMap, CONTENT_LENGTH, CONTENT_TYPE};
 use hyper::http::request::Parts;
 use std::time::Duration;
@@ -31,6 +35,9 @@ pub const DEFAULT_MAX_BODY: usize = 1 << 20;
 pub const PACE_ALLOWANCE: Duration = Duration::from_secs(1);
 /// The slowest a body may arrive after [`PACE_ALLOWANCE`], in bytes a second.
 pub const MIN_PACE: u64 = 128 * 1024;
+/// Signatures checked at once: each is CPU work over up to the limit's bytes, so a flood of
+/// signed-looking bodies takes at most these threads' time.
+pub const VERIFIERS: usize = 2;
 
 /// The default share of `max_connections`: a quarter, at most [`DEFAULT_CONNECTIONS`], at
 /// least one.
@@ -121,6 +128,23 @@ pub fn paced<S>(limits: BodyLimits<S>, headers: &HeaderMap) -> BodyLimits<S> {
     }
 }
 
+/// Whether `header` signs `body` with one of the intake's secrets, checked on a blocking thread
+/// when one of the [`VERIFIERS`] turns is free; answers the body back.
+pub async fn verify(
+    app: &App,
+    intake: &Intake,
+    header: Option<&str>,
+    body: Vec<u8>,
+) -> (bool, Vec<u8>) {
+    let Ok(_turn) = app.verifying.acquire().await else {
+        return (false, body);
+    };
+    let (intake, header) = (intake.clone(), header.map(str::to_string));
+    tokio::task::spawn_blocking(move || (intake.verify(header.as_deref(), &body), body))
+        .await
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -144,7 +168,10 @@ mod tests {
     #[test]
     fn a_form_is_told_to_choose_json_and_json_with_a_charset_passes() {
         let mut headers = HeaderMap::new();
-        headers.insert(CONTENT_TYPE, "application/json; charset=utf-8".parse().unwrap());
+        headers.insert(
+            CONTENT_TYPE,
+            "application/json; charset=utf-8".parse().unwrap(),
+        );
         assert!(check_type(&headers).is_ok());
         headers.insert(
             CONTENT_TYPE,

@@ -58,7 +58,9 @@ pub async fn receive<S: std::future::Future>(
     let delivery = header(parts, "x-github-delivery")
         .unwrap_or_default()
         .to_string();
-    if !intake.verify(header(parts, "x-hub-signature-256"), &bytes) {
+    let signature = header(parts, "x-hub-signature-256");
+    let (verified, bytes) = super::unsigned::verify(app, intake, signature, bytes).await;
+    if !verified {
         log::line(&format!(
             "webhook delivery {delivery:?} refused: X-Hub-Signature-256 missing or not made with a configured secret"
         ));
