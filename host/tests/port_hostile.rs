@@ -1,11 +1,11 @@
-//! The port under hostile clients (docs/security.md), through the real `deferral-host serve`
-//! with GitHub's webhooks on: the webhook route takes no token, so anyone who reaches the port
-//! can open requests on it. With 256 of them open, trickling their bodies or sending large
-//! ones as fast as loopback goes, every token holder's request is answered within a second and
-//! the host stays under 200 MB (under `serve` and `run`); past its share of the connection
-//! cap a webhook request is refused at once; a stalled webhook body is cut off long before the request
-//! deadline; a body over the webhook's limit is refused unread, and the limit is a flag; a
-//! form-encoded delivery is told to choose `application/json`.
+//! The port under hostile clients (docs/security.md), through the real binary with GitHub's
+//! webhooks on: the webhook route takes no token, so anyone who reaches the port can open
+//! requests on it. With 256 of them open, trickling their bodies or sending large ones as fast
+//! as loopback goes, every token holder's request is answered within a second and the host
+//! stays under 200 MB (under `serve` and `run`); past its share of the connection cap a
+//! webhook request is refused at once; a stalled webhook body is cut off long before the
+//! request deadline; a body over the webhook's limit is refused unread, and the limit is a
+//! flag; a form-encoded delivery is told to choose `application/json`.
 
 mod common;
 
@@ -123,7 +123,7 @@ fn attacker(addr: &str, i: usize, attack: Attack, stop: &AtomicBool, opened: &At
     let chunk = vec![b'x'; 64 * 1024];
     let length = match attack {
         Attack::Slow => 100_000,
-        Attack::Large if i % 2 == 0 => 1 << 20,
+        Attack::Large if i.is_multiple_of(2) => 1 << 20,
         Attack::Large => 8 << 20,
     };
     let mut first = true;

@@ -323,7 +323,9 @@ Endpoints:
   POST /v1/deferrals/ID/outcome     {\"attempt\",\"outcome\",\"handle\",\"receipt\"?}  200 {\"id\",\"state\",\"cause\"[,\"receipt\"]}
   POST /v1/github/webhook           GitHub's deliveries (with --github-webhook-secret-file; signed,
                                     no token): 200 queued | already, 202 ignored, 401 bad-signature,
-                                    413 over 25 MiB (docs/host.md, Webhooks)
+                                    413 over --webhook-max-body-bytes (1 MiB), 415 not
+                                    application/json, 503 busy past --webhook-connections
+                                    (docs/host.md, Webhooks; docs/security.md)
 
 Errors: {\"error\":{\"code\",\"message\"[,\"path\"]}} with 400 invalid-request (and, from
 /v1/admissions, invalid-pool | invalid-cost | invalid-rate-state), 401 unauthorized,

@@ -8,8 +8,7 @@
 //!   ([`super::Limits::webhook_connections`]); past it, 503 `busy`. A refused request counts as
 //!   idle, so it is shed for a newcomer like any connection without the token;
 //! * a body must keep a minimum pace: [`PACE_ALLOWANCE`] plus its length at [`MIN_PACE`], and
-//!   within the request deadline; a body that misses it gets 408 and the connection closes.
-//!
+//!   within the request deadline; a body that misses it gets 408 and the connection closes;
 //! * the signature (an HMAC over up to the limit) is checked on a blocking thread, [`VERIFIERS`]
 //!   at once, never on the runtime's threads that serve token holders' requests.
 //!
@@ -47,9 +46,9 @@ pub fn default_connections(max_connections: usize) -> usize {
 
 /// `bytes` as the docs and the 413 say it: `1 MiB`, `512 KiB`, or bytes.
 pub fn said(bytes: usize) -> String {
-    if bytes >= 1 << 20 && bytes % (1 << 20) == 0 {
+    if bytes >= 1 << 20 && bytes.is_multiple_of(1 << 20) {
         format!("{} MiB", bytes >> 20)
-    } else if bytes >= 1 << 10 && bytes % (1 << 10) == 0 {
+    } else if bytes >= 1 << 10 && bytes.is_multiple_of(1 << 10) {
         format!("{} KiB", bytes >> 10)
     } else {
         format!("{bytes} bytes")
