@@ -298,14 +298,17 @@ pub fn list_answers_are_cached_by_key(backend: &dyn Backend) {
     );
 }
 
-/// A webhook delivery id is new once: two connections (two replicas) noting it at once, and
+/// A webhook delivery's key is new once: two connections (two replicas) noting it at once, and
 /// any later redelivery, see it already noted.
 pub fn a_webhook_delivery_is_noted_once(backend: &dyn Backend) {
     let (a, b) = (backend.connect(), backend.connect());
-    assert!(a.note_delivery("d-1", "workflow_run", now()).unwrap());
-    assert!(!b.note_delivery("d-1", "workflow_run", now()).unwrap());
-    assert!(!a.note_delivery("d-1", "workflow_run", now()).unwrap());
-    assert!(b.note_delivery("d-2", "workflow_run", now()).unwrap());
-    assert!(a.delivery_noted("d-2").unwrap());
-    assert!(!a.delivery_noted("d-3").unwrap());
+    let (first, rerun) = (
+        "workflow_run completed 1 7 1",
+        "workflow_run completed 1 7 2",
+    );
+    assert!(a.note_delivery(first, "workflow_run", now()).unwrap());
+    assert!(!b.note_delivery(first, "workflow_run", now()).unwrap());
+    assert!(!a.note_delivery(first, "workflow_run", now()).unwrap());
+    assert!(b.note_delivery(rerun, "workflow_run", now()).unwrap());
+    assert!(!a.note_delivery(rerun, "workflow_run", now()).unwrap());
 }

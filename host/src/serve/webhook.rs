@@ -5,9 +5,13 @@
 //! * a missing or wrong `X-Hub-Signature-256`: 401 `bad-signature`, nothing stored, one log
 //!   line with the delivery id (never the body);
 //! * `ping`: 200; any event but `workflow_run` `completed`: 202, ignored;
-//! * `workflow_run` `completed`: its `X-GitHub-Delivery` is stored once; the first time, the
-//!   run is queued for the worker ([`crate::webhook::worker`]) and 200 answers at once;
-//!   a redelivery answers 200 `already` and changes nothing.
+//! * `workflow_run` `completed`: stored once by what the signature covers, the run's own
+//!   identity ([`crate::webhook::payload::CompletedRun::key`]: repository, run, attempt), not by
+//!   `X-GitHub-Delivery`, which the signature does not cover. The first time, the run is queued
+//!   for the worker ([`crate::webhook::worker`]) and 200 answers at once; GitHub's redelivery,
+//!   and a captured delivery replayed under any other id, answer 200 `already` and change
+//!   nothing: no row, no place in the queue, no request to GitHub. So the queue only ever holds
+//!   distinct runs, and a flood of replays cannot delay a genuine delivery behind it.
 
 use super::app::App;
 use super::http::{self, BodyLimits, Response};
@@ -82,11 +86,11 @@ pub async fn receive<S: std::future::Future>(
         );
     }
     let shared = app.clone();
-    let (id, kind) = (delivery.clone(), event.clone());
+    let (key, kind) = (run.key(), event.clone());
     let noted = tokio::task::spawn_blocking(move || {
         shared
             .stores
-            .with(|store| store.note_delivery(&id, &kind, crate::clock::now_ms()))
+            .with(|store| store.note_delivery(&key, &kind, crate::clock::now_ms()))
     })
     .await;
     match noted {

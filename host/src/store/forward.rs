@@ -101,8 +101,7 @@ impl<W: Forward> LoopStore for Forwarded<W> {
         artifact_name(deferral_id: &str) -> Option<String>;
         cached(key: &str) -> Option<(String, String)>;
         put_cached(key: &str, etag: &str, body: &str, at_ms: u64) -> ();
-        note_delivery(delivery_id: &str, event: &str, at_ms: u64) -> bool;
-        delivery_noted(delivery_id: &str) -> bool;
+        note_delivery(key: &str, event: &str, at_ms: u64) -> bool;
     }
 }
 

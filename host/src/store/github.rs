@@ -113,11 +113,9 @@ pub trait LoopStore {
 
     fn put_cached(&self, key: &str, etag: &str, body: &str, at_ms: u64) -> Result<(), StoreError>;
 
-    /// Records a webhook delivery (`X-GitHub-Delivery`) the first time it is seen: `true` then,
-    /// `false` when it was already recorded (a redelivery), whoever recorded it.
-    fn note_delivery(&self, delivery_id: &str, event: &str, at_ms: u64)
-        -> Result<bool, StoreError>;
-
-    /// Whether a webhook delivery was noted (without noting it).
-    fn delivery_noted(&self, delivery_id: &str) -> Result<bool, StoreError>;
+    /// Records a webhook delivery by `key`, its identity from the signed body
+    /// ([`crate::webhook::payload::CompletedRun::key`]), the first time it is seen: `true` then,
+    /// `false` when it was already recorded (a redelivery, or a replay under another
+    /// `X-GitHub-Delivery`), whoever recorded it.
+    fn note_delivery(&self, key: &str, event: &str, at_ms: u64) -> Result<bool, StoreError>;
 }

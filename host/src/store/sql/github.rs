@@ -260,31 +260,15 @@ impl<B: SqlBackend> LoopStore for B {
         Ok(())
     }
 
-    fn note_delivery(
-        &self,
-        delivery_id: &str,
-        event: &str,
-        at_ms: u64,
-    ) -> Result<bool, StoreError> {
+    fn note_delivery(&self, key: &str, event: &str, at_ms: u64) -> Result<bool, StoreError> {
+        // `delivery_id` holds the key (see the table's migration): a row per run attempt.
         let inserted = self.sql_write(|conn| {
             conn.execute(
                 "INSERT INTO github_deliveries (delivery_id, event, received_ms) VALUES (?1, ?2, ?3) \
                  ON CONFLICT (delivery_id) DO NOTHING",
-                args![delivery_id, event, to_i64(at_ms)],
+                args![key, event, to_i64(at_ms)],
             )
         })?;
         Ok(inserted == 1)
-    }
-
-    fn delivery_noted(&self, delivery_id: &str) -> Result<bool, StoreError> {
-        self.sql_read(|conn| {
-            Ok(query_opt(
-                conn,
-                "SELECT delivery_id FROM github_deliveries WHERE delivery_id = ?1",
-                args![delivery_id],
-                |r| r.text(0),
-            )?
-            .is_some())
-        })
     }
 }
