@@ -2,12 +2,13 @@
 //! GitHub stand-in on loopback. `X-GitHub-Delivery` is not covered by the signature: one
 //! captured signed delivery sent again with fresh ids must answer as a redelivery and change
 //! nothing (no stored row, no request to GitHub, no place in the worker's queue), so a genuine
-//! delivery sent after a thousand of them still ends its deferral at once. A delivery naming
-//! another repository with the run id of a dispatched attempt finishes nothing.
+//! delivery sent after a thousand of them still ends its deferral at once. A delivery of a run
+//! that completed longer ago than GitHub redelivers is a replay too: ignored, not stored. A
+//! delivery naming another repository with the run id of a dispatched attempt finishes nothing.
 
 mod common;
 
-use common::github::{Script, Standin, FORK, FORK_ID, REPO, TARGET};
+use common::github::{epoch_s, iso, Script, Standin, FORK, FORK_ID, REPO, TARGET};
 use common::github_cli::{receipt, tick};
 use common::webhook::{within, HookServe};
 use common::{Host, HOUR};
@@ -174,4 +175,59 @@ fn a_delivery_naming_another_repository_with_a_dispatched_run_id_finishes_nothin
         (host.status(&id)["state"] == "complete").then_some(())
     });
     assert!(ended.is_some(), "{}", serve.log_text());
+}
+
+#[test]
+fn a_delivery_of_a_run_that_completed_longer_ago_than_github_redelivers_is_ignored_unstored() {
+    let standin = Standin::start();
+    let host = Host::new();
+    let (id, _) = host.record(TARGET, 0, HOUR, &[]);
+    standin.script(Script::default());
+    tick(&host, &standin);
+    let run_id = standin.last_run_id();
+    let serve = HookServe::start(
+        &host,
+        &standin,
+        &["--watch", REPO, "--watch-launch", TARGET],
+    );
+    let before = (standin.seen().len(), delivery_rows(&host));
+    // A watched run's delivery, captured when it came and replayed nine days later (after the
+    // store may have pruned its key): its signed body says when the run completed.
+    let (watched, _) = standin.scheduled_run_with_artifact(&receipt(HOUR / 2, 'd', 'e'), false);
+    let mut old = standin.completed_delivery(watched);
+    old["workflow_run"]["updated_at"] = json!(iso(epoch_s() - 9 * 86_400));
+    let (status, answer) = serve.deliver_signed("workflow_run", "late", old.to_string().as_bytes());
+    assert_eq!(status, 202, "{answer}");
+    assert!(
+        answer["ignored"]
+            .as_str()
+            .is_some_and(|why| why.contains("more than 8 days ago")),
+        "{answer}"
+    );
+    // A run that completed a week ago may still be redelivered (GitHub Enterprise Server keeps
+    // deliveries seven days): taken.
+    let mut week = standin.completed_delivery(run_id);
+    week["workflow_run"]["updated_at"] = json!(iso(epoch_s() - 7 * 86_400));
+    let (status, answer) =
+        serve.deliver_signed("workflow_run", "week", week.to_string().as_bytes());
+    assert_eq!((status, &answer["queued"]), (200, &json!(true)), "{answer}");
+    let ended = within(Duration::from_secs(2), || {
+        (host.status(&id)["state"] == "complete").then_some(())
+    });
+    assert!(ended.is_some(), "{}", serve.log_text());
+    let asked: Vec<String> = standin.seen()[before.0..]
+        .iter()
+        .map(|s| s.path.clone())
+        .filter(|p| !p.contains(&format!("/runs/{run_id}/")))
+        .collect();
+    assert_eq!(
+        asked,
+        Vec::<String>::new(),
+        "nothing asked for the late one"
+    );
+    assert_eq!(
+        delivery_rows(&host),
+        before.1 + 1,
+        "the week-old one's row only"
+    );
 }

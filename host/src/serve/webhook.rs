@@ -11,14 +11,16 @@
 //!   for the worker ([`crate::webhook::worker`]) and 200 answers at once; GitHub's redelivery,
 //!   and a captured delivery replayed under any other id, answer 200 `already` and change
 //!   nothing: no row, no place in the queue, no request to GitHub. So the queue only ever holds
-//!   distinct runs, and a flood of replays cannot delay a genuine delivery behind it.
+//!   distinct runs, and a flood of replays cannot delay a genuine delivery behind it. A run
+//!   that completed before [`crate::webhook::REPLAY_HORIZON_MS`] is no delivery GitHub can
+//!   still make: 202, ignored, not stored (so the keys need not be kept longer than that).
 
 use super::app::App;
 use super::http::{self, BodyLimits, Response};
 use super::log;
 use crate::webhook::payload::{self, Delivery};
 use crate::webhook::worker::Job;
-use crate::webhook::{Intake, MAX_BODY_BYTES};
+use crate::webhook::{Intake, MAX_BODY_BYTES, REPLAY_HORIZON_MS};
 use hyper::body::Incoming;
 use hyper::http::request::Parts;
 use serde_json::json;
@@ -85,12 +87,21 @@ pub async fn receive<S: std::future::Future>(
             "X-GitHub-Delivery is missing or too long",
         );
     }
+    let now = crate::clock::now_ms();
+    if run.completed_before(now.saturating_sub(REPLAY_HORIZON_MS)) {
+        let why = format!(
+            "run {} completed more than {} days ago: GitHub redelivers nothing that old",
+            run.run.id,
+            REPLAY_HORIZON_MS / 86_400_000
+        );
+        return Response::json(202, json!({"ignored": why}).to_string());
+    }
     let shared = app.clone();
     let (key, kind) = (run.key(), event.clone());
     let noted = tokio::task::spawn_blocking(move || {
         shared
             .stores
-            .with(|store| store.note_delivery(&key, &kind, crate::clock::now_ms()))
+            .with(|store| store.note_delivery(&key, &kind, now))
     })
     .await;
     match noted {

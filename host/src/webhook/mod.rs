@@ -31,6 +31,13 @@ pub const PATH: &str = "/v1/github/webhook";
 /// `workflow_run` delivery is typically 20-40 KB.
 pub const MAX_BODY_BYTES: usize = 25 * 1024 * 1024;
 
+/// How old a completed run may be for its delivery to be taken: GitHub keeps a delivery for
+/// redelivery three days (seven on GitHub Enterprise Server), and a day more allows for the
+/// clocks. A delivery whose run's `updated_at` is older can only be a replay: it is ignored
+/// without being stored, so a delivery's key need be kept no longer than this for any replay
+/// to change nothing.
+pub const REPLAY_HORIZON_MS: u64 = 8 * 24 * 3_600_000;
+
 /// What the port's intake holds: the secrets, the watches the worker ingests for, and the
 /// worker's queue (see `crate::serve::webhook`). Clones share the secrets and the watches, so
 /// `run` replaces both on SIGHUP ([`Intake::replace`]) while the port and the worker run.

@@ -6,6 +6,7 @@
 //! `X-GitHub-Delivery`, which anyone who captured a signed delivery can change at will.
 
 use crate::github::api::{RepoRef, RunInfo, RunOrigin};
+use deferral_core::signals::time::parse_iso8601;
 use serde_json::Value;
 
 /// A completed run, as the delivery describes it: everything following it needs, so the run
@@ -20,11 +21,20 @@ pub struct CompletedRun {
     pub default_branch: Option<String>,
     /// `workflow_run.run_attempt`: 1, then one more for each re-run of the run.
     pub run_attempt: u64,
+    /// `workflow_run.updated_at` (ms since the epoch): when the run completed, as the signed
+    /// body says; `None` when it says nothing readable.
+    pub updated_ms: Option<u64>,
     pub run: RunInfo,
     pub origin: RunOrigin,
 }
 
 impl CompletedRun {
+    /// Whether the signed body says the run completed before `horizon_ms`: then no delivery
+    /// GitHub can still make carries it ([`super::REPLAY_HORIZON_MS`]).
+    pub fn completed_before(&self, horizon_ms: u64) -> bool {
+        self.updated_ms.is_some_and(|at| at < horizon_ms)
+    }
+
     /// The delivery's identity, from the signed body alone: the event and action, the
     /// repository (its id, or its name when the payload gives none), the run and its attempt.
     /// GitHub's redelivery and a replay under a fresh `X-GitHub-Delivery` share it; a re-run's
@@ -106,6 +116,10 @@ pub fn read(event: &str, body: &[u8]) -> Result<Delivery, String> {
         default_branch: text(repository, "default_branch"),
         // A payload from before re-runs existed names no attempt: its run's first.
         run_attempt: run.get("run_attempt").and_then(Value::as_u64).unwrap_or(1),
+        updated_ms: run
+            .get("updated_at")
+            .and_then(Value::as_str)
+            .and_then(parse_iso8601),
         run: RunInfo {
             id,
             status: text(run, "status"),
