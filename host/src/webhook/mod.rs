@@ -12,7 +12,7 @@
 //! * [`sweep`]: with a GitHub App, failed deliveries of the last three days redelivered.
 //! * the command-line options, and the starting of the worker, are `crate::flags::webhook`'s.
 //!
-//! The intake itself (HTTP: limit, signature, delivery id stored once, answer) is
+//! The intake itself (HTTP: limit, signature, the run attempt stored once, answer) is
 //! `crate::serve::webhook`. Polling stays as the reconciler for what a webhook missed.
 
 pub mod payload;
