@@ -165,7 +165,14 @@ fn a_delivery_naming_another_repository_with_a_dispatched_run_id_finishes_nothin
         (asked, host.status(&id)["attempt_status"].clone()),
         (Vec::<String>::new(), json!("dispatched")),
         "another repository's run is not this host's attempt: {}",
-        handled.unwrap()
+        handled.clone().unwrap_or_default()
+    );
+    let verdict = handled.unwrap_or_default();
+    assert!(
+        verdict.contains(&format!(
+            "webhook elsewhere: run {run_id} of {FORK}: neither dispatched by this host nor watched"
+        )),
+        "{verdict}"
     );
     // Its own repository's delivery of the same run still ends it.
     let body = standin.completed_delivery(run_id).to_string();

@@ -211,8 +211,16 @@ pub fn runs_are_kept_per_attempt(backend: &dyn Backend) {
         Some(run.clone())
     );
     assert_eq!(store.run_of(&rec.deferral.id, 2).unwrap(), None);
-    assert!(store.is_own_run(991).unwrap());
-    assert!(!store.is_own_run(992).unwrap());
+    assert!(store.is_own_run("o/r", 991).unwrap());
+    assert!(
+        store.is_own_run("O/R", 991).unwrap(),
+        "GitHub's names ignore case"
+    );
+    assert!(
+        !store.is_own_run("o/other", 991).unwrap(),
+        "another repository's run"
+    );
+    assert!(!store.is_own_run("o/r", 992).unwrap());
     let pending = store.dispatched(10).unwrap();
     assert_eq!(pending.len(), 1);
     assert_eq!(pending[0].1, Some(run));

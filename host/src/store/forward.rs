@@ -95,7 +95,7 @@ impl<W: Forward> LoopStore for Forwarded<W> {
         add_artifact(deferral_id: &str, artifact: &ArtifactRef) -> bool;
         put_run(run: &RunRecord) -> ();
         run_of(deferral_id: &str, attempt: u32) -> Option<RunRecord>;
-        is_own_run(run_id: u64) -> bool;
+        is_own_run(repo: &str, run_id: u64) -> bool;
         dispatched(limit: usize) -> Vec<(Deferral, Option<RunRecord>)>;
         link(deferral_id: &str) -> Link;
         artifact_name(deferral_id: &str) -> Option<String>;

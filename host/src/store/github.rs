@@ -62,6 +62,11 @@ pub struct RunRecord {
     pub dispatched_ms: u64,
 }
 
+/// The `owner/repo` of a run record's `workflow` (`owner/repo/FILE`).
+pub fn workflow_repo(workflow: &str) -> &str {
+    workflow.rsplit_once('/').map_or("", |(repo, _)| repo)
+}
+
 /// A deferral's place in its chain.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Link {
@@ -96,8 +101,10 @@ pub trait LoopStore {
     /// The run of one attempt.
     fn run_of(&self, deferral_id: &str, attempt: u32) -> Result<Option<RunRecord>, StoreError>;
 
-    /// Whether this host dispatched the run (its artifacts are followed, not watched).
-    fn is_own_run(&self, run_id: u64) -> Result<bool, StoreError>;
+    /// Whether this host dispatched run `run_id` of repository `repo` (`owner/repo`, any case):
+    /// its artifacts are followed, not watched. A run id alone is not enough: another
+    /// repository's run with that id is not this host's.
+    fn is_own_run(&self, repo: &str, run_id: u64) -> Result<bool, StoreError>;
 
     /// `resumable` deferrals whose current attempt was dispatched, oldest update first, with
     /// the attempt's run when known.

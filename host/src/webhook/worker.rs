@@ -25,6 +25,7 @@ use crate::github::options::{GithubArgs, GithubEnv};
 use crate::github::trust::WORKFLOW_DIR;
 use crate::ops::follow::{self, run_name};
 use crate::ops::ingest::{self, WatchOptions};
+use crate::store::github::workflow_repo;
 use crate::store::{Deferral, IntegrityCheck, Store, StoreUrl};
 use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
@@ -141,11 +142,6 @@ fn workflow_of(run: &CompletedRun) -> Option<String> {
     Some(format!("{}/{}", run.repo, path.strip_prefix(WORKFLOW_DIR)?))
 }
 
-/// The repository of a run record's `owner/repo/FILE`.
-fn repo_of(workflow: &str) -> &str {
-    workflow.rsplit_once('/').map_or("", |(repo, _)| repo)
-}
-
 /// The dispatched attempt whose run this is, with its run record updated when it had no id.
 fn own_attempt(store: &dyn Store, run: &CompletedRun) -> Result<Option<Deferral>, String> {
     let dispatched = store
@@ -158,7 +154,7 @@ fn own_attempt(store: &dyn Store, run: &CompletedRun) -> Result<Option<Deferral>
             // The run id and the repository: a delivery naming another repository with the
             // same run id finishes nothing here.
             Some(id) if id == run.run.id => {
-                if repo_of(&record.workflow).eq_ignore_ascii_case(&run.repo) {
+                if workflow_repo(&record.workflow).eq_ignore_ascii_case(&run.repo) {
                     return Ok(Some(deferral));
                 }
             }
@@ -210,7 +206,7 @@ fn handle(
         }
         Ok(None) => {}
     }
-    if store.is_own_run(run.run.id).unwrap_or(false) {
+    if store.is_own_run(&run.repo, run.run.id).unwrap_or(false) {
         return "already followed".into();
     }
     let mine: Vec<&WatchOptions> = watches
