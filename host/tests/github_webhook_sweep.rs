@@ -1,6 +1,8 @@
 //! With a GitHub App, `serve --github-webhook-secret-file` sweeps the App's deliveries
 //! (`GET /app/hook/deliveries`) and asks GitHub to redeliver those of the last three days that
-//! never got a 2xx answer and that the store has not noted, against the GitHub stand-in.
+//! never got a 2xx answer and whose failure another try could mend (no answer, 408, 429, 5xx),
+//! against the GitHub stand-in. What the port refused for what it is (a bad signature, a
+//! malformed or oversized body) is never asked for again: it would be refused again.
 
 mod common;
 
@@ -28,7 +30,12 @@ fn a_github_app_asks_github_to_redeliver_what_failed_in_the_last_three_days() {
         state.app_public_key = Some(public);
         state.app_id = "4242".into();
         state.hook_deliveries = vec![
-            delivery(16, "noted-guid", 60, 500, "workflow_run"),
+            delivery(22, "bad-signature-guid", 30, 401, "workflow_run"),
+            delivery(21, "malformed-guid", 30, 400, "workflow_run"),
+            delivery(20, "oversized-guid", 30, 413, "workflow_run"),
+            delivery(19, "form-encoded-guid", 30, 415, "workflow_run"),
+            delivery(18, "timed-out-guid", 40, 0, "workflow_run"),
+            delivery(17, "unavailable-guid", 50, 503, "workflow_run"),
             delivery(15, "push-guid", 60, 500, "push"),
             delivery(13, "recovered-guid", 1_800, 200, "workflow_run"),
             delivery(12, "recovered-guid", 3_600, 502, "workflow_run"),
@@ -37,12 +44,6 @@ fn a_github_app_asks_github_to_redeliver_what_failed_in_the_last_three_days() {
             delivery(9, "old-guid", 4 * 86_400, 502, "workflow_run"),
         ];
     }
-    // The port took this one already (and answered it): never asked for again.
-    use deferral_host::store::LoopStore;
-    assert!(host
-        .open()
-        .note_delivery("noted-guid", "workflow_run", common::now())
-        .unwrap());
     let key = key.display().to_string();
     let serve = HookServe::start(
         &host,
@@ -54,9 +55,12 @@ fn a_github_app_asks_github_to_redeliver_what_failed_in_the_last_three_days() {
         text.contains("webhook sweep").then_some(text)
     });
     assert!(log.is_some(), "{}", serve.log_text());
+    let mut redelivered = standin.state.lock().unwrap().redelivered.clone();
+    redelivered.sort_unstable();
     assert_eq!(
-        standin.state.lock().unwrap().redelivered,
-        vec![11],
-        "only the newest attempt of the delivery that never got a 2xx, of the last three days"
+        redelivered,
+        vec![11, 17, 18],
+        "only the newest attempt of each delivery of the last three days that never got a 2xx \
+         and failed for a reason another try could mend"
     );
 }

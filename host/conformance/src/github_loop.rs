@@ -211,8 +211,16 @@ pub fn runs_are_kept_per_attempt(backend: &dyn Backend) {
         Some(run.clone())
     );
     assert_eq!(store.run_of(&rec.deferral.id, 2).unwrap(), None);
-    assert!(store.is_own_run(991).unwrap());
-    assert!(!store.is_own_run(992).unwrap());
+    assert!(store.is_own_run("o/r", 991).unwrap());
+    assert!(
+        store.is_own_run("O/R", 991).unwrap(),
+        "GitHub's names ignore case"
+    );
+    assert!(
+        !store.is_own_run("o/other", 991).unwrap(),
+        "another repository's run"
+    );
+    assert!(!store.is_own_run("o/r", 992).unwrap());
     let pending = store.dispatched(10).unwrap();
     assert_eq!(pending.len(), 1);
     assert_eq!(pending[0].1, Some(run));
@@ -298,14 +306,17 @@ pub fn list_answers_are_cached_by_key(backend: &dyn Backend) {
     );
 }
 
-/// A webhook delivery id is new once: two connections (two replicas) noting it at once, and
+/// A webhook delivery's key is new once: two connections (two replicas) noting it at once, and
 /// any later redelivery, see it already noted.
 pub fn a_webhook_delivery_is_noted_once(backend: &dyn Backend) {
     let (a, b) = (backend.connect(), backend.connect());
-    assert!(a.note_delivery("d-1", "workflow_run", now()).unwrap());
-    assert!(!b.note_delivery("d-1", "workflow_run", now()).unwrap());
-    assert!(!a.note_delivery("d-1", "workflow_run", now()).unwrap());
-    assert!(b.note_delivery("d-2", "workflow_run", now()).unwrap());
-    assert!(a.delivery_noted("d-2").unwrap());
-    assert!(!a.delivery_noted("d-3").unwrap());
+    let (first, rerun) = (
+        "workflow_run completed 1 7 1",
+        "workflow_run completed 1 7 2",
+    );
+    assert!(a.note_delivery(first, "workflow_run", now()).unwrap());
+    assert!(!b.note_delivery(first, "workflow_run", now()).unwrap());
+    assert!(!a.note_delivery(first, "workflow_run", now()).unwrap());
+    assert!(b.note_delivery(rerun, "workflow_run", now()).unwrap());
+    assert!(!a.note_delivery(rerun, "workflow_run", now()).unwrap());
 }

@@ -161,7 +161,7 @@ pub fn watch(
             continue;
         }
         if let Some(run_id) = artifact.run_id {
-            if store.is_own_run(run_id).unwrap_or(false) {
+            if store.is_own_run(&options.repo, run_id).unwrap_or(false) {
                 skipped.push(skip("own-run", json!({"run_id": run_id})));
                 continue;
             }

@@ -7,16 +7,22 @@
 //! * a missing or wrong `X-Hub-Signature-256`: 401 `bad-signature`, nothing stored, one log
 //!   line with the delivery id (never the body);
 //! * `ping`: 200; any event but `workflow_run` `completed`: 202, ignored;
-//! * `workflow_run` `completed`: its `X-GitHub-Delivery` is stored once; the first time, the
-//!   run is queued for the worker ([`crate::webhook::worker`]) and 200 answers at once;
-//!   a redelivery answers 200 `already` and changes nothing.
+//! * `workflow_run` `completed`: stored once by what the signature covers, the run's own
+//!   identity ([`crate::webhook::payload::CompletedRun::key`]: repository, run, attempt), not by
+//!   `X-GitHub-Delivery`, which the signature does not cover. The first time, the run is queued
+//!   for the worker ([`crate::webhook::worker`]) and 200 answers at once; GitHub's redelivery,
+//!   and a captured delivery replayed under any other id, answer 200 `already` and change
+//!   nothing: no row, no place in the queue, no request to GitHub. So the queue only ever holds
+//!   distinct runs, and a flood of replays cannot delay a genuine delivery behind it. A run
+//!   that completed before [`crate::webhook::REPLAY_HORIZON_MS`] is no delivery GitHub can
+//!   still make: 202, ignored, not stored (so the keys need not be kept longer than that).
 
 use super::app::App;
 use super::http::{self, BodyLimits, Response};
 use super::log;
 use crate::webhook::payload::{self, Delivery};
 use crate::webhook::worker::Job;
-use crate::webhook::Intake;
+use crate::webhook::{Intake, REPLAY_HORIZON_MS};
 use hyper::body::Incoming;
 use hyper::http::request::Parts;
 use serde_json::json;
@@ -88,12 +94,21 @@ pub async fn receive<S: std::future::Future>(
             "X-GitHub-Delivery is missing or too long",
         );
     }
+    let now = crate::clock::now_ms();
+    if run.completed_before(now.saturating_sub(REPLAY_HORIZON_MS)) {
+        let why = format!(
+            "run {} completed more than {} days ago: GitHub redelivers nothing that old",
+            run.run.id,
+            REPLAY_HORIZON_MS / 86_400_000
+        );
+        return Response::json(202, json!({"ignored": why}).to_string());
+    }
     let shared = app.clone();
-    let (id, kind) = (delivery.clone(), event.clone());
+    let (key, kind) = (run.key(), event.clone());
     let noted = tokio::task::spawn_blocking(move || {
         shared
             .stores
-            .with(|store| store.note_delivery(&id, &kind, crate::clock::now_ms()))
+            .with(|store| store.note_delivery(&key, &kind, now))
     })
     .await;
     match noted {

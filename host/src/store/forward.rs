@@ -95,14 +95,13 @@ impl<W: Forward> LoopStore for Forwarded<W> {
         add_artifact(deferral_id: &str, artifact: &ArtifactRef) -> bool;
         put_run(run: &RunRecord) -> ();
         run_of(deferral_id: &str, attempt: u32) -> Option<RunRecord>;
-        is_own_run(run_id: u64) -> bool;
+        is_own_run(repo: &str, run_id: u64) -> bool;
         dispatched(limit: usize) -> Vec<(Deferral, Option<RunRecord>)>;
         link(deferral_id: &str) -> Link;
         artifact_name(deferral_id: &str) -> Option<String>;
         cached(key: &str) -> Option<(String, String)>;
         put_cached(key: &str, etag: &str, body: &str, at_ms: u64) -> ();
-        note_delivery(delivery_id: &str, event: &str, at_ms: u64) -> bool;
-        delivery_noted(delivery_id: &str) -> bool;
+        note_delivery(key: &str, event: &str, at_ms: u64) -> bool;
     }
 }
 

@@ -62,6 +62,11 @@ pub struct RunRecord {
     pub dispatched_ms: u64,
 }
 
+/// The `owner/repo` of a run record's `workflow` (`owner/repo/FILE`).
+pub fn workflow_repo(workflow: &str) -> &str {
+    workflow.rsplit_once('/').map_or("", |(repo, _)| repo)
+}
+
 /// A deferral's place in its chain.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Link {
@@ -96,8 +101,10 @@ pub trait LoopStore {
     /// The run of one attempt.
     fn run_of(&self, deferral_id: &str, attempt: u32) -> Result<Option<RunRecord>, StoreError>;
 
-    /// Whether this host dispatched the run (its artifacts are followed, not watched).
-    fn is_own_run(&self, run_id: u64) -> Result<bool, StoreError>;
+    /// Whether this host dispatched run `run_id` of repository `repo` (`owner/repo`, any case):
+    /// its artifacts are followed, not watched. A run id alone is not enough: another
+    /// repository's run with that id is not this host's.
+    fn is_own_run(&self, repo: &str, run_id: u64) -> Result<bool, StoreError>;
 
     /// `resumable` deferrals whose current attempt was dispatched, oldest update first, with
     /// the attempt's run when known.
@@ -113,11 +120,9 @@ pub trait LoopStore {
 
     fn put_cached(&self, key: &str, etag: &str, body: &str, at_ms: u64) -> Result<(), StoreError>;
 
-    /// Records a webhook delivery (`X-GitHub-Delivery`) the first time it is seen: `true` then,
-    /// `false` when it was already recorded (a redelivery), whoever recorded it.
-    fn note_delivery(&self, delivery_id: &str, event: &str, at_ms: u64)
-        -> Result<bool, StoreError>;
-
-    /// Whether a webhook delivery was noted (without noting it).
-    fn delivery_noted(&self, delivery_id: &str) -> Result<bool, StoreError>;
+    /// Records a webhook delivery by `key`, its identity from the signed body
+    /// ([`crate::webhook::payload::CompletedRun::key`]), the first time it is seen: `true` then,
+    /// `false` when it was already recorded (a redelivery, or a replay under another
+    /// `X-GitHub-Delivery`), whoever recorded it.
+    fn note_delivery(&self, key: &str, event: &str, at_ms: u64) -> Result<bool, StoreError>;
 }

@@ -12,7 +12,7 @@
 //! * [`sweep`]: with a GitHub App, failed deliveries of the last three days redelivered.
 //! * the command-line options, and the starting of the worker, are `crate::flags::webhook`'s.
 //!
-//! The intake itself (HTTP: limit, signature, delivery id stored once, answer) is
+//! The intake itself (HTTP: limit, signature, the run attempt stored once, answer) is
 //! `crate::serve::webhook`. Polling stays as the reconciler for what a webhook missed.
 
 pub mod payload;
@@ -26,6 +26,13 @@ use std::sync::{Arc, RwLock};
 
 /// The path GitHub delivers to.
 pub const PATH: &str = "/v1/github/webhook";
+
+/// How old a completed run may be for its delivery to be taken: GitHub keeps a delivery for
+/// redelivery three days (seven on GitHub Enterprise Server), and a day more allows for the
+/// clocks. A delivery whose run's `updated_at` is older can only be a replay: it is ignored
+/// without being stored, so a delivery's key need be kept no longer than this for any replay
+/// to change nothing.
+pub const REPLAY_HORIZON_MS: u64 = 8 * 24 * 3_600_000;
 
 /// What the port's intake holds: the secrets, the watches the worker ingests for, and the
 /// worker's queue (see `crate::serve::webhook`). Clones share the secrets and the watches, so

@@ -6,10 +6,13 @@
 //! `X-GitHub-Delivery`, shared by an attempt and its redeliveries), `delivered_at`,
 //! `status_code`, `event`. A `guid` is redelivered (`POST /app/hook/deliveries/{id}/attempts`,
 //! its newest attempt) when none of its attempts got a 2xx, its newest attempt is younger than
-//! three days, and this store has not noted it (the port took it, whatever it answered).
+//! three days, and that attempt failed for a reason another try can mend ([`worth_retrying`]:
+//! no answer, 408, 429, 5xx). A delivery the port refused for what it is (401 `bad-signature`,
+//! 400 malformed, 413 too large, 415 not JSON) would be refused again, so it is never asked for
+//! again. A delivery the port took but GitHub saw fail (an answer later than its 10 s) is asked
+//! for once more; the port knows it by its signed identity and answers 200 `already`.
 
 use crate::github::client::{CallError, GithubClient};
-use crate::store::Store;
 use deferral_core::signals::time::parse_iso8601;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -31,7 +34,14 @@ pub struct Swept {
 struct Attempt {
     id: u64,
     delivered_ms: u64,
-    ok: bool,
+    status: u64,
+}
+
+/// Whether an attempt GitHub saw answered `status` (0: no answer in time, or no connection)
+/// may fare better on another try: the port was away, slow or busy. Any other answer is about
+/// the delivery itself and would be given again.
+pub fn worth_retrying(status: u64) -> bool {
+    matches!(status, 0 | 408 | 429 | 500..=599)
 }
 
 /// The `cursor` of a `Link` header's `rel="next"`.
@@ -50,7 +60,7 @@ fn next_cursor(link: Option<&str>) -> Option<String> {
 }
 
 /// One sweep at `now_ms`.
-pub fn sweep(client: &GithubClient, store: &dyn Store, now_ms: u64) -> Swept {
+pub fn sweep(client: &GithubClient, now_ms: u64) -> Swept {
     let mut swept = Swept::default();
     let since = now_ms.saturating_sub(WINDOW_MS);
     let mut by_guid: BTreeMap<String, Vec<Attempt>> = BTreeMap::new();
@@ -110,7 +120,7 @@ pub fn sweep(client: &GithubClient, store: &dyn Store, now_ms: u64) -> Swept {
             by_guid.entry(guid.to_string()).or_default().push(Attempt {
                 id,
                 delivered_ms: at,
-                ok: (200..300).contains(&status),
+                status,
             });
         }
         cursor = next_cursor(reply.header("link"));
@@ -118,15 +128,14 @@ pub fn sweep(client: &GithubClient, store: &dyn Store, now_ms: u64) -> Swept {
             break;
         }
     }
-    for (guid, attempts) in by_guid {
-        if attempts.iter().any(|a| a.ok) {
+    for attempts in by_guid.values() {
+        if attempts.iter().any(|a| (200..300).contains(&a.status)) {
             continue;
         }
         let Some(newest) = attempts.iter().max_by_key(|a| a.delivered_ms) else {
             continue;
         };
-        // Noted here: the port took it (and may have answered 5xx after): not again.
-        if store_has(store, &guid) {
+        if !worth_retrying(newest.status) {
             continue;
         }
         let path = format!("/app/hook/deliveries/{}/attempts", newest.id);
@@ -146,15 +155,19 @@ pub fn sweep(client: &GithubClient, store: &dyn Store, now_ms: u64) -> Swept {
     swept
 }
 
-/// Whether the store noted `guid` already (checked without noting it: a redelivery must still
-/// be new when it arrives).
-fn store_has(store: &dyn Store, guid: &str) -> bool {
-    store.delivery_noted(guid).unwrap_or(false)
-}
-
 #[cfg(test)]
 mod tests {
-    use super::next_cursor;
+    use super::{next_cursor, worth_retrying};
+
+    #[test]
+    fn only_a_failure_another_try_can_mend_is_retried() {
+        for status in [0, 408, 429, 500, 502, 503, 504] {
+            assert!(worth_retrying(status), "{status}");
+        }
+        for status in [301, 400, 401, 403, 404, 405, 413, 415, 422] {
+            assert!(!worth_retrying(status), "{status}");
+        }
+    }
 
     #[test]
     fn the_next_page_is_read_from_link() {

@@ -2,8 +2,9 @@
 //! delivery is answered at once and its work (GitHub calls, store writes) is done here.
 //!
 //! For each completed run:
-//! * a run this host dispatched (its attempt still `dispatched`, found by run id, or by its
-//!   `run-name` when the dispatch gave no id): finished from its artifacts as `tick` would
+//! * a run this host dispatched (its attempt still `dispatched`, found by repository and run
+//!   id, or by workflow and `run-name` when the dispatch gave no id; a delivery naming another
+//!   repository is never this host's attempt): finished from its artifacts as `tick` would
 //!   ([`follow::finish_run`]), the run itself never asked for; the delivery already says it
 //!   completed and how;
 //! * else, for each configured watch of its repository whose rules trust it: its artifact
@@ -24,6 +25,7 @@ use crate::github::options::{GithubArgs, GithubEnv};
 use crate::github::trust::WORKFLOW_DIR;
 use crate::ops::follow::{self, run_name};
 use crate::ops::ingest::{self, WatchOptions};
+use crate::store::github::workflow_repo;
 use crate::store::{Deferral, IntegrityCheck, Store, StoreUrl};
 use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
@@ -97,7 +99,7 @@ fn run(worker: Worker, watching: &Watching, jobs: &Receiver<Job>) {
     let mut next_sweep = Instant::now();
     loop {
         if sweeping && Instant::now() >= next_sweep {
-            let swept = sweep::sweep(&client, &*store, crate::clock::now_ms());
+            let swept = sweep::sweep(&client, crate::clock::now_ms());
             if !swept.redelivered.is_empty() || !swept.errors.is_empty() {
                 log_line(&format!(
                     "webhook sweep: {} deliveries listed, redelivery asked for {:?}{}",
@@ -149,7 +151,13 @@ fn own_attempt(store: &dyn Store, run: &CompletedRun) -> Result<Option<Deferral>
     for (deferral, record) in dispatched {
         let Some(mut record) = record else { continue };
         match record.run_id {
-            Some(id) if id == run.run.id => return Ok(Some(deferral)),
+            // The run id and the repository: a delivery naming another repository with the
+            // same run id finishes nothing here.
+            Some(id) if id == run.run.id => {
+                if workflow_repo(&record.workflow).eq_ignore_ascii_case(&run.repo) {
+                    return Ok(Some(deferral));
+                }
+            }
             Some(_) => {}
             None => {
                 let same_workflow = workflow
@@ -198,7 +206,7 @@ fn handle(
         }
         Ok(None) => {}
     }
-    if store.is_own_run(run.run.id).unwrap_or(false) {
+    if store.is_own_run(&run.repo, run.run.id).unwrap_or(false) {
         return "already followed".into();
     }
     let mine: Vec<&WatchOptions> = watches

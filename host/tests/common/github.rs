@@ -598,6 +598,7 @@ fn run_json(run: &Run, api: &str) -> serde_json::Value {
     };
     serde_json::json!({
         "id": run.id,
+        "run_attempt": 1,
         "name": "Resume",
         "display_title": run.display_title,
         "event": run.origin.event,

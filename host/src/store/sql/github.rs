@@ -1,6 +1,8 @@
 //! [`LoopStore`] over SQL, for both backends: the GitHub loop's tables (see `store::github`).
 
-use super::super::github::{ArtifactRef, Link, LoopStore, RunRecord, SUBMITTED_KIND};
+use super::super::github::{
+    workflow_repo, ArtifactRef, Link, LoopStore, RunRecord, SUBMITTED_KIND,
+};
 use super::super::{Deferral, NewDeferral, NewReceipt, StoreError};
 use super::{args, query_all, query_opt, rows, to_i64, SqlBackend, SqlConn, SqlRow};
 
@@ -177,16 +179,18 @@ impl<B: SqlBackend> LoopStore for B {
         self.sql_read(|conn| run_in(conn, deferral_id, attempt))
     }
 
-    fn is_own_run(&self, run_id: u64) -> Result<bool, StoreError> {
-        let found = self.sql_read(|conn| {
-            query_opt(
+    fn is_own_run(&self, repo: &str, run_id: u64) -> Result<bool, StoreError> {
+        let workflows = self.sql_read(|conn| {
+            query_all(
                 conn,
-                "SELECT run_id FROM runs WHERE run_id = ?1 LIMIT 1",
+                "SELECT workflow FROM runs WHERE run_id = ?1",
                 args![to_i64(run_id)],
-                |r| r.i64(0),
+                |r| r.text(0),
             )
         })?;
-        Ok(found.is_some())
+        Ok(workflows
+            .iter()
+            .any(|w| workflow_repo(w).eq_ignore_ascii_case(repo)))
     }
 
     fn dispatched(&self, limit: usize) -> Result<Vec<(Deferral, Option<RunRecord>)>, StoreError> {
@@ -260,31 +264,15 @@ impl<B: SqlBackend> LoopStore for B {
         Ok(())
     }
 
-    fn note_delivery(
-        &self,
-        delivery_id: &str,
-        event: &str,
-        at_ms: u64,
-    ) -> Result<bool, StoreError> {
+    fn note_delivery(&self, key: &str, event: &str, at_ms: u64) -> Result<bool, StoreError> {
+        // `delivery_id` holds the key (see the table's migration): a row per run attempt.
         let inserted = self.sql_write(|conn| {
             conn.execute(
                 "INSERT INTO github_deliveries (delivery_id, event, received_ms) VALUES (?1, ?2, ?3) \
                  ON CONFLICT (delivery_id) DO NOTHING",
-                args![delivery_id, event, to_i64(at_ms)],
+                args![key, event, to_i64(at_ms)],
             )
         })?;
         Ok(inserted == 1)
-    }
-
-    fn delivery_noted(&self, delivery_id: &str) -> Result<bool, StoreError> {
-        self.sql_read(|conn| {
-            Ok(query_opt(
-                conn,
-                "SELECT delivery_id FROM github_deliveries WHERE delivery_id = ?1",
-                args![delivery_id],
-                |r| r.text(0),
-            )?
-            .is_some())
-        })
     }
 }

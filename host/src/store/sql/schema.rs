@@ -204,8 +204,11 @@ fn launch_kind(d: &dyn Dialect) -> String {
     )
 }
 
-/// GitHub webhook deliveries seen (`X-GitHub-Delivery`), so that a redelivery has no second
-/// effect (`serve --github-webhook-secret-file`).
+/// GitHub webhook deliveries seen, so that a redelivery has no second effect (`serve
+/// --github-webhook-secret-file`). `delivery_id` is the delivery's identity from its signed body
+/// (`crate::webhook::payload::CompletedRun::key`: repository, run, attempt); hosts before it
+/// stored `X-GitHub-Delivery` there, which the signature does not cover (such rows match no key
+/// and only wait to be pruned).
 fn webhook_deliveries(d: &dyn Dialect) -> String {
     render(
         d,
