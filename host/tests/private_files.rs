@@ -240,3 +240,72 @@ fn files_owned_by_another_user_are_refused() {
         );
     }
 }
+
+/// Gives `path` the access ACL systemd gives a credential: the owner and the users `uids` may
+/// read, no one else (`user::r--,user:UID:r--,group::---,mask::r--,other::---`).
+fn credential_acl(path: &Path, uids: &[u32]) {
+    let mut acl = 2u32.to_le_bytes().to_vec();
+    let mut entries = vec![(0x01u16, 4u16, u32::MAX)];
+    entries.extend(uids.iter().map(|uid| (0x02, 4, *uid)));
+    entries.extend([
+        (0x04, 0, u32::MAX),
+        (0x10, 4, u32::MAX),
+        (0x20, 0, u32::MAX),
+    ]);
+    for (tag, perm, id) in entries {
+        acl.extend_from_slice(&tag.to_le_bytes());
+        acl.extend_from_slice(&perm.to_le_bytes());
+        acl.extend_from_slice(&id.to_le_bytes());
+    }
+    let name = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+    // SAFETY: both strings are NUL-terminated and the buffer's length is given.
+    let done = unsafe {
+        libc::setxattr(
+            name.as_ptr(),
+            c"system.posix_acl_access".as_ptr(),
+            acl.as_ptr().cast(),
+            acl.len(),
+            0,
+        )
+    };
+    assert_eq!(done, 0, "{}", std::io::Error::last_os_error());
+}
+
+#[test]
+fn a_credential_root_gives_this_user_by_an_acl_is_taken_one_it_gives_another_user_is_not() {
+    use std::os::unix::process::CommandExt;
+    if !is_root() {
+        eprintln!("skipped: only root can make a root-owned credential for another user");
+        return;
+    }
+    // The host runs as nobody, in a folder of its own, as systemd runs a service's user.
+    let host = Host::uncreated();
+    std::os::unix::fs::chown(host.dir.path(), Some(NOBODY), Some(NOBODY)).unwrap();
+    let as_nobody = |mut cmd: Command| {
+        cmd.uid(NOBODY).gid(NOBODY);
+        cmd
+    };
+    let init = as_nobody(host.command(&["init"])).output().unwrap();
+    assert!(init.status.success(), "{init:?}");
+    let token = write(&host, "token", &format!("{PORT_TOKEN}\n"), 0o400);
+    credential_acl(&token, &[NOBODY]);
+    let mode = std::fs::metadata(&token).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o440, "the ACL's mask shows in the group bits");
+    let (code, answer) = first_answer(as_nobody(serve_with_token_file(&host, &token)));
+    assert_eq!(code, None, "a credential for this user is taken: {answer}");
+    // The same credential given to another user too (uid 4242).
+    credential_acl(&token, &[4242, NOBODY]);
+    let (code, answer) = first_answer(as_nobody(serve_with_token_file(&host, &token)));
+    assert_eq!(
+        (code, answer["error"]["code"].as_str()),
+        (Some(2), Some("no-token")),
+        "{answer}"
+    );
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("access control list"),
+        "{answer}"
+    );
+}
