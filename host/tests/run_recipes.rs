@@ -186,7 +186,7 @@ fn the_units_system_call_filter_allows_every_call_the_host_and_an_exec_program_m
     let trace = host.path("trace");
     let traced = |args: &[&str], stdin: &str| {
         use std::io::Write;
-        let mut cmd = host.command(args);
+        let cmd = host.command(args);
         let bin = cmd.get_program().to_owned();
         let mut strace = Command::new("strace");
         strace

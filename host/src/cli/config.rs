@@ -81,11 +81,7 @@ fn read(path: &Path) -> Result<File, HostError> {
 
 /// The 1-based line of `offset` in `text`.
 fn line_of(text: &str, offset: usize) -> usize {
-    text.as_bytes()[..offset.min(text.len())]
-        .iter()
-        .filter(|b| **b == b'\n')
-        .count()
-        + 1
+    text.get(..offset).unwrap_or(text).matches('\n').count() + 1
 }
 
 /// The key a line sets (`key = ...`), when it sets one.
