@@ -20,6 +20,10 @@
 //!   from concurrent requests group-committed).
 //! * [`metrics`]: Prometheus metrics (`GET /metrics` on `serve`, `tick --metrics-file`).
 //! * [`replace_file`]: replacing a file in a folder others may write, never through a link.
+//! * [`private_file`]: reading a secret or settings file only when no other user can know or
+//!   change it.
+//! * [`sealed_process`]: the host's process made non-dumpable, so an `exec:` program of the
+//!   same user cannot read its environment or memory.
 //! * [`logs`]: `--log-format json` for `serve` and `tick`.
 //! * [`view`]: the JSON views of a deferral that `cli` and `serve` both print.
 //! * [`run`]: `deferral-host run`, the port, the scheduler and `watch` in one service.
@@ -56,9 +60,11 @@ pub mod logs;
 pub mod metrics;
 pub mod ops;
 pub mod pools;
+pub mod private_file;
 pub mod progress;
 pub mod replace_file;
 pub mod run;
+pub mod sealed_process;
 pub mod serve;
 pub mod store;
 pub mod usage;

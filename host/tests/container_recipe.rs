@@ -2,6 +2,7 @@
 //! docs/host.md, "In a container"). What a runtime would do with it is done by hand, from the
 //! file's own instructions:
 //!
+//! * every `FROM` names its image by digest (written, or an `ARG` the build must be given);
 //! * the build stage's `COPY` lines bring the whole workspace: cargo, given only what they copy,
 //!   finds every member the repository's workspace has, with the toolchain the stage names;
 //! * the last stage's `ENTRYPOINT` and `CMD`, run by `/bin/sh` with its `ENV`, its volume and
@@ -26,8 +27,9 @@ struct Instruction {
     rest: String,
 }
 
-/// The Containerfile's stages, each the instructions after its `FROM` (the `FROM` included).
-fn stages() -> Vec<Vec<Instruction>> {
+/// The Containerfile's global `ARG`s (before the first `FROM`) and its stages, each the
+/// instructions after its `FROM` (the `FROM` included).
+fn parse() -> (Vec<Instruction>, Vec<Vec<Instruction>>) {
     let text = std::fs::read_to_string(root().join("docs/recipes/Containerfile")).unwrap();
     let mut joined = Vec::new();
     let mut current = String::new();
@@ -44,6 +46,7 @@ fn stages() -> Vec<Vec<Instruction>> {
             }
         }
     }
+    let mut global = Vec::new();
     let mut stages: Vec<Vec<Instruction>> = Vec::new();
     for line in joined {
         let (keyword, rest) = line.split_once(char::is_whitespace).unwrap();
@@ -54,9 +57,22 @@ fn stages() -> Vec<Vec<Instruction>> {
         if instruction.keyword == "FROM" {
             stages.push(Vec::new());
         }
-        stages.last_mut().expect("FROM first").push(instruction);
+        match stages.last_mut() {
+            Some(stage) => stage.push(instruction),
+            None => {
+                assert_eq!(
+                    instruction.keyword, "ARG",
+                    "only ARG comes before the first FROM"
+                );
+                global.push(instruction);
+            }
+        }
     }
-    stages
+    (global, stages)
+}
+
+fn stages() -> Vec<Vec<Instruction>> {
+    parse().1
 }
 
 fn all<'a>(stage: &'a [Instruction], keyword: &str) -> Vec<&'a str> {
@@ -131,6 +147,55 @@ fn workspace_members(dir: &Path, toolchain: Option<&str>) -> Result<Vec<String>,
         .collect();
     names.sort();
     Ok(names)
+}
+
+#[test]
+fn every_base_image_is_pinned_by_digest() {
+    let (global, stages) = parse();
+    // `ARG NAME` or `ARG NAME=DEFAULT`.
+    let args: Vec<(&str, Option<&str>)> = global
+        .iter()
+        .map(|arg| match arg.rest.split_once('=') {
+            Some((name, default)) => (name, Some(default)),
+            None => (arg.rest.as_str(), None),
+        })
+        .collect();
+    let is_digest = |d: &str| {
+        d.strip_prefix("sha256:")
+            .is_some_and(|hex| hex.len() == 64 && hex.chars().all(|c| c.is_ascii_hexdigit()))
+    };
+    for stage in &stages {
+        let from = &stage[0].rest;
+        let image = from
+            .split_whitespace()
+            .find(|word| !word.starts_with("--"))
+            .unwrap();
+        let (_, digest) = image
+            .rsplit_once('@')
+            .unwrap_or_else(|| panic!("FROM {from}: not pinned by digest"));
+        match digest
+            .strip_prefix("${")
+            .and_then(|name| name.strip_suffix('}'))
+        {
+            // A digest the build is given: declared before the first FROM, with no default
+            // (the build stops without it) or a digest as its default.
+            Some(name) => {
+                let (_, default) = args
+                    .iter()
+                    .find(|(arg, _)| *arg == name)
+                    .unwrap_or_else(|| {
+                        panic!("FROM {from}: {name} is no ARG before the first FROM")
+                    });
+                if let Some(default) = default {
+                    assert!(is_digest(default), "ARG {name}={default} is not a digest");
+                }
+            }
+            None => assert!(
+                is_digest(digest),
+                "FROM {from}: {digest} is not a sha256 digest"
+            ),
+        }
+    }
 }
 
 #[test]

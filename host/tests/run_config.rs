@@ -185,3 +185,46 @@ fn sighup_reads_the_file_again_and_a_bad_one_leaves_the_running_settings() {
     // Still serving.
     assert_eq!(run.call("GET", "/readyz", false, "").0, 200);
 }
+
+#[test]
+fn a_bad_value_is_named_by_key_and_line_never_shown() {
+    // Looks like a secret: whatever is wrong with it, the error must not repeat it.
+    const VALUE: &str = "cfg-value-that-looks-secret-not-real-0123";
+    let host = Host::new();
+    for (text, key, line) in [
+        // A string where a number goes (clap's check of --max-connections).
+        (
+            format!("follow-interval = \"10m\"\nmax-connections = \"{VALUE}\"\n"),
+            "max-connections",
+            2,
+        ),
+        // A list where one value goes.
+        (
+            format!("\nrequest-timeout-ms = [\"{VALUE}\"]\n"),
+            "request-timeout-ms",
+            2,
+        ),
+        // A [[watch]] table's number given as a string.
+        (
+            format!("[[watch]]\nrepo = \"octo/app\"\nlaunch = \"workflow-dispatch:octo/app/r.yml@main\"\nmax-reentries = \"{VALUE}\"\n"),
+            "max-reentries",
+            4,
+        ),
+        // Not TOML at all: the value left unquoted.
+        (format!("follow-interval = \"10m\"\ntoken-file = {VALUE}\n"), "token-file", 2),
+    ] {
+        let file = config(&host, &text);
+        let (code, error) = refused(&host, &["--config", &file]);
+        assert_eq!(
+            (code, &error["error"]["code"]),
+            (2, &Value::from("invalid-config")),
+            "{text}: {error}"
+        );
+        let message = error["error"]["message"].as_str().unwrap();
+        assert!(!message.contains(VALUE), "{text}: the value is shown: {message}");
+        assert!(
+            message.contains(&format!("`{key}`")) && message.contains(&format!("line {line}")),
+            "{text}: no key `{key}` and line {line}: {message}"
+        );
+    }
+}

@@ -1,7 +1,11 @@
 //! The service recipes in docs/recipes: the systemd unit of `run` passes `systemd-analyze
-//! verify` (where the command exists) with the hardening it documents, and the example
+//! verify` (where the command exists) with the hardening it documents, its system-call filter
+//! allows every call the host and an `exec:` program make (traced with strace), and the example
 //! configuration file is one `run --config` takes.
 
+mod common;
+
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -28,6 +32,8 @@ fn the_unit_has_the_hardening_it_documents() {
         "LoadCredential=token:/etc/deferral-host/token",
         "KillMode=mixed",
         "ExecReload=/bin/kill -HUP $MAINPID",
+        "SystemCallFilter=@system-service",
+        "SystemCallArchitectures=native",
     ] {
         assert!(has(line), "the unit lacks {line}");
     }
@@ -129,5 +135,102 @@ fn docs_host_md_shows_the_unit_as_it_is() {
     assert!(
         docs.contains(&format!("```ini\n{}```", unit())),
         "docs/host.md's copy of docs/recipes/deferral-host.service differs from the file"
+    );
+}
+
+/// The system calls of a `systemd-analyze syscall-filter` group, its groups expanded.
+fn syscall_group(name: &str) -> BTreeSet<String> {
+    let out = Command::new("systemd-analyze")
+        .args(["syscall-filter", name])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "systemd-analyze syscall-filter {name}"
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#') && *l != name)
+        .flat_map(|l| match l.strip_prefix('@') {
+            Some(_) => syscall_group(l).into_iter().collect::<Vec<_>>(),
+            None => vec![l.to_string()],
+        })
+        .collect()
+}
+
+#[test]
+fn the_units_system_call_filter_allows_every_call_the_host_and_an_exec_program_make() {
+    let have = |tool: &str| Command::new(tool).arg("--version").output().is_ok();
+    if !have("strace") || !have("systemd-analyze") {
+        eprintln!("skipped: strace and systemd-analyze are needed to compare the calls made with the unit's filter");
+        return;
+    }
+    let filter = unit()
+        .lines()
+        .find_map(|l| l.strip_prefix("SystemCallFilter="))
+        .expect("the unit filters system calls")
+        .to_string();
+    let allowed = syscall_group(&filter);
+    // Record an exec: program (a shell script running coreutils, as many are) and tick it,
+    // everything the host does traced, its children included.
+    let host = common::Host::new();
+    let ran = host.path("ran");
+    let target = common::script(
+        &host.path("job.sh"),
+        &format!(
+            "cat > /dev/null; date > '{}'; ls / > /dev/null",
+            ran.display()
+        ),
+    );
+    let trace = host.path("trace");
+    let traced = |args: &[&str], stdin: &str| {
+        use std::io::Write;
+        let cmd = host.command(args);
+        let bin = cmd.get_program().to_owned();
+        let mut strace = Command::new("strace");
+        strace
+            .args(["-f", "-qq", "-c", "-U", "name", "-o"])
+            .arg(&trace)
+            .arg(bin)
+            .args(cmd.get_args())
+            .envs(cmd.get_envs().filter_map(|(k, v)| v.map(|v| (k, v))))
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null());
+        for (key, value) in cmd.get_envs() {
+            if value.is_none() {
+                strace.env_remove(key);
+            }
+        }
+        let mut child = strace.spawn().unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(stdin.as_bytes())
+            .unwrap();
+        assert!(child.wait().unwrap().success(), "{args:?}");
+        std::fs::read_to_string(&trace)
+            .unwrap()
+            .lines()
+            .map(str::trim)
+            .filter(|l| {
+                l.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+            })
+            .filter(|l| !l.is_empty() && *l != "syscall" && *l != "total")
+            .map(str::to_string)
+            .collect::<BTreeSet<String>>()
+    };
+    let receipt =
+        deferral_host_conformance::distinct_handoff(common::now(), 0, common::HOUR).to_json();
+    let mut made = traced(&["record", "--launch", &target, "-"], &receipt);
+    made.extend(traced(&["tick"], ""));
+    assert!(ran.exists(), "the exec: program ran under strace");
+    assert!(made.contains("execve") && made.len() > 20, "{made:?}");
+    let refused: Vec<&String> = made.difference(&allowed).collect();
+    assert!(
+        refused.is_empty(),
+        "{filter} would refuse {refused:?} (made: {made:?})"
     );
 }

@@ -7,6 +7,8 @@ use crate::error::{HostError, EXIT_OK};
 
 /// Runs the command line and returns the process exit code.
 pub fn run() -> u8 {
+    // Before any secret is read: no process of this user may read them from ours.
+    crate::sealed_process::seal();
     // `run --config FILE` fills in what the command line leaves out (see `cli::config`).
     let cli = match super::config::parse(std::env::args_os().collect()) {
         Ok(cli) => cli,

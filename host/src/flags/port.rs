@@ -3,18 +3,23 @@
 
 use crate::error::{HostError, HostErrorKind};
 use crate::launch::{LaunchPolicy, Launchers};
+use crate::private_file::{self, Holds};
 use crate::serve::{Limits, Policy, ServeOptions};
 use crate::store::StoreUrl;
 use clap::Args;
 use std::path::PathBuf;
+
+/// Largest token file read.
+const MAX_TOKEN_FILE_BYTES: u64 = 64 * 1024;
 
 #[derive(Args, Debug, Clone)]
 pub struct PortArgs {
     /// Address to listen on (port 0: any free port). Anything but loopback prints a warning.
     #[arg(long, default_value = "127.0.0.1:8787", value_name = "ADDR:PORT")]
     pub listen: String,
-    /// File whose first line is the bearer token (instead of DEFERRAL_SERVE_TOKEN). Under
-    /// systemd, `LoadCredential=` puts it in $CREDENTIALS_DIRECTORY: give that path.
+    /// File whose first line is the bearer token (instead of DEFERRAL_SERVE_TOKEN): a regular
+    /// file of this user's (or root's) that no one else may read (`chmod 600`). Under systemd,
+    /// `LoadCredential=` puts it in $CREDENTIALS_DIRECTORY: give that path.
     #[arg(long, value_name = "FILE")]
     pub token_file: Option<PathBuf>,
     /// A launch target a request may name (repeatable): `exec:/ABS/PROGRAM` (that program with
@@ -56,18 +61,23 @@ impl PortArgs {
     /// [`crate::serve::MIN_TOKEN_LEN`] characters.
     pub fn token(&self) -> Result<String, HostError> {
         let token = match &self.token_file {
-            Some(path) => std::fs::read_to_string(path)
-                .map_err(|e| {
-                    HostError::new(
-                        HostErrorKind::NoToken,
-                        format!("cannot read the token file {}: {e}", path.display()),
-                    )
-                })?
-                .lines()
-                .next()
-                .unwrap_or_default()
-                .trim()
-                .to_string(),
+            Some(path) => {
+                let what = format!("the port's token file {}", path.display());
+                let bytes = private_file::read(path, Holds::Secret, MAX_TOKEN_FILE_BYTES).map_err(
+                    |refusal| {
+                        HostError::new(
+                            HostErrorKind::NoToken,
+                            refusal.message(&what, path, Holds::Secret),
+                        )
+                    },
+                )?;
+                String::from_utf8_lossy(&bytes)
+                    .lines()
+                    .next()
+                    .unwrap_or_default()
+                    .trim()
+                    .to_string()
+            }
             None => std::env::var("DEFERRAL_SERVE_TOKEN")
                 .unwrap_or_default()
                 .trim()

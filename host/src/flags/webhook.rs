@@ -8,11 +8,11 @@ use crate::github::options::{GithubArgs, GithubEnv};
 use crate::github::trust::Trust;
 use crate::github::DEFAULT_ARTIFACT;
 use crate::ops::ingest::WatchOptions;
+use crate::private_file::{self, Holds};
 use crate::store::StoreUrl;
 use crate::webhook::{worker, Intake};
 use clap::Args;
 use deferral_core::lifecycle::DEFAULT_MAX_REENTRIES;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -20,11 +20,18 @@ use std::time::Duration;
 /// Largest secret file read.
 const MAX_SECRET_FILE_BYTES: u64 = 64 * 1024;
 
+/// The shortest webhook secret taken, in characters. GitHub asks for "a random string of text
+/// with high entropy" and names no length; 16 is the floor the port's bearer token has (16
+/// random characters of a hex or base64 alphabet are 64 to 96 bits), and refuses the one-word
+/// secrets a signature would not protect.
+pub const MIN_SECRET_LEN: usize = 16;
+
 #[derive(Args, Debug, Clone, Default)]
 pub struct WebhookSecretArgs {
     /// Take GitHub's webhooks at POST /v1/github/webhook (no bearer token: the signature is
-    /// the proof): FILE holds the webhook's secret, one a line (two lines while rotating), a
-    /// regular file only its owner may read (`chmod 600`).
+    /// the proof): FILE holds the webhook's secret, one a line (two lines while rotating),
+    /// each at least 16 characters; a regular file of this user's (or root's) that no one else
+    /// may read (`chmod 600`).
     #[arg(long, env = "DEFERRAL_GITHUB_WEBHOOK_SECRET_FILE", value_name = "FILE")]
     pub github_webhook_secret_file: Option<PathBuf>,
 }
@@ -63,38 +70,16 @@ fn invalid(message: String) -> HostError {
     HostError::new(HostErrorKind::InvalidGithub, message)
 }
 
-/// The secrets in `path`: one a line, blank lines and surrounding spaces ignored.
+/// The secrets in `path`: one a line, blank lines and surrounding spaces ignored. The file is
+/// a secret's (see [`crate::private_file`]: this user's or root's, no one else's to read) and
+/// each secret is at least [`MIN_SECRET_LEN`] characters.
 pub fn read_secrets(path: &Path) -> Result<Vec<Vec<u8>>, HostError> {
-    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
     let shown = path.display();
-    let cannot =
-        |e: std::io::Error| invalid(format!("cannot read the webhook secret file {shown}: {e}"));
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
-        .map_err(cannot)?;
-    let meta = file.metadata().map_err(cannot)?;
-    if !meta.is_file() {
-        return Err(invalid(format!(
-            "the webhook secret file {shown} is not a regular file"
-        )));
-    }
-    let mode = meta.permissions().mode() & 0o7777;
-    if mode & 0o077 != 0 {
-        return Err(invalid(format!(
-            "the webhook secret file {shown} may be read or changed by its group or others (mode {mode:04o}): chmod 600 {shown}"
-        )));
-    }
-    let mut text = String::new();
-    file.take(MAX_SECRET_FILE_BYTES + 1)
-        .read_to_string(&mut text)
-        .map_err(cannot)?;
-    if text.len() as u64 > MAX_SECRET_FILE_BYTES {
-        return Err(invalid(format!(
-            "the webhook secret file {shown} is larger than {MAX_SECRET_FILE_BYTES} bytes"
-        )));
-    }
+    let what = format!("the webhook secret file {shown}");
+    let bytes = private_file::read(path, Holds::Secret, MAX_SECRET_FILE_BYTES)
+        .map_err(|refusal| invalid(refusal.message(&what, path, Holds::Secret)))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| invalid(format!("{what} is not UTF-8 text (one secret a line)")))?;
     let secrets: Vec<Vec<u8>> = text
         .lines()
         .map(str::trim)
@@ -102,8 +87,17 @@ pub fn read_secrets(path: &Path) -> Result<Vec<Vec<u8>>, HostError> {
         .map(|line| line.as_bytes().to_vec())
         .collect();
     if secrets.is_empty() {
+        return Err(invalid(format!("{what} holds no secret (one a line)")));
+    }
+    // Which line, never what it holds.
+    if let Some(line) = text
+        .lines()
+        .map(str::trim)
+        .position(|line| !line.is_empty() && line.chars().count() < MIN_SECRET_LEN)
+    {
         return Err(invalid(format!(
-            "the webhook secret file {shown} holds no secret (one a line)"
+            "{what}: the secret on line {} is shorter than {MIN_SECRET_LEN} characters; a webhook secret must be at least {MIN_SECRET_LEN} characters, a random string (openssl rand -hex 32), set alike on GitHub",
+            line + 1
         )));
     }
     Ok(secrets)

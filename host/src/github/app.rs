@@ -6,17 +6,17 @@
 //! expire (GitHub issues them for an hour).
 //!
 //! The private key is read once ([`AppAuth::from_key_file`]) as ssh reads one: a regular file
-//! that only its owner may access, at most [`MAX_KEY_BYTES`], opened without blocking (a FIFO
-//! is refused, never waited on). A key that cannot sign a JWT is refused then, before the
+//! of this user's (or root's) that no one else may access, at most [`MAX_KEY_BYTES`], opened
+//! without blocking (a FIFO is refused, never waited on). A key that cannot sign a JWT is refused then, before the
 //! caller claims anything (`github-app-key-unusable`, exit 3).
 
 use super::transport::{CallError, Reply, Transport};
 use crate::error::{HostError, HostErrorKind};
+use crate::private_file::{self, Holds, Refusal};
 use deferral_core::signals::time::parse_iso8601;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::io::Read;
 use std::path::Path;
 
 /// An installation token is renewed when less than this is left of it.
@@ -25,48 +25,29 @@ pub const RENEW_BEFORE_MS: u64 = 5 * 60 * 1000;
 /// Largest App key file read (a 4096-bit RSA key in PEM is about 3.3 KiB).
 pub const MAX_KEY_BYTES: u64 = 64 * 1024;
 
-/// The App key file's bytes: a regular file, accessible by its owner only, at most
-/// [`MAX_KEY_BYTES`]. Opened with `O_NONBLOCK` and checked on the open descriptor, so a FIFO
-/// (or a file swapped after a check) is refused without waiting for a writer.
+/// The App key file's bytes: a secret's file (see [`crate::private_file`]: a regular file of
+/// this user's or root's that no one else may read), at most [`MAX_KEY_BYTES`]. Opened with
+/// `O_NONBLOCK` and checked on the open descriptor, so a FIFO (or a file swapped after a check)
+/// is refused without waiting for a writer.
 pub fn read_key_file(path: &Path) -> Result<Vec<u8>, HostError> {
-    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-    let shown = path.display();
-    let cannot_read = |e: std::io::Error| {
+    let what = format!("the GitHub App key {}", path.display());
+    private_file::read(path, Holds::Secret, MAX_KEY_BYTES).map_err(|refusal| {
+        let kind = match refusal {
+            Refusal::Unreadable(_) => HostErrorKind::InvalidGithub,
+            Refusal::NotAFile => HostErrorKind::GithubAppKeyNotAFile,
+            Refusal::Owner { .. } | Refusal::Exposed { .. } => HostErrorKind::GithubAppKeyExposed,
+            Refusal::TooLarge { .. } => HostErrorKind::GithubAppKeyTooLarge,
+        };
+        let hint = match refusal {
+            Refusal::NotAFile => "; give the path of the PEM file GitHub issued",
+            Refusal::TooLarge { .. } => "; an App's private key in PEM is a few KiB",
+            _ => "",
+        };
         HostError::new(
-            HostErrorKind::InvalidGithub,
-            format!("cannot read the GitHub App key {shown}: {e}"),
+            kind,
+            format!("{}{hint}", refusal.message(&what, path, Holds::Secret)),
         )
-    };
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
-        .map_err(cannot_read)?;
-    let meta = file.metadata().map_err(cannot_read)?;
-    if !meta.is_file() {
-        return Err(HostError::new(
-            HostErrorKind::GithubAppKeyNotAFile,
-            format!("the GitHub App key {shown} is not a regular file (a FIFO, device or directory); give the path of the PEM file GitHub issued"),
-        ));
-    }
-    let mode = meta.permissions().mode() & 0o7777;
-    if mode & 0o077 != 0 {
-        return Err(HostError::new(
-            HostErrorKind::GithubAppKeyExposed,
-            format!("the GitHub App key {shown} may be read or changed by its group or others (mode {mode:04o}); a private key must be its owner's only: chmod 600 {shown}"),
-        ));
-    }
-    let mut pem = Vec::new();
-    file.take(MAX_KEY_BYTES + 1)
-        .read_to_end(&mut pem)
-        .map_err(cannot_read)?;
-    if pem.len() as u64 > MAX_KEY_BYTES {
-        return Err(HostError::new(
-            HostErrorKind::GithubAppKeyTooLarge,
-            format!("the GitHub App key {shown} is larger than {MAX_KEY_BYTES} bytes; an App's private key in PEM is a few KiB"),
-        ));
-    }
-    Ok(pem)
+    })
 }
 
 /// What of a refused `access_tokens` answer may be shown: GitHub's `message`, only when the

@@ -17,8 +17,9 @@ pub struct GithubArgs {
     /// Authenticate as this GitHub App (with --github-app-key) instead of GITHUB_TOKEN.
     #[arg(long, env = "DEFERRAL_GITHUB_APP_ID", value_name = "ID")]
     pub github_app_id: Option<String>,
-    /// The GitHub App's private key (PEM), read once: a regular file of at most 64 KiB that only
-    /// its owner may access (`chmod 600`); installation tokens stay in memory.
+    /// The GitHub App's private key (PEM), read once: a regular file of at most 64 KiB, this
+    /// user's (or root's), that no one else may access (`chmod 600`); installation tokens stay
+    /// in memory.
     #[arg(long, env = "DEFERRAL_GITHUB_APP_KEY_FILE", value_name = "FILE")]
     pub github_app_key: Option<PathBuf>,
     /// REST quota left untouched: a count (`500`) or a share of the limit (`10%`); once

@@ -69,7 +69,8 @@ See docs/host.md (run) for the systemd unit.";
 #[command(after_help = RUN_HELP)]
 pub struct RunArgs {
     /// A TOML file of flags (keys are the long flag names) and [[watch]] tables; flags given
-    /// on the command line win. Read again on SIGHUP.
+    /// on the command line win. Read again on SIGHUP. This user's or root's, writable by no
+    /// one else (`chmod go-w`): it chooses what the host runs.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     #[command(flatten)]
