@@ -20,6 +20,16 @@ pub fn pool_forecast(
     now_ms: u64,
     options: &PoolOptions,
 ) -> Result<Forecast, HostError> {
+    if crate::abandon::cancelled() {
+        // Nobody reads it (see `crate::abandon`).
+        return Ok(forecast(
+            &PoolRow::empty(pool),
+            &[],
+            Vec::new(),
+            now_ms,
+            options,
+        ));
+    }
     let row = store.pool(pool)?.unwrap_or_else(|| PoolRow::empty(pool));
     let open = store.open_admissions(pool, now_ms)?;
     let backlog = store.pool_backlog(pool, now_ms, BACKLOG_LOOK)?;

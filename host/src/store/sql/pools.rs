@@ -4,7 +4,7 @@
 //! `None`. SQLite needs no lock: `BEGIN IMMEDIATE` lets one writer in at a time.
 
 use super::super::pools::{
-    default_key, Admission, Candidate, Cost, Observation, PoolRow, PoolStore, PoolWrite,
+    default_key, tenant_of, Admission, Candidate, Cost, Observation, PoolRow, PoolStore, PoolWrite,
     PoolWritten, Resource, DEFAULT_POOL,
 };
 use super::super::{NewDeferral, StoreError};
@@ -267,6 +267,7 @@ fn read_candidate(row: &dyn super::SqlRow) -> Result<Candidate, StoreError> {
         key: Some(row.text(4)?)
             .filter(|k| !k.is_empty())
             .map_or_else(|| row.text(5).map(|l| default_key(&l)), Ok)?,
+        tenant: tenant_of(&row.text(5)?),
         resume_by_ms: row.u64(6)?,
         cost: read_cost(row, 7)?,
     })
