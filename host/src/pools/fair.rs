@@ -223,6 +223,36 @@ mod tests {
         assert_eq!(ids(&held), ["a2", "a3"]);
     }
 
+    /// One tenant's 6 keys and another tenant's one: the tenants take turns, the first
+    /// tenant's turns going to its keys in turn; 4 fit: 2 of each.
+    #[test]
+    fn tenants_take_turns_and_a_tenants_keys_share_its_turns() {
+        let mut jobs: Vec<Candidate> = (0..6)
+            .map(|i| {
+                let mut c = job(&format!("a{i}"), &format!("k{i}"), 0, i);
+                c.tenant = "x".into();
+                c
+            })
+            .collect();
+        for i in 0..2 {
+            let mut c = job(&format!("b{i}"), "b", 0, 10 + i);
+            c.tenant = "y".into();
+            jobs.push(c);
+        }
+        let (admitted, _) = turns(jobs.clone(), &|_| 1, &mut |_| true);
+        assert_eq!(
+            ids(&admitted),
+            ["a0", "b0", "a1", "b1", "a2", "a3", "a4", "a5"]
+        );
+        let mut n = 0;
+        let (admitted, held) = turns(jobs, &|_| 1, &mut |_| {
+            n += 1;
+            n <= 4
+        });
+        assert_eq!(ids(&admitted), ["a0", "b0", "a1", "b1"]);
+        assert_eq!(held.len(), 4);
+    }
+
     #[test]
     fn weights_and_shares_parse_with_clear_refusals() {
         assert_eq!(

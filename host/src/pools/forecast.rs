@@ -508,6 +508,58 @@ mod tests {
         assert!(!f.of("j4").unwrap().will_expire);
     }
 
+    /// A 2-second window, 5,000 jobs each of its own key and one due 29 days away: 4 a window
+    /// (the last of the 5,000 in the 1,250th), the far one when it is due (a window has
+    /// opened since the backlog drained), none flagged.
+    #[test]
+    fn a_short_window_a_far_job_and_many_keys_forecast_as_one_key_would() {
+        const SHORT: u64 = 2_000;
+        let mut short = pool(0);
+        if let Some(w) = short.windows.get_mut(&Resource::Rest) {
+            w.length_ms = SHORT;
+        }
+        let mut jobs: Vec<Candidate> = (0..5_000)
+            .map(|i| job(&format!("j{i}"), &format!("k{i}"), 0, NOW - 10_000 + i, 10))
+            .collect();
+        let far_due = NOW + 29 * 24 * 3_600_000;
+        let mut far = job("far", "far", 1, far_due, 10);
+        far.resume_by_ms = far_due + 3_600_000;
+        jobs.push(far);
+        let f = forecast(&short, &[], jobs, NOW, &options(FairRules::default()));
+        let first = RESET + BUFFER;
+        assert_eq!(start(&f, "j0"), first);
+        assert_eq!(start(&f, "j4"), first + SHORT);
+        assert_eq!(start(&f, "j4999"), first + 1_249 * SHORT);
+        assert_eq!(start(&f, "far"), far_due);
+        assert_eq!(f.drain_ms, Some(far_due));
+        let late: Vec<&Expected> = f.expected.iter().filter(|e| e.will_expire).collect();
+        assert_eq!(late.len(), 0, "{late:?}");
+    }
+
+    /// A job no whole window holds above the reserve and the urgent share never starts: no
+    /// start, and `will_expire`; so does a job behind it of its key, and one whose window ends
+    /// within the horizon without a start.
+    #[test]
+    fn what_can_never_start_will_expire() {
+        let rules = FairRules {
+            weights: Vec::new(),
+            urgent: vec![("app-42".into(), 5_000)],
+        };
+        let jobs = vec![
+            job("big", "a", 0, NOW - 10, 30),
+            job("behind", "a", 0, NOW - 5, 10),
+            job("other", "b", 0, NOW - 1, 10),
+        ];
+        let f = forecast(&pool(0), &[], jobs, NOW, &options(rules));
+        for id in ["big", "behind"] {
+            let e = f.of(id).unwrap();
+            assert_eq!((e.start_ms, e.will_expire), (None, true), "{e:?}");
+        }
+        assert_eq!(start(&f, "other"), RESET + BUFFER);
+        assert!(!f.of("other").unwrap().will_expire);
+        assert_eq!(f.drain_ms, None);
+    }
+
     /// A pool that never learned a window admits everything when it is due.
     #[test]
     fn an_unmetered_pool_starts_each_job_when_due() {
