@@ -13,6 +13,7 @@ mod common;
 use common::server::{request, Server, TOKEN};
 use common::{now, Host, HOUR};
 use deferral_host::coordinator::{record_with, Recording};
+use deferral_host::pools::expect::BACKLOG_LOOK;
 use deferral_host::store::pools::{Cost, Observation, PoolTag, Resource, Window};
 use deferral_host::store::RecordKeys;
 use serde_json::Value;
@@ -167,8 +168,8 @@ fn every_read_that_forecasts_answers_with_a_short_window_a_far_deferral_and_1000
     let listed: Value = serde_json::from_str(&body).unwrap();
     let pool = &listed["pools"][0];
     eprintln!("GET /v1/pools: {took:?}");
-    // The first 5,000 (the forecast's look) at 4 a 2-second window, the far one 29 days away.
-    assert_eq!(pool["held_forecast"], 5_000, "{pool}");
+    // The forecast's look (the far one first: priority 1) at 4 a 2-second window.
+    assert_eq!(pool["held_forecast"], BACKLOG_LOOK, "{pool}");
     let drain = pool["expected_drain_ms"].as_u64().expect("a drain time");
     assert!(
         drain >= t + 29 * DAY,

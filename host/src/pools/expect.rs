@@ -10,8 +10,10 @@ use crate::store::Store;
 use serde_json::{json, Value};
 
 /// A forecast plays at most this many of a pool's held deferrals (highest priority, then
-/// earliest, first); those after are not forecast.
-pub const BACKLOG_LOOK: usize = 5_000;
+/// earliest, first); those after are not forecast. It bounds what every read that forecasts
+/// costs: reading and playing a held deferral takes some microseconds, and a read must answer
+/// in milliseconds (BENCHMARKS.md, "Reads that forecast a pool").
+pub const BACKLOG_LOOK: usize = 1_000;
 
 /// The forecast of `pool` at `now_ms`.
 pub fn pool_forecast(
