@@ -9,6 +9,7 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from './util.mjs';
 import { ensurePrereqs } from './prereqs.mjs';
+import { forecastRows } from './host/forecast-section.mjs';
 
 const quick = process.argv.includes('--quick');
 const say = (text) => process.stderr.write(`bench: ${text}\n`);
@@ -47,6 +48,7 @@ const loop = runJson('deferral-host GitHub loop', 'bash', ['bench/host/follow.sh
 const serve = runJson('deferral-host serve', 'bash', ['bench/host/serve.sh']);
 const webhooks = runJson('deferral-host webhooks against polling', 'bash', ['bench/host/webhooks.sh']);
 const runWake = runJson('deferral-host run wake latency', 'bash', ['bench/host/run-wake.sh']);
+const forecast = runJson('deferral-host reads that forecast a pool', 'bash', ['bench/host/forecast.sh']);
 
 const kib = (bytes) => `${(bytes / 1024).toFixed(1)} KiB`;
 const n = (x) => Math.round(x).toLocaleString('en-US');
@@ -154,6 +156,7 @@ Machine: ${machine.cores} cores (${machine.cpu}), ${machine.memory_gib} GiB, Nod
 | \`record\` with full durability | ${n(host.record?.records_per_s ?? 0)} records/s | | |
 ${serveRows(serve).summary}
 ${runWakeRows(runWake).summary}
+${forecastRows(forecast).summary}
 
 ## Receipt validation throughput
 
@@ -240,11 +243,12 @@ ${serveRows(serve).section}
 
 ${webhookSection(webhooks)}
 ${runWakeRows(runWake).section}
+${forecastRows(forecast).section}
 
 ## Raw figures
 
 \`\`\`json
-${JSON.stringify({ machine, receipts, decisions, action, action_node24: action24, host, serve, run_wake: runWake, github_loop: loop, webhooks }, null, 1)}
+${JSON.stringify({ machine, receipts, decisions, action, action_node24: action24, host, serve, run_wake: runWake, forecast, github_loop: loop, webhooks }, null, 1)}
 \`\`\`
 `;
 

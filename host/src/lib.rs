@@ -46,6 +46,7 @@
 //! assert_eq!(store.due(now, 10).unwrap()[0].id, recorded.deferral.id);
 //! ```
 
+pub mod abandon;
 pub mod cli;
 pub mod clock;
 pub mod coordinator;

@@ -517,6 +517,7 @@ mod tests {
             }),
             priority: 0,
             key: "k".into(),
+            tenant: "k".into(),
             resume_by_ms: u64::MAX,
         }
     }

@@ -2,21 +2,28 @@
 //! the share of each window kept for urgent work (DESIGN section 10, "Fair pools").
 //!
 //! * Higher priority first: a priority's candidates are all offered before a lower one's.
-//! * Among one priority, the keys take turns in due order (the key whose earliest job is due
-//!   first goes first), each taking up to its weight (default 1) of its jobs per turn, earliest
-//!   first within a key; so one key's backlog of 300 never starves another key's 3.
+//! * Among one priority, the tenants take turns in due order (the tenant whose earliest job is
+//!   due first goes first), and a tenant's turn goes to its keys in turn, in the same order,
+//!   each key taking up to its weight (default 1) of its jobs per turn, earliest first within a
+//!   key; so one key's backlog of 300 never starves another key's 3, and one tenant's 300 keys
+//!   get one tenant's turns. A tenant is whose work it is, which its keys cannot choose: the
+//!   repository of a `workflow-dispatch:` target, the program of an `exec:` one
+//!   ([`crate::store::pools::tenant_of`]). With keys left at their default a tenant's keys are
+//!   its workflows (or its one program).
 //! * A job that does not fit ends its own key's turns for the pass (a key's order is never
 //!   broken: nothing of that key overtakes it), not the pass: the next key's smaller job may
 //!   use what is left.
 //! * Priority 0 (and below) never uses the pool's urgent share: that part of each window is
 //!   for priority > 0 only.
 //!
-//! [`turns`] is the one rule; `admission::decide` and `forecast` both call it.
+//! [`super::turns::Queue`] is the one rule: `admission::decide` offers one pass ([`turns`]),
+//! `forecast` one pass per window.
 
+use super::turns::{Offer, Queue};
 use super::PoolOptions;
 use crate::error::{HostError, HostErrorKind};
 use crate::store::pools::{Candidate, PoolRow, Resource};
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::HashMap;
 
 /// Weights and urgent shares per pool (`tick --pool-weight`, `--pool-urgent-share`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -131,17 +138,15 @@ pub fn urgent_room(pool: &PoolRow, options: &PoolOptions) -> Vec<(Resource, i64)
         .collect()
 }
 
-/// Offers `candidates` in the fair order to `try_admit` (true: admitted; false: it does not
-/// fit, and its key gets no more turns in this pass). Answers the admitted and the held, each
-/// in the order they were offered (the held: offered first, then never offered).
+/// Offers `candidates` in the fair order ([`super::turns`]) to `try_admit` (true: admitted;
+/// false: it does not fit, and its key gets no more turns in this pass). Answers the admitted
+/// and the held, each in the order they were offered (the held: offered first, then never
+/// offered).
 pub fn turns(
     candidates: Vec<Candidate>,
     weight: &dyn Fn(&str) -> u32,
     try_admit: &mut dyn FnMut(&Candidate) -> bool,
 ) -> (Vec<Candidate>, Vec<Candidate>) {
-    // Priority (highest first) -> key -> its jobs, earliest first.
-    let mut levels: BTreeMap<std::cmp::Reverse<i64>, Vec<(String, VecDeque<Candidate>)>> =
-        BTreeMap::new();
     let mut sorted = candidates;
     sorted.sort_by(|a, b| {
         b.priority
@@ -149,44 +154,26 @@ pub fn turns(
             .then(a.resume_after_ms.cmp(&b.resume_after_ms))
             .then_with(|| a.id.cmp(&b.id))
     });
+    let mut queue = Queue::default();
     for c in sorted {
-        let keys = levels.entry(std::cmp::Reverse(c.priority)).or_default();
-        match keys.iter_mut().find(|(k, _)| *k == c.key) {
-            Some((_, jobs)) => jobs.push_back(c),
-            // Keys are added as their first (earliest) job comes: in due order.
-            None => keys.push((c.key.clone(), VecDeque::from([c]))),
-        }
+        queue.push(c);
     }
-    let mut admitted = Vec::new();
-    let mut held = Vec::new();
-    for (_, mut keys) in levels {
-        let mut blocked = vec![false; keys.len()];
-        loop {
-            let mut offered = false;
-            for (i, (key, jobs)) in keys.iter_mut().enumerate() {
-                for _ in 0..weight(key).max(1) {
-                    if blocked[i] {
-                        break;
-                    }
-                    let Some(job) = jobs.pop_front() else { break };
-                    offered = true;
-                    if try_admit(&job) {
-                        admitted.push(job);
-                    } else {
-                        blocked[i] = true;
-                        held.push(job);
-                    }
-                }
-            }
-            if !offered {
-                break;
-            }
+    let mut refused: HashMap<String, usize> = HashMap::new();
+    let admitted = queue.pass(weight, &mut |c| {
+        if try_admit(c) {
+            Offer::Admitted
+        } else {
+            refused.insert(c.id.clone(), refused.len());
+            Offer::Held
         }
-        for (_, jobs) in keys {
-            held.extend(jobs);
-        }
-    }
-    (admitted, held)
+    });
+    let (mut offered, never): (Vec<Candidate>, Vec<Candidate>) = queue
+        .into_jobs()
+        .into_iter()
+        .partition(|c| refused.contains_key(&c.id));
+    offered.sort_by_key(|c| refused.get(&c.id).copied());
+    offered.extend(never);
+    (admitted, offered)
 }
 
 #[cfg(test)]
@@ -201,6 +188,7 @@ mod tests {
             cost: None,
             priority,
             key: key.into(),
+            tenant: key.into(),
             resume_by_ms: u64::MAX,
         }
     }
@@ -233,6 +221,36 @@ mod tests {
         let (admitted, held) = turns(jobs, &|_| 1, &mut |c| c.id != "a2");
         assert_eq!(ids(&admitted), ["u1", "a1", "b1", "b2"]);
         assert_eq!(ids(&held), ["a2", "a3"]);
+    }
+
+    /// One tenant's 6 keys and another tenant's one: the tenants take turns, the first
+    /// tenant's turns going to its keys in turn; 4 fit: 2 of each.
+    #[test]
+    fn tenants_take_turns_and_a_tenants_keys_share_its_turns() {
+        let mut jobs: Vec<Candidate> = (0..6)
+            .map(|i| {
+                let mut c = job(&format!("a{i}"), &format!("k{i}"), 0, i);
+                c.tenant = "x".into();
+                c
+            })
+            .collect();
+        for i in 0..2 {
+            let mut c = job(&format!("b{i}"), "b", 0, 10 + i);
+            c.tenant = "y".into();
+            jobs.push(c);
+        }
+        let (admitted, _) = turns(jobs.clone(), &|_| 1, &mut |_| true);
+        assert_eq!(
+            ids(&admitted),
+            ["a0", "b0", "a1", "b1", "a2", "a3", "a4", "a5"]
+        );
+        let mut n = 0;
+        let (admitted, held) = turns(jobs, &|_| 1, &mut |_| {
+            n += 1;
+            n <= 4
+        });
+        assert_eq!(ids(&admitted), ["a0", "b0", "a1", "b1"]);
+        assert_eq!(held.len(), 4);
     }
 
     #[test]

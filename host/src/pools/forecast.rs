@@ -16,10 +16,12 @@
 //! quota, a report of a lower limit, attempts that defer again, retries and new records all
 //! move it; it is recomputed on every read.
 
-use super::admission::{buffer_ms, fits_a_window, metered, room};
-use super::fair::{turns, urgent_room};
+use super::admission::{buffer_ms, fits_a_window, metered, room, Room};
+use super::fair::urgent_room;
+use super::turns::{Offer, Queue};
 use super::PoolOptions;
-use crate::store::pools::{Admission, Candidate, PoolRow, Resource};
+use crate::store::pools::{Admission, Candidate, Cost, PoolRow, Resource};
+use std::collections::{BTreeMap, HashMap};
 
 /// A forecast looks at most this far ahead (a start later is unknown).
 pub const HORIZON_MS: u64 = 30 * 24 * 3_600_000;
@@ -28,9 +30,10 @@ pub const HORIZON_MS: u64 = 30 * 24 * 3_600_000;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Expected {
     pub id: String,
-    /// `None`: not within [`HORIZON_MS`].
+    /// `None`: not within [`HORIZON_MS`], or never.
     pub start_ms: Option<u64>,
-    /// Expected to start after its window ends: it will expire unless the pool changes.
+    /// Expected to start after its window ends, or never: it will expire unless the pool
+    /// changes.
     pub will_expire: bool,
     /// Its priority and fairness key, as admission reads them.
     pub priority: i64,
@@ -45,11 +48,13 @@ pub struct Forecast {
     /// When the last held deferral is expected to start (`None`: nothing held, or a start
     /// not within the horizon).
     pub drain_ms: Option<u64>,
+    /// Each id's place in `expected`.
+    index: HashMap<String, usize>,
 }
 
 impl Forecast {
     pub fn of(&self, id: &str) -> Option<&Expected> {
-        self.expected.iter().find(|e| e.id == id)
+        self.index.get(id).map(|&i| &self.expected[i])
     }
 }
 
@@ -61,8 +66,74 @@ struct Refill {
     length_ms: u64,
 }
 
+impl Refill {
+    /// Moves to the first window opening after `t` (at once, however many windows that skips).
+    fn pass(&mut self, t: u64) {
+        if self.at_ms <= t {
+            let windows = (t - self.at_ms) / self.length_ms + 1;
+            self.at_ms = self
+                .at_ms
+                .saturating_add(windows.saturating_mul(self.length_ms));
+        }
+    }
+}
+
+/// The least cost per resource among the jobs not started, per class (priority > 0, and the
+/// rest), and how many have an unknown cost: once a window's room fits none of it, nothing
+/// offered in it can start (the pass ends there).
+#[derive(Default)]
+struct Least {
+    urgent: [BTreeMap<u64, usize>; 2],
+    other: [BTreeMap<u64, usize>; 2],
+    unknown: usize,
+}
+
+impl Least {
+    fn change(&mut self, priority: i64, cost: Option<&Cost>, add: bool) {
+        let Some(cost) = cost else {
+            self.unknown = if add {
+                self.unknown + 1
+            } else {
+                self.unknown.saturating_sub(1)
+            };
+            return;
+        };
+        let maps = if priority > 0 {
+            &mut self.urgent
+        } else {
+            &mut self.other
+        };
+        for (map, r) in maps.iter_mut().zip(Resource::ALL) {
+            let v = cost.of(r);
+            if add {
+                *map.entry(v).or_default() += 1;
+            } else if let Some(n) = map.get_mut(&v) {
+                *n -= 1;
+                if *n == 0 {
+                    map.remove(&v);
+                }
+            }
+        }
+    }
+
+    fn least(maps: &[BTreeMap<u64, usize>; 2]) -> Option<Cost> {
+        let rest = *maps[0].keys().next()?;
+        let graphql = *maps[1].keys().next()?;
+        Some(Cost {
+            rest,
+            graphql,
+            content: 0,
+        })
+    }
+}
+
 /// Forecasts `backlog` (the pool's deferred work not admitted yet, due or not) in `pool` with
 /// `open` admissions, at `now_ms`.
+///
+/// Its work is bounded by the backlog, not by the time it covers: windows in which nothing can
+/// change (nothing due waits, or what waits cannot fit more than the last window let it) are
+/// skipped arithmetically to the next one in which something can; the queue of [`Queue`] keeps
+/// the fair order across windows, and a window's pass ends as soon as nothing left could fit.
 pub fn forecast(
     pool: &PoolRow,
     open: &[Admission],
@@ -74,13 +145,14 @@ pub fn forecast(
         .iter()
         .map(|c| (c.id.clone(), c.resume_by_ms, c.priority, c.key.clone()))
         .collect();
-    let mut starts: Vec<(String, u64)> = Vec::new();
+    let mut starts: HashMap<String, u64> = HashMap::new();
     let buffer = buffer_ms(options);
     let mut row = pool.clone();
     row.roll(now_ms, buffer);
+    let horizon = now_ms.saturating_add(HORIZON_MS);
     if !metered(&row) {
         starts.extend(backlog.iter().map(|c| (c.id.clone(), c.resume_after_ms)));
-        return finish(order, &starts);
+        return finish(order, &starts, &HashMap::new(), horizon);
     }
     let mut room = room(&row, open);
     let urgent = urgent_room(&row, options);
@@ -101,19 +173,60 @@ pub fn forecast(
             })
         })
         .collect();
+    // A whole later window: what can never fit it never starts.
+    let whole = Room {
+        per_resource: refills.iter().map(|r| (r.resource, r.full)).collect(),
+        resets: Vec::new(),
+        alone: false,
+        in_flight: Cost::default(),
+    };
+    let cost_of = |c: &Candidate| c.cost.filter(|cost| fits_a_window(&row, cost));
+    let kept_of = |c: &Candidate| -> &[(Resource, i64)] {
+        if c.priority > 0 {
+            &[]
+        } else {
+            &urgent
+        }
+    };
+    let mut never: HashMap<String, bool> = HashMap::new();
+    for c in &backlog {
+        let fits = match cost_of(c) {
+            Some(cost) => whole.fits_keeping(&cost, kept_of(c)),
+            None => whole.any_left(),
+        };
+        if !fits {
+            never.insert(c.id.clone(), true);
+        }
+    }
+    let mut least = Least::default();
+    for c in &backlog {
+        least.change(c.priority, cost_of(c).as_ref(), true);
+    }
     let weight = |key: &str| options.fair.weight(&row.name, key);
     let mut open_now = !open.is_empty();
     let mut pending = backlog;
+    // Joined as they fall due: earliest last, to pop.
+    pending.sort_by(|a, b| {
+        b.resume_after_ms
+            .cmp(&a.resume_after_ms)
+            .then_with(|| b.id.cmp(&a.id))
+    });
+    let mut queue = Queue::default();
     let mut t = now_ms;
-    while !pending.is_empty() && t <= now_ms.saturating_add(HORIZON_MS) {
-        let (due, later): (Vec<Candidate>, Vec<Candidate>) =
-            pending.into_iter().partition(|c| c.resume_after_ms <= t);
+    while t <= horizon {
+        while pending.last().is_some_and(|c| c.resume_after_ms <= t) {
+            if let Some(c) = pending.pop() {
+                queue.push(c);
+            }
+        }
+        if crate::abandon::cancelled() {
+            break;
+        }
         let mut admitted_any = false;
-        let (admitted, held) = turns(due, &weight, &mut |c| {
-            let cost = c.cost.filter(|cost| fits_a_window(&row, cost));
-            let kept: &[(Resource, i64)] = if c.priority > 0 { &[] } else { &urgent };
+        let admitted = queue.pass(&weight, &mut |c| {
+            let cost = cost_of(c);
             let ok = match &cost {
-                Some(cost) => room.fits_keeping(cost, kept),
+                Some(cost) => room.fits_keeping(cost, kept_of(c)),
                 None => !admitted_any && !open_now && room.any_left(),
             };
             if ok {
@@ -122,23 +235,56 @@ pub fn forecast(
                     None => room.alone = true,
                 }
                 admitted_any = true;
+                return Offer::Admitted;
             }
-            ok
+            // Nothing after it can fit either: the least cost of each class does not.
+            let fits = |maps, kept: &[(Resource, i64)]| {
+                Least::least(maps).is_some_and(|l| room.fits_keeping(&l, kept))
+            };
+            let could = fits(&least.urgent, &[])
+                || fits(&least.other, &urgent)
+                || (least.unknown > 0 && !admitted_any && !open_now && room.any_left());
+            if could {
+                Offer::Held
+            } else {
+                Offer::Exhausted
+            }
         });
         // What fits now starts at its due time (passed: at the next tick); the same answer
         // on every read.
-        starts.extend(admitted.into_iter().map(|c| {
+        // A job of unknown cost waits for a pass that admits nothing before it.
+        let admitted_now = !admitted.is_empty();
+        for c in admitted {
+            least.change(c.priority, cost_of(&c).as_ref(), false);
             let at = if t == now_ms { c.resume_after_ms } else { t };
-            (c.id, at)
-        }));
-        pending = held;
-        pending.extend(later);
-        if pending.is_empty() {
+            starts.insert(c.id, at);
+        }
+        if queue.is_empty() && pending.is_empty() {
             break;
         }
-        let next_due = pending.iter().map(|c| c.resume_after_ms).filter(|&d| d > t);
-        let next_refill = refills.iter().map(|r| r.at_ms);
-        let Some(next) = next_due.chain(next_refill).min() else {
+        // The next moment something can change: a job falls due, or (while jobs wait) a
+        // window opens that gives more than is left now. A window that gives what is left
+        // already changes nothing: skipped.
+        let next_due = pending.last().map(|c| c.resume_after_ms);
+        let changes = |r: &Refill| {
+            admitted_now
+                || room.alone
+                || open_now
+                || room
+                    .per_resource
+                    .iter()
+                    .any(|(x, left)| *x == r.resource && *left != r.full)
+        };
+        let next_refill = if queue.is_empty() {
+            None
+        } else {
+            refills.iter().filter(|r| changes(r)).map(|r| r.at_ms).min()
+        };
+        let Some(next) = next_due.into_iter().chain(next_refill).min() else {
+            // Jobs wait and no window can ever start them.
+            for c in queue.into_jobs() {
+                never.insert(c.id, true);
+            }
             break;
         };
         t = next.max(t.saturating_add(1));
@@ -146,9 +292,7 @@ pub fn forecast(
             if refill.at_ms > t {
                 continue;
             }
-            while refill.at_ms <= t {
-                refill.at_ms = refill.at_ms.saturating_add(refill.length_ms);
-            }
+            refill.pass(t);
             if let Some(slot) = room
                 .per_resource
                 .iter_mut()
@@ -160,21 +304,32 @@ pub fn forecast(
             open_now = false;
         }
     }
-    finish(order, &starts)
+    finish(order, &starts, &never, horizon)
 }
 
-fn finish(order: Vec<(String, u64, i64, String)>, starts: &[(String, u64)]) -> Forecast {
+/// The forecast of `order` from `starts`: a deferral not started is expected to expire when it
+/// can never start (`never`) or its window ends within the horizon.
+fn finish(
+    order: Vec<(String, u64, i64, String)>,
+    starts: &HashMap<String, u64>,
+    never: &HashMap<String, bool>,
+    horizon: u64,
+) -> Forecast {
     let mut drain_ms = Some(0);
     let expected: Vec<Expected> = order
         .into_iter()
         .map(|(id, resume_by_ms, priority, key)| {
-            let start_ms = starts.iter().find(|(s, _)| *s == id).map(|s| s.1);
+            let start_ms = starts.get(&id).copied();
             drain_ms = match (drain_ms, start_ms) {
                 (Some(d), Some(s)) => Some(d.max(s)),
                 _ => None,
             };
+            let will_expire = match start_ms {
+                Some(s) => s > resume_by_ms,
+                None => never.contains_key(&id) || resume_by_ms <= horizon,
+            };
             Expected {
-                will_expire: start_ms.is_some_and(|s| s > resume_by_ms),
+                will_expire,
                 id,
                 start_ms,
                 priority,
@@ -185,14 +340,23 @@ fn finish(order: Vec<(String, u64, i64, String)>, starts: &[(String, u64)]) -> F
     if expected.is_empty() {
         drain_ms = None;
     }
-    Forecast { expected, drain_ms }
+    let index = expected
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (e.id.clone(), i))
+        .collect();
+    Forecast {
+        expected,
+        drain_ms,
+        index,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::pools::fair::FairRules;
-    use crate::store::pools::{Cost, WindowState};
+    use crate::store::pools::WindowState;
     use std::time::Duration;
 
     const NOW: u64 = 1_000_000;
@@ -234,6 +398,7 @@ mod tests {
             }),
             priority,
             key: key.into(),
+            tenant: key.into(),
             resume_by_ms: NOW + 3_600_000,
         }
     }
@@ -341,6 +506,58 @@ mod tests {
         let late = f.of("j5").unwrap();
         assert!(late.will_expire, "{late:?}");
         assert!(!f.of("j4").unwrap().will_expire);
+    }
+
+    /// A 2-second window, 5,000 jobs each of its own key and one due 29 days away: 4 a window
+    /// (the last of the 5,000 in the 1,250th), the far one when it is due (a window has
+    /// opened since the backlog drained), none flagged.
+    #[test]
+    fn a_short_window_a_far_job_and_many_keys_forecast_as_one_key_would() {
+        const SHORT: u64 = 2_000;
+        let mut short = pool(0);
+        if let Some(w) = short.windows.get_mut(&Resource::Rest) {
+            w.length_ms = SHORT;
+        }
+        let mut jobs: Vec<Candidate> = (0..5_000)
+            .map(|i| job(&format!("j{i}"), &format!("k{i}"), 0, NOW - 10_000 + i, 10))
+            .collect();
+        let far_due = NOW + 29 * 24 * 3_600_000;
+        let mut far = job("far", "far", 1, far_due, 10);
+        far.resume_by_ms = far_due + 3_600_000;
+        jobs.push(far);
+        let f = forecast(&short, &[], jobs, NOW, &options(FairRules::default()));
+        let first = RESET + BUFFER;
+        assert_eq!(start(&f, "j0"), first);
+        assert_eq!(start(&f, "j4"), first + SHORT);
+        assert_eq!(start(&f, "j4999"), first + 1_249 * SHORT);
+        assert_eq!(start(&f, "far"), far_due);
+        assert_eq!(f.drain_ms, Some(far_due));
+        let late: Vec<&Expected> = f.expected.iter().filter(|e| e.will_expire).collect();
+        assert_eq!(late.len(), 0, "{late:?}");
+    }
+
+    /// A job no whole window holds above the reserve and the urgent share never starts: no
+    /// start, and `will_expire`; so does a job behind it of its key, and one whose window ends
+    /// within the horizon without a start.
+    #[test]
+    fn what_can_never_start_will_expire() {
+        let rules = FairRules {
+            weights: Vec::new(),
+            urgent: vec![("app-42".into(), 5_000)],
+        };
+        let jobs = vec![
+            job("big", "a", 0, NOW - 10, 30),
+            job("behind", "a", 0, NOW - 5, 10),
+            job("other", "b", 0, NOW - 1, 10),
+        ];
+        let f = forecast(&pool(0), &[], jobs, NOW, &options(rules));
+        for id in ["big", "behind"] {
+            let e = f.of(id).unwrap();
+            assert_eq!((e.start_ms, e.will_expire), (None, true), "{e:?}");
+        }
+        assert_eq!(start(&f, "other"), RESET + BUFFER);
+        assert!(!f.of("other").unwrap().will_expire);
+        assert_eq!(f.drain_ms, None);
     }
 
     /// A pool that never learned a window admits everything when it is due.

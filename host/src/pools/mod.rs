@@ -18,6 +18,7 @@ pub mod forecast;
 pub mod line;
 pub mod observe;
 pub mod page;
+pub mod turns;
 pub mod view;
 pub mod wire;
 

@@ -149,6 +149,7 @@ mod tests {
             cost: None,
             priority: 2,
             key: "<img src=x>".into(),
+            tenant: "t".into(),
             resume_by_ms: 2_000,
         };
         let e = Expected {

@@ -266,11 +266,16 @@ async fn handle_with_store(request: Request, app: &Arc<App>) -> Response {
         return http::stopping();
     };
     let shared = app.clone();
+    // Dropped with this future when the client goes away: long reads then stop (`crate::abandon`).
+    let token = crate::abandon::Token::default();
+    let _abandoned = crate::abandon::CancelOnDrop(token.clone());
     let work = tokio::task::spawn_blocking(move || {
-        shared.stores.with(|store| {
-            let errors = crate::metrics::serve::store_errors();
-            let store = crate::metrics::CountingStore::new(store, errors);
-            routes::handle(&store, &shared.policy, &request)
+        crate::abandon::with(&token, || {
+            shared.stores.with(|store| {
+                let errors = crate::metrics::serve::store_errors();
+                let store = crate::metrics::CountingStore::new(store, errors);
+                routes::handle(&store, &shared.policy, &request)
+            })
         })
     });
     match work.await {

@@ -1,6 +1,8 @@
 //! A deferral's fairness key when it is recorded without one: the launch target's repository
 //! and workflow (`workflow-dispatch:OWNER/REPO/WORKFLOW@REF` gives `OWNER/REPO/WORKFLOW`), the
-//! program of an `exec:` target (its path, without arguments), else the whole target.
+//! program of an `exec:` target (its path, without arguments), else the whole target. And a
+//! deferral's tenant, which its key cannot choose: the repository of a `workflow-dispatch:`
+//! target, the program of an `exec:` one, else the whole target (see `pools::fair`).
 
 /// The longest fairness key kept (characters).
 pub const MAX_KEY_CHARS: usize = 200;
@@ -20,6 +22,20 @@ pub fn default_key(launch: &str) -> String {
         return format!("exec:{program}");
     }
     launch.to_string()
+}
+
+/// The tenant of `launch`: whose work it is, whatever fairness key it was recorded with. The
+/// keys of one tenant share one tenant's turns (`pools::fair`), so giving each job its own key
+/// gains no share.
+pub fn tenant_of(launch: &str) -> String {
+    let key = default_key(launch);
+    if launch.starts_with("workflow-dispatch:") {
+        // OWNER/REPO/WORKFLOW: the repository is the tenant.
+        if let Some((repo, _)) = key.rsplit_once('/') {
+            return repo.to_string();
+        }
+    }
+    key
 }
 
 /// Whether `key` may be given as a fairness key: 1 to [`MAX_KEY_CHARS`] characters, no control
@@ -48,6 +64,12 @@ mod tests {
             "exec:/usr/bin/sync"
         );
         assert_eq!(default_key("exec:'/a b/run.sh' x"), "exec:/a b/run.sh");
+        assert_eq!(
+            tenant_of("workflow-dispatch:acme/site/sync.yml@main"),
+            "acme/site"
+        );
+        assert_eq!(tenant_of("exec:/usr/bin/sync --all"), "exec:/usr/bin/sync");
+        assert_eq!(tenant_of("other:thing"), "other:thing");
         assert!(key_ok("labeler") && !key_ok("") && !key_ok("a\nb"));
         assert!(!key_ok(&"k".repeat(MAX_KEY_CHARS + 1)));
     }

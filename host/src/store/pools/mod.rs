@@ -22,7 +22,7 @@ mod rows;
 mod window;
 
 pub use buckets::{bucket, resource_of_bucket};
-pub use keys::{default_key, key_ok, MAX_KEY_CHARS};
+pub use keys::{default_key, key_ok, tenant_of, MAX_KEY_CHARS};
 
 pub use rows::{Admission, Candidate, NewAdmission, PoolRow, PoolTag, PoolWrite, PoolWritten};
 pub use window::{

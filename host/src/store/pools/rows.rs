@@ -186,6 +186,9 @@ pub struct Candidate {
     pub priority: i64,
     /// Admission takes turns between the keys of one priority.
     pub key: String,
+    /// Whose work it is ([`super::tenant_of`] its launch target): the tenants take turns, and a
+    /// tenant's turn goes to its keys in turn.
+    pub tenant: String,
     /// The end of its window (epoch ms): a forecast start after it will expire.
     pub resume_by_ms: u64,
 }

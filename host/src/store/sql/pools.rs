@@ -4,7 +4,7 @@
 //! `None`. SQLite needs no lock: `BEGIN IMMEDIATE` lets one writer in at a time.
 
 use super::super::pools::{
-    default_key, Admission, Candidate, Cost, Observation, PoolRow, PoolStore, PoolWrite,
+    default_key, tenant_of, Admission, Candidate, Cost, Observation, PoolRow, PoolStore, PoolWrite,
     PoolWritten, Resource, DEFAULT_POOL,
 };
 use super::super::{NewDeferral, StoreError};
@@ -267,6 +267,7 @@ fn read_candidate(row: &dyn super::SqlRow) -> Result<Candidate, StoreError> {
         key: Some(row.text(4)?)
             .filter(|k| !k.is_empty())
             .map_or_else(|| row.text(5).map(|l| default_key(&l)), Ok)?,
+        tenant: tenant_of(&row.text(5)?),
         resume_by_ms: row.u64(6)?,
         cost: read_cost(row, 7)?,
     })
@@ -381,19 +382,48 @@ impl<B: SqlBackend> PoolStore for B {
         now_ms: u64,
         limit: usize,
     ) -> Result<Vec<Candidate>, StoreError> {
-        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        // One priority at a time, highest first, each read in the order of the index
+        // `deferrals_pool_priority` (state, pool, priority, resume_after_ms, id): the read stops
+        // at `limit` rows instead of reading, joining and sorting the whole backlog. The `+`s
+        // keep the planner on that index (and on `admissions_deferral` for the admission).
+        let not_admitted = "NOT EXISTS (SELECT 1 FROM admissions a WHERE a.deferral_id = d.id \
+             AND a.attempt = d.reentries + 1 AND +a.released_ms IS NULL AND +a.expires_ms > ?2)";
+        let rows = format!(
+            "{} WHERE state = 'deferred' AND pool = ?1 AND priority = ?4 AND +resume_by_ms >= ?2 \
+             AND {not_admitted} ORDER BY resume_after_ms, id LIMIT ?3",
+            select_candidates()
+        );
         self.sql_read(|conn| {
-            let sql = format!(
-                "{} WHERE state = 'deferred' AND pool = ?1 AND resume_by_ms >= ?2 AND {NOT_ADMITTED} \
-                 ORDER BY priority DESC, resume_after_ms, id LIMIT ?3",
-                select_candidates()
-            );
-            query_all(
-                conn,
-                &sql,
-                args![pool, to_i64(now_ms), limit],
-                read_candidate,
-            )
+            let mut backlog: Vec<Candidate> = Vec::new();
+            let mut above: Option<i64> = None;
+            while backlog.len() < limit {
+                let next = match above {
+                    None => query_opt(
+                        conn,
+                        "SELECT priority FROM deferrals WHERE state = 'deferred' AND pool = ?1 \
+                         ORDER BY priority DESC LIMIT 1",
+                        args![pool],
+                        |r| r.i64(0),
+                    )?,
+                    Some(p) => query_opt(
+                        conn,
+                        "SELECT priority FROM deferrals WHERE state = 'deferred' AND pool = ?1 \
+                         AND priority < ?2 ORDER BY priority DESC LIMIT 1",
+                        args![pool, p],
+                        |r| r.i64(0),
+                    )?,
+                };
+                let Some(priority) = next else { break };
+                let left = i64::try_from(limit - backlog.len()).unwrap_or(i64::MAX);
+                backlog.extend(query_all(
+                    conn,
+                    &rows,
+                    args![pool, to_i64(now_ms), left, priority],
+                    read_candidate,
+                )?);
+                above = Some(priority);
+            }
+            Ok(backlog)
         })
     }
 
