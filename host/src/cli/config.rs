@@ -33,6 +33,7 @@ fn invalid(path: &Path, message: impl std::fmt::Display) -> HostError {
 struct File {
     flags: toml::Table,
     watches: Vec<WatchConfig>,
+    gates: Vec<crate::ops::gate::GateConfig>,
 }
 
 fn read(path: &Path) -> Result<File, HostError> {
@@ -56,7 +57,26 @@ fn read(path: &Path) -> Result<File, HostError> {
             return Err(invalid(path, "`watch` must be [[watch]] tables (repo, launch, workflow, branch, event, artifact, pool, max-reentries)"))
         }
     };
-    Ok(File { flags, watches })
+    let gates = match flags.remove("gate") {
+        None => Vec::new(),
+        Some(toml::Value::Array(tables)) => tables
+            .into_iter()
+            .enumerate()
+            .map(|(i, table)| {
+                table
+                    .try_into::<crate::ops::gate::GateConfig>()
+                    .map_err(|e| invalid(path, format!("[[gate]] table {}: {}", i + 1, e.to_string().trim())))
+            })
+            .collect::<Result<_, _>>()?,
+        Some(_) => {
+            return Err(invalid(path, "`gate` must be [[gate]] tables (repo, environment, pool, cost or plan, priority, fairness-key, resume-by, max-reentries)"))
+        }
+    };
+    Ok(File {
+        flags,
+        watches,
+        gates,
+    })
 }
 
 /// Whether the command line (or the flag's environment variable) gave `id`.
@@ -149,7 +169,7 @@ pub fn parse(argv: Vec<OsString>) -> Result<Cli, ParseError> {
             };
             return Err(ParseError::Config(invalid(
                 &path,
-                format!("unknown key `{key}`{hint}: the keys are the long flags of `deferral-host run` (see --help) and [[watch]] tables"),
+                format!("unknown key `{key}`{hint}: the keys are the long flags of `deferral-host run` (see --help), [[watch]] and [[gate]] tables"),
             )));
         };
         if given(&[&matches, &run], arg.get_id().as_str()) {
@@ -165,6 +185,7 @@ pub fn parse(argv: Vec<OsString>) -> Result<Cli, ParseError> {
     let mut cli = Cli::from_arg_matches(&merged).map_err(ParseError::Usage)?;
     if let Some(args) = cli.run_args_mut() {
         args.watches = file.watches;
+        args.gates = file.gates;
     }
     Ok(cli)
 }

@@ -17,11 +17,14 @@
 //!   step, and one completed run named by a webhook).
 //! * [`ingest`]: `deferred-receipt` artifacts of trusted runs recorded once each (`watch`, `run`'s
 //!   watches, and one completed run named by a webhook).
+//! * [`gate`]: the environment gate: `deployment_protection_rule` requests recorded, approved
+//!   as their launch, rejected when they end unapproved.
 //! * [`tick`]: the scheduler's pass, a list of typed entries (`tick`, `run`).
 
 pub mod admit;
 pub mod cancel;
 pub mod follow;
+pub mod gate;
 pub mod ingest;
 pub mod record;
 pub mod release;

@@ -93,6 +93,9 @@ pub struct RunArgs {
     /// The [[watch]] tables of --config (no flag).
     #[arg(skip)]
     pub watches: Vec<watches::WatchConfig>,
+    /// The [[gate]] tables of --config (no flag): environment gates (docs/environment-gate.md).
+    #[arg(skip)]
+    pub gates: Vec<crate::ops::gate::GateConfig>,
 }
 
 /// `--follow-interval`'s default without webhooks, and with them.
@@ -162,6 +165,11 @@ pub fn run(
     let mut options = args.port.serve_options(token, store.clone(), pools)?;
     let wake = Arc::new(Wake::default());
     options.webhook = webhook_intake(args, &store, outside, &wake)?;
+    if let Some(intake) = &options.webhook {
+        intake
+            .gates()
+            .replace(crate::ops::gate::config::check_all(&args.gates)?);
+    }
     let intake = options.webhook.clone();
     let ring = wake.clone();
     let hooks = Hooks {

@@ -23,6 +23,8 @@ pub struct Settings {
     options: TickOptions,
     follow_ms: u64,
     watches: Vec<WatchOptions>,
+    /// The environment gates (`[[gate]]`): their ended deferrals are rejected after each pass.
+    gates: Vec<crate::ops::gate::GateOptions>,
     quiet: bool,
 }
 
@@ -40,7 +42,13 @@ impl Settings {
                 "[[watch]] needs GITHUB_TOKEN (or GH_TOKEN) or --github-app-id with --github-app-key",
             ));
         }
+        let gates = crate::ops::gate::config::check_for_run(
+            &args.gates,
+            args.webhook.is_set(),
+            options.github.as_ref(),
+        )?;
         Ok(Settings {
+            gates,
             options,
             follow_ms: u64::try_from(args.follow_interval().as_millis())
                 .unwrap_or(u64::MAX)
@@ -174,7 +182,22 @@ impl Scheduler {
             self.last_follow = Some(started);
             self.watch();
         }
+        self.settle_gates();
         again
+    }
+
+    /// Rejects the environment gates' deferrals that ended unapproved (see
+    /// [`crate::ops::gate::settle`]).
+    fn settle_gates(&self) {
+        let Some(client) = self.settings.options.github.as_ref() else {
+            return;
+        };
+        if self.settings.gates.is_empty() {
+            return;
+        }
+        for settled in crate::ops::gate::settle::settle(&*self.store, client, now_ms()) {
+            log("info", &format!("gate {}: {}", settled.id, settled.said));
+        }
     }
 
     fn watch(&self) {
@@ -208,6 +231,7 @@ impl Scheduler {
             Ok((secrets, settings)) => {
                 if let (Some(intake), Some(secrets)) = (&self.intake, secrets) {
                     intake.replace(secrets, settings.watches.clone());
+                    intake.gates().replace(settings.gates.clone());
                 }
                 self.settings = settings;
                 // The new follow interval and watches apply from this pass on.

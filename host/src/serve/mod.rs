@@ -11,6 +11,7 @@
 mod app;
 mod auth;
 pub mod connections;
+mod deployment;
 pub mod group_commit;
 mod health;
 pub mod http;

@@ -1,0 +1,160 @@
+//! The rejections: a gate deferral that ended without its approval (expired before its pool had
+//! room for it, cancelled, blocked) is rejected through its callback, with a comment saying
+//! why, so the job fails at once instead of waiting out GitHub's 30 days.
+//!
+//! Each is answered once across replicas and restarts: a try is claimed in the store first
+//! (`gate-reject:<id>:<n>`, [`crate::store::LoopStore::note_delivery`]), and an answer from GitHub,
+//! whatever it was, is noted (`gate-rejected:<id>`). A try that never reached GitHub
+//! (unreachable, quota stopped) leaves the next pass to claim the next try, up to
+//! [`MAX_TRIES`]; two replicas never send the same try.
+
+use super::decide::{self, Answered, Decision};
+use super::take::NOTE_EVENT;
+use crate::github::client::GithubClient;
+use crate::launch::kinds::approval::{self, EnvironmentGate, CAUSE_REFUSED};
+use crate::launch::Launcher;
+use crate::store::{launch_kind, Deferral, ListQuery, Store};
+use deferral_core::lifecycle::State;
+
+/// Tries to send one rejection at most.
+pub const MAX_TRIES: u32 = 10;
+/// GitHub lets a rule wait 30 days: older deferrals are not answered any more.
+const ANSWERABLE_MS: u64 = 31 * 24 * 3_600_000;
+
+/// One rejection sent (or given up), for the log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settled {
+    pub id: String,
+    pub said: String,
+}
+
+fn done_key(id: &str) -> String {
+    format!("gate-rejected:{id}")
+}
+
+/// Rejects every gate deferral that ended unapproved and is not answered yet.
+pub fn settle(store: &dyn Store, client: &GithubClient, now_ms: u64) -> Vec<Settled> {
+    let mut settled = Vec::new();
+    for state in [State::Cancelled, State::Blocked] {
+        let ended = match store.list(&ListQuery {
+            state: Some(state),
+            limit: None,
+        }) {
+            Ok(ended) => ended,
+            Err(err) => {
+                settled.push(Settled {
+                    id: String::new(),
+                    said: format!("cannot list {} deferrals: {err}", state.as_str()),
+                });
+                continue;
+            }
+        };
+        for d in ended.iter().filter(|d| answerable(d, now_ms)) {
+            if let Some(said) = settle_one(store, client, d, now_ms) {
+                settled.push(Settled {
+                    id: d.id.clone(),
+                    said,
+                });
+            }
+        }
+    }
+    settled
+}
+
+fn answerable(d: &Deferral, now_ms: u64) -> bool {
+    launch_kind(&d.launch) == approval::NAME
+        && d.cause != CAUSE_REFUSED
+        && d.updated_ms.saturating_add(ANSWERABLE_MS) > now_ms
+}
+
+/// Rejects `d` if no try of it was answered; `None` when there was nothing to do.
+fn settle_one(
+    store: &dyn Store,
+    client: &GithubClient,
+    d: &Deferral,
+    now_ms: u64,
+) -> Option<String> {
+    if store.delivery_noted(&done_key(&d.id)).unwrap_or(true) {
+        return None;
+    }
+    let text = &d.launch[approval::NAME.len() + 1..];
+    let Ok(parts) = EnvironmentGate.parse(&d.launch, text) else {
+        let _ = store.note_delivery(&done_key(&d.id), NOTE_EVENT, now_ms);
+        return Some(format!(
+            "target {:?} does not parse: not answered",
+            d.launch
+        ));
+    };
+    let [owner, repo, run_id, environment] = &parts[..] else {
+        return None;
+    };
+    // Claim the next try no replica took.
+    let mut claimed = None;
+    for n in 0..MAX_TRIES {
+        match store.note_delivery(&format!("gate-reject:{}:{n}", d.id), NOTE_EVENT, now_ms) {
+            Ok(true) => {
+                claimed = Some(n);
+                break;
+            }
+            Ok(false) => {}
+            Err(_) => return None,
+        }
+    }
+    let Some(n) = claimed else {
+        let _ = store.note_delivery(&done_key(&d.id), NOTE_EVENT, now_ms);
+        return Some(format!("not rejected after {MAX_TRIES} tries: given up"));
+    };
+    let repo = format!("{owner}/{repo}");
+    let run_id: u64 = run_id.parse().unwrap_or_default();
+    let comment = why(store, d);
+    let answered = decide::decide(
+        client,
+        &repo,
+        run_id,
+        environment,
+        Decision::Rejected,
+        &comment,
+    );
+    let said = match &answered {
+        Answered::Taken(status) => format!("rejected (HTTP {status}): {comment}"),
+        Answered::NotTaken(why) => {
+            return Some(format!(
+                "rejection not sent (try {}), next pass tries again: {why}",
+                n + 1
+            ))
+        }
+        Answered::Refused(status, message) => {
+            format!("rejection refused: HTTP {status}: {message}")
+        }
+        Answered::Unknown(message) => format!("rejection sent, answer unknown: {message}"),
+    };
+    let _ = store.note_delivery(&done_key(&d.id), NOTE_EVENT, now_ms);
+    Some(said)
+}
+
+/// The rejection's comment: why the job was not let through.
+fn why(store: &dyn Store, d: &Deferral) -> String {
+    let pool = store
+        .pool_of(&d.id)
+        .ok()
+        .flatten()
+        .map_or_else(|| crate::store::pools::DEFAULT_POOL.to_string(), |(p, _)| p);
+    let detail = d
+        .detail
+        .as_deref()
+        .filter(|t| !t.is_empty())
+        .map(|t| format!(" ({t})"))
+        .unwrap_or_default();
+    let resume_by = crate::clock::iso8601(d.resume_by_ms);
+    let why = match (d.state, d.cause.as_str()) {
+        (State::Cancelled, "expired") => format!(
+            "not started before its resume-by {resume_by}: pool {pool} had no room for it in time{detail}"
+        ),
+        (State::Cancelled, _) => format!("cancelled by an operator{detail}"),
+        (_, cause) => format!("blocked ({cause}){detail}"),
+    };
+    format!(
+        "deferral-host: deferral {} {why}. The job did not run; run it again when the quota allows.",
+        d.id
+    )
+}

@@ -1,0 +1,214 @@
+//! The environment gate through the real `deferral-host run`, as a GitHub App, against the
+//! GitHub stand-in on loopback: jobs waiting behind an environment whose protection rule is the
+//! App arrive as signed `deployment_protection_rule` deliveries; the pool their `[[gate]]`
+//! table names has a 45-request window every 3 s (GET /rate_limit, read each pass with the
+//! App's installation token) and each job costs 10, so 4 fit a window. The host approves them
+//! through the callback in waves, each once, never more than fit a window; a redelivery or the
+//! same rule requested again changes nothing; a job whose resume-by cannot be met (behind
+//! higher priorities, or arriving after it) is rejected with a comment saying why.
+
+mod common;
+
+use common::gate::{requested, Decision};
+use common::github::Standin;
+use common::webhook::{app_key_pair, secret_file, within, HookServe};
+use common::Host;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+const WINDOW_S: u64 = 3;
+const JOBS: u64 = 12;
+/// 4 jobs of 10 fit 45 less the reserve.
+const FIT: usize = 4;
+
+fn config(host: &Host, key: &std::path::Path) -> String {
+    let path = host.path("host.toml");
+    let text = format!(
+        r#"github-webhook-secret-file = {secrets:?}
+http-timeout = "5s"
+github-app-id = "4242"
+github-app-key = {key:?}
+rate-limit-pool = "app-42"
+rate-limit-repo = "octo-org/app"
+pool-buffer = "200ms"
+pool-jitter = "0s"
+
+[[gate]]
+repo = "octo-org/app"
+environment = "github-quota"
+pool = "app-42"
+cost = 10
+priority = 1
+
+[[gate]]
+repo = "octo-org/app"
+environment = "nightly"
+pool = "app-42"
+cost = {{ rest = 10 }}
+resume-by = "2s"
+"#,
+        secrets = secret_file(host).display().to_string(),
+        key = key.display().to_string(),
+    );
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+fn decisions(standin: &Standin) -> Vec<Decision> {
+    standin.state.lock().unwrap().gate_decisions.clone()
+}
+
+fn deliver(run: &HookServe, delivery: &str, body: &Value) -> Value {
+    let (status, answer) = run.deliver_signed(
+        "deployment_protection_rule",
+        delivery,
+        body.to_string().as_bytes(),
+    );
+    assert_eq!(status, 200, "{answer}\n{}", run.log_text());
+    answer
+}
+
+#[test]
+fn waiting_jobs_are_approved_in_waves_each_once_and_an_unmeetable_one_is_rejected() {
+    let host = Host::new();
+    let (key, public) = app_key_pair(host.dir.path());
+    let standin = Standin::start();
+    {
+        let mut state = standin.state.lock().unwrap();
+        state.app_public_key = Some(public);
+        state.app_id = "4242".into();
+        state.rate_window = Some((WINDOW_S, 45));
+    }
+    let config = config(&host, &key);
+    let mut run = HookServe::start_command(&host, &standin, "run", &["--config", &config]);
+    let api = standin.api.clone();
+    let mut ids = BTreeMap::new();
+    let mut bodies = BTreeMap::new();
+    for n in 0..JOBS {
+        let body = requested(&api, 5000 + n, "github-quota", 9000 + n, 1);
+        let answer = deliver(&run, &format!("gate-delivery-{n}"), &body);
+        assert_eq!(answer["recorded"], true, "{answer}");
+        ids.insert(5000 + n, answer["deferral"].as_str().unwrap().to_string());
+        bodies.insert(5000 + n, body);
+    }
+    // Behind the twelve of priority 1, this one cannot start in its 2 s.
+    let nightly = deliver(
+        &run,
+        "gate-nightly",
+        &requested(&api, 6001, "nightly", 9100, 0),
+    );
+    assert_eq!(nightly["recorded"], true, "{nightly}");
+    // This one began to wait 7 hours ago: its resume-by (6 h) passed before it arrived.
+    let late_body = requested(&api, 7001, "github-quota", 9200, 7 * 3600);
+    let late = deliver(&run, "gate-late", &late_body);
+    assert_eq!(
+        (&late["recorded"], &late["late"]),
+        (&json!(true), &json!(true)),
+        "{late}"
+    );
+    // GitHub redelivers one (the same X-GitHub-Delivery), and asks again for another.
+    let again = deliver(&run, "gate-delivery-0", &bodies[&5000]);
+    assert_eq!(
+        (&again["already"], &again["deferral"]),
+        (&json!(true), &json!(ids[&5000])),
+        "{again}"
+    );
+    let again = deliver(&run, "gate-asked-again-1", &bodies[&5001]);
+    assert_eq!(again["already"], true, "{again}");
+
+    let all_answered = within(Duration::from_secs(40), || {
+        let d = decisions(&standin);
+        let approvals = d.iter().filter(|d| d.state == "approved").count();
+        let rejections = d.iter().filter(|d| d.state == "rejected").count();
+        (approvals >= JOBS as usize && rejections >= 2).then_some(d)
+    });
+    let seen = all_answered.unwrap_or_else(|| {
+        panic!(
+            "not all answered: {:#?}\n{}",
+            decisions(&standin),
+            run.log_text()
+        )
+    });
+    // Another pass at least: nothing more is sent once every deferral ended.
+    let ended = within(Duration::from_secs(10), || {
+        ids.values()
+            .all(|id| host.status(id)["state"] == "complete")
+            .then_some(())
+    });
+    assert!(ended.is_some(), "{}", run.log_text());
+
+    assert!(
+        seen.iter().all(|d| d.taken),
+        "no decision was refused: {seen:#?}"
+    );
+    let approved: Vec<&Decision> = seen.iter().filter(|d| d.state == "approved").collect();
+    let mut runs: Vec<u64> = approved.iter().map(|d| d.run_id).collect();
+    runs.sort_unstable();
+    assert_eq!(
+        runs,
+        (5000..5000 + JOBS).collect::<Vec<_>>(),
+        "each approved once"
+    );
+    assert!(approved.iter().all(|d| d.environment == "github-quota"));
+    assert!(
+        approved[0].comment.contains("pool app-42"),
+        "{}",
+        approved[0].comment
+    );
+    // In waves: never more in one window than fit it, in at most one window more than needed.
+    let mut per_window: BTreeMap<u64, usize> = BTreeMap::new();
+    for d in &approved {
+        *per_window.entry(d.at_ms / 1000 / WINDOW_S).or_default() += 1;
+    }
+    assert!(
+        per_window.values().all(|n| *n <= FIT),
+        "at most {FIT} a window: {per_window:?}"
+    );
+    let minimum = (JOBS as usize).div_ceil(FIT);
+    assert!(
+        per_window.len() <= minimum + 1,
+        "{} windows used ({per_window:?}); the minimum is {minimum}",
+        per_window.len()
+    );
+    let rejected =
+        |run_id: u64| -> Vec<&Decision> { seen.iter().filter(|d| d.run_id == run_id).collect() };
+    for (run_id, environment) in [(6001, "nightly"), (7001, "github-quota")] {
+        let said = rejected(run_id);
+        assert_eq!(said.len(), 1, "answered once: {said:#?}");
+        assert_eq!(
+            (said[0].state.as_str(), said[0].environment.as_str()),
+            ("rejected", environment)
+        );
+        assert!(
+            said[0].comment.contains("resume-by") && said[0].comment.contains("did not run"),
+            "the comment says why: {}",
+            said[0].comment
+        );
+    }
+    let nightly = host.status(nightly["deferral"].as_str().unwrap());
+    assert_eq!(
+        (&nightly["state"], &nightly["cause"]),
+        (&json!("cancelled"), &json!("expired")),
+        "{nightly}"
+    );
+
+    // Asked again once every job is answered: nothing new is recorded or sent.
+    let before = decisions(&standin).len();
+    let again = deliver(&run, "gate-asked-again-2", &bodies[&5002]);
+    assert_eq!(again["already"], true, "{again}");
+    let late_again = deliver(&run, "gate-late-again", &late_body);
+    assert_eq!(late_again["already"], true, "{late_again}");
+    assert_eq!(decisions(&standin).len(), before);
+    assert_eq!(
+        run.terminate(Duration::from_secs(10)),
+        Some(0),
+        "{}",
+        run.log_text()
+    );
+    assert_eq!(
+        decisions(&standin).len(),
+        before,
+        "nothing sent on the way out"
+    );
+}
