@@ -5,7 +5,9 @@
 //! App's installation token) and each job costs 10, so 4 fit a window. The host approves them
 //! through the callback in waves, each once, never more than fit a window; a redelivery or the
 //! same rule requested again changes nothing; a job whose resume-by cannot be met (behind
-//! higher priorities, or arriving after it) is rejected with a comment saying why.
+//! higher priorities, or arriving after it) is rejected with a comment saying why. The same
+//! with two `run` replicas on one PostgreSQL store, the deliveries split between them and the
+//! same delivery sent to both at once: 24 jobs, each approved once.
 
 mod common;
 
@@ -18,7 +20,6 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 const WINDOW_S: u64 = 3;
-const JOBS: u64 = 12;
 /// 4 jobs of 10 fit 45 less the reserve.
 const FIT: usize = 4;
 
@@ -72,7 +73,23 @@ fn deliver(run: &HookServe, delivery: &str, body: &Value) -> Value {
 #[test]
 fn waiting_jobs_are_approved_in_waves_each_once_and_an_unmeetable_one_is_rejected() {
     let host = Host::new();
-    let (key, public) = app_key_pair(host.dir.path());
+    approved_in_waves(&[host], 12);
+}
+
+#[test]
+fn postgres_two_replicas_approve_each_waiting_job_once() {
+    let Some(schema) = common::pg::schema_or_skip() else {
+        return;
+    };
+    let first = Host::with_store(&schema.url).init();
+    let second = Host::with_store(&schema.url);
+    approved_in_waves(&[first, second], 24);
+}
+
+/// `jobs` jobs behind the gate, delivered to the replicas (one `run` per host, one store) in
+/// turn; then the unmeetable ones, the redeliveries and the same rule asked again.
+fn approved_in_waves(hosts: &[Host], jobs: u64) {
+    let (key, public) = app_key_pair(hosts[0].dir.path());
     let standin = Standin::start();
     {
         let mut state = standin.state.lock().unwrap();
@@ -80,74 +97,103 @@ fn waiting_jobs_are_approved_in_waves_each_once_and_an_unmeetable_one_is_rejecte
         state.app_id = "4242".into();
         state.rate_window = Some((WINDOW_S, 45));
     }
-    let config = config(&host, &key);
-    let mut run = HookServe::start_command(&host, &standin, "run", &["--config", &config]);
+    let mut runs: Vec<HookServe> = hosts
+        .iter()
+        .map(|host| {
+            let config = config(host, &key);
+            HookServe::start_command(host, &standin, "run", &["--config", &config])
+        })
+        .collect();
+    let replica = |n: u64| &runs[n as usize % runs.len()];
+    let logs = |runs: &[HookServe]| {
+        runs.iter()
+            .map(HookServe::log_text)
+            .collect::<Vec<_>>()
+            .join("\n---\n")
+    };
     let api = standin.api.clone();
     let mut ids = BTreeMap::new();
     let mut bodies = BTreeMap::new();
-    for n in 0..JOBS {
+    for n in 0..jobs {
         let body = requested(&api, 5000 + n, "github-quota", 9000 + n, 1);
-        let answer = deliver(&run, &format!("gate-delivery-{n}"), &body);
+        let answer = deliver(replica(n), &format!("gate-delivery-{n}"), &body);
         assert_eq!(answer["recorded"], true, "{answer}");
         ids.insert(5000 + n, answer["deferral"].as_str().unwrap().to_string());
         bodies.insert(5000 + n, body);
     }
-    // Behind the twelve of priority 1, this one cannot start in its 2 s.
+    // Behind the jobs of priority 1, this one cannot start in its 2 s.
     let nightly = deliver(
-        &run,
+        replica(0),
         "gate-nightly",
         &requested(&api, 6001, "nightly", 9100, 0),
     );
     assert_eq!(nightly["recorded"], true, "{nightly}");
     // This one began to wait 7 hours ago: its resume-by (6 h) passed before it arrived.
     let late_body = requested(&api, 7001, "github-quota", 9200, 7 * 3600);
-    let late = deliver(&run, "gate-late", &late_body);
+    let late = deliver(replica(1), "gate-late", &late_body);
     assert_eq!(
         (&late["recorded"], &late["late"]),
         (&json!(true), &json!(true)),
         "{late}"
     );
-    // GitHub redelivers one (the same X-GitHub-Delivery), and asks again for another.
-    let again = deliver(&run, "gate-delivery-0", &bodies[&5000]);
+    // GitHub redelivers one (the same X-GitHub-Delivery, to another replica), and asks again
+    // for another.
+    let again = deliver(replica(1), "gate-delivery-0", &bodies[&5000]);
     assert_eq!(
         (&again["already"], &again["deferral"]),
         (&json!(true), &json!(ids[&5000])),
         "{again}"
     );
-    let again = deliver(&run, "gate-asked-again-1", &bodies[&5001]);
+    let again = deliver(replica(0), "gate-asked-again-1", &bodies[&5001]);
     assert_eq!(again["already"], true, "{again}");
+    // The same new request reaches every replica at once: one of them records it.
+    let raced = requested(&api, 8001, "github-quota", 9300, 1);
+    let answers: Vec<Value> = std::thread::scope(|scope| {
+        let sent: Vec<_> = runs
+            .iter()
+            .map(|run| scope.spawn(|| deliver(run, "gate-raced", &raced)))
+            .collect();
+        sent.into_iter().map(|t| t.join().unwrap()).collect()
+    });
+    let recorded = answers.iter().filter(|a| a["recorded"] == true).count();
+    assert_eq!(recorded, 1, "recorded once: {answers:?}");
+    let raced_id = answers.iter().find(|a| a["recorded"] == true).unwrap()["deferral"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    ids.insert(8001, raced_id);
+    let approvals_due = ids.len();
 
-    let all_answered = within(Duration::from_secs(40), || {
+    let all_answered = within(Duration::from_secs(60), || {
         let d = decisions(&standin);
         let approvals = d.iter().filter(|d| d.state == "approved").count();
         let rejections = d.iter().filter(|d| d.state == "rejected").count();
-        (approvals >= JOBS as usize && rejections >= 2).then_some(d)
+        (approvals >= approvals_due && rejections >= 2).then_some(d)
     });
     let seen = all_answered.unwrap_or_else(|| {
         panic!(
             "not all answered: {:#?}\n{}",
             decisions(&standin),
-            run.log_text()
+            logs(&runs)
         )
     });
-    // Another pass at least: nothing more is sent once every deferral ended.
     let ended = within(Duration::from_secs(10), || {
         ids.values()
-            .all(|id| host.status(id)["state"] == "complete")
+            .all(|id| hosts[0].status(id)["state"] == "complete")
             .then_some(())
     });
-    assert!(ended.is_some(), "{}", run.log_text());
+    assert!(ended.is_some(), "{}", logs(&runs));
 
     assert!(
         seen.iter().all(|d| d.taken),
         "no decision was refused: {seen:#?}"
     );
     let approved: Vec<&Decision> = seen.iter().filter(|d| d.state == "approved").collect();
-    let mut runs: Vec<u64> = approved.iter().map(|d| d.run_id).collect();
-    runs.sort_unstable();
+    let mut approved_runs: Vec<u64> = approved.iter().map(|d| d.run_id).collect();
+    approved_runs.sort_unstable();
     assert_eq!(
-        runs,
-        (5000..5000 + JOBS).collect::<Vec<_>>(),
+        approved_runs,
+        ids.keys().copied().collect::<Vec<_>>(),
         "each approved once"
     );
     assert!(approved.iter().all(|d| d.environment == "github-quota"));
@@ -165,16 +211,14 @@ fn waiting_jobs_are_approved_in_waves_each_once_and_an_unmeetable_one_is_rejecte
         per_window.values().all(|n| *n <= FIT),
         "at most {FIT} a window: {per_window:?}"
     );
-    let minimum = (JOBS as usize).div_ceil(FIT);
+    let minimum = approvals_due.div_ceil(FIT);
     assert!(
         per_window.len() <= minimum + 1,
         "{} windows used ({per_window:?}); the minimum is {minimum}",
         per_window.len()
     );
-    let rejected =
-        |run_id: u64| -> Vec<&Decision> { seen.iter().filter(|d| d.run_id == run_id).collect() };
     for (run_id, environment) in [(6001, "nightly"), (7001, "github-quota")] {
-        let said = rejected(run_id);
+        let said: Vec<&Decision> = seen.iter().filter(|d| d.run_id == run_id).collect();
         assert_eq!(said.len(), 1, "answered once: {said:#?}");
         assert_eq!(
             (said[0].state.as_str(), said[0].environment.as_str()),
@@ -186,7 +230,7 @@ fn waiting_jobs_are_approved_in_waves_each_once_and_an_unmeetable_one_is_rejecte
             said[0].comment
         );
     }
-    let nightly = host.status(nightly["deferral"].as_str().unwrap());
+    let nightly = hosts[0].status(nightly["deferral"].as_str().unwrap());
     assert_eq!(
         (&nightly["state"], &nightly["cause"]),
         (&json!("cancelled"), &json!("expired")),
@@ -195,17 +239,21 @@ fn waiting_jobs_are_approved_in_waves_each_once_and_an_unmeetable_one_is_rejecte
 
     // Asked again once every job is answered: nothing new is recorded or sent.
     let before = decisions(&standin).len();
-    let again = deliver(&run, "gate-asked-again-2", &bodies[&5002]);
-    assert_eq!(again["already"], true, "{again}");
-    let late_again = deliver(&run, "gate-late-again", &late_body);
-    assert_eq!(late_again["already"], true, "{late_again}");
+    for run in &runs {
+        let again = deliver(run, "gate-asked-again-2", &bodies[&5002]);
+        assert_eq!(again["already"], true, "{again}");
+        let late_again = deliver(run, "gate-late-again", &late_body);
+        assert_eq!(late_again["already"], true, "{late_again}");
+    }
     assert_eq!(decisions(&standin).len(), before);
-    assert_eq!(
-        run.terminate(Duration::from_secs(10)),
-        Some(0),
-        "{}",
-        run.log_text()
-    );
+    for run in &mut runs {
+        assert_eq!(
+            run.terminate(Duration::from_secs(10)),
+            Some(0),
+            "{}",
+            run.log_text()
+        );
+    }
     assert_eq!(
         decisions(&standin).len(),
         before,

@@ -3,10 +3,12 @@
 //! why, so the job fails at once instead of waiting out GitHub's 30 days.
 //!
 //! Each is answered once across replicas and restarts: a try is claimed in the store first
-//! (`gate-reject:<id>:<n>`, [`crate::store::LoopStore::note_delivery`]), and an answer from GitHub,
-//! whatever it was, is noted (`gate-rejected:<id>`). A try that never reached GitHub
-//! (unreachable, quota stopped) leaves the next pass to claim the next try, up to
-//! [`MAX_TRIES`]; two replicas never send the same try.
+//! (`gate-reject:<id>:<n>`, [`crate::store::LoopStore::note_delivery`]), and an answer from
+//! GitHub, whatever it was, is noted (`gate-rejected:<id>`). A try that never reached GitHub
+//! (unreachable, quota stopped) is noted as such (`gate-reject-failed:<id>:<n>`), which lets
+//! the next pass claim the next try, up to [`MAX_TRIES`]; a try claimed and not known to have
+//! failed is never followed by another, so two replicas never both send one. (A replica that
+//! stops between its claim and GitHub's answer leaves the job to GitHub's own 30-day limit.)
 
 use super::decide::{self, Answered, Decision};
 use super::take::NOTE_EVENT;
@@ -30,6 +32,16 @@ pub struct Settled {
 
 fn done_key(id: &str) -> String {
     format!("gate-rejected:{id}")
+}
+
+/// Try `n` of rejecting `id`, claimed by the replica that sends it.
+fn try_key(id: &str, n: u32) -> String {
+    format!("gate-reject:{id}:{n}")
+}
+
+/// Try `n` of rejecting `id` never reached GitHub: the next may be sent.
+fn failed_key(id: &str, n: u32) -> String {
+    format!("gate-reject-failed:{id}:{n}")
 }
 
 /// Rejects every gate deferral that ended unapproved and is not answered yet.
@@ -88,16 +100,17 @@ fn settle_one(
     let [owner, repo, run_id, environment] = &parts[..] else {
         return None;
     };
-    // Claim the next try no replica took.
+    // Claim the next try no replica took; a try taken by another replica is passed only when
+    // it is known not to have reached GitHub (else it is in flight, or answered).
     let mut claimed = None;
     for n in 0..MAX_TRIES {
-        match store.note_delivery(&format!("gate-reject:{}:{n}", d.id), NOTE_EVENT, now_ms) {
+        match store.note_delivery(&try_key(&d.id, n), NOTE_EVENT, now_ms) {
             Ok(true) => {
                 claimed = Some(n);
                 break;
             }
-            Ok(false) => {}
-            Err(_) => return None,
+            Ok(false) if store.delivery_noted(&failed_key(&d.id, n)).unwrap_or(false) => {}
+            Ok(false) | Err(_) => return None,
         }
     }
     let Some(n) = claimed else {
@@ -118,10 +131,11 @@ fn settle_one(
     let said = match &answered {
         Answered::Taken(status) => format!("rejected (HTTP {status}): {comment}"),
         Answered::NotTaken(why) => {
+            let _ = store.note_delivery(&failed_key(&d.id, n), NOTE_EVENT, now_ms);
             return Some(format!(
                 "rejection not sent (try {}), next pass tries again: {why}",
                 n + 1
-            ))
+            ));
         }
         Answered::Refused(status, message) => {
             format!("rejection refused: HTTP {status}: {message}")
@@ -147,9 +161,12 @@ fn why(store: &dyn Store, d: &Deferral) -> String {
         .unwrap_or_default();
     let resume_by = crate::clock::iso8601(d.resume_by_ms);
     let why = match (d.state, d.cause.as_str()) {
-        (State::Cancelled, "expired") => format!(
-            "not started before its resume-by {resume_by}: pool {pool} had no room for it in time{detail}"
-        ),
+        (State::Cancelled, "expired") => match d.detail.as_deref().filter(|t| !t.is_empty()) {
+            Some(why) => format!("not started before its resume-by {resume_by}: {why}"),
+            None => format!(
+                "not started before its resume-by {resume_by}: pool {pool} had no room for it in time"
+            ),
+        },
         (State::Cancelled, _) => format!("cancelled by an operator{detail}"),
         (_, cause) => format!("blocked ({cause}){detail}"),
     };
