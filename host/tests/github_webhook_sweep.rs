@@ -1,6 +1,7 @@
 //! With a GitHub App, `serve --github-webhook-secret-file` sweeps the App's deliveries
 //! (`GET /app/hook/deliveries`) and asks GitHub to redeliver those of the last three days that
-//! never got a 2xx answer and that the store has not noted, against the GitHub stand-in.
+//! never got a 2xx answer and that the store has not noted (`workflow_run`, and the environment
+//! gate's `deployment_protection_rule`), against the GitHub stand-in.
 
 mod common;
 
@@ -28,6 +29,7 @@ fn a_github_app_asks_github_to_redeliver_what_failed_in_the_last_three_days() {
         state.app_public_key = Some(public);
         state.app_id = "4242".into();
         state.hook_deliveries = vec![
+            delivery(17, "gate-guid", 30, 502, "deployment_protection_rule"),
             delivery(16, "noted-guid", 60, 500, "workflow_run"),
             delivery(15, "push-guid", 60, 500, "push"),
             delivery(13, "recovered-guid", 1_800, 200, "workflow_run"),
@@ -56,7 +58,8 @@ fn a_github_app_asks_github_to_redeliver_what_failed_in_the_last_three_days() {
     assert!(log.is_some(), "{}", serve.log_text());
     assert_eq!(
         standin.state.lock().unwrap().redelivered,
-        vec![11],
-        "only the newest attempt of the delivery that never got a 2xx, of the last three days"
+        vec![11, 17],
+        "only the newest attempt of each delivery that never got a 2xx, of the last three days \
+         (an environment gate's request as well: its job would wait 30 days)"
     );
 }
