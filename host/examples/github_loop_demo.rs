@@ -9,6 +9,9 @@
 //! person to read.
 
 #[allow(dead_code)]
+#[path = "../tests/common/gate.rs"]
+mod gate;
+#[allow(dead_code)]
 #[path = "../tests/common/github.rs"]
 mod github;
 

@@ -59,9 +59,8 @@ fn callback_parts(url: &str) -> Option<(String, u64, Option<u64>)> {
     let path = path.split(['?', '#']).next()?;
     let at = path.rfind("/repos/")?;
     let parts: Vec<&str> = path[at + "/repos/".len()..].split('/').collect();
-    let (owner, repo, run, tail) = match parts.as_slice() {
-        [owner, repo, "actions", "runs", run, tail @ ..] => (owner, repo, run, tail),
-        _ => return None,
+    let [owner, repo, "actions", "runs", run, tail @ ..] = parts.as_slice() else {
+        return None;
     };
     let attempt = match tail {
         ["deployment_protection_rule"] => None,
