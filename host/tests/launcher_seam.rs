@@ -299,7 +299,7 @@ fn targets_are_the_same_by_kind_and_parts_and_print_both() {
     );
     assert_eq!(
         format!("{launchers:?}"),
-        r#"["exec", "workflow-dispatch", "noop", "parked"]"#
+        r#"["exec", "workflow-dispatch", "environment-gate", "noop", "parked"]"#
     );
 }
 
