@@ -260,3 +260,74 @@ fn approved_in_waves(hosts: &[Host], jobs: u64) {
         "nothing sent on the way out"
     );
 }
+
+/// `run --config FILE` that must refuse to start: its error, within 10 s (killed otherwise).
+fn refused(host: &Host, text: &str) -> Value {
+    let path = host.path("refused.toml");
+    std::fs::write(&path, text).unwrap();
+    let mut child = host
+        .command(&["run", "--listen", "127.0.0.1:0", "--config"])
+        .arg(&path)
+        .env("DEFERRAL_SERVE_TOKEN", common::server::TOKEN)
+        .env("GITHUB_TOKEN", common::github::TOKEN)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let ended = within(Duration::from_secs(10), || child.try_wait().unwrap());
+    if ended.is_none() {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("run started with {text}");
+    }
+    assert_eq!(ended.unwrap().code(), Some(2), "{text}");
+    let mut out = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut out).unwrap();
+    serde_json::from_str(out.lines().next().unwrap_or_default()).unwrap()
+}
+
+#[test]
+fn a_gate_needs_a_table_that_checks_the_webhook_and_a_github_app() {
+    let host = Host::new();
+    let secrets = format!(
+        "github-webhook-secret-file = {:?}\n",
+        secret_file(&host).display().to_string()
+    );
+    let table = "[[gate]]\nrepo = \"octo-org/app\"\nenvironment = \"github-quota\"\n";
+    let cases = [
+        (
+            format!("{secrets}{table}"),
+            "invalid-config",
+            "give the cost",
+        ),
+        (
+            format!("{secrets}{table}cost = 10\nresume-by = \"2d\"\n"),
+            "invalid-config",
+            "unknown unit",
+        ),
+        (
+            format!("{secrets}{table}cost = 10\n{table}cost = 5\n"),
+            "invalid-config",
+            "named by two [[gate]] tables",
+        ),
+        (
+            format!("{table}cost = 10\n"),
+            "invalid-config",
+            "needs github-webhook-secret-file",
+        ),
+        // A GITHUB_TOKEN cannot answer a protection rule: only the App's installation token.
+        (
+            format!("{secrets}{table}cost = 10\n"),
+            "no-github-credentials",
+            "GitHub App",
+        ),
+    ];
+    for (text, code, says) in cases {
+        let error = refused(&host, &text);
+        assert_eq!(error["error"]["code"], code, "{text}\n{error}");
+        assert!(
+            error["error"]["message"].as_str().unwrap().contains(says),
+            "{text}\n{error}"
+        );
+    }
+}

@@ -69,7 +69,12 @@ pub struct Scheduler {
     /// When the last pass started: rows it saw do not wake the scheduler again.
     last_pass: Option<u64>,
     last_follow: Option<u64>,
+    /// When the last rejection of ended environment gates started (see `settle_gates`).
+    last_settle: Option<u64>,
 }
+
+/// How far before the last settle a pass reads again what ended.
+const SETTLE_MARGIN_MS: u64 = 5_000;
 
 fn log(level: &str, message: &str) {
     crate::logs::message(level, "run", message);
@@ -91,6 +96,7 @@ impl Scheduler {
             wake,
             last_pass: None,
             last_follow: None,
+            last_settle: None,
         }
     }
 
@@ -182,20 +188,28 @@ impl Scheduler {
             self.last_follow = Some(started);
             self.watch();
         }
-        self.settle_gates();
+        self.settle_gates(started, follow);
         again
     }
 
     /// Rejects the environment gates' deferrals that ended unapproved (see
     /// [`crate::ops::gate::settle`]).
-    fn settle_gates(&self) {
+    /// A pass reads what ended since the last settle began (less a margin for replicas' clocks
+    /// and writes in flight); a follow pass reads back further.
+    fn settle_gates(&mut self, started: u64, follow: bool) {
         let Some(client) = self.settings.options.github.as_ref() else {
             return;
         };
         if self.settings.gates.is_empty() {
             return;
         }
-        for settled in crate::ops::gate::settle::settle(&*self.store, client, now_ms()) {
+        let since = match (follow, self.last_settle) {
+            (false, Some(last)) => Some(last.saturating_sub(SETTLE_MARGIN_MS)),
+            _ => None,
+        };
+        self.last_settle = Some(started);
+        let store: &dyn Store = &*self.store;
+        for settled in crate::ops::gate::settle::settle(store, client, now_ms(), since) {
             log("info", &format!("gate {}: {}", settled.id, settled.said));
         }
     }

@@ -15,7 +15,7 @@ use super::take::NOTE_EVENT;
 use crate::github::client::GithubClient;
 use crate::launch::kinds::approval::{self, EnvironmentGate, CAUSE_REFUSED};
 use crate::launch::Launcher;
-use crate::store::{launch_kind, Deferral, ListQuery, Store};
+use crate::store::{launch_kind, Deferral, PageOrder, Store};
 use deferral_core::lifecycle::State;
 
 /// Tries to send one rejection at most.
@@ -44,14 +44,22 @@ fn failed_key(id: &str, n: u32) -> String {
     format!("gate-reject-failed:{id}:{n}")
 }
 
-/// Rejects every gate deferral that ended unapproved and is not answered yet.
-pub fn settle(store: &dyn Store, client: &GithubClient, now_ms: u64) -> Vec<Settled> {
+/// Ended deferrals read at most per state in one settle: the most recently changed first.
+pub const SCAN: usize = 10_000;
+
+/// Rejects the gate deferrals that ended unapproved and are not answered yet, among those of
+/// each ending state changed last (at most [`SCAN`]), and only those changed at `since_ms` or
+/// after when given (`run` gives the start of its last settle, so a pass reads what ended
+/// since; its follow passes give `None` and read back as far as GitHub lets a job wait).
+pub fn settle(
+    store: &dyn Store,
+    client: &GithubClient,
+    now_ms: u64,
+    since_ms: Option<u64>,
+) -> Vec<Settled> {
     let mut settled = Vec::new();
     for state in [State::Cancelled, State::Blocked] {
-        let ended = match store.list(&ListQuery {
-            state: Some(state),
-            limit: None,
-        }) {
+        let ended = match store.first_in_state(state, PageOrder::LastChanged, SCAN) {
             Ok(ended) => ended,
             Err(err) => {
                 settled.push(Settled {
@@ -61,7 +69,10 @@ pub fn settle(store: &dyn Store, client: &GithubClient, now_ms: u64) -> Vec<Sett
                 continue;
             }
         };
-        for d in ended.iter().filter(|d| answerable(d, now_ms)) {
+        let recent = ended
+            .iter()
+            .take_while(|d| since_ms.is_none_or(|since| d.updated_ms >= since));
+        for d in recent.filter(|d| answerable(d, now_ms)) {
             if let Some(said) = settle_one(store, client, d, now_ms) {
                 settled.push(Settled {
                     id: d.id.clone(),
