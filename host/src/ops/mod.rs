@@ -19,6 +19,7 @@
 //!   watches, and one completed run named by a webhook).
 //! * [`gate`]: the environment gate: `deployment_protection_rule` requests recorded, approved
 //!   as their launch, rejected when they end unapproved.
+//! * [`once`]: a call to GitHub made once across replicas (rejections, commit statuses).
 //! * [`tick`]: the scheduler's pass, a list of typed entries (`tick`, `run`).
 
 pub mod admit;
@@ -26,6 +27,7 @@ pub mod cancel;
 pub mod follow;
 pub mod gate;
 pub mod ingest;
+pub mod once;
 pub mod record;
 pub mod release;
 pub mod report;

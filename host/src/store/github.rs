@@ -46,6 +46,19 @@ pub struct RecordKeys {
     pub pool: Option<super::pools::PoolTag>,
 }
 
+/// The commit a deferral's work belongs to, where the host keeps its status (`deferral_commits`,
+/// migration "deferral commits"): one status `context` per deferral on `sha` of `repo`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommitRef {
+    pub deferral_id: String,
+    /// `owner/name`.
+    pub repo: String,
+    /// The commit's full SHA.
+    pub sha: String,
+    /// The status's context (`deferral/...`).
+    pub context: String,
+}
+
 /// The workflow run of one dispatched attempt.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunRecord {
@@ -120,4 +133,10 @@ pub trait LoopStore {
 
     /// Whether a webhook delivery was noted (without noting it).
     fn delivery_noted(&self, delivery_id: &str) -> Result<bool, StoreError>;
+
+    /// Records the commit of a deferral once; `false` when it had one already.
+    fn put_commit(&self, commit: &CommitRef) -> Result<bool, StoreError>;
+
+    /// The commit of a deferral, when its origin named one.
+    fn commit_of(&self, deferral_id: &str) -> Result<Option<CommitRef>, StoreError>;
 }

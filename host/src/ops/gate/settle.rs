@@ -2,19 +2,15 @@
 //! room for it, cancelled, blocked) is rejected through its callback, with a comment saying
 //! why, so the job fails at once instead of waiting out GitHub's 30 days.
 //!
-//! Each is answered once across replicas and restarts: a try is claimed in the store first
-//! (`gate-reject:<id>:<n>`, [`crate::store::LoopStore::note_delivery`]), and an answer from
-//! GitHub, whatever it was, is noted (`gate-rejected:<id>`). A try that never reached GitHub
-//! (unreachable, quota stopped) is noted as such (`gate-reject-failed:<id>:<n>`), which lets
-//! the next pass claim the next try, up to [`MAX_TRIES`]; a try claimed and not known to have
-//! failed is never followed by another, so two replicas never both send one. (A replica that
-//! stops between its claim and GitHub's answer leaves the job to GitHub's own 30-day limit.)
+//! Each is answered once across replicas and restarts ([`crate::ops::once`], key
+//! `gate-reject:<id>`): a try is claimed in the store first, another is tried only when the last
+//! is known not to have reached GitHub (unreachable, quota stopped), up to [`MAX_TRIES`].
 
 use super::decide::{self, Answered, Decision};
-use super::take::NOTE_EVENT;
 use crate::github::client::GithubClient;
 use crate::launch::kinds::approval::{self, EnvironmentGate, CAUSE_REFUSED};
 use crate::launch::Launcher;
+use crate::ops::once::{self, Claim};
 use crate::store::{launch_kind, Deferral, PageOrder, Store};
 use deferral_core::lifecycle::State;
 
@@ -30,18 +26,9 @@ pub struct Settled {
     pub said: String,
 }
 
-fn done_key(id: &str) -> String {
-    format!("gate-rejected:{id}")
-}
-
-/// Try `n` of rejecting `id`, claimed by the replica that sends it.
-fn try_key(id: &str, n: u32) -> String {
-    format!("gate-reject:{id}:{n}")
-}
-
-/// Try `n` of rejecting `id` never reached GitHub: the next may be sent.
-fn failed_key(id: &str, n: u32) -> String {
-    format!("gate-reject-failed:{id}:{n}")
+/// The once-key of rejecting `id` (see [`crate::ops::once`]).
+fn reject_key(id: &str) -> String {
+    format!("gate-reject:{id}")
 }
 
 /// Ended deferrals read at most per state in one settle: the most recently changed first.
@@ -97,12 +84,13 @@ fn settle_one(
     d: &Deferral,
     now_ms: u64,
 ) -> Option<String> {
-    if store.delivery_noted(&done_key(&d.id)).unwrap_or(true) {
+    let key = reject_key(&d.id);
+    if once::is_done(store, &key) {
         return None;
     }
     let text = &d.launch[approval::NAME.len() + 1..];
     let Ok(parts) = EnvironmentGate.parse(&d.launch, text) else {
-        let _ = store.note_delivery(&done_key(&d.id), NOTE_EVENT, now_ms);
+        once::done(store, &key, now_ms);
         return Some(format!(
             "target {:?} does not parse: not answered",
             d.launch
@@ -111,22 +99,10 @@ fn settle_one(
     let [owner, repo, run_id, environment] = &parts[..] else {
         return None;
     };
-    // Claim the next try no replica took; a try taken by another replica is passed only when
-    // it is known not to have reached GitHub (else it is in flight, or answered).
-    let mut claimed = None;
-    for n in 0..MAX_TRIES {
-        match store.note_delivery(&try_key(&d.id, n), NOTE_EVENT, now_ms) {
-            Ok(true) => {
-                claimed = Some(n);
-                break;
-            }
-            Ok(false) if store.delivery_noted(&failed_key(&d.id, n)).unwrap_or(false) => {}
-            Ok(false) | Err(_) => return None,
-        }
-    }
-    let Some(n) = claimed else {
-        let _ = store.note_delivery(&done_key(&d.id), NOTE_EVENT, now_ms);
-        return Some(format!("not rejected after {MAX_TRIES} tries: given up"));
+    let n = match once::claim(store, &key, MAX_TRIES, now_ms) {
+        Claim::Mine(n) => n,
+        Claim::Busy => return None,
+        Claim::GivenUp => return Some(format!("not rejected after {MAX_TRIES} tries: given up")),
     };
     let repo = format!("{owner}/{repo}");
     let run_id: u64 = run_id.parse().unwrap_or_default();
@@ -142,7 +118,7 @@ fn settle_one(
     let said = match &answered {
         Answered::Taken(status) => format!("rejected (HTTP {status}): {comment}"),
         Answered::NotTaken(why) => {
-            let _ = store.note_delivery(&failed_key(&d.id, n), NOTE_EVENT, now_ms);
+            once::failed(store, &key, n, now_ms);
             return Some(format!(
                 "rejection not sent (try {}), next pass tries again: {why}",
                 n + 1
@@ -153,7 +129,7 @@ fn settle_one(
         }
         Answered::Unknown(message) => format!("rejection sent, answer unknown: {message}"),
     };
-    let _ = store.note_delivery(&done_key(&d.id), NOTE_EVENT, now_ms);
+    once::done(store, &key, now_ms);
     Some(said)
 }
 
