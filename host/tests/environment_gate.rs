@@ -11,7 +11,7 @@
 
 mod common;
 
-use common::gate::{requested, Decision};
+use common::gate::{requested, sha_of, Decision, StatusPost};
 use common::github::Standin;
 use common::webhook::{app_key_pair, secret_file, within, HookServe};
 use common::Host;
@@ -41,6 +41,7 @@ environment = "github-quota"
 pool = "app-42"
 cost = 10
 priority = 1
+commit-status = true
 
 [[gate]]
 repo = "octo-org/app"
@@ -48,6 +49,7 @@ environment = "nightly"
 pool = "app-42"
 cost = {{ rest = 10 }}
 resume-by = "2s"
+commit-status = true
 "#,
         secrets = secret_file(host).display().to_string(),
         key = key.display().to_string(),
@@ -236,6 +238,82 @@ fn approved_in_waves(hosts: &[Host], jobs: u64) {
         (&json!("cancelled"), &json!("expired")),
         "{nightly}"
     );
+
+    // Each job's commit shows its deferral: one status per state it was seen in, its last the
+    // outcome (a job approved in the pass that recorded it shows only that).
+    let statuses = within(Duration::from_secs(10), || {
+        let posts = standin.state.lock().unwrap().commit_statuses.clone();
+        let last = |run_id: u64| {
+            posts
+                .iter()
+                .rfind(|p| p.sha == sha_of(run_id))
+                .map(|p| p.state.clone())
+        };
+        let done = ids.keys().all(|r| last(*r).as_deref() == Some("success"))
+            && last(6001).as_deref() == Some("error")
+            && last(7001).as_deref() == Some("error");
+        done.then_some(posts)
+    })
+    .unwrap_or_else(|| {
+        panic!(
+            "{:#?}\n{}",
+            standin.state.lock().unwrap().commit_statuses,
+            logs(&runs)
+        )
+    });
+    let of = |run_id: u64| -> Vec<&StatusPost> {
+        statuses
+            .iter()
+            .filter(|p| p.sha == sha_of(run_id))
+            .collect()
+    };
+    // Deferred, resumed (an approval in flight, seen by a replica's scan), then the outcome:
+    // at most one status each, the outcome last.
+    for run_id in ids.keys().copied().chain([6001, 7001]) {
+        let posts = of(run_id);
+        let outcome = if ids.contains_key(&run_id) {
+            "success"
+        } else {
+            "error"
+        };
+        let seen: Vec<(&str, &str)> = posts
+            .iter()
+            .map(|p| (p.state.as_str(), p.description.as_str()))
+            .collect();
+        let mut distinct = seen.clone();
+        distinct.dedup();
+        assert!(
+            posts.len() <= 3 && distinct.len() == seen.len(),
+            "run {run_id}: one status per state change: {seen:?}"
+        );
+        assert_eq!(
+            posts.last().unwrap().state,
+            outcome,
+            "run {run_id}: {seen:?}"
+        );
+        assert!(
+            posts[..posts.len() - 1]
+                .iter()
+                .all(|p| p.state == "pending"),
+            "run {run_id}: {seen:?}"
+        );
+    }
+    assert!(
+        statuses.iter().all(|p| p.context.starts_with("deferral/")),
+        "{statuses:#?}"
+    );
+    let waited = ids.keys().filter(|r| of(**r).len() >= 2).count();
+    assert!(
+        waited >= 1,
+        "the jobs of later waves showed pending first: {statuses:#?}"
+    );
+    let pending = of(ids.keys().copied().max().unwrap());
+    assert!(
+        pending[0].description.contains("resume by")
+            && pending[0].description.contains("pool app-42"),
+        "{pending:#?}"
+    );
+    assert!(of(6001)[of(6001).len() - 1].description.contains("expired"));
 
     // Asked again once every job is answered: nothing new is recorded or sent.
     let before = decisions(&standin).len();

@@ -73,6 +73,10 @@ pub struct Scheduler {
     last_settle: Option<u64>,
 }
 
+/// How far back the first pass (and each follow pass) looks for deferrals whose commit status
+/// may be due.
+const STATUS_LOOKBACK_MS: u64 = 3_600_000;
+
 /// How far before the last settle a pass reads again what ended.
 const SETTLE_MARGIN_MS: u64 = 5_000;
 
@@ -211,6 +215,15 @@ impl Scheduler {
         let store: &dyn Store = &*self.store;
         for settled in crate::ops::gate::settle::settle(store, client, now_ms(), since) {
             log("info", &format!("gate {}: {}", settled.id, settled.said));
+        }
+        if self.settings.gates.iter().any(|g| g.commit_status) {
+            let pools = &self.settings.options.pools;
+            // At start, what changed in the last hour: the statuses of older changes were written.
+            let since = since.unwrap_or_else(|| started.saturating_sub(STATUS_LOOKBACK_MS));
+            let now = now_ms();
+            for said in crate::ops::commit_status::update(store, client, now, Some(since), pools) {
+                log("info", &format!("commit status {said}"));
+            }
         }
     }
 

@@ -57,6 +57,11 @@ pub fn decide(decisions: &mut Vec<Decision>, run_id: u64, body: &[u8]) -> (u16, 
     (204, None)
 }
 
+/// The commit of run `run_id` in [`requested`].
+pub fn sha_of(run_id: u64) -> String {
+    format!("{run_id:040x}")
+}
+
 pub fn epoch_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -74,7 +79,8 @@ pub fn requested(
     waited_s: u64,
 ) -> Value {
     let created = iso(epoch_s() - waited_s);
-    let sha = "0123456789abcdef0123456789abcdef01234567";
+    // Each run on a commit of its own.
+    let sha = sha_of(run_id);
     json!({
         "action": "requested",
         "environment": environment,
@@ -119,4 +125,42 @@ pub fn rate_window(seconds: u64, limit: u64) -> Value {
     let core = json!({"limit": limit, "used": 0, "remaining": limit, "reset": reset});
     let graphql = json!({"limit": 5000, "used": 0, "remaining": 5000, "reset": epoch_s() + 3600});
     json!({"resources": {"core": core, "graphql": graphql}, "rate": core})
+}
+
+/// One commit status written.
+#[derive(Debug, Clone)]
+pub struct StatusPost {
+    pub at_ms: u64,
+    pub sha: String,
+    pub state: String,
+    pub description: String,
+    pub context: String,
+}
+
+/// Answers `POST /repos/{owner}/{repo}/statuses/{sha}` as GitHub does: 201 with the status, or
+/// 422 when the state is not one of GitHub's, the description is over 140 characters or the
+/// commit is not a full SHA.
+pub fn status(posts: &mut Vec<StatusPost>, sha: &str, body: &[u8]) -> (u16, Value) {
+    let body: Value = serde_json::from_slice(body).unwrap_or_default();
+    let state = body["state"].as_str().unwrap_or_default();
+    let description = body["description"].as_str().unwrap_or_default();
+    let context = body["context"].as_str().unwrap_or("default");
+    let ok = matches!(state, "error" | "failure" | "pending" | "success")
+        && description.chars().count() <= 140
+        && sha.len() == 40
+        && sha.bytes().all(|b| b.is_ascii_hexdigit());
+    if !ok {
+        return (422, json!({"message": "Validation Failed"}));
+    }
+    posts.push(StatusPost {
+        at_ms: epoch_ms(),
+        sha: sha.into(),
+        state: state.into(),
+        description: description.into(),
+        context: context.into(),
+    });
+    (
+        201,
+        json!({"id": posts.len(), "state": state, "description": description, "context": context}),
+    )
 }

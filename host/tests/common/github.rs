@@ -164,6 +164,8 @@ pub struct State {
     pub redelivered: Vec<u64>,
     /// Environment gates' decisions (`POST .../runs/{id}/deployment_protection_rule`).
     pub gate_decisions: Vec<super::gate::Decision>,
+    /// Commit statuses written (`POST /repos/{owner}/{repo}/statuses/{sha}`).
+    pub commit_statuses: Vec<super::gate::StatusPost>,
     /// `GET /rate_limit` answers a core window of this many seconds, `(seconds, limit)`, its
     /// reset the next multiple of it, nothing spent (see [`super::gate::rate_window`]).
     pub rate_window: Option<(u64, u64)>,
@@ -730,6 +732,13 @@ fn api_answer(state: &mut State, request: &Request, api: &str, blob: &str) -> An
         return Answer::json(200, rate_limit_json(state));
     }
     let runs_prefix = format!("/repos/{REPO}/actions/runs/");
+    if let Some(sha) = route
+        .strip_prefix(&format!("/repos/{REPO}/statuses/"))
+        .filter(|_| request.method == "POST")
+    {
+        let (status, body) = super::gate::status(&mut state.commit_statuses, sha, &request.body);
+        return Answer::json(status, body);
+    }
     if let Some(run_id) = route
         .strip_prefix(&runs_prefix)
         .and_then(|rest| rest.strip_suffix("/deployment_protection_rule"))

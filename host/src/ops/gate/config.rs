@@ -10,6 +10,7 @@
 //! priority = 0
 //! fairness-key = "octo/app"
 //! resume-by = "6h"
+//! commit-status = true
 //! ```
 
 use crate::clock::parse_duration;
@@ -63,6 +64,10 @@ pub struct GateConfig {
     pub resume_by: Option<String>,
     #[serde(default, rename = "max-reentries")]
     pub max_reentries: Option<u32>,
+    /// Keep a commit status per job on its commit (`deferral/ENVIRONMENT`); the App then needs
+    /// Commit statuses: read and write.
+    #[serde(default, rename = "commit-status")]
+    pub commit_status: bool,
 }
 
 /// A checked `[[gate]]` table.
@@ -78,6 +83,7 @@ pub struct GateOptions {
     pub fairness_key: Option<String>,
     pub resume_by_ms: u64,
     pub max_reentries: u32,
+    pub commit_status: bool,
 }
 
 fn invalid(table: &GateConfig, why: impl std::fmt::Display) -> HostError {
@@ -151,6 +157,7 @@ impl GateConfig {
             max_reentries: self
                 .max_reentries
                 .unwrap_or(deferral_core::lifecycle::DEFAULT_MAX_REENTRIES),
+            commit_status: self.commit_status,
         })
     }
 }

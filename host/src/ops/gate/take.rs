@@ -15,7 +15,7 @@ use crate::coordinator::{self, Effects, Recording};
 use crate::error::HostError;
 use crate::launch::kinds::approval;
 use crate::store::pools::PoolTag;
-use crate::store::{RecordKeys, Store};
+use crate::store::{CommitRef, RecordKeys, Store};
 use crate::webhook::deployment::GateRequest;
 use deferral_core::lifecycle::Event;
 
@@ -88,6 +88,14 @@ pub fn take(
         }
     };
     store.note_delivery(&key, NOTE_EVENT, now_ms)?;
+    if let (true, Some(sha)) = (gate.commit_status, &request.sha) {
+        store.put_commit(&CommitRef {
+            deferral_id: deferral.id.clone(),
+            repo: request.repo.clone(),
+            sha: sha.clone(),
+            context: format!("deferral/{}", request.environment),
+        })?;
+    }
     if late {
         let began_at = crate::clock::iso8601(began);
         let effects = Effects {
