@@ -10,6 +10,8 @@
 //! * `artifact_names`: the artifact name a deferral's runs upload under, when not the default;
 //! * `links`: a deferral's successor (the next part of the same work) and the chain length;
 //! * `http_cache`: the ETag and the digest of the last answer of a list call.
+//! * `deferral_commits`: the commit a deferral's work belongs to, when its origin named one
+//!   (migration "deferral commits"): where its commit status is kept (`ops::commit_status`).
 //!
 //! The unique keys are written in the same transaction as the deferral (`insert`), so two
 //! entries racing with one receipt create one deferral: the loser gets `Duplicate`.
