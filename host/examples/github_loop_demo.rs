@@ -85,6 +85,7 @@ fn main() {
         launch: TARGET.into(),
         artifact_name: "deferred-receipt".into(),
         max_reentries: 2,
+        commit_status: false,
         pool: None,
         // Defaults: every workflow, the default branch, no pull request events; never a fork.
         trust: Default::default(),

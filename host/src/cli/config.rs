@@ -54,7 +54,7 @@ fn read(path: &Path) -> Result<File, HostError> {
             })
             .collect::<Result<_, _>>()?,
         Some(_) => {
-            return Err(invalid(path, "`watch` must be [[watch]] tables (repo, launch, workflow, branch, event, artifact, pool, max-reentries)"))
+            return Err(invalid(path, "`watch` must be [[watch]] tables (repo, launch, workflow, branch, event, artifact, pool, max-reentries, commit-status)"))
         }
     };
     let gates = match flags.remove("gate") {

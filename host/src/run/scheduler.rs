@@ -73,8 +73,7 @@ pub struct Scheduler {
     last_settle: Option<u64>,
 }
 
-/// How far back the first pass (and each follow pass) looks for deferrals whose commit status
-/// may be due.
+/// How far back the first pass looks for deferrals whose commit status may be due.
 const STATUS_LOOKBACK_MS: u64 = 3_600_000;
 
 /// How far before the last settle a pass reads again what ended.
@@ -197,29 +196,32 @@ impl Scheduler {
     }
 
     /// Rejects the environment gates' deferrals that ended unapproved (see
-    /// [`crate::ops::gate::settle`]).
-    /// A pass reads what ended since the last settle began (less a margin for replicas' clocks
-    /// and writes in flight); a follow pass reads back further.
+    /// [`crate::ops::gate::settle`]), then writes the commit statuses due (see
+    /// [`crate::ops::commit_status`]). A pass reads what changed since the last one began
+    /// (less a margin for replicas' clocks and writes in flight); a follow pass reads the
+    /// rejections back further.
     fn settle_gates(&mut self, started: u64, follow: bool) {
         let Some(client) = self.settings.options.github.as_ref() else {
             return;
         };
-        if self.settings.gates.is_empty() {
+        let statuses = self.settings.gates.iter().any(|g| g.commit_status)
+            || self.settings.watches.iter().any(|w| w.commit_status);
+        if self.settings.gates.is_empty() && !statuses {
             return;
         }
-        let since = match (follow, self.last_settle) {
-            (false, Some(last)) => Some(last.saturating_sub(SETTLE_MARGIN_MS)),
-            _ => None,
-        };
+        let last = self.last_settle.map(|t| t.saturating_sub(SETTLE_MARGIN_MS));
         self.last_settle = Some(started);
         let store: &dyn Store = &*self.store;
-        for settled in crate::ops::gate::settle::settle(store, client, now_ms(), since) {
-            log("info", &format!("gate {}: {}", settled.id, settled.said));
+        if !self.settings.gates.is_empty() {
+            let since = if follow { None } else { last };
+            for settled in crate::ops::gate::settle::settle(store, client, now_ms(), since) {
+                log("info", &format!("gate {}: {}", settled.id, settled.said));
+            }
         }
-        if self.settings.gates.iter().any(|g| g.commit_status) {
+        if statuses {
             let pools = &self.settings.options.pools;
             // At start, what changed in the last hour: the statuses of older changes were written.
-            let since = since.unwrap_or_else(|| started.saturating_sub(STATUS_LOOKBACK_MS));
+            let since = last.unwrap_or_else(|| started.saturating_sub(STATUS_LOOKBACK_MS));
             let now = now_ms();
             for said in crate::ops::commit_status::update(store, client, now, Some(since), pools) {
                 log("info", &format!("commit status {said}"));
