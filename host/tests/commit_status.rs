@@ -1,12 +1,13 @@
 //! A deferral's face on its commit through the real `deferral-host run`, against the GitHub
 //! stand-in on loopback: a `[[watch]]` table with `commit-status = true` ingests a scheduled
 //! run's receipt, and the run's commit shows the deferral `pending` (when it resumes, by when),
-//! once however many passes follow; without `commit-status` nothing is written. (The
+//! once however many passes follow; resumed, it links the run it dispatched, and ends
+//! `success` when that run completes; without `commit-status` nothing is written. (The
 //! environment gate's statuses are in `environment_gate.rs`.)
 
 mod common;
 
-use common::github::{Standin, REPO, TARGET};
+use common::github::{Script, Standin, REPO, TARGET};
 use common::webhook::{within, HookServe};
 use common::{now, Host, HOUR};
 use std::time::Duration;
@@ -87,5 +88,53 @@ fn without_commit_status_nothing_is_written_on_the_commit() {
         "ingested, and waiting"
     );
     assert!(standin.state.lock().unwrap().commit_statuses.is_empty());
+    assert_eq!(run.terminate(Duration::from_secs(10)), Some(0));
+}
+
+#[test]
+fn a_resumed_deferral_links_its_run_and_ends_in_success() {
+    let host = Host::new();
+    let standin = Standin::start();
+    let receipt = deferral_host_conformance::handoff(now(), 0, HOUR).to_json();
+    standin.scheduled_run_with_artifact(&receipt, false);
+    standin.script(Script::default());
+    let mut run = run(&host, &standin, true);
+    let posts = within(Duration::from_secs(15), || {
+        let posts = standin.state.lock().unwrap().commit_statuses.clone();
+        (posts.last().map(|p| p.state.as_str()) == Some("success")).then_some(posts)
+    })
+    .unwrap_or_else(|| {
+        panic!(
+            "{:#?}\n{}",
+            standin.state.lock().unwrap().commit_statuses,
+            run.log_text()
+        )
+    });
+    let dispatched = standin.last_run_id();
+    let link = format!("https://github.example/{REPO}/actions/runs/{dispatched}");
+    let last = posts.last().unwrap();
+    assert_eq!(
+        last.target_url.as_deref(),
+        Some(link.as_str()),
+        "{posts:#?}"
+    );
+    for post in &posts {
+        assert_eq!(post.context, "deferral/deferred-receipt");
+        if post.description.starts_with("resumed") {
+            assert_eq!(
+                post.target_url.as_deref(),
+                Some(link.as_str()),
+                "{posts:#?}"
+            );
+        }
+    }
+    let mut seen: Vec<(&str, &str)> = posts
+        .iter()
+        .map(|p| (p.state.as_str(), p.description.as_str()))
+        .collect();
+    let all = seen.len();
+    seen.dedup();
+    assert_eq!(seen.len(), all, "one status per state change: {posts:#?}");
+    assert!(all <= 3, "{posts:#?}");
     assert_eq!(run.terminate(Duration::from_secs(10)), Some(0));
 }

@@ -5,8 +5,8 @@
 //! | deferral | status | description |
 //! |---|---|---|
 //! | `deferred` | `pending` | when it may resume, its expected start, its pool |
-//! | `resumable` | `pending` | resumed, which attempt |
-//! | `complete` | `success` | resumed (an environment gate: approved, the job runs) |
+//! | `resumable` | `pending` | resumed, which attempt (linking the run it dispatched) |
+//! | `complete` | `success` | resumed (an environment gate: approved, the job runs); the run linked |
 //! | `blocked` | `failure` | blocked, and why |
 //! | `cancelled` | `error` | expired or cancelled |
 //!
@@ -114,7 +114,8 @@ pub fn update(
             };
             spent += 1;
             let (state, description) = status_of(store, d, now_ms, pools);
-            match post(client, &commit, state, &description) {
+            let link = run_link(store, d);
+            match post(client, &commit, state, &description, link.as_deref()) {
                 Ok(status) => {
                     once::done(store, &key, now_ms);
                     said.push(format!(
@@ -136,16 +137,31 @@ pub fn update(
     said
 }
 
+/// The page of the run the deferral's current attempt dispatched, if any (the status links it).
+fn run_link(store: &dyn Store, d: &Deferral) -> Option<String> {
+    if d.reentries == 0 {
+        return None;
+    }
+    let run = store.run_of(&d.id, d.reentries).ok().flatten()?;
+    run.html_url
+        .filter(|url| url.starts_with("https://") || url.starts_with("http://"))
+}
+
 /// `Err((reached GitHub, why))`.
 fn post(
     client: &GithubClient,
     commit: &CommitRef,
     state: &str,
     description: &str,
+    link: Option<&str>,
 ) -> Result<u16, (bool, String)> {
     let path = format!("/repos/{}/statuses/{}", commit.repo, commit.sha);
-    let body = json!({"state": state, "description": cut(description), "context": commit.context})
-        .to_string();
+    let mut body =
+        json!({"state": state, "description": cut(description), "context": commit.context});
+    if let Some(link) = link {
+        body["target_url"] = json!(link);
+    }
+    let body = body.to_string();
     match client.call(
         "POST",
         &path,

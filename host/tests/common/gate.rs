@@ -135,6 +135,7 @@ pub struct StatusPost {
     pub state: String,
     pub description: String,
     pub context: String,
+    pub target_url: Option<String>,
 }
 
 /// Answers `POST /repos/{owner}/{repo}/statuses/{sha}` as GitHub does: 201 with the status, or
@@ -158,6 +159,7 @@ pub fn status(posts: &mut Vec<StatusPost>, sha: &str, body: &[u8]) -> (u16, Valu
         state: state.into(),
         description: description.into(),
         context: context.into(),
+        target_url: body["target_url"].as_str().map(str::to_string),
     });
     (
         201,
