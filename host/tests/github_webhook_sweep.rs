@@ -1,8 +1,9 @@
 //! With a GitHub App, `serve --github-webhook-secret-file` sweeps the App's deliveries
 //! (`GET /app/hook/deliveries`) and asks GitHub to redeliver those of the last three days that
 //! never got a 2xx answer and whose failure another try could mend (no answer, 408, 429, 5xx),
-//! against the GitHub stand-in. What the port refused for what it is (a bad signature, a
-//! malformed or oversized body) is never asked for again: it would be refused again.
+//! for `workflow_run` and the environment gate's `deployment_protection_rule`, against the GitHub
+//! stand-in. What the port refused for what it is (a bad signature, a malformed or oversized body)
+//! is never asked for again: it would be refused again.
 
 mod common;
 
@@ -30,6 +31,7 @@ fn a_github_app_asks_github_to_redeliver_what_failed_in_the_last_three_days() {
         state.app_public_key = Some(public);
         state.app_id = "4242".into();
         state.hook_deliveries = vec![
+            delivery(23, "gate-guid", 30, 502, "deployment_protection_rule"),
             delivery(22, "bad-signature-guid", 30, 401, "workflow_run"),
             delivery(21, "malformed-guid", 30, 400, "workflow_run"),
             delivery(20, "oversized-guid", 30, 413, "workflow_run"),
@@ -59,8 +61,9 @@ fn a_github_app_asks_github_to_redeliver_what_failed_in_the_last_three_days() {
     redelivered.sort_unstable();
     assert_eq!(
         redelivered,
-        vec![11, 17, 18],
+        vec![11, 17, 18, 23],
         "only the newest attempt of each delivery of the last three days that never got a 2xx \
-         and failed for a reason another try could mend"
+         and failed for a reason another try could mend (an environment gate's request as well: \
+         its job would wait 30 days)"
     );
 }

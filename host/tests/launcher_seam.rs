@@ -234,7 +234,8 @@ fn a_kind_of_a_test_is_parsed_and_checked_at_the_door_like_the_others() {
     assert_eq!(
         launchers.parse("ssh:x").unwrap_err().message,
         "launch target \"ssh:x\" is not a launch target: use exec:/ABSOLUTE/PROGRAM [ARGS] or \
-         workflow-dispatch:OWNER/REPO/WORKFLOW@REF or noop:WORDS or parked:ANYTHING"
+         workflow-dispatch:OWNER/REPO/WORKFLOW@REF or environment-gate:OWNER/REPO/RUN_ID/ENVIRONMENT \
+         or noop:WORDS or parked:ANYTHING"
     );
     assert_eq!(
         Launchers::builtin().parse("noop:x").unwrap_err().code,
@@ -298,7 +299,7 @@ fn targets_are_the_same_by_kind_and_parts_and_print_both() {
     );
     assert_eq!(
         format!("{launchers:?}"),
-        r#"["exec", "workflow-dispatch", "noop", "parked"]"#
+        r#"["exec", "workflow-dispatch", "environment-gate", "noop", "parked"]"#
     );
 }
 

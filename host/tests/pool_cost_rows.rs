@@ -7,7 +7,7 @@
 mod common;
 
 use common::{now, Host, HOUR};
-use deferral_host_conformance::UNDO_COST_ROWS_MIGRATION;
+use deferral_host_conformance::{MIGRATIONS_FROM_COST_ROWS, UNDO_COST_ROWS_MIGRATION};
 use serde_json::{json, Value};
 
 /// Records a gate line due now in pool `costly`: 10 REST, 4 GraphQL points, 2 content-creating.
@@ -172,7 +172,7 @@ fn a_migrated_store_keeps_every_cost(host: &Host, db: &Db, version: i64) {
          UPDATE admissions SET rest_cost = 10, graphql_cost = 4, content_cost = 2 WHERE deferral_id = '{id}'; \
          UPDATE admissions SET rest_cost = 7, graphql_cost = NULL, content_cost = NULL WHERE deferral_id = '{odd}';"
     ));
-    db.set_version(version - 1);
+    db.set_version(version - MIGRATIONS_FROM_COST_ROWS);
     // Any command opens (and migrates) the store.
     assert_eq!(cost_of(host, &id), COSTLY());
     assert_eq!(

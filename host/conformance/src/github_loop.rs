@@ -6,7 +6,7 @@ use crate::{handoff, Backend};
 use deferral_host::coordinator::{self, Recording};
 use deferral_host::store::pools::PoolTag;
 use deferral_host::store::AttemptStatus;
-use deferral_host::store::{ArtifactRef, RecordKeys, RunRecord, Store, StoreError};
+use deferral_host::store::{ArtifactRef, CommitRef, RecordKeys, RunRecord, Store, StoreError};
 
 /// Runs one check per test function: `store_loop_conformance_tests!(make_backend())`.
 #[macro_export]
@@ -20,7 +20,8 @@ macro_rules! store_loop_conformance_tests {
             runs_are_kept_per_attempt,
             successors_form_a_bounded_chain,
             list_answers_are_cached_by_key,
-            a_webhook_delivery_is_noted_once);
+            a_webhook_delivery_is_noted_once,
+            a_deferral_keeps_one_commit);
     };
     (@each $backend:expr; $($name:ident),* $(,)?) => {
         $(
@@ -319,4 +320,32 @@ pub fn a_webhook_delivery_is_noted_once(backend: &dyn Backend) {
     assert!(!a.note_delivery(first, "workflow_run", now()).unwrap());
     assert!(b.note_delivery(rerun, "workflow_run", now()).unwrap());
     assert!(!a.note_delivery(rerun, "workflow_run", now()).unwrap());
+}
+
+/// A deferral's commit is kept once: a second one (another replica taking the same request)
+/// changes nothing, and a deferral without one has none.
+pub fn a_deferral_keeps_one_commit(backend: &dyn Backend) {
+    let (a, b) = (backend.connect(), backend.connect());
+    let Recording::New(rec) = record(
+        &*a,
+        &handoff(now(), 0, HOUR).to_json(),
+        RecordKeys::default(),
+    ) else {
+        panic!("a new deferral");
+    };
+    let id = rec.deferral.id;
+    let commit = CommitRef {
+        deferral_id: id.clone(),
+        repo: "octo/app".into(),
+        sha: "0123456789abcdef0123456789abcdef01234567".into(),
+        context: "deferral/github-quota".into(),
+    };
+    assert_eq!(a.commit_of(&id).unwrap(), None);
+    assert!(a.put_commit(&commit).unwrap());
+    let other = CommitRef {
+        sha: "f".repeat(40),
+        ..commit.clone()
+    };
+    assert!(!b.put_commit(&other).unwrap());
+    assert_eq!(b.commit_of(&id).unwrap(), Some(commit));
 }

@@ -43,6 +43,7 @@ struct File {
     text: String,
     flags: toml::Table,
     watches: Vec<WatchConfig>,
+    gates: Vec<crate::ops::gate::GateConfig>,
 }
 
 fn read(path: &Path) -> Result<File, HostError> {
@@ -69,13 +70,29 @@ fn read(path: &Path) -> Result<File, HostError> {
                 .watch
         }
         Some(_) => {
-            return Err(invalid(path, "`watch` must be [[watch]] tables (repo, launch, workflow, branch, event, artifact, pool, max-reentries)"))
+            return Err(invalid(path, "`watch` must be [[watch]] tables (repo, launch, workflow, branch, event, artifact, pool, max-reentries, commit-status)"))
+        }
+    };
+    let gates = match flags.remove("gate") {
+        None => Vec::new(),
+        Some(toml::Value::Array(_)) => {
+            #[derive(serde::Deserialize)]
+            struct Gates {
+                gate: Vec<crate::ops::gate::GateConfig>,
+            }
+            toml::from_str::<Gates>(&text)
+                .map_err(|e| invalid(path, format!("[[gate]] {}", located(&text, &e))))?
+                .gate
+        }
+        Some(_) => {
+            return Err(invalid(path, "`gate` must be [[gate]] tables (repo, environment, pool, cost or plan, priority, fairness-key, resume-by, max-reentries, commit-status)"))
         }
     };
     Ok(File {
         text,
         flags,
         watches,
+        gates,
     })
 }
 
@@ -285,7 +302,7 @@ pub fn parse(argv: Vec<OsString>) -> Result<Cli, ParseError> {
                 .unwrap_or_default();
             return Err(ParseError::Config(invalid(
                 &path,
-                format!("{line}unknown key `{key}`{hint}: the keys are the long flags of `deferral-host run` (see --help) and [[watch]] tables"),
+                format!("{line}unknown key `{key}`{hint}: the keys are the long flags of `deferral-host run` (see --help) [[watch]] and [[gate]] tables"),
             )));
         };
         if given(&[&matches, &run], arg.get_id().as_str()) {
@@ -307,6 +324,7 @@ pub fn parse(argv: Vec<OsString>) -> Result<Cli, ParseError> {
     let mut cli = Cli::from_arg_matches(&merged).map_err(ParseError::Usage)?;
     if let Some(args) = cli.run_args_mut() {
         args.watches = file.watches;
+        args.gates = file.gates;
     }
     Ok(cli)
 }

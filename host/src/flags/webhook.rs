@@ -202,6 +202,7 @@ impl WebhookArgs {
                     launch: self.watch_launch.clone().unwrap_or_default(),
                     artifact_name: self.watch_artifact.clone(),
                     max_reentries: DEFAULT_MAX_REENTRIES,
+                    commit_status: false,
                     pool: self.watch_pool.clone(),
                     trust: Trust {
                         workflows: self.watch_workflows.clone(),

@@ -116,6 +116,8 @@ pub struct ArtifactInfo {
     pub head_repository_id: Option<u64>,
     /// `workflow_run.head_branch`.
     pub head_branch: Option<String>,
+    /// `workflow_run.head_sha`: the commit the run ran on.
+    pub head_sha: Option<String>,
     /// `digest` (`sha256:HEX` of the zip), present for artifacts uploaded by
     /// actions/upload-artifact v4 and later: checked against the downloaded bytes.
     pub digest: Option<String>,
@@ -137,6 +139,7 @@ impl ArtifactInfo {
             repository_id: run.get("repository_id").and_then(Value::as_u64),
             head_repository_id: run.get("head_repository_id").and_then(Value::as_u64),
             head_branch: str_of(run, "head_branch"),
+            head_sha: str_of(run, "head_sha"),
             digest: str_of(v, "digest"),
         })
     }
@@ -145,7 +148,8 @@ impl ArtifactInfo {
         json!({"id": self.id, "name": self.name, "expired": self.expired,
                "size_in_bytes": self.size_in_bytes, "digest": self.digest,
                "workflow_run": {"id": self.run_id, "repository_id": self.repository_id,
-                                "head_repository_id": self.head_repository_id, "head_branch": self.head_branch}})
+                                "head_repository_id": self.head_repository_id, "head_branch": self.head_branch,
+                                "head_sha": self.head_sha}})
     }
 }
 

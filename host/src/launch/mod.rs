@@ -79,7 +79,8 @@ mod tests {
         assert_eq!(
             parse("ssh:x").unwrap_err().message,
             "launch target \"ssh:x\" is not a launch target: use exec:/ABSOLUTE/PROGRAM [ARGS] \
-             or workflow-dispatch:OWNER/REPO/WORKFLOW@REF"
+             or workflow-dispatch:OWNER/REPO/WORKFLOW@REF \
+             or environment-gate:OWNER/REPO/RUN_ID/ENVIRONMENT"
         );
     }
 }

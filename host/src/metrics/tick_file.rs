@@ -5,10 +5,10 @@
 //!
 //! * `deferral_host_tick_last_run_timestamp_seconds`, `deferral_host_tick_duration_seconds`,
 //!   `deferral_host_tick_failed` (1 when the tick ended with an error);
-//! * `deferral_host_tick_launches{kind,outcome}`: `kind` `exec` or `workflow-dispatch`,
-//!   `outcome` the state the launch left (`complete`, `deferred`, `blocked`), `dispatched`
-//!   (or `dispatch-unknown`) for a run GitHub accepted, `error` when its outcome could not be
-//!   recorded;
+//! * `deferral_host_tick_launches{kind,outcome}`: `kind` `exec`, `workflow-dispatch` or
+//!   `environment-gate`, `outcome` the state the launch left (`complete`, `deferred`,
+//!   `blocked`), `dispatched` (or `dispatch-unknown`) for a run GitHub accepted, `error` when its
+//!   outcome could not be recorded;
 //! * `deferral_host_tick_expired`, `..._recovered`, `..._skipped`: deferrals of each;
 //! * `deferral_host_tick_github_requests{kind,status}`: GitHub answers by request kind and
 //!   HTTP status (304s under their own status, `kind="blob"` for artifact storage);
@@ -163,7 +163,7 @@ impl TickMetrics {
     }
 }
 
-/// The launched deferral's kind (`exec`, `workflow-dispatch`), from its stored target:
+/// The launched deferral's kind (`exec`, `workflow-dispatch`, ...), from its stored target:
 /// `invalid` when no kind of this program names it.
 fn kind_of(store: &dyn Store, entry: &Launched) -> &'static str {
     let launch = store.get(&entry.id).ok().flatten().map(|d| d.launch);

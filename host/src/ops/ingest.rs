@@ -36,6 +36,8 @@ pub struct WatchOptions {
     pub pool: Option<String>,
     /// The workflows, branches and events whose runs are trusted.
     pub trust: Trust,
+    /// Keep a commit status per ingested deferral on its run's commit (`ops::commit_status`).
+    pub commit_status: bool,
 }
 
 /// What GitHub said of runs in this pass, asked for only when an artifact needs it.
@@ -268,12 +270,15 @@ pub fn ingest_artifact(
         keys,
         now_ms(),
     ) {
-        Ok(Recording::New(rec)) => Ok(json!({
+        Ok(Recording::New(rec)) => {
+            commit_of_run(store, options, artifact, &rec.deferral.id);
+            Ok(json!({
             "artifact_id": artifact.id,
             "run_id": artifact.run_id,
             "id": rec.deferral.id,
             "cancellation_handle": rec.cancellation_handle,
-        })),
+            }))
+        }
         Ok(Recording::Existing(d)) => {
             // Recorded by another entry already: remember the artifact so it is not read again.
             let _ = store.add_artifact(
@@ -287,5 +292,33 @@ pub fn ingest_artifact(
             Err(NotIngested::new("already-recorded", json!({"id": d.id})))
         }
         Err(err) => Err(NotIngested::new(&err.code, json!({"message": err.message}))),
+    }
+}
+
+/// With `commit_status`, the commit the artifact's run ran on, where the deferral's status goes
+/// (context `deferral/ARTIFACT`). A store error is logged: the deferral is recorded already.
+fn commit_of_run(store: &dyn Store, options: &WatchOptions, artifact: &ArtifactInfo, id: &str) {
+    let Some(sha) = artifact
+        .head_sha
+        .as_deref()
+        .filter(|_| options.commit_status)
+    else {
+        return;
+    };
+    if sha.len() != 40 || !sha.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return;
+    }
+    let commit = crate::store::CommitRef {
+        deferral_id: id.to_string(),
+        repo: options.repo.clone(),
+        sha: sha.to_ascii_lowercase(),
+        context: format!("deferral/{}", options.artifact_name),
+    };
+    if let Err(err) = store.put_commit(&commit) {
+        crate::logs::message(
+            "warn",
+            "watch",
+            &format!("{id}: its commit is not kept, so it gets no status: {err}"),
+        );
     }
 }

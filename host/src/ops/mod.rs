@@ -17,12 +17,19 @@
 //!   step, and one completed run named by a webhook).
 //! * [`ingest`]: `deferred-receipt` artifacts of trusted runs recorded once each (`watch`, `run`'s
 //!   watches, and one completed run named by a webhook).
+//! * [`gate`]: the environment gate: `deployment_protection_rule` requests recorded, approved
+//!   as their launch, rejected when they end unapproved.
+//! * [`commit_status`]: a deferral's status on the commit its origin named.
+//! * [`once`]: a call to GitHub made once across replicas (rejections, commit statuses).
 //! * [`tick`]: the scheduler's pass, a list of typed entries (`tick`, `run`).
 
 pub mod admit;
 pub mod cancel;
+pub mod commit_status;
 pub mod follow;
+pub mod gate;
 pub mod ingest;
+pub mod once;
 pub mod record;
 pub mod release;
 pub mod report;

@@ -35,6 +35,9 @@ Several `run` replicas on one PostgreSQL store launch each deferral once, with n
 With --github-webhook-secret-file it takes GitHub's webhooks at POST /v1/github/webhook (as
 `serve` does): a completed run it dispatched ends at once, from its artifacts, and a run that
 a [[watch]] table trusts has its receipt ingested; --follow-interval then defaults to 10m.
+As a GitHub App with [[gate]] tables, a job waiting behind an environment whose protection
+rule is the App is approved when its pool has room, rejected with why when it cannot start in
+time (docs/environment-gate.md).
 On SQLite, a `record` from the command line (another process) is seen at the next pass, at
 most --follow-interval later: record through the port to be launched on time.
 
@@ -43,9 +46,9 @@ SIGTERM or SIGINT: the port answers no more requests (503 stopping), the running
 (an exec: launch runs until it exits, or is killed just before its lease ends), exit 0;
 a second SIGTERM or SIGINT ends it at once (exit 1; the launch is recovered after its lease).
 SIGHUP: reads --config again and applies what can change without a restart (the scheduler's
-flags, --follow-interval, [[watch]], and the webhook's secrets, read again from their file, so a
-secret is rotated without a restart); the port's flags, --store and turning webhooks on or off
-need a restart. A configuration that does not check changes nothing.
+flags, --follow-interval, [[watch]], [[gate]], and the webhook's secrets, read again from
+their file, so a secret is rotated without a restart); the port's flags, --store and turning
+webhooks on or off need a restart. A configuration that does not check changes nothing.
 
 --config FILE (TOML): keys are the long flags without dashes in front, [[watch]] tables name
 the repositories to ingest; a flag on the command line wins over the file:
@@ -68,7 +71,7 @@ See docs/host.md (run) for the systemd unit.";
 #[derive(Args, Debug, Clone)]
 #[command(after_help = RUN_HELP)]
 pub struct RunArgs {
-    /// A TOML file of flags (keys are the long flag names) and [[watch]] tables; flags given
+    /// A TOML file of flags (keys are the long flag names) [[watch]] and [[gate]] tables; flags given
     /// on the command line win. Read again on SIGHUP. This user's or root's, writable by no
     /// one else (`chmod go-w`): it chooses what the host runs.
     #[arg(long, value_name = "FILE")]
@@ -94,6 +97,9 @@ pub struct RunArgs {
     /// The [[watch]] tables of --config (no flag).
     #[arg(skip)]
     pub watches: Vec<watches::WatchConfig>,
+    /// The [[gate]] tables of --config (no flag): environment gates (docs/environment-gate.md).
+    #[arg(skip)]
+    pub gates: Vec<crate::ops::gate::GateConfig>,
 }
 
 /// `--follow-interval`'s default without webhooks, and with them.
@@ -163,6 +169,11 @@ pub fn run(
     let mut options = args.port.serve_options(token, store.clone(), pools)?;
     let wake = Arc::new(Wake::default());
     options.webhook = webhook_intake(args, &store, outside, &wake)?;
+    if let Some(intake) = &options.webhook {
+        intake
+            .gates()
+            .replace(crate::ops::gate::config::check_all(&args.gates)?);
+    }
     let intake = options.webhook.clone();
     let ring = wake.clone();
     let hooks = Hooks {

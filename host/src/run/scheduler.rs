@@ -23,6 +23,8 @@ pub struct Settings {
     options: TickOptions,
     follow_ms: u64,
     watches: Vec<WatchOptions>,
+    /// The environment gates (`[[gate]]`): their ended deferrals are rejected after each pass.
+    gates: Vec<crate::ops::gate::GateOptions>,
     quiet: bool,
 }
 
@@ -40,7 +42,13 @@ impl Settings {
                 "[[watch]] needs GITHUB_TOKEN (or GH_TOKEN) or --github-app-id with --github-app-key",
             ));
         }
+        let gates = crate::ops::gate::config::check_for_run(
+            &args.gates,
+            args.webhook.is_set(),
+            options.github.as_ref(),
+        )?;
         Ok(Settings {
+            gates,
             options,
             follow_ms: u64::try_from(args.follow_interval().as_millis())
                 .unwrap_or(u64::MAX)
@@ -61,7 +69,15 @@ pub struct Scheduler {
     /// When the last pass started: rows it saw do not wake the scheduler again.
     last_pass: Option<u64>,
     last_follow: Option<u64>,
+    /// When the last rejection of ended environment gates started (see `settle_gates`).
+    last_settle: Option<u64>,
 }
+
+/// How far back the first pass looks for deferrals whose commit status may be due.
+const STATUS_LOOKBACK_MS: u64 = 3_600_000;
+
+/// How far before the last settle a pass reads again what ended.
+const SETTLE_MARGIN_MS: u64 = 5_000;
 
 fn log(level: &str, message: &str) {
     crate::logs::message(level, "run", message);
@@ -83,6 +99,7 @@ impl Scheduler {
             wake,
             last_pass: None,
             last_follow: None,
+            last_settle: None,
         }
     }
 
@@ -174,7 +191,42 @@ impl Scheduler {
             self.last_follow = Some(started);
             self.watch();
         }
+        self.settle_gates(started, follow);
         again
+    }
+
+    /// Rejects the environment gates' deferrals that ended unapproved (see
+    /// [`crate::ops::gate::settle`]), then writes the commit statuses due (see
+    /// [`crate::ops::commit_status`]). A pass reads what changed since the last one began
+    /// (less a margin for replicas' clocks and writes in flight); a follow pass reads the
+    /// rejections back further.
+    fn settle_gates(&mut self, started: u64, follow: bool) {
+        let Some(client) = self.settings.options.github.as_ref() else {
+            return;
+        };
+        let statuses = self.settings.gates.iter().any(|g| g.commit_status)
+            || self.settings.watches.iter().any(|w| w.commit_status);
+        if self.settings.gates.is_empty() && !statuses {
+            return;
+        }
+        let last = self.last_settle.map(|t| t.saturating_sub(SETTLE_MARGIN_MS));
+        self.last_settle = Some(started);
+        let store: &dyn Store = &*self.store;
+        if !self.settings.gates.is_empty() {
+            let since = if follow { None } else { last };
+            for settled in crate::ops::gate::settle::settle(store, client, now_ms(), since) {
+                log("info", &format!("gate {}: {}", settled.id, settled.said));
+            }
+        }
+        if statuses {
+            let pools = &self.settings.options.pools;
+            // At start, what changed in the last hour: the statuses of older changes were written.
+            let since = last.unwrap_or_else(|| started.saturating_sub(STATUS_LOOKBACK_MS));
+            let now = now_ms();
+            for said in crate::ops::commit_status::update(store, client, now, Some(since), pools) {
+                log("info", &format!("commit status {said}"));
+            }
+        }
     }
 
     fn watch(&self) {
@@ -208,6 +260,7 @@ impl Scheduler {
             Ok((secrets, settings)) => {
                 if let (Some(intake), Some(secrets)) = (&self.intake, secrets) {
                     intake.replace(secrets, settings.watches.clone());
+                    intake.gates().replace(settings.gates.clone());
                 }
                 self.settings = settings;
                 // The new follow interval and watches apply from this pass on.

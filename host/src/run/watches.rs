@@ -26,6 +26,9 @@ pub struct WatchConfig {
     pub pool: Option<String>,
     #[serde(default, rename = "max-reentries")]
     pub max_reentries: Option<u32>,
+    /// Keep a commit status per ingested deferral on its run's commit.
+    #[serde(default, rename = "commit-status")]
+    pub commit_status: bool,
 }
 
 /// A string, or a list of strings (`workflow = "gate.yml"` or `workflow = ["a.yml", "b.yml"]`).
@@ -72,6 +75,7 @@ impl WatchConfig {
                 .max_reentries
                 .unwrap_or(deferral_core::lifecycle::DEFAULT_MAX_REENTRIES),
             pool: self.pool.clone(),
+            commit_status: self.commit_status,
             trust: Trust {
                 workflows: self.workflow.clone(),
                 branches: self.branch.clone(),

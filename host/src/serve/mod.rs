@@ -13,6 +13,7 @@
 mod app;
 mod auth;
 pub mod connections;
+mod deployment;
 pub mod group_commit;
 mod health;
 pub mod http;

@@ -7,6 +7,7 @@
 //! * a missing or wrong `X-Hub-Signature-256`: 401 `bad-signature`, nothing stored, one log
 //!   line with the delivery id (never the body);
 //! * `ping`: 200; any event but `workflow_run` `completed`: 202, ignored;
+//! * `deployment_protection_rule`: an environment gate's request, see `super::deployment`;
 //! * `workflow_run` `completed`: stored once by what the signature covers, the run's own
 //!   identity ([`crate::webhook::payload::CompletedRun::key`]: repository, run, attempt), not by
 //!   `X-GitHub-Delivery`, which the signature does not cover. The first time, the run is queued
@@ -79,6 +80,9 @@ pub async fn receive<S: std::future::Future>(
     let event = header(parts, "x-github-event")
         .unwrap_or_default()
         .to_string();
+    if event == crate::webhook::deployment::EVENT {
+        return super::deployment::receive(app, intake, &delivery, &bytes).await;
+    }
     let run = match payload::read(&event, &bytes) {
         Err(why) => return Response::error(400, "invalid-request", &why),
         Ok(Delivery::Ping) => return Response::json(200, json!({"pong": true}).to_string()),

@@ -5,7 +5,7 @@
 //! A wrapper implements [`Forward`] (which store to call, what to do with each failure, and,
 //! if it must, its own `insert`) and is used as `Forwarded(wrapper)`, a `&dyn Store`.
 
-use super::github::{ArtifactRef, Link, LoopStore, RunRecord};
+use super::github::{ArtifactRef, CommitRef, Link, LoopStore, RunRecord};
 use super::pools::{
     Admission, Candidate, Cost, Observation, PoolRow, PoolStore, PoolWrite, PoolWritten,
 };
@@ -102,6 +102,9 @@ impl<W: Forward> LoopStore for Forwarded<W> {
         cached(key: &str) -> Option<(String, String)>;
         put_cached(key: &str, etag: &str, body: &str, at_ms: u64) -> ();
         note_delivery(key: &str, event: &str, at_ms: u64) -> bool;
+        delivery_noted(key: &str) -> bool;
+        put_commit(commit: &CommitRef) -> bool;
+        commit_of(deferral_id: &str) -> Option<CommitRef>;
     }
 }
 

@@ -10,6 +10,8 @@
 //! * `artifact_names`: the artifact name a deferral's runs upload under, when not the default;
 //! * `links`: a deferral's successor (the next part of the same work) and the chain length;
 //! * `http_cache`: the ETag and the digest of the last answer of a list call.
+//! * `deferral_commits`: the commit a deferral's work belongs to, when its origin named one
+//!   (migration "deferral commits"): where its commit status is kept (`ops::commit_status`).
 //!
 //! The unique keys are written in the same transaction as the deferral (`insert`), so two
 //! entries racing with one receipt create one deferral: the loser gets `Duplicate`.
@@ -44,6 +46,19 @@ pub struct RecordKeys {
     pub retry_of: Option<String>,
     /// The pool, planned cost and seen rate state it is recorded with (see `store::pools`).
     pub pool: Option<super::pools::PoolTag>,
+}
+
+/// The commit a deferral's work belongs to, where the host keeps its status (`deferral_commits`,
+/// migration "deferral commits"): one status `context` per deferral on `sha` of `repo`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommitRef {
+    pub deferral_id: String,
+    /// `owner/name`.
+    pub repo: String,
+    /// The commit's full SHA.
+    pub sha: String,
+    /// The status's context (`deferral/...`).
+    pub context: String,
 }
 
 /// The workflow run of one dispatched attempt.
@@ -125,4 +140,13 @@ pub trait LoopStore {
     /// `false` when it was already recorded (a redelivery, or a replay under another
     /// `X-GitHub-Delivery`), whoever recorded it.
     fn note_delivery(&self, key: &str, event: &str, at_ms: u64) -> Result<bool, StoreError>;
+
+    /// Whether a key was noted (without noting it): the environment gate's once-notes.
+    fn delivery_noted(&self, key: &str) -> Result<bool, StoreError>;
+
+    /// Records the commit of a deferral once; `false` when it had one already.
+    fn put_commit(&self, commit: &CommitRef) -> Result<bool, StoreError>;
+
+    /// The commit of a deferral, when its origin named one.
+    fn commit_of(&self, deferral_id: &str) -> Result<Option<CommitRef>, StoreError>;
 }

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Migrations, in order; migration `i` moves the store from version `i` to `i + 1`.
-const MIGRATIONS: [Migration; 13] = [
+const MIGRATIONS: [Migration; 14] = [
     schema::CORE,
     schema::LAUNCH_PROCESSES,
     schema::GITHUB,
@@ -38,6 +38,8 @@ const MIGRATIONS: [Migration; 13] = [
     schema::FAIR_POOLS,
     // 13: costs as rows keyed by resource name (see `sql::cost_rows`).
     schema::COST_ROWS,
+    // 14: the commit of a deferral, for its commit status (issue 35).
+    schema::DEFERRAL_COMMITS,
 ];
 
 /// How long a process waits for another one holding the store's lock.

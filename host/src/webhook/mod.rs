@@ -15,6 +15,7 @@
 //! The intake itself (HTTP: limit, signature, the run attempt stored once, answer) is
 //! `crate::serve::webhook`. Polling stays as the reconciler for what a webhook missed.
 
+pub mod deployment;
 pub mod payload;
 pub mod signature;
 pub mod sweep;
@@ -42,6 +43,8 @@ pub struct Intake {
     secrets: Arc<RwLock<Vec<Vec<u8>>>>,
     watches: Arc<RwLock<Vec<WatchOptions>>>,
     queue: SyncSender<worker::Job>,
+    /// The `[[gate]]` tables a `deployment_protection_rule` delivery is taken for.
+    gates: crate::ops::gate::Gates,
 }
 
 impl Intake {
@@ -55,7 +58,13 @@ impl Intake {
             secrets: Arc::new(RwLock::new(secrets)),
             watches: Arc::new(RwLock::new(watches)),
             queue,
+            gates: crate::ops::gate::Gates::default(),
         }
+    }
+
+    /// The environment gates, which `run` sets at start and on SIGHUP.
+    pub fn gates(&self) -> &crate::ops::gate::Gates {
+        &self.gates
     }
 
     /// Whether `header` signs `body` with one of the secrets ([`signature::verify`]).

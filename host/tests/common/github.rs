@@ -162,6 +162,13 @@ pub struct State {
     pub hook_deliveries: Vec<serde_json::Value>,
     /// Delivery attempts the App asked to redeliver (`POST /app/hook/deliveries/{id}/attempts`).
     pub redelivered: Vec<u64>,
+    /// Environment gates' decisions (`POST .../runs/{id}/deployment_protection_rule`).
+    pub gate_decisions: Vec<super::gate::Decision>,
+    /// Commit statuses written (`POST /repos/{owner}/{repo}/statuses/{sha}`).
+    pub commit_statuses: Vec<super::gate::StatusPost>,
+    /// `GET /rate_limit` answers a core window of this many seconds, `(seconds, limit)`, its
+    /// reset the next multiple of it, nothing spent (see [`super::gate::rate_window`]).
+    pub rate_window: Option<(u64, u64)>,
     next_id: u64,
 }
 
@@ -720,9 +727,35 @@ fn api_answer(state: &mut State, request: &Request, api: &str, blob: &str) -> An
         if let Some((status, body)) = state.rate_limit_answer.clone() {
             return Answer::json(status, body);
         }
+        if let Some((seconds, limit)) = state.rate_window {
+            return Answer::json(200, super::gate::rate_window(seconds, limit));
+        }
         return Answer::json(200, rate_limit_json(state));
     }
     let runs_prefix = format!("/repos/{REPO}/actions/runs/");
+    if let Some(sha) = route
+        .strip_prefix(&format!("/repos/{REPO}/statuses/"))
+        .filter(|_| request.method == "POST")
+    {
+        let (status, body) = super::gate::status(&mut state.commit_statuses, sha, &request.body);
+        return Answer::json(status, body);
+    }
+    if let Some(run_id) = route
+        .strip_prefix(&runs_prefix)
+        .and_then(|rest| rest.strip_suffix("/deployment_protection_rule"))
+        .and_then(|id| id.parse::<u64>().ok())
+        .filter(|_| request.method == "POST")
+    {
+        let (status, body) = super::gate::decide(&mut state.gate_decisions, run_id, &request.body);
+        return match body {
+            Some(body) => Answer::json(status, body),
+            None => Answer {
+                status,
+                headers: Vec::new(),
+                body: Vec::new(),
+            },
+        };
+    }
     let workflow_prefix = format!("/repos/{REPO}/actions/workflows/{WORKFLOW}/");
     if route == format!("{workflow_prefix}dispatches") && request.method == "POST" {
         let body: serde_json::Value = serde_json::from_slice(&request.body).unwrap_or_default();

@@ -3,6 +3,7 @@
 
 pub mod clock;
 pub mod exposition;
+pub mod gate;
 pub mod github;
 pub mod github_cli;
 pub mod pg;

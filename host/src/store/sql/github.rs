@@ -1,7 +1,7 @@
 //! [`LoopStore`] over SQL, for both backends: the GitHub loop's tables (see `store::github`).
 
 use super::super::github::{
-    workflow_repo, ArtifactRef, Link, LoopStore, RunRecord, SUBMITTED_KIND,
+    workflow_repo, ArtifactRef, CommitRef, Link, LoopStore, RunRecord, SUBMITTED_KIND,
 };
 use super::super::{Deferral, NewDeferral, NewReceipt, StoreError};
 use super::{args, query_all, query_opt, rows, to_i64, SqlBackend, SqlConn, SqlRow};
@@ -274,5 +274,46 @@ impl<B: SqlBackend> LoopStore for B {
             )
         })?;
         Ok(inserted == 1)
+    }
+
+    fn delivery_noted(&self, delivery_id: &str) -> Result<bool, StoreError> {
+        self.sql_read(|conn| {
+            Ok(query_opt(
+                conn,
+                "SELECT delivery_id FROM github_deliveries WHERE delivery_id = ?1",
+                args![delivery_id],
+                |r| r.text(0),
+            )?
+            .is_some())
+        })
+    }
+
+    fn put_commit(&self, commit: &CommitRef) -> Result<bool, StoreError> {
+        let inserted = self.sql_write(|conn| {
+            conn.execute(
+                "INSERT INTO deferral_commits (deferral_id, repo, sha, context) VALUES (?1, ?2, ?3, ?4) \
+                 ON CONFLICT (deferral_id) DO NOTHING",
+                args![&commit.deferral_id, &commit.repo, &commit.sha, &commit.context],
+            )
+        })?;
+        Ok(inserted == 1)
+    }
+
+    fn commit_of(&self, deferral_id: &str) -> Result<Option<CommitRef>, StoreError> {
+        self.sql_read(|conn| {
+            query_opt(
+                conn,
+                "SELECT deferral_id, repo, sha, context FROM deferral_commits WHERE deferral_id = ?1",
+                args![deferral_id],
+                |r| {
+                    Ok(CommitRef {
+                        deferral_id: r.text(0)?,
+                        repo: r.text(1)?,
+                        sha: r.text(2)?,
+                        context: r.text(3)?,
+                    })
+                },
+            )
+        })
     }
 }

@@ -222,6 +222,22 @@ CREATE TABLE github_deliveries (
     )
 }
 
+/// The commit each deferral's work belongs to, when its origin named one (`store::github::CommitRef`):
+/// where the host keeps the deferral's commit status.
+fn deferral_commits(d: &dyn Dialect) -> String {
+    render(
+        d,
+        r#"
+CREATE TABLE deferral_commits (
+    deferral_id TEXT PRIMARY KEY REFERENCES deferrals(id),
+    repo        TEXT NOT NULL,
+    sha         TEXT NOT NULL,
+    context     TEXT NOT NULL
+);
+"#,
+    )
+}
+
 pub const CORE: Migration = Migration::ddl(core);
 pub const LAUNCH_PROCESSES: Migration = Migration::ddl(launch_processes);
 pub const GITHUB: Migration = Migration {
@@ -237,6 +253,7 @@ pub const POOL_WINDOWS: Migration = Migration::ddl(super::pools_schema::windows_
 pub const WEBHOOK_DELIVERIES: Migration = Migration::ddl(webhook_deliveries);
 pub const FAIR_POOLS: Migration = Migration::ddl(super::pools_schema::fair_ddl);
 pub const COST_ROWS: Migration = Migration::ddl(super::cost_rows::ddl);
+pub const DEFERRAL_COMMITS: Migration = Migration::ddl(deferral_commits);
 
 /// Applies `migrations[found..]` in the caller's transaction, telling `record` each version
 /// reached; `SchemaTooNew` (and nothing applied) when the store is newer than this list.
