@@ -131,6 +131,9 @@ pub fn status_of(err: &HostError) -> u16 {
         (Some(HostErrorKind::WrongHandle | HostErrorKind::LaunchNotAllowed), _) => 403,
         (Some(HostErrorKind::LaunchConflict), _) => 409,
         (Some(HostErrorKind::InvalidRequest), _) => 400,
+        // The store's file was removed or replaced under the port: not this request's fault,
+        // and not answered until the host is restarted on a store (as `/readyz` says).
+        (Some(HostErrorKind::StoreReplaced), _) => 503,
         (_, EXIT_INVALID) => 422,
         (_, EXIT_FAILURE) => 500,
         _ => 409,
