@@ -67,7 +67,11 @@ fn a_secret_rotated_while_a_launch_runs_is_refused_at_once() {
     let (started, gate) = (host.path("started"), Gate::new(host.path("gate")));
     let target = script(
         &host.path("blocked.sh"),
-        &format!("touch {}\nread line < {}\nexit 0", sq(&started), sq(&gate.0)),
+        &format!(
+            "touch {}\nread line < {}\nexit 0",
+            sq(&started),
+            sq(&gate.0)
+        ),
     );
     let (id, _) = host.record(&target, 0, HOUR, &[]);
     let secrets = host.path("webhook-secrets");
@@ -175,7 +179,11 @@ fn a_store_replaced_under_serve_refuses_records_and_the_new_file_is_untouched() 
     );
     let (status, answer) = client.try_call("GET", "/readyz", false, "").unwrap();
     assert_eq!(status, 503, "{answer}");
-    assert_eq!(std::fs::read(&host.db).unwrap(), before, "the new file is untouched");
+    assert_eq!(
+        std::fs::read(&host.db).unwrap(),
+        before,
+        "the new file is untouched"
+    );
     let _ = child.kill();
     let _ = child.wait();
 }

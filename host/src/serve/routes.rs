@@ -208,7 +208,9 @@ impl Body {
 pub fn handle(store: &dyn Store, policy: &Policy, request: &Request) -> Response {
     let result = match route(&request.path) {
         Some(Route::Page) => crate::html::store_page(store, now_ms())
-            .and_then(|page| crate::pools::view::with_held_section(store, page, now_ms()))
+            .and_then(|page| {
+                crate::pools::view::with_held_section(store, page, now_ms(), &policy.pools)
+            })
             .map(Response::html),
         Some(Route::Metrics) => crate::metrics::serve::exposition(store).map(|text| {
             Response::json(200, text).with_header("Content-Type", crate::metrics::CONTENT_TYPE)
@@ -216,11 +218,16 @@ pub fn handle(store: &dyn Store, policy: &Policy, request: &Request) -> Response
         Some(Route::Deferrals) => record(store, policy, &request.body),
         Some(Route::Deferral(id)) => coordinator::load(store, id).map(|d| {
             let mut view = with_run(store, &d);
-            crate::pools::view::Pools::default().annotate(store, &d, &mut view, now_ms());
+            crate::pools::view::Pools::with_options(policy.pools.clone()).annotate(
+                store,
+                &d,
+                &mut view,
+                now_ms(),
+            );
             Response::json(200, view.to_string())
         }),
         Some(Route::Receipt(digest)) => by_receipt(store, digest),
-        Some(Route::Pools) => crate::pools::view::pools_json(store, now_ms())
+        Some(Route::Pools) => crate::pools::view::pools_json(store, now_ms(), &policy.pools)
             .map(|pools| Response::json(200, pools.to_string())),
         Some(Route::Admissions) => admissions::admit(store, policy, &request.body),
         Some(Route::Release(seq)) => admissions::release(store, seq, &request.body),
