@@ -226,7 +226,7 @@ impl Pools {
 
     /// The hold of `d`'s pool when `d` is held by it: due, without an admission, and not among
     /// those its pool would admit now.
-    fn held(&mut self, store: &dyn Store, d: &Deferral, now_ms: u64) -> Option<Hold> {
+    pub fn held(&mut self, store: &dyn Store, d: &Deferral, now_ms: u64) -> Option<Hold> {
         let due =
             d.state == State::Deferred && d.resume_after_ms <= now_ms && now_ms <= d.resume_by_ms;
         if !due {

@@ -42,8 +42,8 @@ pub(in crate::cli) fn execute(cli: &Cli, args: &ShowArgs) -> Result<(), HostErro
     } else {
         let now = now_ms();
         let mut pools = crate::pools::view::Pools::default();
-        let held = pools.held_until(&*store, &d, now);
-        let mut text = show_text(&d, &receipts, &events, now, held);
+        let held = pools.held(&*store, &d, now);
+        let mut text = show_text(&d, &receipts, &events, now, held.as_ref());
         if let Some(url) = run_url(&*store, &d) {
             let url = printable(&url);
             text = text.replacen("\nfence ", &format!("\nrun           {url}\nfence "), 1);

@@ -81,7 +81,7 @@ pub(in crate::cli) fn execute(cli: &Cli, args: &StatusArgs) -> Result<(), HostEr
         // One reading of the clock for the table and the lines below it: one hold, one end.
         let now = now_ms();
         let mut pools = crate::pools::view::Pools::default();
-        let mut text = status_table(&rows, now, &mut |d| pools.held_until(&*store, d, now));
+        let mut text = status_table(&rows, now, &mut |d| pools.held(&*store, d, now));
         // The workflow run of each current attempt that has one, below the table.
         for d in &rows {
             if let Some(url) = run_url(&*store, d) {
