@@ -70,20 +70,25 @@ fn holds_after(
     skip_kinds: &[&str],
     now_ms: &dyn Fn() -> u64,
     held: &[Held],
-) -> Result<Vec<Held>, HostError> {
+) -> Vec<Held> {
     let mut after = Vec::new();
     for before in held {
         let how = Admit {
             hold_only: true,
             ..how(options, skip_kinds, options.limit, false)
         };
-        let pass = admission::admit(store, &before.pool, &how, now_ms)?;
+        // A pool another ticker keeps changing: its hold from before the launches stands (the
+        // pass did its work; the next one decides again).
+        let Ok(pass) = admission::admit(store, &before.pool, &how, now_ms) else {
+            after.push(before.clone());
+            continue;
+        };
         if let Some(mut now) = Held::of(&pass) {
             now.admitted = before.admitted;
             after.push(now);
         }
     }
-    Ok(after)
+    after
 }
 
 /// Releases an admission that was not used (no attempt ran under it).
@@ -173,7 +178,7 @@ pub(super) fn launch_admitted(
         }
         report.held.extend(Held::of(&pass));
     }
-    report.held = holds_after(store, options, &skip_kinds, now_ms, &report.held)?;
+    report.held = holds_after(store, options, &skip_kinds, now_ms, &report.held);
     if !not_ready.is_empty() {
         // One given back or skipped in this pass is in the report already, with its cause.
         let listed: Vec<String> = (report.launched.iter().map(|e| e.id.clone()))
