@@ -261,3 +261,43 @@ fn a_report_that_replaces_the_assumed_window_moves_every_end() {
     assert!(until >= real_reset_s * 1000 + 1000, "{}", iso8601(until));
     all_say(&every_end(&host, &serve, &held), until);
 }
+
+#[test]
+fn a_report_after_the_tick_moves_every_end_from_the_assumed_window() {
+    let host = Host::new();
+    let passed_s = now() / 1000 - 30;
+    // The launches report nothing: the pool keeps the window it assumed an hour on.
+    record_four(&host, "exec:/bin/true", &|| gate_line(25, 25, passed_s));
+    let serve = Serve::start(&host);
+    let (held, assumed) = tick_held(&host);
+    assert!(
+        assumed > now() + HOUR - 120_000,
+        "held until the assumed window's reset, about an hour on: {}",
+        iso8601(assumed)
+    );
+    all_say(&every_end(&host, &serve, &held), assumed);
+    // A gate in the same pool reports the window as it really is: it resets in ten minutes.
+    let real_reset_s = now() / 1000 + 600;
+    host.expect(
+        0,
+        &["record", "--launch", "exec:/bin/true", "--pool", POOL, "-"],
+        &gate_line(25, 5, real_reset_s),
+    );
+    let ends = every_end(&host, &serve, &held);
+    let (_, first) = &ends[0];
+    let moved = first.clone().expect("still held");
+    assert!(
+        moved.as_str() < iso8601(real_reset_s * 1000 + 3001).as_str()
+            && moved.as_str() >= iso8601(real_reset_s * 1000 + 1000).as_str(),
+        "the end moves to the reported reset {} plus the buffer and jitter: {moved}",
+        iso8601(real_reset_s * 1000)
+    );
+    let wrong: Vec<_> = ends
+        .iter()
+        .filter(|(_, end)| end.as_ref() != Some(&moved))
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "every surface moves to {moved}; these do not: {wrong:?}"
+    );
+}
