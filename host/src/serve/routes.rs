@@ -226,7 +226,7 @@ pub fn handle(store: &dyn Store, policy: &Policy, request: &Request) -> Response
             );
             Response::json(200, view.to_string())
         }),
-        Some(Route::Receipt(digest)) => by_receipt(store, digest),
+        Some(Route::Receipt(digest)) => by_receipt(store, policy, digest),
         Some(Route::Pools) => crate::pools::view::pools_json(store, now_ms(), &policy.pools)
             .map(|pools| Response::json(200, pools.to_string())),
         Some(Route::Admissions) => admissions::admit(store, policy, &request.body),
@@ -321,7 +321,7 @@ fn record(store: &dyn Store, policy: &Policy, body: &[u8]) -> Result<Response, H
 /// `GET /v1/receipts/{digest}`: the deferral by the digest of its recorded handoff receipt or
 /// of any receipt the host issued for it (the core's `digest`, lowercase hex), as
 /// `GET /v1/deferrals/{id}` answers it.
-fn by_receipt(store: &dyn Store, digest: &str) -> Result<Response, HostError> {
+fn by_receipt(store: &dyn Store, policy: &Policy, digest: &str) -> Result<Response, HostError> {
     let not_found = || {
         HostError::new(
             HostErrorKind::NotFound,
@@ -340,7 +340,12 @@ fn by_receipt(store: &dyn Store, digest: &str) -> Result<Response, HostError> {
         .ok_or_else(not_found)?;
     let d = coordinator::load(store, &id)?;
     let mut view = with_run(store, &d);
-    crate::pools::view::Pools::default().annotate(store, &d, &mut view, now_ms());
+    crate::pools::view::Pools::with_options(policy.pools.clone()).annotate(
+        store,
+        &d,
+        &mut view,
+        now_ms(),
+    );
     Ok(Response::json(200, view.to_string()))
 }
 
