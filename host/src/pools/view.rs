@@ -213,17 +213,6 @@ impl Pools {
         self.holds.get(name).cloned().flatten()
     }
 
-    /// When a held deferral may be admitted: `Some(until)` when `d` is held (`until` `None`
-    /// when decided at the next pass), `None` when it is not held.
-    pub fn held_until(
-        &mut self,
-        store: &dyn Store,
-        d: &Deferral,
-        now_ms: u64,
-    ) -> Option<Option<u64>> {
-        self.held(store, d, now_ms).map(|h| h.until_ms)
-    }
-
     /// The hold of `d`'s pool when `d` is held by it: due, without an admission, and not among
     /// those its pool would admit now.
     pub fn held(&mut self, store: &dyn Store, d: &Deferral, now_ms: u64) -> Option<Hold> {
