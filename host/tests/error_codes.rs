@@ -18,6 +18,7 @@ fn documented_exit(kind: HostErrorKind) -> u8 {
         HostErrorKind::StoreCorrupt => 1,
         HostErrorKind::ForeignStore => 1,
         HostErrorKind::UnsafeStore => 1,
+        HostErrorKind::StoreReplaced => 1,
         HostErrorKind::SchemaTooNew => 1,
         HostErrorKind::StoreError => 1,
         HostErrorKind::AlreadyRetained => 2,

@@ -199,6 +199,7 @@ pub fn concurrent_tickers_never_admit_more_than_fits_a_window(backend: &dyn Back
                         skip_kinds: &[],
                         limit: 1000,
                         dry_run: false,
+                        hold_only: false,
                     };
                     let mut mine = 0;
                     for _ in 0..5 {

@@ -2,6 +2,7 @@
 
 use crate::clock::iso8601;
 use crate::human_time::relative;
+use crate::pools::hold::Hold;
 use crate::store::{AttemptStatus, Deferral};
 use deferral_core::lifecycle::State;
 
@@ -42,10 +43,16 @@ pub(super) fn table(rows: &[Vec<String>]) -> String {
     out
 }
 
-/// When a deferral is due, as a person reads it: `in 23 min`, `due now`, `launched`.
-pub(super) fn due_text(d: &Deferral, now: u64) -> String {
+/// When a deferral is due, as a person reads it: `in 23 min`, `due now`, `launched`, or
+/// `held until ...` for one its pool holds (`held`: its hold's end, see `pools::hold`; never
+/// "due now" for held work).
+pub(super) fn due_text(d: &Deferral, now: u64, held: Option<&Hold>) -> String {
     match d.state {
         State::Deferred if now < d.resume_after_ms => relative(d.resume_after_ms, now),
+        State::Deferred if held.is_some() => match held.and_then(|h| h.until_ms) {
+            Some(until) => format!("held until {}", iso8601(until)),
+            None => "held (next pass decides)".to_string(),
+        },
         State::Deferred if now <= d.resume_by_ms => "due now".to_string(),
         State::Deferred => "expires at the next tick".to_string(),
         State::Resumable => "launched".to_string(),
@@ -53,7 +60,12 @@ pub(super) fn due_text(d: &Deferral, now: u64) -> String {
     }
 }
 
-pub(super) fn status_table(rows: &[Deferral], now: u64) -> String {
+/// `held` answers each row's hold (see [`due_text`]).
+pub(super) fn status_table(
+    rows: &[Deferral],
+    now: u64,
+    held: &mut dyn FnMut(&Deferral) -> Option<Hold>,
+) -> String {
     let mut cells = vec![[
         "ID",
         "STATE",
@@ -71,7 +83,7 @@ pub(super) fn status_table(rows: &[Deferral], now: u64) -> String {
         cells.push(vec![
             d.id.clone(),
             d.state.as_str().to_string(),
-            due_text(d, now),
+            due_text(d, now, held(d).as_ref()),
             d.cause.clone(),
             d.reason.clone(),
             iso8601(d.resume_after_ms),
@@ -92,6 +104,7 @@ pub(super) fn show_text(
     receipts: &[crate::store::StoredReceipt],
     events: &[crate::store::EventRecord],
     now: u64,
+    held: Option<&Hold>,
 ) -> String {
     let mut out = String::new();
     let field = |out: &mut String, name: &str, value: String| {
@@ -111,7 +124,7 @@ pub(super) fn show_text(
                 .unwrap_or_default()
         ),
     );
-    field(&mut out, "due", due_text(d, now));
+    field(&mut out, "due", due_text(d, now, held));
     field(&mut out, "reason", d.reason.clone());
     field(&mut out, "resume-after", iso8601(d.resume_after_ms));
     field(&mut out, "resume-by", iso8601(d.resume_by_ms));

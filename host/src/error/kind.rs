@@ -28,6 +28,7 @@ pub enum HostErrorKind {
     StoreCorrupt,
     ForeignStore,
     UnsafeStore,
+    StoreReplaced,
     SchemaTooNew,
     StoreError,
     // exit 2
@@ -103,6 +104,7 @@ impl HostErrorKind {
         HostErrorKind::StoreCorrupt,
         HostErrorKind::ForeignStore,
         HostErrorKind::UnsafeStore,
+        HostErrorKind::StoreReplaced,
         HostErrorKind::SchemaTooNew,
         HostErrorKind::StoreError,
         HostErrorKind::AlreadyRetained,
@@ -175,6 +177,7 @@ impl HostErrorKind {
             HostErrorKind::StoreCorrupt => "store-corrupt",
             HostErrorKind::ForeignStore => "foreign-store",
             HostErrorKind::UnsafeStore => "unsafe-store",
+            HostErrorKind::StoreReplaced => "store-replaced",
             HostErrorKind::SchemaTooNew => "schema-too-new",
             HostErrorKind::StoreError => "store-error",
             HostErrorKind::AlreadyRetained => "already-retained",
@@ -248,6 +251,7 @@ impl HostErrorKind {
             | HostErrorKind::StoreCorrupt
             | HostErrorKind::ForeignStore
             | HostErrorKind::UnsafeStore
+            | HostErrorKind::StoreReplaced
             | HostErrorKind::SchemaTooNew
             | HostErrorKind::StoreError => EXIT_FAILURE,
             HostErrorKind::AlreadyRetained

@@ -97,6 +97,7 @@ fn store_kind(err: &StoreError) -> HostErrorKind {
         StoreError::SchemaTooNew { .. } => HostErrorKind::SchemaTooNew,
         StoreError::Backend(_) => HostErrorKind::StoreError,
         StoreError::Missing(_) => HostErrorKind::StoreNotFound,
+        StoreError::Replaced(_) => HostErrorKind::StoreReplaced,
     }
 }
 
@@ -125,6 +126,7 @@ mod tests {
             ),
             (StoreError::NotFound(s()), EXIT_INVALID),
             (StoreError::Missing(s()), EXIT_INVALID),
+            (StoreError::Replaced(s()), EXIT_FAILURE),
             (StoreError::Duplicate(s()), EXIT_FAILURE),
             (StoreError::Corrupt(s()), EXIT_FAILURE),
             (StoreError::Foreign(s()), EXIT_FAILURE),

@@ -29,12 +29,13 @@ use prometheus::{IntCounterVec, IntGaugeVec, Opts, Registry};
 pub const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
 
 /// The codes a store failure has (`StoreError::code`), each counted from zero.
-const STORE_ERROR_CODES: [&str; 5] = [
+const STORE_ERROR_CODES: [&str; 6] = [
     "store-error",
     "store-corrupt",
     "foreign-store",
     "unsafe-store",
     "schema-too-new",
+    "store-replaced",
 ];
 
 fn gauge_vec(registry: &Registry, name: &str, help: &str, labels: &[&str]) -> IntGaugeVec {

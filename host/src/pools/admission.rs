@@ -343,17 +343,26 @@ pub struct Admit<'a> {
     pub skip_kinds: &'a [&'a str],
     pub limit: usize,
     pub dry_run: bool,
+    /// Write the decision only when it admits nothing: the hold as a pass leaves it (see
+    /// [`super::hold`]), never an admission nobody launches.
+    pub hold_only: bool,
 }
 
-fn random_below(bound: u64) -> u64 {
-    if bound == 0 {
-        return 0;
+/// This host's jitter for `pool`: the same on every read and every pass (so the tick's report,
+/// `--dry-run`, `status` and the page give one end for a hold), different from host to host
+/// (so several hosts sharing a quota do not all start at once). FNV-1a of the host's name and
+/// the pool's, below `options.jitter` plus one millisecond.
+pub fn jitter_ms(pool: &str, options: &PoolOptions) -> u64 {
+    let bound = u64::try_from(options.jitter.as_millis())
+        .unwrap_or(u64::MAX)
+        .saturating_add(1);
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in host.trim().bytes().chain([0]).chain(pool.bytes()) {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
     }
-    let mut bytes = [0u8; 8];
-    if getrandom::fill(&mut bytes).is_err() {
-        return 0;
-    }
-    u64::from_le_bytes(bytes) % bound
+    hash % bound
 }
 
 /// Admits due deferrals of `pool_name`: reads the row, settles admissions whose attempt is
@@ -365,7 +374,7 @@ pub fn admit(
     how: &Admit,
     now_ms: &dyn Fn() -> u64,
 ) -> Result<Pass, HostError> {
-    let jitter = random_below(u64::try_from(how.options.jitter.as_millis()).unwrap_or(0) + 1);
+    let jitter = jitter_ms(pool_name, how.options);
     for _ in 0..16 {
         let now = now_ms();
         let row = store
@@ -411,7 +420,7 @@ pub fn admit(
                 (d, false)
             }
         };
-        if how.dry_run || holding {
+        if how.dry_run || holding || (how.hold_only && !decision.admit.is_empty()) {
             return Ok(Pass {
                 pool: pool_name.to_string(),
                 decision,

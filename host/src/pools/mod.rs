@@ -15,6 +15,7 @@ pub mod admission;
 pub mod expect;
 pub mod fair;
 pub mod forecast;
+pub mod hold;
 pub mod line;
 pub mod observe;
 pub mod page;

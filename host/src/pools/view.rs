@@ -3,6 +3,8 @@
 //! `cost` and `held` of a deferral in `status`/`show`, and the tick report's `held`.
 
 use super::admission::metered;
+use super::hold::Hold;
+use super::PoolOptions;
 use crate::clock::iso8601;
 use crate::error::HostError;
 use crate::store::pools::{Admission, Cost, PoolRow, Resource, LISTED_IDLE_MS};
@@ -18,17 +20,31 @@ pub fn cost_json(cost: Option<&Cost>) -> Value {
     )
 }
 
-/// One pool's state: its windows, its hold, what is admitted and not yet reported.
-pub fn pool_json(store: &dyn Store, row: &PoolRow, now_ms: u64) -> Result<Value, HostError> {
+/// `{"why","until","until_ms"}` of a hold, as every surface gives it.
+fn hold_json(hold: &Hold) -> Value {
+    json!({"why": hold.why, "until": hold.until_ms.map(iso8601), "until_ms": hold.until_ms})
+}
+
+/// One pool's state: its windows, its hold ([`super::hold`]), what is admitted and not yet
+/// reported.
+pub fn pool_json(
+    store: &dyn Store,
+    row: &PoolRow,
+    now_ms: u64,
+    options: &PoolOptions,
+) -> Result<Value, HostError> {
     let open = store.open_admissions(&row.name, now_ms)?;
+    let hold = super::hold::of_pool(store, &row.name, now_ms, options)?;
     let mut value = json!({
         "pool": row.name,
         "version": row.version,
         "metered": metered(row),
         "admitted": open.len(),
-        "held": row.hold_reason.is_some(),
-        "why": row.hold_reason,
-        "hold_until": row.hold_until_ms.map(iso8601),
+        "held": hold.is_some(),
+        "why": hold.as_ref().and_then(|h| h.why.clone()),
+        "hold_until": hold.as_ref().and_then(|h| h.until_ms).map(iso8601),
+        "hold_until_ms": hold.as_ref().and_then(|h| h.until_ms),
+        "held_count": hold.as_ref().map_or(0, |h| h.held.len()),
         "updated": iso8601(row.updated_ms),
     });
     for r in Resource::ALL {
@@ -110,16 +126,24 @@ fn admissions_text(open: &[Admission]) -> String {
 }
 
 /// `{"pools":[...]}`.
-pub fn pools_json(store: &dyn Store, now_ms: u64) -> Result<Value, HostError> {
+pub fn pools_json(
+    store: &dyn Store,
+    now_ms: u64,
+    options: &PoolOptions,
+) -> Result<Value, HostError> {
     let mut list = Vec::new();
     for row in store.pools(now_ms, now_ms.saturating_sub(LISTED_IDLE_MS))? {
-        list.push(pool_json(store, &row, now_ms)?);
+        list.push(pool_json(store, &row, now_ms, options)?);
     }
     Ok(json!({ "pools": list }))
 }
 
 /// A table of the pools for people.
-pub fn pools_text(store: &dyn Store, now_ms: u64) -> Result<String, HostError> {
+pub fn pools_text(
+    store: &dyn Store,
+    now_ms: u64,
+    options: &PoolOptions,
+) -> Result<String, HostError> {
     let mut out = String::from(
         "POOL  REST (remaining/limit, reserve, reset)  GRAPHQL  ADMITTED  DRAIN  HELD\n",
     );
@@ -140,32 +164,73 @@ pub fn pools_text(store: &dyn Store, now_ms: u64) -> Result<String, HostError> {
             super::expect::pool_forecast(store, &row.name, now_ms, &super::PoolOptions::default())?
                 .drain_ms
                 .map_or("-".to_string(), iso8601);
+        let held = super::hold::of_pool(store, &row.name, now_ms, options)?
+            .map_or("-".to_string(), |h| hold_text(&h));
         out.push_str(&format!(
-            "{}  {}  {}  {}  {drain}  {}\n",
+            "{}  {}  {}  {}  {drain}  {held}\n",
             row.name,
             window(Resource::Rest),
             window(Resource::Graphql),
             admissions_text(&open),
-            row.hold_reason.as_deref().unwrap_or("-")
         ));
     }
     Ok(out)
 }
 
-/// Pool rows and forecasts read once per listing.
+/// `why (due again at ...)`: a hold for a person.
+pub fn hold_text(hold: &Hold) -> String {
+    let why = hold.why.as_deref().unwrap_or("the pool holds");
+    match hold.until_ms {
+        Some(until) => format!("{why} (due again at {})", iso8601(until)),
+        None => why.to_string(),
+    }
+}
+
+/// Pools' holds and forecasts worked out once per listing.
 #[derive(Default)]
-pub struct Pools(
-    HashMap<String, Option<PoolRow>>,
-    HashMap<String, Option<super::forecast::Forecast>>,
-);
+pub struct Pools {
+    options: PoolOptions,
+    holds: HashMap<String, Option<Hold>>,
+    forecasts: HashMap<String, Option<super::forecast::Forecast>>,
+}
 
 impl Pools {
-    fn row(&mut self, store: &dyn Store, name: &str) -> Option<PoolRow> {
-        if !self.0.contains_key(name) {
-            let row = store.pool(name).ok().flatten();
-            self.0.insert(name.to_string(), row);
+    /// With the pool options of the host that shows them (`serve`'s, `run`'s).
+    pub fn with_options(options: PoolOptions) -> Pools {
+        Pools {
+            options,
+            ..Pools::default()
         }
-        self.0.get(name).cloned().flatten()
+    }
+
+    fn hold(&mut self, store: &dyn Store, name: &str, now_ms: u64) -> Option<Hold> {
+        if !self.holds.contains_key(name) {
+            let hold = super::hold::of_pool(store, name, now_ms, &self.options)
+                .ok()
+                .flatten();
+            self.holds.insert(name.to_string(), hold);
+        }
+        self.holds.get(name).cloned().flatten()
+    }
+
+    /// The hold of `d`'s pool when `d` is held by it: due, without an admission, and not among
+    /// those its pool would admit now.
+    pub fn held(&mut self, store: &dyn Store, d: &Deferral, now_ms: u64) -> Option<Hold> {
+        let due =
+            d.state == State::Deferred && d.resume_after_ms <= now_ms && now_ms <= d.resume_by_ms;
+        if !due {
+            return None;
+        }
+        let (pool, _) = store.pool_of(&d.id).ok().flatten()?;
+        let admitted = store
+            .admission_of(&d.id, d.reentries + 1, now_ms)
+            .ok()
+            .flatten()
+            .is_some();
+        if admitted {
+            return None;
+        }
+        self.hold(store, &pool, now_ms).filter(|h| h.holds(&d.id))
     }
 
     /// The forecast of a deferred deferral in `pool` (`None`: not forecast).
@@ -179,12 +244,12 @@ impl Pools {
         if d.state != State::Deferred {
             return None;
         }
-        if !self.1.contains_key(pool) {
+        if !self.forecasts.contains_key(pool) {
             let options = super::PoolOptions::default();
             let f = super::expect::pool_forecast(store, pool, now_ms, &options).ok();
-            self.1.insert(pool.to_string(), f);
+            self.forecasts.insert(pool.to_string(), f);
         }
-        self.1.get(pool)?.as_ref()?.of(&d.id).cloned()
+        self.forecasts.get(pool)?.as_ref()?.of(&d.id).cloned()
     }
 
     /// `expected start ...` and `will-expire` of a deferral its pool starts later than it is
@@ -220,37 +285,16 @@ impl Pools {
         };
         view["pool"] = json!(pool);
         view["cost"] = cost_json(cost.as_ref());
-        let due =
-            d.state == State::Deferred && d.resume_after_ms <= now_ms && now_ms <= d.resume_by_ms;
-        let admitted = store
-            .admission_of(&d.id, d.reentries + 1, now_ms)
-            .ok()
-            .flatten()
-            .is_some();
-        let held = match self.row(store, &pool) {
-            Some(row) if due && !admitted => row.hold_reason.map(|why| {
-                json!({"why": why, "until": row.hold_until_ms.map(iso8601),
-                                  "until_ms": row.hold_until_ms})
-            }),
-            _ => None,
-        };
-        view["held"] = held.unwrap_or(Value::Null);
+        view["held"] = self
+            .held(store, d, now_ms)
+            .map_or(Value::Null, |h| hold_json(&h));
         let expected = self.expected(store, &pool, d, now_ms);
         super::expect::annotate(view, expected.as_ref());
     }
 
     /// `held: pool ...: why (until ...)` for a person, when held.
     pub fn held_text(&mut self, store: &dyn Store, d: &Deferral, now_ms: u64) -> Option<String> {
-        let mut view = json!({});
-        self.annotate(store, d, &mut view, now_ms);
-        let held = view.get("held").filter(|h| !h.is_null())?;
-        Some(match held["until"].as_str() {
-            Some(until) => format!(
-                "{} (due again at {until})",
-                held["why"].as_str().unwrap_or_default()
-            ),
-            None => held["why"].as_str().unwrap_or_default().to_string(),
-        })
+        self.held(store, d, now_ms).map(|h| hold_text(&h))
     }
 }
 
@@ -271,25 +315,25 @@ pub fn observations_json(store: &dyn Store, id: &str) -> Result<Value, HostError
 
 /// The status page's section on held deferrals: each pool that holds, why, until when, and the
 /// first 100 of its held deferrals. Empty when no pool holds.
-pub fn held_section_html(store: &dyn Store, now_ms: u64) -> Result<String, HostError> {
+pub fn held_section_html(
+    store: &dyn Store,
+    now_ms: u64,
+    options: &PoolOptions,
+) -> Result<String, HostError> {
     use crate::html::escape;
     let mut out = String::new();
     for row in store.pools(now_ms, now_ms.saturating_sub(LISTED_IDLE_MS))? {
-        let Some(why) = &row.hold_reason else {
+        let Some(hold) = super::hold::of_pool(store, &row.name, now_ms, options)? else {
             continue;
         };
-        let ids: Vec<String> = store
-            .pool_candidates(&row.name, now_ms, &[], 100)?
-            .into_iter()
-            .map(|c| escape(&c.id))
-            .collect();
-        let until = row.hold_until_ms.map_or(String::new(), |t| {
+        let ids: Vec<String> = hold.held.iter().take(100).map(|id| escape(id)).collect();
+        let until = hold.until_ms.map_or(String::new(), |t| {
             format!(", due again at <span class=\"at\">{}</span>", iso8601(t))
         });
         out.push_str(&format!(
             "<p><b>{}</b>: {}{until}</p><p class=\"sub\">{}</p>\n",
             escape(&row.name),
-            escape(why),
+            escape(hold.why.as_deref().unwrap_or("the pool holds")),
             ids.join(" ")
         ));
     }
@@ -305,8 +349,10 @@ pub fn with_held_section(
     store: &dyn Store,
     page: String,
     now_ms: u64,
+    options: &PoolOptions,
 ) -> Result<String, HostError> {
-    let section = super::page::section_html(store, now_ms)? + &held_section_html(store, now_ms)?;
+    let section =
+        super::page::section_html(store, now_ms)? + &held_section_html(store, now_ms, options)?;
     Ok(match page.rfind("</body>") {
         Some(at) if !section.is_empty() => format!("{}{section}{}", &page[..at], &page[at..]),
         _ => page,

@@ -6,6 +6,7 @@
 //! configuration file (read by `cli::config`, its `[[watch]]` tables in [`watches`]).
 
 mod listen;
+mod reload;
 mod scheduler;
 mod signals;
 pub mod wake;
@@ -46,9 +47,12 @@ SIGTERM or SIGINT: the port answers no more requests (503 stopping), the running
 (an exec: launch runs until it exits, or is killed just before its lease ends), exit 0;
 a second SIGTERM or SIGINT ends it at once (exit 1; the launch is recovered after its lease).
 SIGHUP: reads --config again and applies what can change without a restart (the scheduler's
-flags, --follow-interval, [[watch]], [[gate]], and the webhook's secrets, read again from
-their file, so a secret is rotated without a restart); the port's flags, --store and turning
-webhooks on or off need a restart. A configuration that does not check changes nothing.
+flags, --follow-interval, [[watch]], [[gate]], and the webhook's secrets, read again from their file, so a
+secret is rotated without a restart); the secrets apply at once, even while a pass or a long
+exec: launch runs, the scheduler's settings from its next pass. The port's flags, --store and
+turning webhooks on or off need a restart. A configuration that does not check changes nothing.
+A store file removed or replaced under `run` is refused from then on (`store-replaced`, and
+GET /readyz answers 503) rather than written into a file no path names: restart on a store.
 
 --config FILE (TOML): keys are the long flags without dashes in front, [[watch]] tables name
 the repositories to ingest; a flag on the command line wins over the file:
@@ -186,13 +190,15 @@ pub fn run(
         // Ends with the process (it looks at the stop flag twice a second).
         drop(listen::start(url.clone(), wake.clone()));
     }
+    let pending = reload::Pending::default();
+    let hangup = reload::start(outside, intake, wake.clone(), pending.clone())?;
     let (for_thread, rung) = (args.clone(), wake.clone());
     let scheduling = std::thread::Builder::new()
         .name("deferral-scheduler".into())
         .spawn(
             move || match scheduler::Settings::from_args(&for_thread, &outside) {
                 Ok(settings) => {
-                    scheduler::Scheduler::new(connection, settings, rung, outside, intake).run()
+                    scheduler::Scheduler::new(connection, settings, rung, outside, pending).run()
                 }
                 Err(err) => crate::logs::message(
                     "error",
@@ -208,7 +214,7 @@ pub fn run(
             )
         })?;
     let served = runtime.block_on(async {
-        let stop = signals::watch(wake.clone())?;
+        let stop = signals::watch(wake.clone(), hangup)?;
         // Ready once the signals are watched: a SIGTERM from now on stops cleanly.
         port.announce();
         port.serve(stop).await

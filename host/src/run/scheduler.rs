@@ -14,7 +14,6 @@ use crate::error::{HostError, HostErrorKind};
 use crate::ops::ingest::WatchOptions;
 use crate::store::Store;
 use crate::tick::{self, TickOptions, TickReport};
-use crate::webhook::Intake;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -57,12 +56,22 @@ impl Settings {
             quiet: args.quiet,
         })
     }
+
+    /// The `[[watch]]` tables, as a webhook delivery ingests for them.
+    pub fn watches(&self) -> &[WatchOptions] {
+        &self.watches
+    }
+
+    /// The `[[gate]]` tables, as a webhook delivery is taken for them.
+    pub fn gates(&self) -> &[crate::ops::gate::GateOptions] {
+        &self.gates
+    }
 }
 
 pub struct Scheduler {
     store: Box<dyn Store + Send>,
-    /// The port's webhook intake, whose secrets and watches SIGHUP replaces.
-    intake: Option<Intake>,
+    /// What the last SIGHUP read and checked (see `super::reload`), taken before a pass.
+    pending: super::reload::Pending,
     outside: Outside,
     settings: Settings,
     wake: Arc<Wake>,
@@ -89,11 +98,11 @@ impl Scheduler {
         settings: Settings,
         wake: Arc<Wake>,
         outside: Outside,
-        intake: Option<Intake>,
+        pending: super::reload::Pending,
     ) -> Scheduler {
         Scheduler {
             store,
-            intake,
+            pending,
             outside,
             settings,
             wake,
@@ -245,50 +254,23 @@ impl Scheduler {
         }
     }
 
-    /// SIGHUP: the scheduler's settings, and the webhook's secrets and watches, from the command
-    /// line and the file as they are now. A file that does not parse, settings that do not
-    /// check, or webhooks turned on or off (a restart does that) leave the running ones as they
-    /// are, all of them.
+    /// SIGHUP: the settings from the configuration the reload thread read and checked (the
+    /// webhook's secrets were replaced there already, at once).
     fn reload(&mut self) {
-        let outside = self.outside;
-        let running = self.intake.is_some();
-        let read = (outside.reload)().and_then(|args| {
-            let settings = Settings::from_args(&args, &outside)?;
-            Ok((webhook_secrets(&args, running)?, settings))
-        });
-        match read {
-            Ok((secrets, settings)) => {
-                if let (Some(intake), Some(secrets)) = (&self.intake, secrets) {
-                    intake.replace(secrets, settings.watches.clone());
-                    intake.gates().replace(settings.gates.clone());
-                }
+        let Some(args) = self.pending.lock().ok().and_then(|mut slot| slot.take()) else {
+            return;
+        };
+        match Settings::from_args(&args, &self.outside) {
+            Ok(settings) => {
                 self.settings = settings;
                 // The new follow interval and watches apply from this pass on.
                 self.last_follow = None;
-                log("info", "configuration read again (SIGHUP)");
             }
             Err(err) => log(
                 "error",
-                &format!("configuration not applied, the running one stays: {err}"),
+                &format!("the scheduler's settings not applied, the running ones stay: {err}"),
             ),
         }
-    }
-}
-
-/// The webhook's secrets read again from their file, when webhooks run; an error when the
-/// configuration now turns them on or off, which needs a restart.
-fn webhook_secrets(args: &RunArgs, running: bool) -> Result<Option<Vec<Vec<u8>>>, HostError> {
-    match (running, args.webhook.secrets()?) {
-        (true, Some(secrets)) => Ok(Some(secrets)),
-        (false, None) => Ok(None),
-        (true, None) => Err(HostError::new(
-            HostErrorKind::InvalidConfig,
-            "github-webhook-secret-file is no longer given: turning webhooks off needs a restart",
-        )),
-        (false, Some(_)) => Err(HostError::new(
-            HostErrorKind::InvalidConfig,
-            "github-webhook-secret-file is new: turning webhooks on needs a restart",
-        )),
     }
 }
 

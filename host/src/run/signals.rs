@@ -1,15 +1,21 @@
 //! The signals `run` answers, on the port's runtime: SIGTERM and SIGINT stop it (the port
 //! stops taking requests, the scheduler finishes its pass; a second one ends the process at
-//! once, exit 1), SIGHUP reads the configuration again (`cli::config`).
+//! once, exit 1), SIGHUP reads the configuration again (on the reload thread, `super::reload`,
+//! never waiting for the scheduler's pass).
 
 use super::wake::Wake;
 use crate::error::{HostError, HostErrorKind};
+use std::sync::mpsc::SyncSender;
 use std::sync::Arc;
 use tokio::signal::unix::{signal, SignalKind};
 
 /// Watches the signals; the future resolves at the first SIGTERM or SIGINT, after telling the
 /// scheduler to stop. Must be called on the runtime.
-pub fn watch(wake: Arc<Wake>) -> Result<impl std::future::Future<Output = ()>, HostError> {
+/// Each SIGHUP rings `hangup` (the reload thread's bell).
+pub fn watch(
+    wake: Arc<Wake>,
+    hangup: SyncSender<()>,
+) -> Result<impl std::future::Future<Output = ()>, HostError> {
     let failed = |e: std::io::Error| {
         HostError::new(
             HostErrorKind::SignalFailed,
@@ -19,10 +25,10 @@ pub fn watch(wake: Arc<Wake>) -> Result<impl std::future::Future<Output = ()>, H
     let mut term = signal(SignalKind::terminate()).map_err(failed)?;
     let mut int = signal(SignalKind::interrupt()).map_err(failed)?;
     let mut hup = signal(SignalKind::hangup()).map_err(failed)?;
-    let reload = wake.clone();
     tokio::spawn(async move {
         while hup.recv().await.is_some() {
-            reload.reload();
+            // Full: a read is due already and takes this one's file too.
+            let _ = hangup.try_send(());
         }
     });
     Ok(async move {

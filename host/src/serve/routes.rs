@@ -131,6 +131,9 @@ pub fn status_of(err: &HostError) -> u16 {
         (Some(HostErrorKind::WrongHandle | HostErrorKind::LaunchNotAllowed), _) => 403,
         (Some(HostErrorKind::LaunchConflict), _) => 409,
         (Some(HostErrorKind::InvalidRequest), _) => 400,
+        // The store's file was removed or replaced under the port: not this request's fault,
+        // and not answered until the host is restarted on a store (as `/readyz` says).
+        (Some(HostErrorKind::StoreReplaced), _) => 503,
         (_, EXIT_INVALID) => 422,
         (_, EXIT_FAILURE) => 500,
         _ => 409,
@@ -205,7 +208,9 @@ impl Body {
 pub fn handle(store: &dyn Store, policy: &Policy, request: &Request) -> Response {
     let result = match route(&request.path) {
         Some(Route::Page) => crate::html::store_page(store, now_ms())
-            .and_then(|page| crate::pools::view::with_held_section(store, page, now_ms()))
+            .and_then(|page| {
+                crate::pools::view::with_held_section(store, page, now_ms(), &policy.pools)
+            })
             .map(Response::html),
         Some(Route::Metrics) => crate::metrics::serve::exposition(store).map(|text| {
             Response::json(200, text).with_header("Content-Type", crate::metrics::CONTENT_TYPE)
@@ -213,11 +218,16 @@ pub fn handle(store: &dyn Store, policy: &Policy, request: &Request) -> Response
         Some(Route::Deferrals) => record(store, policy, &request.body),
         Some(Route::Deferral(id)) => coordinator::load(store, id).map(|d| {
             let mut view = with_run(store, &d);
-            crate::pools::view::Pools::default().annotate(store, &d, &mut view, now_ms());
+            crate::pools::view::Pools::with_options(policy.pools.clone()).annotate(
+                store,
+                &d,
+                &mut view,
+                now_ms(),
+            );
             Response::json(200, view.to_string())
         }),
-        Some(Route::Receipt(digest)) => by_receipt(store, digest),
-        Some(Route::Pools) => crate::pools::view::pools_json(store, now_ms())
+        Some(Route::Receipt(digest)) => by_receipt(store, policy, digest),
+        Some(Route::Pools) => crate::pools::view::pools_json(store, now_ms(), &policy.pools)
             .map(|pools| Response::json(200, pools.to_string())),
         Some(Route::Admissions) => admissions::admit(store, policy, &request.body),
         Some(Route::Release(seq)) => admissions::release(store, seq, &request.body),
@@ -311,7 +321,7 @@ fn record(store: &dyn Store, policy: &Policy, body: &[u8]) -> Result<Response, H
 /// `GET /v1/receipts/{digest}`: the deferral by the digest of its recorded handoff receipt or
 /// of any receipt the host issued for it (the core's `digest`, lowercase hex), as
 /// `GET /v1/deferrals/{id}` answers it.
-fn by_receipt(store: &dyn Store, digest: &str) -> Result<Response, HostError> {
+fn by_receipt(store: &dyn Store, policy: &Policy, digest: &str) -> Result<Response, HostError> {
     let not_found = || {
         HostError::new(
             HostErrorKind::NotFound,
@@ -330,7 +340,12 @@ fn by_receipt(store: &dyn Store, digest: &str) -> Result<Response, HostError> {
         .ok_or_else(not_found)?;
     let d = coordinator::load(store, &id)?;
     let mut view = with_run(store, &d);
-    crate::pools::view::Pools::default().annotate(store, &d, &mut view, now_ms());
+    crate::pools::view::Pools::with_options(policy.pools.clone()).annotate(
+        store,
+        &d,
+        &mut view,
+        now_ms(),
+    );
     Ok(Response::json(200, view.to_string()))
 }
 

@@ -282,7 +282,9 @@ async fn handle_with_store(request: Request, app: &Arc<App>) -> Response {
         Ok(Ok(response)) => response,
         Ok(Err(err)) => {
             crate::metrics::counting_store::count(crate::metrics::serve::store_errors(), &err);
-            Response::error(500, err.code(), &err.to_string())
+            // No connection to be had: the status its code has (503 for `store-replaced`).
+            let err = crate::error::HostError::from(err);
+            Response::json(routes::status_of(&err), err.to_json_value().to_string())
         }
         Err(_) => Response::error(500, "internal", "the handler failed; see the server log"),
     }

@@ -5,12 +5,16 @@
 
 use super::group_commit::GroupCommit;
 use crate::store::forward::{Forward, Forwarded};
+use crate::store::sqlite::identity::FileId;
 use crate::store::{Deferral, IntegrityCheck, NewDeferral, Store, StoreError, StoreUrl};
 use std::sync::Mutex;
 
 /// Open connections not in use, and the writer every handler shares.
 pub struct Stores {
     url: StoreUrl,
+    /// The SQLite file the port started on: a connection opened later opens that file or none
+    /// (a file put at the path since is another store, never half served).
+    file: Option<FileId>,
     idle: Mutex<Vec<Box<dyn Store + Send>>>,
     writer: GroupCommit,
 }
@@ -19,11 +23,24 @@ impl Stores {
     /// Starts the group-commit writer on a connection of its own.
     pub fn new(url: StoreUrl) -> Result<Stores, StoreError> {
         let writer = GroupCommit::start(url.open_existing(IntegrityCheck::Off)?);
+        let file = match &url {
+            StoreUrl::Sqlite(path) => Some(FileId::of(path)?),
+            StoreUrl::Postgres(_) => None,
+        };
         Ok(Stores {
             url,
+            file,
             idle: Mutex::new(Vec::new()),
             writer,
         })
+    }
+
+    /// A new connection, to the file the port started on.
+    fn open(&self) -> Result<Box<dyn Store + Send>, StoreError> {
+        if let (Some(file), StoreUrl::Sqlite(path)) = (&self.file, &self.url) {
+            file.check(path)?;
+        }
+        self.url.open_existing(IntegrityCheck::Off)
     }
 
     /// Runs `work` with a store whose inserts are group-committed. Blocks: call it from a
@@ -33,9 +50,9 @@ impl Stores {
         let pooled = self.idle.lock().ok().and_then(|mut idle| idle.pop());
         let conn = match pooled {
             Some(conn) => conn,
-            // The store was opened, migrated and checked at start; a store deleted since is
-            // refused (`store-not-found`), never made again empty.
-            None => self.url.open_existing(IntegrityCheck::Off)?,
+            // The store was opened, migrated and checked at start; a store removed or replaced
+            // since is refused (`store-replaced`), never made again empty.
+            None => self.open()?,
         };
         let session = Forwarded(Session {
             conn: &*conn,
@@ -54,7 +71,7 @@ impl Stores {
         let pooled = self.idle.lock().ok().and_then(|mut idle| idle.pop());
         let conn = match pooled {
             Some(conn) => conn,
-            None => self.url.open_existing(IntegrityCheck::Off)?,
+            None => self.open()?,
         };
         conn.get("readyz")?;
         if let Ok(mut idle) = self.idle.lock() {

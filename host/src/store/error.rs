@@ -30,6 +30,9 @@ pub enum StoreError {
     Backend(String),
     /// The store does not exist and this command does not create one (see `store::existing`).
     Missing(String),
+    /// The SQLite file this process opened was removed or replaced since (see
+    /// `store::sqlite::identity`): refused rather than read or written.
+    Replaced(String),
 }
 
 impl StoreError {
@@ -44,6 +47,7 @@ impl StoreError {
             StoreError::SchemaTooNew { .. } => "schema-too-new",
             StoreError::Backend(_) => "store-error",
             StoreError::Missing(_) => "store-not-found",
+            StoreError::Replaced(_) => "store-replaced",
         }
     }
 }
@@ -65,7 +69,7 @@ impl fmt::Display for StoreError {
                 "the store has schema version {found}, newer than the {supported} this program knows"
             ),
             StoreError::Backend(message) => write!(f, "store error: {message}"),
-            StoreError::Missing(message) => f.write_str(message),
+            StoreError::Missing(message) | StoreError::Replaced(message) => f.write_str(message),
         }
     }
 }

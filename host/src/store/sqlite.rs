@@ -9,6 +9,7 @@
 
 mod counts;
 mod header;
+pub(crate) mod identity;
 mod journal;
 mod ownership;
 mod sql_conn;
@@ -65,6 +66,8 @@ pub enum IntegrityCheck {
 pub struct SqliteStore {
     conn: Connection,
     path: PathBuf,
+    /// The file opened: every read and write first checks that `path` still names it.
+    file: identity::FileId,
     /// Inside [`Store::insert_batch`]: each write is a savepoint of the batch's transaction.
     ///
     /// [`Store::insert_batch`]: super::Store::insert_batch
@@ -94,6 +97,7 @@ impl SqliteStore {
             | OpenFlags::SQLITE_OPEN_URI
             | OpenFlags::SQLITE_OPEN_NOFOLLOW;
         let conn = Connection::open_with_flags(path, flags).map_err(backend)?;
+        let file = identity::FileId::of(path)?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(backend)?;
         // The first read of the file: one that is not a database is named for what it is.
         if let Err(err) = conn.query_row("PRAGMA schema_version", [], |r| r.get::<_, i64>(0)) {
@@ -116,6 +120,7 @@ impl SqliteStore {
         let store = SqliteStore {
             conn,
             path: path.to_path_buf(),
+            file,
             batch: Cell::new(Batch::Off),
         };
         match check {
@@ -129,6 +134,12 @@ impl SqliteStore {
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Whether `--store`'s path still names the file this connection opened (see
+    /// [`identity`]): `store-replaced` when it was removed or another file put there.
+    pub fn check_file(&self) -> Result<(), StoreError> {
+        self.file.check(&self.path)
     }
 
     /// The underlying connection, for benchmarks and tests that bulk-load rows.
@@ -187,7 +198,9 @@ impl SqliteStore {
         self.conn
             .execute_batch("BEGIN IMMEDIATE")
             .map_err(backend)?;
-        match body(&self.conn) {
+        // Checked under the write lock, just before the commit: nothing is committed into a
+        // file that no path names any more.
+        match body(&self.conn).and_then(|value| self.check_file().map(|()| value)) {
             Ok(value) => match self.conn.execute_batch("COMMIT") {
                 Ok(()) => Ok(value),
                 Err(err) => {
@@ -255,7 +268,8 @@ impl SqliteStore {
                 "a failed item could not be undone; the batch was rolled back".into(),
             ))
         } else {
-            self.conn.execute_batch("COMMIT").map_err(backend)
+            self.check_file()
+                .and_then(|()| self.conn.execute_batch("COMMIT").map_err(backend))
         };
         match committed {
             Ok(()) => results,

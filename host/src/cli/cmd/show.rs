@@ -40,7 +40,10 @@ pub(in crate::cli) fn execute(cli: &Cli, args: &ShowArgs) -> Result<(), HostErro
             json!({"deferral": view, "receipts": receipts, "events": events, "observations": observations})
         );
     } else {
-        let mut text = show_text(&d, &receipts, &events, now_ms());
+        let now = now_ms();
+        let mut pools = crate::pools::view::Pools::default();
+        let held = pools.held(&*store, &d, now);
+        let mut text = show_text(&d, &receipts, &events, now, held.as_ref());
         if let Some(url) = run_url(&*store, &d) {
             let url = printable(&url);
             text = text.replacen("\nfence ", &format!("\nrun           {url}\nfence "), 1);
@@ -52,8 +55,7 @@ pub(in crate::cli) fn execute(cli: &Cli, args: &ShowArgs) -> Result<(), HostErro
                 text = text.replacen("\nfence ", &line, 1);
             }
         }
-        let mut pools = crate::pools::view::Pools::default();
-        if let Some(why) = pools.held_text(&*store, &d, now_ms()) {
+        if let Some(why) = pools.held_text(&*store, &d, now) {
             let why = printable(&why);
             text = text.replacen("\nfence ", &format!("\nheld          {why}\nfence "), 1);
         }

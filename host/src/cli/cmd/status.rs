@@ -15,10 +15,19 @@ use serde_json::{json, Value};
 pub(in crate::cli) fn execute(cli: &Cli, args: &StatusArgs) -> Result<(), HostError> {
     let store = open_store(cli)?;
     if args.pools {
+        // `status` takes no pool flags: the defaults of `tick` (a hold a pass wrote is shown
+        // as written, whatever its flags).
+        let options = crate::pools::PoolOptions::default();
         if args.json {
-            out!("{}", crate::pools::view::pools_json(&*store, now_ms())?);
+            out!(
+                "{}",
+                crate::pools::view::pools_json(&*store, now_ms(), &options)?
+            );
         } else {
-            print!("{}", crate::pools::view::pools_text(&*store, now_ms())?);
+            print!(
+                "{}",
+                crate::pools::view::pools_text(&*store, now_ms(), &options)?
+            );
         }
         return Ok(());
     }
@@ -33,7 +42,12 @@ pub(in crate::cli) fn execute(cli: &Cli, args: &StatusArgs) -> Result<(), HostEr
             )?,
         };
         let page = crate::html::status_page(&store.count_by_state()?, &rows, now_ms());
-        let page = crate::pools::view::with_held_section(&*store, page, now_ms())?;
+        let page = crate::pools::view::with_held_section(
+            &*store,
+            page,
+            now_ms(),
+            &crate::pools::PoolOptions::default(),
+        )?;
         crate::html::write_page_file(path, &page)?;
         out!(
             "{}",
@@ -64,17 +78,19 @@ pub(in crate::cli) fn execute(cli: &Cli, args: &StatusArgs) -> Result<(), HostEr
             None => out!("{}", json!({ "deferrals": list })),
         }
     } else {
-        let mut text = status_table(&rows, now_ms());
-        // The workflow run of each current attempt that has one, below the table.
+        // One reading of the clock for the table and the lines below it: one hold, one end.
+        let now = now_ms();
         let mut pools = crate::pools::view::Pools::default();
+        let mut text = status_table(&rows, now, &mut |d| pools.held(&*store, d, now));
+        // The workflow run of each current attempt that has one, below the table.
         for d in &rows {
             if let Some(url) = run_url(&*store, d) {
                 text.push_str(&format!("run of {}: {}\n", d.id, printable(&url)));
             }
-            if let Some(why) = pools.held_text(&*store, d, now_ms()) {
+            if let Some(why) = pools.held_text(&*store, d, now) {
                 text.push_str(&format!("held {}: {}\n", d.id, printable(&why)));
             }
-            if let Some(start) = pools.expected_text(&*store, d, now_ms()) {
+            if let Some(start) = pools.expected_text(&*store, d, now) {
                 text.push_str(&format!("expected start {}: {start}\n", d.id));
             }
         }

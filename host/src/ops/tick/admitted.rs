@@ -23,6 +23,7 @@ fn how<'a>(
         skip_kinds,
         limit,
         dry_run,
+        hold_only: false,
     }
 }
 
@@ -55,6 +56,39 @@ pub(super) fn dry_run(
         report.held.extend(Held::of(&pass));
     }
     Ok(())
+}
+
+/// The holds as the pass leaves them, written to the pools' rows: a launch that reported in
+/// this pass (its last line) lifted its pool's hold and may have replaced the window the pass
+/// decided on (an assumed reset an hour away with the real one), so each pool that held decides
+/// again, and its hold, not the one from before the launches, is what the report, `status` and
+/// the page say (see `pools::hold`). A pool that would now admit is not held (its due
+/// deferrals launch at the next pass) and writes no admission here.
+fn holds_after(
+    store: &dyn Store,
+    options: &TickOptions,
+    skip_kinds: &[&str],
+    now_ms: &dyn Fn() -> u64,
+    held: &[Held],
+) -> Vec<Held> {
+    let mut after = Vec::new();
+    for before in held {
+        let how = Admit {
+            hold_only: true,
+            ..how(options, skip_kinds, options.limit, false)
+        };
+        // A pool another ticker keeps changing: its hold from before the launches stands (the
+        // pass did its work; the next one decides again).
+        let Ok(pass) = admission::admit(store, &before.pool, &how, now_ms) else {
+            after.push(before.clone());
+            continue;
+        };
+        if let Some(mut now) = Held::of(&pass) {
+            now.admitted = before.admitted;
+            after.push(now);
+        }
+    }
+    after
 }
 
 /// Releases an admission that was not used (no attempt ran under it).
@@ -144,6 +178,7 @@ pub(super) fn launch_admitted(
         }
         report.held.extend(Held::of(&pass));
     }
+    report.held = holds_after(store, options, &skip_kinds, now_ms, &report.held);
     if !not_ready.is_empty() {
         // One given back or skipped in this pass is in the report already, with its cause.
         let listed: Vec<String> = (report.launched.iter().map(|e| e.id.clone()))

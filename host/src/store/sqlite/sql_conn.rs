@@ -149,10 +149,13 @@ impl SqlConn for Lite<'_> {
 }
 
 impl super::super::sql::SqlBackend for super::SqliteStore {
+    /// A read of a file no path names any more is refused too: `/readyz` reads, and a host
+    /// whose store was removed must not answer from it as if nothing happened.
     fn sql_read<T>(
         &self,
         body: impl FnOnce(&mut dyn SqlConn) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
+        self.check_file()?;
         body(&mut Lite(&self.conn))
     }
 
