@@ -178,6 +178,18 @@ fn ms(end: Option<u64>) -> Option<String> {
     end.map(iso8601)
 }
 
+/// The first `expected_start_ms` anywhere in `view`.
+fn expected_start(view: &serde_json::Value) -> Option<u64> {
+    match view {
+        serde_json::Value::Object(map) => map
+            .get("expected_start_ms")
+            .and_then(serde_json::Value::as_u64)
+            .or_else(|| map.values().find_map(expected_start)),
+        serde_json::Value::Array(items) => items.iter().find_map(expected_start),
+        _ => None,
+    }
+}
+
 /// Every surface gives `until`.
 fn all_say(ends: &[(String, Option<String>)], until: u64) {
     let want = Some(iso8601(until));
@@ -228,6 +240,14 @@ fn right_after_a_tick_holds_every_surface_gives_the_same_end() {
         iso8601(reset_s * 1000)
     );
     all_say(&every_end(&host, &serve, &held), until);
+    // The forecast says the same time: the held start when the hold ends, not at the bare reset
+    // plus the buffer (this host's jitter is in both).
+    let view = serve.get(&format!("/v1/deferrals/{}", held[0]));
+    assert_eq!(
+        expected_start(&view).map(iso8601),
+        Some(iso8601(until)),
+        "the forecast's start of a held deferral is the hold's end: {view}"
+    );
     let table = text(&host, &["status"]);
     assert!(
         !table.contains("due now"),

@@ -4,7 +4,7 @@
 //! A pure function of what the pool knows: it plays admission window by window with the rule
 //! `admission::decide` uses ([`super::fair::turns`], the room above the reserve, the urgent
 //! share, an unknown cost alone in its window). The first window is what is left now (less
-//! what is admitted and not reported); each later window opens at the reset plus the buffer,
+//! what is admitted and not reported); each later window opens at the reset plus the buffer and this host's jitter,
 //! one learned window length (`length_ms`) after the one before, with the limit believed for
 //! it, less what other programs spent of the current window (assumed again, as the ledger's
 //! own next window assumes it), the rest for the backlog (what is admitted now is taken as
@@ -16,7 +16,7 @@
 //! quota, a report of a lower limit, attempts that defer again, retries and new records all
 //! move it; it is recomputed on every read.
 
-use super::admission::{buffer_ms, fits_a_window, metered, room, Room};
+use super::admission::{buffer_ms, fits_a_window, jitter_ms, metered, room, Room};
 use super::fair::urgent_room;
 use super::turns::{Offer, Queue};
 use super::PoolOptions;
@@ -156,13 +156,16 @@ pub fn forecast(
     }
     let mut room = room(&row, open);
     let urgent = urgent_room(&row, options);
+    // A window opens for this host at its reset plus the buffer and this host's jitter for the
+    // pool, as a hold ends (`admission::jitter_ms`): the forecast and the hold say one time.
+    let opens = buffer.saturating_add(jitter_ms(&pool.name, options));
     let mut refills: Vec<Refill> = Resource::ALL
         .into_iter()
         .filter_map(|r| {
             let w = row.window(r)?;
             Some(Refill {
                 resource: r,
-                at_ms: w.reset_ms.saturating_add(buffer),
+                at_ms: w.reset_ms.saturating_add(opens),
                 full: i64::try_from(
                     w.next_limit
                         .saturating_sub(w.others())

@@ -52,7 +52,12 @@ fn reload(outside: &Outside, intake: Option<&Intake>, wake: &Wake, pending: &Pen
         // Checked here, built again on the scheduler's thread.
         let settings = Settings::from_args(&args, outside)?;
         let secrets = webhook_secrets(&args, intake.is_some())?;
-        Ok((args, settings.watches().to_vec(), settings.gates().to_vec(), secrets))
+        Ok((
+            args,
+            settings.watches().to_vec(),
+            settings.gates().to_vec(),
+            secrets,
+        ))
     });
     match read {
         Ok((args, watches, gates, secrets)) => {
