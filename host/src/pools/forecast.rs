@@ -4,8 +4,9 @@
 //! A pure function of what the pool knows: it plays admission window by window with the rule
 //! `admission::decide` uses ([`super::fair::turns`], the room above the reserve, the urgent
 //! share, an unknown cost alone in its window). The first window is what is left now (less
-//! what is admitted and not reported); each later window opens at the reset plus the buffer and this host's jitter,
-//! one learned window length (`length_ms`) after the one before, with the limit believed for
+//! what is admitted and not reported); each later window opens at the reset plus the buffer
+//! and this host's jitter (when a hold ends), one learned window length (`length_ms`) after
+//! the one before, with the limit believed for
 //! it, less what other programs spent of the current window (assumed again, as the ledger's
 //! own next window assumes it), the rest for the backlog (what is admitted now is taken as
 //! reported by then). Jobs not
