@@ -37,7 +37,11 @@ fn gate_line(cost: u64, limit: u64, remaining: u64, reserve: u64, reset_s: u64) 
 }
 
 fn record(host: &Host, launch: &str, pool: &str, line: &str) -> String {
-    let out = host.expect(0, &["record", "--launch", launch, "--pool", pool, "-"], line);
+    let out = host.expect(
+        0,
+        &["record", "--launch", launch, "--pool", pool, "-"],
+        line,
+    );
     out["id"].as_str().unwrap().to_string()
 }
 
@@ -136,7 +140,14 @@ fn postgres_a_burst_of_close_resets_never_makes_a_pool_admit_a_window_per_pass()
 fn a_reserve_at_the_limit(host: &Host) {
     let reset = (now() / 1000 + 5) * 1000;
     let reset_s = reset / 1000;
-    let waiting = |pool: &str| record(host, "exec:/bin/true", pool, &gate_line(10, 45, 45, 5, reset_s));
+    let waiting = |pool: &str| {
+        record(
+            host,
+            "exec:/bin/true",
+            pool,
+            &gate_line(10, 45, 45, 5, reset_s),
+        )
+    };
     let released = waiting("released");
     let larger = waiting("larger");
     let serve = Serve::start(host, &["exec:"]);
