@@ -74,11 +74,20 @@ fn pool<'a>(pools: &'a Value, name: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("pool {name} listed: {pools}"))
 }
 
-/// The burst: one runner reports resets a few milliseconds apart, each after the one
+/// How a runner reports its resets.
+#[derive(Clone, Copy)]
+enum Resets {
+    /// All already past when sent, each a bit more than the tolerance after the one before.
+    Past,
+    /// Each a little ahead when sent, sent once the one before has passed.
+    Passing,
+}
+
+/// The burst: one runner reports resets ever closer together, each after the one
 /// before, so the shortest gap the pool has seen falls to milliseconds. Then 20 deferrals of
 /// 10 wait in a window of 45 with a reserve of 5 (4 fit). Pass after pass, the pool admits 4
 /// and holds the rest: never 4 more per pass because it believes a window of milliseconds.
-fn a_burst_of_close_resets(host: &Host) {
+fn close_resets(host: &Host, resets: Resets) {
     let ids: Vec<String> = (0..20)
         .map(|_| {
             let line = gate_line(10, 45, 45, 5, 1);
@@ -86,11 +95,17 @@ fn a_burst_of_close_resets(host: &Host) {
         })
         .collect();
     let serve = Serve::start(host, &["exec:"]);
-    // Resets in the past, each a bit more than the tolerance (half the learned length) after
-    // the one before: every one reads as a later window, every gap as a window length.
-    let mut reset = now() - 120_000;
+    // Each gap a bit more than the tolerance (half the length learned so far): every reset
+    // reads as a later window, every gap as a window length.
+    let mut reset = match resets {
+        Resets::Past => now() - 120_000,
+        Resets::Passing => now() + 20,
+    };
     let mut gap = 2_100u64;
     for _ in 0..24 {
+        if let Resets::Passing = resets {
+            until_past(reset.saturating_sub(gap));
+        }
         let (status, out) = ask(&serve, "app-42", 1, rest(45, 45, 5, reset));
         assert!(status == 200 || status == 201, "{status} {out}");
         if let Some(seq) = out["admission"].as_str() {
@@ -100,6 +115,7 @@ fn a_burst_of_close_resets(host: &Host) {
         gap = (gap / 2 + 2).max(3);
     }
     drop(serve);
+    until_past(reset);
     let mut all = Vec::new();
     for _ in 0..6 {
         let report = tick(host);
@@ -122,7 +138,7 @@ fn a_burst_of_close_resets(host: &Host) {
 
 #[test]
 fn a_burst_of_close_resets_never_makes_a_pool_admit_a_window_per_pass() {
-    a_burst_of_close_resets(&Host::new());
+    close_resets(&Host::new(), Resets::Past);
 }
 
 #[test]
@@ -130,7 +146,22 @@ fn postgres_a_burst_of_close_resets_never_makes_a_pool_admit_a_window_per_pass()
     let Some(schema) = common::pg::schema_or_skip() else {
         return;
     };
-    a_burst_of_close_resets(&Host::with_store(&schema.url).init());
+    close_resets(&Host::with_store(&schema.url).init(), Resets::Past);
+}
+
+/// The same with resets that really pass, a few milliseconds ahead of each report: the pool
+/// learns no window shorter than a minute.
+#[test]
+fn close_resets_that_really_pass_teach_no_window_shorter_than_a_minute() {
+    close_resets(&Host::new(), Resets::Passing);
+}
+
+#[test]
+fn postgres_close_resets_that_really_pass_teach_no_window_shorter_than_a_minute() {
+    let Some(schema) = common::pg::schema_or_skip() else {
+        return;
+    };
+    close_resets(&Host::with_store(&schema.url).init(), Resets::Passing);
 }
 
 /// A reserve at or above the limit holds its window, as `limit: 0` does, and is unlearned when
