@@ -47,8 +47,10 @@ pub struct WindowState {
     /// The reset of the window before this one (0: none known): reports of a reset up to it
     /// are of an earlier window, and admissions made before it were charged there.
     pub opened_after_ms: u64,
-    /// How long a window lasts, as learned from consecutive resets ([`MAX_WINDOW_MS`] until
-    /// two are seen).
+    /// How long a window lasts, as learned from the resets of consecutive windows that passed
+    /// ([`MAX_WINDOW_MS`] until one is seen; see `learn_length`). What the pool acts on is
+    /// never shorter than [`MIN_WINDOW_MS`] ([`WindowState::assumed_length`]); the forecast
+    /// reads this as learned.
     pub length_ms: u64,
     /// The limit believed for the next window: the lowest non-zero limit reported of this one
     /// (a raise is believed once a report of a later window gives it; a report of 0 is this
@@ -63,9 +65,10 @@ pub struct WindowState {
 /// long until a report teaches a shorter length.
 pub const MAX_WINDOW_MS: u64 = 3_600_000;
 
-/// The shortest window length a pool learns, whatever the resets reported: GitHub's primary
-/// windows last an hour and its secondary limits a minute, so a gap between two resets shorter
-/// than this is taken as this (a burst of resets milliseconds apart teaches no window of
+/// The shortest window a pool assumes, whatever the resets reported: GitHub's primary windows
+/// last an hour and its secondary limits a minute, so a window the pool opens itself is assumed
+/// to last at least this long, and two resets are one window when they differ by the tolerance
+/// of a window this long (a burst of resets milliseconds apart teaches no window of
 /// milliseconds).
 pub const MIN_WINDOW_MS: u64 = 60_000;
 
@@ -148,7 +151,13 @@ impl Sane {
 impl WindowState {
     /// The tolerance between two resets of one window.
     pub fn tolerance(&self) -> u64 {
-        RESET_TOLERANCE_MS.min(self.length_ms / 2)
+        RESET_TOLERANCE_MS.min(self.assumed_length() / 2)
+    }
+
+    /// How long a window the pool opens itself is assumed to last: the learned length, never
+    /// shorter than [`MIN_WINDOW_MS`].
+    pub fn assumed_length(&self) -> u64 {
+        self.length_ms.max(MIN_WINDOW_MS)
     }
 
     /// The ledger of a first report: the reported window (its figures bounded), nothing spent.
@@ -347,7 +356,7 @@ impl WindowState {
             spent_at_report: 0,
             reserve,
             reset_ms: now_ms
-                .saturating_add(self.length_ms)
+                .saturating_add(self.assumed_length())
                 .saturating_add(self.tolerance()),
             reset_known: false,
             opened_after_ms: self.reset_ms,
@@ -408,14 +417,15 @@ impl WindowState {
 /// end at `reset_ms`, read at `observed_ms`. Evidence only when the previous window had passed
 /// when the report was read (`observed_ms` is never later than the host's clock, so a runner
 /// cannot claim time that has not passed) and the new reset lies ahead of the read; the gap is
-/// then the length, bounded to [`MIN_WINDOW_MS`]..=[`MAX_WINDOW_MS`] (a gap over several windows
-/// is at most an hour). The latest evidence wins: a length learned short grows back when later
-/// windows are longer.
+/// then the length, at most [`MAX_WINDOW_MS`] (a gap over several windows is at most an hour;
+/// it is more than the tolerance, or the two resets would be one window). The latest evidence
+/// wins: a length learned short grows back when later windows are longer. What the pool acts
+/// on is never shorter than [`MIN_WINDOW_MS`] ([`WindowState::assumed_length`]).
 fn learn_length(length_ms: u64, previous_ms: u64, reset_ms: u64, observed_ms: u64) -> u64 {
     if observed_ms < previous_ms || reset_ms <= observed_ms {
         return length_ms;
     }
-    (reset_ms - previous_ms).clamp(MIN_WINDOW_MS, MAX_WINDOW_MS)
+    (reset_ms - previous_ms).min(MAX_WINDOW_MS)
 }
 
 #[cfg(test)]
@@ -461,9 +471,11 @@ mod tests {
             },
         );
         assert_eq!((next.remaining, next.reset_ms), (44, 20_000));
+        assert_eq!(next.length_ms, 10_000, "learned from consecutive resets");
         assert_eq!(
-            next.length_ms, MIN_WINDOW_MS,
-            "learned from consecutive resets, never shorter than a minute"
+            next.assumed_length(),
+            MIN_WINDOW_MS,
+            "acted on: a minute at least"
         );
         let bigger = WindowState::merge(Some(&next), &obs(1_000, 999, 20_000, "f"));
         assert_eq!(
@@ -556,7 +568,7 @@ mod tests {
                 known.reset_known,
                 known.length_ms
             ),
-            (5, 13_000, true, MIN_WINDOW_MS)
+            (5, 13_000, true, 3_000)
         );
         let zero = WindowState::merge(Some(&known), &obs(0, 0, 13_000, "glitch"));
         assert_eq!((zero.limit, zero.remaining), (0, 0));
@@ -569,7 +581,7 @@ mod tests {
         assert_eq!(
             after.reset_ms,
             14_000 + MIN_WINDOW_MS + RESET_TOLERANCE_MS,
-            "the learned length"
+            "the learned length, never less than a minute"
         );
     }
 
@@ -637,8 +649,8 @@ mod tests {
         // A later reset read after this window passed, 2.5 s after it: a minute at least.
         let short = WindowState::merge(Some(&w), &at(1_010_001, 45, 45, 5, 1_012_500));
         assert_eq!(
-            (short.reset_ms, short.length_ms),
-            (1_012_500, MIN_WINDOW_MS)
+            (short.reset_ms, short.length_ms, short.assumed_length()),
+            (1_012_500, 2_500, MIN_WINDOW_MS)
         );
         // Read before the window passed: no evidence of a length.
         let early = WindowState::merge_own(Some(&w), &at(1_005_000, 45, 45, 5, 1_020_000));
