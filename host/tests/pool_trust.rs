@@ -167,7 +167,7 @@ fn postgres_close_resets_that_really_pass_teach_no_window_shorter_than_a_minute(
 /// A reserve at or above the limit holds its window, as `limit: 0` does, and is unlearned when
 /// the window resets: from a runner's release (reserve = limit), from a runner whose credential
 /// is larger than the pool's (reserve 500 in a pool of 45), and from an `exec:` attempt's
-/// report line (reserve 50 of 45).
+/// report line (reserve 50 of 45). A limit of 1 reported of the window holds it alone too.
 fn a_reserve_at_the_limit(host: &Host) {
     let reset = (now() / 1000 + 5) * 1000;
     let reset_s = reset / 1000;
@@ -181,12 +181,18 @@ fn a_reserve_at_the_limit(host: &Host) {
     };
     let released = waiting("released");
     let larger = waiting("larger");
+    let lowered = waiting("lowered");
     let serve = Serve::start(host, &["exec:"]);
     // A runner's admission, released with a reserve equal to the limit.
     let (status, out) = ask(&serve, "released", 1, rest(45, 35, 5, reset));
     assert_eq!(status, 201, "{out}");
     let seq = out["admission"].as_str().unwrap();
     assert_eq!(release(&serve, seq, rest(45, 35, 45, reset)), 200);
+    // A runner's admission, released with a limit of 1 (nothing of 10 fits a window of 1).
+    let (status, out) = ask(&serve, "lowered", 1, rest(45, 35, 5, reset));
+    assert_eq!(status, 201, "{out}");
+    let seq = out["admission"].as_str().unwrap();
+    assert_eq!(release(&serve, seq, rest(1, 0, 0, reset)), 200);
     // A runner of a larger credential asks in the pool of 45: its reserve of 500.
     let (_, out) = ask(&serve, "larger", 1, rest(5000, 4000, 500, reset));
     assert!(out["pool"] == "larger", "{out}");
@@ -218,14 +224,14 @@ fn a_reserve_at_the_limit(host: &Host) {
         after.extend(launched(&tick(host)));
     }
     after.sort();
-    let mut expected = vec![released, larger, exec_waits];
+    let mut expected = vec![released, larger, lowered, exec_waits];
     expected.sort();
     assert_eq!(
         after, expected,
         "the next window admits again in every pool"
     );
     let pools = host.expect(0, &["status", "--pools", "--json"], "");
-    for name in ["released", "larger", "exec"] {
+    for name in ["released", "larger", "lowered", "exec"] {
         let w = &pool(&pools, name)["rest"];
         assert!(
             w["reserve"].as_u64().unwrap() < w["limit"].as_u64().unwrap(),

@@ -52,9 +52,10 @@ pub struct WindowState {
     /// never shorter than [`MIN_WINDOW_MS`] ([`WindowState::assumed_length`]); the forecast
     /// reads this as learned.
     pub length_ms: u64,
-    /// The limit believed for the next window: the lowest non-zero limit reported of this one
-    /// (a raise is believed once a report of a later window gives it; a report of 0 is this
-    /// window's evidence only).
+    /// The limit believed for the next window: the non-zero limit of the report that opened
+    /// this one (a later window's, or the first of a window the pool opened itself). A lower
+    /// limit reported of this window, 0 included, is this window's evidence only; a raise is
+    /// believed once a report of a later window gives it.
     pub next_limit: u64,
     pub observed_ms: u64,
     pub source: String,
@@ -258,9 +259,6 @@ impl WindowState {
             if sane.remaining < cur.remaining {
                 next.spent_at_report = cur.spent;
             }
-            if limit > 0 {
-                next.next_limit = cur.next_limit.min(limit);
-            }
             next.take_reserve(cur.reserve, &mut sane);
             next.source = sane.source(&obs.source);
             return next;
@@ -287,9 +285,8 @@ impl WindowState {
             if cur.reset_known {
                 next.limit = cur.limit.min(limit);
                 next.remaining = cur.remaining.min(remaining).min(next.limit);
-                if limit > 0 {
-                    next.next_limit = cur.next_limit.min(limit);
-                }
+                // A lower limit reported of this window is this window's evidence only (as a
+                // limit of 0 is): the next window opens with the limit it was opened with.
                 if !contradicts {
                     next.reset_ms = cur.reset_ms.max(reset_ms);
                 }
