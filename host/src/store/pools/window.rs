@@ -123,7 +123,7 @@ impl Sane {
             Some(latest)
         } else if w.reset_ms.saturating_add(RESET_TOLERANCE_MS) < obs.observed_ms {
             clamped.push(format!(
-                "reset {} already past when read, not a window end",
+                "reset {} already past when read",
                 crate::clock::iso8601(w.reset_ms)
             ));
             None
@@ -159,6 +159,14 @@ impl WindowState {
     /// shorter than [`MIN_WINDOW_MS`].
     pub fn assumed_length(&self) -> u64 {
         self.length_ms.max(MIN_WINDOW_MS)
+    }
+
+    /// When a window the pool opened itself was opened (its assumed reset less the assumed
+    /// length and the tolerance it was given).
+    fn opened_at_ms(&self) -> u64 {
+        self.reset_ms
+            .saturating_sub(self.assumed_length())
+            .saturating_sub(self.tolerance())
     }
 
     /// The ledger of a first report: the reported window (its figures bounded), nothing spent.
@@ -248,7 +256,28 @@ impl WindowState {
             observed_ms: cur.observed_ms.max(obs.observed_ms),
             ..cur.clone()
         };
-        let Some(reset_ms) = sane.reset_ms else {
+        // A reset already past when read is a window end in one case only: a report read late
+        // (a long job's line) of a window the pool opened itself, whose end it gives after the
+        // moment the pool opened it. It ends that window (no length is learned from it); a
+        // caller can end no window more often than the tolerance, and opens none.
+        let late_end = sane.reset_ms.is_none()
+            && !cur.reset_known
+            && obs.window.reset_ms > cur.opened_at_ms().saturating_add(tol);
+        if late_end {
+            sane.clamped.clear();
+            sane.clamped.extend((obs.window.remaining > limit).then(|| {
+                format!(
+                    "remaining {} above the limit {limit}, taken as {limit}",
+                    obs.window.remaining
+                )
+            }));
+        }
+        let reset_ms = if late_end {
+            Some(obs.window.reset_ms)
+        } else {
+            sane.reset_ms
+        };
+        let Some(reset_ms) = reset_ms else {
             // A reset already past when read: evidence about a known window it is of (it only
             // lowers), nothing about any other.
             if !(cur.reset_known && cur.reset_ms.abs_diff(obs.window.reset_ms) <= tol) {
@@ -301,7 +330,7 @@ impl WindowState {
                 next.reset_ms = reset_ms;
                 next.reset_known = true;
                 next.source = obs.source.clone();
-                if cur.opened_after_ms > 0 {
+                if cur.opened_after_ms > 0 && !late_end {
                     next.length_ms = learn_length(
                         cur.length_ms,
                         cur.opened_after_ms,
@@ -709,5 +738,36 @@ mod tests {
             1_000_000 + MAX_WINDOW_MS + RESET_TOLERANCE_MS
         );
         assert!(first.source.contains("clamped"), "{}", first.source);
+    }
+
+    /// A long job's line read after its window ended ends the window the pool opened itself,
+    /// when the end it gives is after the pool opened it; it teaches no length, and an end
+    /// before the pool opened the window changes nothing.
+    #[test]
+    fn a_late_report_ends_the_window_the_pool_opened() {
+        let w = WindowState::merge(None, &at(1_000, 45, 45, 5, 10_000));
+        let open = w.rolled(11_000, 0).unwrap();
+        let early = WindowState::merge(Some(&open), &at(80_000, 45, 30, 5, 12_000));
+        assert_eq!(
+            early, open,
+            "an end before the pool opened it (and the tolerance)"
+        );
+        let late = WindowState::merge(Some(&open), &at(80_000, 45, 30, 5, 20_000));
+        assert_eq!(
+            (
+                late.reset_ms,
+                late.reset_known,
+                late.length_ms,
+                late.remaining
+            ),
+            (20_000, true, MAX_WINDOW_MS, 30)
+        );
+        assert!(!late.source.contains("clamped"), "{}", late.source);
+        let again = WindowState::merge(Some(&late), &at(80_001, 45, 45, 5, 30_000));
+        assert_eq!(
+            again, late,
+            "a known window is not ended again by a past reset"
+        );
+        assert!(late.rolled(80_002, 0).is_some(), "the next window opens");
     }
 }
