@@ -164,7 +164,7 @@ done"#,
             else {
                 continue;
             };
-            let learned = view["rest"]["window_length_ms"]
+            let learned = view["rest"]["learned_window_length_ms"]
                 .as_u64()
                 .is_some_and(|l| l.abs_diff(window_ms) * 5 <= window_ms);
             if let (true, Some(drain)) = (learned, view["expected_drain_ms"].as_u64()) {

@@ -51,7 +51,8 @@ pub fn buckets(resources: &Value) -> std::collections::BTreeMap<String, Bucket> 
                 name.clone(),
                 Bucket {
                     limit,
-                    remaining: field("remaining")?.min(limit),
+                    // As stated: a pool bounds it, and says so (`store::pools::Sane`).
+                    remaining: field("remaining")?,
                     reset_ms: field("reset")?.saturating_mul(1000),
                 },
             ))

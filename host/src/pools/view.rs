@@ -56,7 +56,8 @@ pub fn pool_json(
             json!({"limit": w.limit, "remaining": w.left(), "reported_remaining": w.remaining,
                    "spent_by_admissions": w.spent, "reserve": w.reserve,
                    "reset": iso8601(w.reset_ms), "reset_ms": w.reset_ms, "reset_passed": w.reset_ms <= now_ms,
-                   "reset_assumed": !w.reset_known, "window_length_ms": w.length_ms,
+                   "reset_assumed": !w.reset_known, "window_length_ms": w.assumed_length(),
+                   "learned_window_length_ms": w.length_ms,
                    "observed": iso8601(w.observed_ms), "source": w.source, "in_flight": in_flight})
         });
     }

@@ -9,7 +9,7 @@
 
 use crate::github::client::GithubClient;
 use crate::github::rate_limit::{self, RateLimit};
-use crate::store::pools::{Observation, Window};
+use crate::store::pools::{Observation, Sane, Window};
 use crate::store::Store;
 use deferral_core::decision::Reserve;
 use serde_json::{json, Value};
@@ -70,8 +70,19 @@ pub(super) fn learn(
         })
         .collect();
     let mut entry = json!({"pool": how.pool, "learned": true});
+    let mut clamped = Vec::new();
     for o in &seen {
         entry[o.resource.as_str()] = json!(o.window);
+        clamped.extend(
+            Sane::of(o)
+                .clamped
+                .into_iter()
+                .map(|c| format!("{}: {c}", o.resource.as_str())),
+        );
+    }
+    if !clamped.is_empty() {
+        // What GitHub (or a proxy) answered out of bounds, and how the pool took it.
+        entry["clamped"] = json!(clamped);
     }
     if let Err(err) = crate::ops::release::observe(store, &how.pool, &seen, now_ms) {
         entry["learned"] = json!(false);

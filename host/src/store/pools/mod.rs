@@ -26,7 +26,8 @@ pub use keys::{default_key, key_ok, tenant_of, MAX_KEY_CHARS};
 
 pub use rows::{Admission, Candidate, NewAdmission, PoolRow, PoolTag, PoolWrite, PoolWritten};
 pub use window::{
-    Cost, Observation, Resource, Window, WindowState, MAX_FIGURE, MAX_WINDOW_MS, RESET_TOLERANCE_MS,
+    Cost, Observation, Resource, Sane, Window, WindowState, MAX_FIGURE, MAX_WINDOW_MS,
+    MIN_WINDOW_MS, RESET_TOLERANCE_MS,
 };
 
 use super::StoreError;
