@@ -6,8 +6,8 @@
 //! - `large`: 10,000 deferrals due now, each with its own fairness key, and one deferral 30 days
 //!   away (less an hour, so the forecast's 30-day horizon holds it).
 //!
-//! Both pools have learned a 2-second window (three reports of resets 2.5 s and 2 s apart, all
-//! passed), a limit of 45 and a reserve of 5: 4 jobs of 10 a window. Each store is created by
+//! Both pools have learned a 3-second window (two reports of resets 3 s apart, the second read
+//! after the first reset passed: the shortest window the ledger learns), a limit of 45 and a reserve of 5: 4 jobs of 10 a window. Each store is created by
 //! the binary under test (`init`) and filled through the library's `record` (the CLI's path).
 //! Each read is made `--requests` times one after the other, each on a new connection (connect
 //! to last byte): median, p95 and max in ms, and the large pool's median over the small one's.
@@ -103,14 +103,21 @@ fn put(
     }
 }
 
-/// Creates and fills a store: the learned 2-second window, `keys` deferrals due now (each its
+/// Creates and fills a store: the learned 3-second window, `keys` deferrals due now (each its
 /// own key when `own_keys`), and, with `far`, one 30 days away. Answers the far one's id (or
 /// the first's).
 fn fill(bin: &Path, db: &Path, keys: usize, own_keys: bool, far: bool) -> String {
     init(bin, &format!("sqlite:{}", db.display()));
     let store = SqliteStore::open(db, IntegrityCheck::Quick).unwrap();
     let t = now();
-    for (i, reset) in [t - 10_000, t - 7_500, t - 5_500].into_iter().enumerate() {
+    // Two reports read while their windows were ahead, the second after the first's reset had
+    // passed, of resets 3 s apart: the shortest window the ledger learns (resets within 2 s
+    // are one window, and a runner cannot claim time that has not passed).
+    let first = t + 1_500;
+    for (i, reset) in [first, first + 3_000].into_iter().enumerate() {
+        while i > 0 && now() <= first {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
         let seen = Observation {
             resource: Resource::Rest,
             window: Window {
@@ -119,7 +126,7 @@ fn fill(bin: &Path, db: &Path, keys: usize, own_keys: bool, far: bool) -> String
                 reserve: 5,
                 reset_ms: reset,
             },
-            observed_ms: t,
+            observed_ms: now(),
             source: "record".into(),
             deferral_id: None,
         };
@@ -270,7 +277,7 @@ fn main() {
             "command": "bench/host/forecast.sh",
             "bin": bin.display().to_string(),
             "requests": requests,
-            "window_length_ms": 2_000,
+            "window_length_ms": 3_000,
             "large_keys": keys,
             "large_fill_s": (fill_s * 10.0).round() / 10.0,
             "small": small,

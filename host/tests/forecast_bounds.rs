@@ -105,7 +105,7 @@ fn timed(server: &Server, method: &str, path: &str, body: &str) -> (u16, String,
 }
 
 /// 10,000 deferrals due now in one pool, each with its own fairness key (one tenant), behind a
-/// window learned 2 s long, and one deferral 29 days away: `POST /v1/deferrals`' answer,
+/// window learned 3 s long (the shortest the ledger learns), and one deferral 29 days away: `POST /v1/deferrals`' answer,
 /// `GET /v1/pools`, `GET /v1/deferrals/ID`, the status page, `/metrics` and
 /// `status --pools --json` each answer within the bound, and the forecast they give is the
 /// one the pool's rule gives (4 jobs of 10 a window of 45 less a reserve of 5).
@@ -114,19 +114,32 @@ fn every_read_that_forecasts_answers_with_a_short_window_a_far_deferral_and_1000
     let host = Host::new();
     let store = host.open();
     let t = now();
-    // Three reports of resets 2.5 s and 2 s apart, all passed: the pool learns a 2 s window.
-    let resets = [t - 10_000, t - 7_500, t - 5_500];
-    for (i, reset) in resets.iter().enumerate() {
-        put(
-            &store,
-            "exec:/bin/true",
-            &format!("learn-{i}"),
-            0,
-            0,
-            HOUR,
-            vec![seen(*reset, 5, t)],
-        );
+    // Two reports read while their windows were still ahead, the second after the first's
+    // reset had passed by the host's clock, of resets 3 s apart: what the ledger learns a
+    // length from (a runner cannot claim time that has not passed; resets within 2 s of each
+    // other are one window), so the pool learns a 3 s window, the shortest a pool can learn.
+    let first = t + 1_500;
+    put(
+        &store,
+        "exec:/bin/true",
+        "learn-0",
+        0,
+        0,
+        HOUR,
+        vec![seen(first, 5, now())],
+    );
+    while now() <= first {
+        std::thread::sleep(Duration::from_millis(20));
     }
+    put(
+        &store,
+        "exec:/bin/true",
+        "learn-1",
+        0,
+        0,
+        HOUR,
+        vec![seen(first + 3_000, 5, now())],
+    );
     let far = put(
         &store,
         "exec:/bin/true",
@@ -150,7 +163,7 @@ fn every_read_that_forecasts_answers_with_a_short_window_a_far_deferral_and_1000
     drop(store);
     let pools = host.expect(0, &["status", "--pools", "--json"], "");
     let pool = &pools["pools"][0];
-    assert_eq!(pool["rest"]["window_length_ms"], 2_000, "{pool}");
+    assert_eq!(pool["rest"]["learned_window_length_ms"], 3_000, "{pool}");
 
     let server = Server::start_on(host, &["--allow-launch", "exec:", "--no-check"]);
     let receipt = deferral_host_conformance::distinct_handoff(now(), 0, HOUR).to_json();
@@ -254,24 +267,33 @@ fn one_tenants_many_keys_get_one_tenants_turns() {
     assert_eq!(of_few, 2, "2 of each tenant: {report}");
 }
 
-/// A pool whose reserve takes its whole window can never start a deferral of unknown cost:
-/// the record answer and the deferral's view say `will_expire` (its start: none).
+/// A pool whose reserve takes its whole window holds that window (as `limit: 0` does), and a
+/// deferral whose resume-by falls before the next window can never start: the record answer
+/// and the deferral's view say `will_expire`, and its start is the next window's, after it.
 #[test]
 fn a_deferral_the_pool_can_never_start_will_expire() {
     let server = Server::start(&["--allow-launch", "exec:", "--no-check"]);
-    let receipt = deferral_host_conformance::distinct_handoff(now(), 0, 2 * HOUR).to_json();
+    let receipt = deferral_host_conformance::distinct_handoff(now(), 0, 30_000).to_json();
+    let reset = now() + 60_000;
     let rate = format!(
-        r#"{{"observed_ms":{},"rest":{{"limit":45,"remaining":45,"reserve":45,"reset_ms":{}}}}}"#,
-        now(),
-        now() + 60_000
+        r#"{{"observed_ms":{},"rest":{{"limit":45,"remaining":45,"reserve":45,"reset_ms":{reset}}}}}"#,
+        now()
     );
     let body = format!(
         r#"{{"receipt":{receipt},"launch":"exec:/bin/true","pool":"app-42","rate":{rate}}}"#
     );
     let (status, out) = server.call_with("POST", "/v1/deferrals", Some(TOKEN), &body);
     assert_eq!(status, 201, "{out}");
-    assert_eq!(out["expected_start_ms"], Value::Null, "{out}");
-    assert_eq!(out["will_expire"], true, "never started: {out}");
+    assert_eq!(
+        out["will_expire"], true,
+        "never started before its resume-by: {out}"
+    );
+    assert!(
+        out["expected_start_ms"]
+            .as_u64()
+            .is_none_or(|at| at >= reset),
+        "not before the held window ends: {out}"
+    );
     let id = out["id"].as_str().unwrap();
     let (_, view) = server.call("GET", &format!("/v1/deferrals/{id}"), Value::Null);
     assert_eq!(view["will_expire"], true, "{view}");
