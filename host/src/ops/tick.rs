@@ -56,7 +56,7 @@ pub struct TickOptions {
 
 /// `tick`'s defaults, the same as its flags' (`--lease-timeout 15m`, `--limit 1000`, ...).
 pub const DEFAULT_LEASE_TIMEOUT: Duration = Duration::from_secs(15 * 60);
-pub const DEFAULT_LIMIT: usize = 1000;
+pub const DEFAULT_LIMIT: usize = crate::pools::hold::EXAMINED;
 pub const DEFAULT_HTTP_TIMEOUT: Duration = Duration::from_secs(30);
 
 impl TickOptions {

@@ -27,8 +27,9 @@ pub struct Hold {
     pub admit: Vec<String>,
 }
 
-/// How many due deferrals of a pool a surface examines (the tick's default limit).
-pub const EXAMINED: usize = crate::ops::tick::DEFAULT_LIMIT;
+/// How many due deferrals of a pool a surface examines (the tick's default `--limit`, which
+/// is this number).
+pub const EXAMINED: usize = 1000;
 
 /// The hold of `pool` at `now_ms` as a pass with `options` would decide it (`None` when it
 /// holds nothing).

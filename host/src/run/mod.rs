@@ -190,7 +190,7 @@ pub fn run(
         // Ends with the process (it looks at the stop flag twice a second).
         drop(listen::start(url.clone(), wake.clone()));
     }
-    let pending = reload::Pending::default();
+    let pending = scheduler::Pending::default();
     let hangup = reload::start(outside, intake, wake.clone(), pending.clone())?;
     let (for_thread, rung) = (args.clone(), wake.clone());
     let scheduling = std::thread::Builder::new()

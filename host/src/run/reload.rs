@@ -4,17 +4,13 @@
 //! from the moment the file is read, even while the scheduler is inside a long `exec:` launch
 //! (a pass can last up to a lease). A configuration that does not check changes nothing.
 
-use super::scheduler::Settings;
+use super::scheduler::{Pending, Settings};
 use super::wake::Wake;
 use super::{Outside, RunArgs};
 use crate::error::{HostError, HostErrorKind};
 use crate::webhook::Intake;
 use std::sync::mpsc::{sync_channel, SyncSender};
-use std::sync::{Arc, Mutex};
-
-/// The configuration read at the last SIGHUP, for the scheduler to build its settings from
-/// (a GitHub client stays on the thread that made it, so the settings are built there).
-pub type Pending = Arc<Mutex<Option<RunArgs>>>;
+use std::sync::Arc;
 
 /// Starts the thread that answers SIGHUP; the answer is a bell to ring at each one (several
 /// rung while one is read make one more read). The thread ends when the bell is dropped.

@@ -14,8 +14,12 @@ use crate::error::{HostError, HostErrorKind};
 use crate::ops::ingest::WatchOptions;
 use crate::store::Store;
 use crate::tick::{self, TickOptions, TickReport};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
+
+/// The configuration read at the last SIGHUP, for the scheduler to build its settings from
+/// (a GitHub client stays on the thread that made it, so the settings are built there).
+pub type Pending = Arc<Mutex<Option<RunArgs>>>;
 
 /// What the scheduler is told by the flags and the file; built again on SIGHUP.
 pub struct Settings {
@@ -71,7 +75,7 @@ impl Settings {
 pub struct Scheduler {
     store: Box<dyn Store + Send>,
     /// What the last SIGHUP read and checked (see `super::reload`), taken before a pass.
-    pending: super::reload::Pending,
+    pending: Pending,
     outside: Outside,
     settings: Settings,
     wake: Arc<Wake>,
@@ -98,7 +102,7 @@ impl Scheduler {
         settings: Settings,
         wake: Arc<Wake>,
         outside: Outside,
-        pending: super::reload::Pending,
+        pending: Pending,
     ) -> Scheduler {
         Scheduler {
             store,

@@ -8,35 +8,14 @@
 //! and the request's identity ([`GateRequest::identity`]), which a redelivery, a second replica
 //! or GitHub asking again for the same job all share, and a re-run (a new deployment) does not.
 
+pub use crate::ops::gate::request::GateRequest;
 use deferral_core::signals::time::parse_iso8601;
-use serde_json::{json, Value};
+use serde_json::Value;
 
-/// The event's name in `X-GitHub-Event`.
-pub const EVENT: &str = "deployment_protection_rule";
+pub use crate::ops::gate::request::EVENT;
 
 /// GitHub caps an environment's name at 255 characters.
 const MAX_ENVIRONMENT_CHARS: usize = 255;
-
-/// One job waiting behind an environment whose rule is this host's App.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GateRequest {
-    /// `owner/name`, as the callback URL names it (the repository the decision is posted to).
-    pub repo: String,
-    /// `repository.id`, when given.
-    pub repo_id: Option<u64>,
-    pub run_id: u64,
-    /// The run attempt, when the callback URL names one (`.../runs/{id}/attempts/{n}/...`).
-    pub run_attempt: Option<u64>,
-    pub environment: String,
-    /// `deployment.id`: a re-run of the job makes a new deployment.
-    pub deployment_id: Option<u64>,
-    /// `deployment.created_at` in epoch ms: when the job began to wait.
-    pub created_ms: Option<u64>,
-    /// The commit (`deployment.sha`, else `sha`).
-    pub sha: Option<String>,
-    /// The event that started the run (`event`).
-    pub event: Option<String>,
-}
 
 /// What a verified `deployment_protection_rule` delivery asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -120,21 +99,6 @@ pub fn read(body: &[u8]) -> Result<GateDelivery, String> {
             .or_else(|| text(&value, "sha")),
         event: text(&value, "event"),
     })))
-}
-
-impl GateRequest {
-    /// What makes two deliveries the same request: the repository, the run, the environment,
-    /// and the run's attempt and deployment when given. Without a token, login, URL or payload.
-    pub fn identity(&self) -> Value {
-        json!({
-            "gate": EVENT,
-            "repository": self.repo_id.map_or_else(|| json!(self.repo.to_ascii_lowercase()), |id| json!(id)),
-            "run_id": self.run_id,
-            "run_attempt": self.run_attempt,
-            "environment": self.environment,
-            "deployment_id": self.deployment_id,
-        })
-    }
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! The `environment-gate` kind: `environment-gate:OWNER/REPO/RUN_ID/ENVIRONMENT`, a job that
 //! waits behind an environment whose custom deployment protection rule is this host's GitHub
-//! App. Its launch is the approval ([`crate::ops::gate::decide`]): the job then runs in its own
+//! App. Its launch is the approval ([`decide`]): the job then runs in its own
 //! run, where the Action still gates with a fresh read of the quota (the approval is admission,
 //! not proof of quota).
 //!
@@ -19,8 +19,10 @@ use crate::error::HostError;
 use crate::launch::attempt::{Attempt, Pass};
 use crate::launch::kind::{invalid, Launcher, Target};
 use crate::launch::launched::{LaunchEnd, Launched};
-use crate::ops::gate::decide::{self, Answered, Decision};
+pub mod decide;
+
 use crate::store::{AttemptStatus, Change, Deferral, Lease, Store};
+use decide::{Answered, Decision};
 
 pub struct EnvironmentGate;
 

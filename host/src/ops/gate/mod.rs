@@ -7,12 +7,13 @@
 //! * [`take`]: a `deployment_protection_rule` request recorded once as a deferral, with the
 //!   receipt the host issues for it ([`receipt`]).
 //! * the approval is the deferral's launch: the `environment-gate` launcher kind
-//!   ([`crate::launch::kinds::approval`]), through [`decide`].
+//!   ([`crate::launch::kinds::approval`]), through its `decide`.
+//! * [`request`]: what the host keeps of a job waiting behind a gate.
 //! * [`settle`]: a gate deferral that ended unapproved is rejected once, with why.
 
 pub mod config;
-pub mod decide;
 pub mod receipt;
+pub mod request;
 pub mod settle;
 pub mod take;
 

@@ -5,7 +5,7 @@
 //!
 //! * `scope_digest`: the digest of the request's identity (the repository, the run, the
 //!   environment, and the attempt and deployment when given; see
-//!   [`crate::webhook::deployment::GateRequest::identity`]). The receipt names none of them:
+//!   [`super::request::GateRequest::identity`]). The receipt names none of them:
 //!   only the digest is in it.
 //! * `request_digest`: the scope digest with the gate's policy (`resume_by_ms`) and no request.
 //! * `plan_digest`: the plan file's digest when the gate's cost is a plan's, else `null`.
@@ -18,8 +18,8 @@
 //! receipt as for every other deferral; the receipt stays the contract.
 
 use super::config::GateOptions;
+use super::request::GateRequest;
 use crate::error::{HostError, HostErrorKind};
-use crate::webhook::deployment::GateRequest;
 use deferral_core::digest;
 use deferral_core::receipt::{Bindings, Reason, Receipt};
 use serde_json::json;

@@ -6,8 +6,8 @@
 //! `gate-reject:<id>`): a try is claimed in the store first, another is tried only when the last
 //! is known not to have reached GitHub (unreachable, quota stopped), up to [`MAX_TRIES`].
 
-use super::decide::{self, Answered, Decision};
 use crate::github::client::GithubClient;
+use crate::launch::kinds::approval::decide::{self, Answered, Decision};
 use crate::launch::kinds::approval::{self, EnvironmentGate, CAUSE_REFUSED};
 use crate::launch::Launcher;
 use crate::ops::once::{self, Claim};

@@ -11,12 +11,12 @@
 
 use super::config::GateOptions;
 use super::receipt;
+use super::request::GateRequest;
 use crate::coordinator::{self, Effects, Recording};
 use crate::error::HostError;
 use crate::launch::kinds::approval;
 use crate::store::pools::PoolTag;
 use crate::store::{CommitRef, RecordKeys, Store};
-use crate::webhook::deployment::GateRequest;
 use deferral_core::lifecycle::Event;
 
 /// What taking a request did.
