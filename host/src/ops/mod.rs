@@ -18,11 +18,14 @@
 //! * [`ingest`]: `deferred-receipt` artifacts of trusted runs recorded once each (`watch`, `run`'s
 //!   watches, and one completed run named by a webhook).
 //! * [`tick`]: the scheduler's pass, a list of typed entries (`tick`, `run`).
+//! * [`prune`]: ended deferrals past the retention removed with their rows, in small batches
+//!   (`prune`, `run --retention`).
 
 pub mod admit;
 pub mod cancel;
 pub mod follow;
 pub mod ingest;
+pub mod prune;
 pub mod record;
 pub mod release;
 pub mod report;

@@ -42,7 +42,7 @@ use std::cell::RefCell;
 pub use ownership::STORE_MARKER;
 
 /// Migrations, in order; migration `i` moves the store from version `i` to `i + 1`.
-const MIGRATIONS: [Migration; 12] = [
+const MIGRATIONS: [Migration; 13] = [
     schema::CORE,
     schema::LAUNCH_PROCESSES,
     schema::GITHUB,
@@ -55,6 +55,7 @@ const MIGRATIONS: [Migration; 12] = [
     schema::WEBHOOK_DELIVERIES,
     schema::FAIR_POOLS,
     schema::COST_ROWS,
+    schema::RETENTION,
 ];
 
 /// The schema version this program writes.

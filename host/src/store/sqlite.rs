@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Migrations, in order; migration `i` moves the store from version `i` to `i + 1`.
-const MIGRATIONS: [Migration; 13] = [
+const MIGRATIONS: [Migration; 14] = [
     schema::CORE,
     schema::LAUNCH_PROCESSES,
     schema::GITHUB,
@@ -38,6 +38,8 @@ const MIGRATIONS: [Migration; 13] = [
     schema::FAIR_POOLS,
     // 13: costs as rows keyed by resource name (see `sql::cost_rows`).
     schema::COST_ROWS,
+    // 14: ended deferrals' receipts, events and pool observations may go with them (`prune`).
+    schema::RETENTION,
 ];
 
 /// How long a process waits for another one holding the store's lock.
