@@ -35,7 +35,11 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
         "m" => value.checked_mul(60_000),
         "h" => value.checked_mul(3_600_000),
         "d" => value.checked_mul(86_400_000),
-        _ => return Err(format!("{text:?} has an unknown unit (use ms, s, m, h or d)")),
+        _ => {
+            return Err(format!(
+                "{text:?} has an unknown unit (use ms, s, m, h or d)"
+            ))
+        }
     };
     ms.map(Duration::from_millis)
         .ok_or_else(|| format!("{text:?} is too long"))
@@ -59,7 +63,10 @@ mod tests {
         assert_eq!(parse_duration("10m").unwrap(), Duration::from_secs(600));
         assert_eq!(parse_duration("2h").unwrap(), Duration::from_secs(7200));
         assert!(parse_duration("ten").is_err());
-        assert_eq!(parse_duration("30d").unwrap(), Duration::from_secs(30 * 86_400));
+        assert_eq!(
+            parse_duration("30d").unwrap(),
+            Duration::from_secs(30 * 86_400)
+        );
         assert!(parse_duration("5w").is_err());
     }
 }

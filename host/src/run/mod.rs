@@ -6,6 +6,7 @@
 //! configuration file (read by `cli::config`, its `[[watch]]` tables in [`watches`]).
 
 mod listen;
+mod retention;
 mod scheduler;
 mod signals;
 pub mod wake;
@@ -35,6 +36,8 @@ Several `run` replicas on one PostgreSQL store launch each deferral once, with n
 With --github-webhook-secret-file it takes GitHub's webhooks at POST /v1/github/webhook (as
 `serve` does): a completed run it dispatched ends at once, from its artifacts, and a run that
 a [[watch]] table trusts has its receipt ingested; --follow-interval then defaults to 10m.
+With --retention DURATION it removes ended deferrals older than that, with their rows, at start
+and every hour, in small batches beside the scheduler (as `prune`; see `prune --help`).
 On SQLite, a `record` from the command line (another process) is seen at the next pass, at
 most --follow-interval later: record through the port to be launched on time.
 
@@ -44,8 +47,8 @@ SIGTERM or SIGINT: the port answers no more requests (503 stopping), the running
 a second SIGTERM or SIGINT ends it at once (exit 1; the launch is recovered after its lease).
 SIGHUP: reads --config again and applies what can change without a restart (the scheduler's
 flags, --follow-interval, [[watch]], and the webhook's secrets, read again from their file, so a
-secret is rotated without a restart); the port's flags, --store and turning webhooks on or off
-need a restart. A configuration that does not check changes nothing.
+secret is rotated without a restart); the port's flags, --store, --retention and turning
+webhooks on or off need a restart. A configuration that does not check changes nothing.
 
 --config FILE (TOML): keys are the long flags without dashes in front, [[watch]] tables name
 the repositories to ingest; a flag on the command line wins over the file:
@@ -55,6 +58,7 @@ the repositories to ingest; a flag on the command line wins over the file:
   allow-launch = [\"workflow-dispatch:\"]
   lease-timeout = \"15m\"
   github-webhook-secret-file = \"/run/credentials/deferral-host.service/webhook-secret\"
+  retention = \"30d\"
   [[watch]]
   repo = \"octo/app\"
   launch = \"workflow-dispatch:octo/app/resume.yml@main\"
@@ -84,6 +88,12 @@ pub struct RunArgs {
     /// --github-webhook-secret-file (polling then only catches what a webhook missed).
     #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
     pub follow_interval: Option<Duration>,
+    /// Remove ended deferrals whose last change is older than this (at least 2d), with their
+    /// rows, at start and every hour, in small batches beside the scheduler (as `prune
+    /// --older-than`); also webhook delivery ids and cached answers older than 8 days.
+    /// Default: keep everything. Read at start (a restart changes it).
+    #[arg(long, value_name = "DURATION", value_parser = crate::ops::prune::parse_retention)]
+    pub retention: Option<Duration>,
     /// No progress lines on stderr (launches, outcomes, pass summaries).
     #[arg(long, short)]
     pub quiet: bool,
@@ -174,6 +184,19 @@ pub fn run(
         // Ends with the process (it looks at the stop flag twice a second).
         drop(listen::start(url.clone(), wake.clone()));
     }
+    // Its own notice, rung once the scheduler has stopped (a stop is all it listens for).
+    let retention_stop = Arc::new(Wake::default());
+    let pruning = match args.retention {
+        Some(retention) => Some(
+            retention::start(store.clone(), retention, retention_stop.clone()).map_err(|e| {
+                HostError::new(
+                    crate::error::HostErrorKind::RuntimeFailed,
+                    format!("cannot start the prune: {e}"),
+                )
+            })?,
+        ),
+        None => None,
+    };
     let (for_thread, rung) = (args.clone(), wake.clone());
     let scheduling = std::thread::Builder::new()
         .name("deferral-scheduler".into())
@@ -203,7 +226,11 @@ pub fn run(
     });
     // The port stopped (a signal, or it failed): the scheduler stops after its pass.
     wake.stop();
+    retention_stop.stop();
     let _ = scheduling.join();
+    if let Some(pruning) = pruning {
+        let _ = pruning.join();
+    }
     runtime.shutdown_timeout(Duration::from_millis(200));
     finish.stop();
     served?;

@@ -87,11 +87,17 @@ enum Before {
 /// The rows that are no deferral's: each kind's table, the key a batch picks them by, the
 /// condition that picks those that may go (`?1` its instant) and which instant that is.
 fn unowned_rows() -> [(&'static str, &'static str, &'static str, Before); 5] {
-    const RUNNER_ADMISSION: &str = "deferral_id IS NULL AND ((released_ms IS NOT NULL AND released_ms <= ?1) \
+    const RUNNER_ADMISSION: &str =
+        "deferral_id IS NULL AND ((released_ms IS NOT NULL AND released_ms <= ?1) \
          OR (released_ms IS NULL AND expires_ms <= ?1))";
     [
         // An admission's cost rows first: they are found through their admission.
-        ("admission_costs", "seq", RUNNER_ADMISSION, Before::Retention),
+        (
+            "admission_costs",
+            "seq",
+            RUNNER_ADMISSION,
+            Before::Retention,
+        ),
         ("admissions", "seq", RUNNER_ADMISSION, Before::Retention),
         (
             "pool_observations",
@@ -197,7 +203,10 @@ impl<B: SqlBackend> RetentionStore for B {
             let mut removed = Removed::default();
             for (table, key, condition, instant) in unowned_rows() {
                 let sql = unowned(table, key, condition, true);
-                removed.add(table, conn.execute(&sql, args![instant.of(horizon), limit])?);
+                removed.add(
+                    table,
+                    conn.execute(&sql, args![instant.of(horizon), limit])?,
+                );
             }
             Ok(removed)
         })
