@@ -58,9 +58,12 @@ impl Backend {
         match self {
             Backend::Sqlite(path) => {
                 let conn = rusqlite::Connection::open(path).unwrap();
-                conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)").unwrap();
-                let pragma =
-                    |name: &str| conn.query_row(&format!("PRAGMA {name}"), [], |r| r.get::<_, i64>(0)).unwrap();
+                conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")
+                    .unwrap();
+                let pragma = |name: &str| {
+                    conn.query_row(&format!("PRAGMA {name}"), [], |r| r.get::<_, i64>(0))
+                        .unwrap()
+                };
                 let free = pragma("freelist_count") * pragma("page_size");
                 (std::fs::metadata(path).unwrap().len(), free as u64)
             }
@@ -91,7 +94,10 @@ impl Backend {
             Backend::Postgres { url, schema } => {
                 let mut client = postgres::Client::connect(url, postgres::NoTls).unwrap();
                 let tables: Vec<String> = client
-                    .query("SELECT tablename FROM pg_tables WHERE schemaname = $1", &[schema])
+                    .query(
+                        "SELECT tablename FROM pg_tables WHERE schemaname = $1",
+                        &[schema],
+                    )
                     .unwrap()
                     .iter()
                     .map(|r| r.get(0))
@@ -132,8 +138,8 @@ fn fill(store: &dyn Store, n: usize) -> f64 {
     for _ in 0..n {
         let now = now_ms();
         let text = distinct_handoff(now, 0, HOUR).to_json();
-        let recorded = coordinator::record(store, text.as_bytes(), "exec:/bin/true", 2, now)
-            .expect("record");
+        let recorded =
+            coordinator::record(store, text.as_bytes(), "exec:/bin/true", 2, now).expect("record");
         let claimed = coordinator::claim(
             store,
             &recorded.deferral,
@@ -165,7 +171,10 @@ fn percentile(values: &[f64], p: f64) -> f64 {
 /// Prunes everything ended, as `prune` does 31 days from now (the default retention, 30 days,
 /// then covers every deferral just made), one batch of 100 at a time, each timed.
 fn prune(store: &dyn Store) -> Value {
-    let horizon = Horizon::at(now_ms() + DEFAULT_RETENTION_MS + 24 * HOUR, DEFAULT_RETENTION_MS);
+    let horizon = Horizon::at(
+        now_ms() + DEFAULT_RETENTION_MS + 24 * HOUR,
+        DEFAULT_RETENTION_MS,
+    );
     let counted = store.count_prunable(&horizon).expect("count");
     let mut removed = Removed::default();
     let mut batches = Vec::new();
@@ -181,7 +190,11 @@ fn prune(store: &dyn Store) -> Value {
     }
     let total_s = start.elapsed().as_secs_f64();
     for table in ["deferrals", "receipts", "events"] {
-        assert_eq!(removed.of(table), counted.of(table), "the count of {table} is what went");
+        assert_eq!(
+            removed.of(table),
+            counted.of(table),
+            "the count of {table} is what went"
+        );
     }
     json!({
         "deferrals": removed.of("deferrals"),
@@ -260,7 +273,9 @@ fn main() {
                 let _ = admin.batch_execute(&format!("DROP SCHEMA {schema} CASCADE"));
             }
         }
-        None => eprintln!("retention_bench: no --postgres URL (or DEFERRAL_TEST_POSTGRES_URL): SQLite only"),
+        None => eprintln!(
+            "retention_bench: no --postgres URL (or DEFERRAL_TEST_POSTGRES_URL): SQLite only"
+        ),
     }
     println!("{}", json!({ "retention": results }));
 }

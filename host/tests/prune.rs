@@ -9,7 +9,8 @@
 
 mod common;
 
-use common::github::{Origin, Standin};
+use common::github::{Origin, Standin, REPO};
+use common::github_cli::{receipt, watch};
 use common::pg::schema_or_skip;
 use common::run::{stamping_target, stamps, wait_for, Run};
 use common::webhook::HookServe;
@@ -380,4 +381,48 @@ fn run_with_a_retention_prunes_while_it_schedules_on_postgres() {
         return;
     };
     run_prunes_while_it_schedules(&Host::with_store(&schema.url).init());
+}
+
+/// A deferral `watch` ingested, ended and pruned 40 days later, while its artifact is still
+/// listed: the next `watch` does not download it again (its receipt's window closed long ago).
+fn a_pruned_deferrals_artifact_is_not_downloaded_again(host: &Host) {
+    let standin = Standin::start();
+    let (_, artifact) = standin.scheduled_run_with_artifact(&receipt(0, 'd', 'e'), false);
+    let args = [REPO, "--launch", "exec:/bin/true"];
+    let first = watch(host, &standin, &args).json;
+    let id = first["ingested"][0]["id"].as_str().unwrap().to_string();
+    let downloads = || {
+        standin
+            .seen()
+            .iter()
+            .filter(|s| s.path.ends_with("/zip"))
+            .count()
+    };
+    assert_eq!(downloads(), 1);
+    execute(
+        host,
+        &format!("UPDATE deferrals SET state = 'cancelled', cause = 'operator' WHERE id = '{id}'"),
+    );
+    age(host, &id, 40);
+    standin.uploaded_ago(artifact, 40 * DAY / 1000);
+    let pruned = host.expect(0, &["prune", "--json"], "");
+    assert_eq!(pruned["deferrals"], 1, "{pruned}");
+    let again = watch(host, &standin, &args).json;
+    assert_eq!(again["skipped"][0]["reason"], "window-closed", "{again}");
+    assert_eq!(again["ingested"], serde_json::json!([]), "{again}");
+    assert_eq!(downloads(), 1, "not downloaded again");
+    assert_eq!(listed(host), Vec::<String>::new());
+}
+
+#[test]
+fn a_pruned_deferrals_artifact_is_not_downloaded_again_on_sqlite() {
+    a_pruned_deferrals_artifact_is_not_downloaded_again(&Host::new());
+}
+
+#[test]
+fn a_pruned_deferrals_artifact_is_not_downloaded_again_on_postgres() {
+    let Some(schema) = schema_or_skip() else {
+        return;
+    };
+    a_pruned_deferrals_artifact_is_not_downloaded_again(&Host::with_store(&schema.url).init());
 }
