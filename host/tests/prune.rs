@@ -365,7 +365,7 @@ fn run_prunes_while_it_schedules(host: &Host) {
     for id in &old {
         host.expect(2, &["show", id], "");
     }
-    assert_eq!(listed(host), [id.clone()]);
+    assert_eq!(listed(host), vec![id]);
     let log = run.log();
     assert!(log.contains("removed 303 ended deferrals"), "{log}");
 }
