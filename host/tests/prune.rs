@@ -262,6 +262,10 @@ fn a_retention_shorter_than_two_days_is_refused() {
     );
     let refused = host.expect(2, &["run", "--retention", "1d"], "");
     assert_eq!(refused["error"]["code"], "invalid-value", "{refused}");
+    let config = host.path("host.toml");
+    std::fs::write(&config, "retention = \"1d\"\n").unwrap();
+    let refused = host.expect(2, &["run", "--config", config.to_str().unwrap()], "");
+    assert_eq!(refused["error"]["code"], "invalid-config", "{refused}");
     show(&host, &id);
 }
 
@@ -313,7 +317,7 @@ fn delivery_ids_go_after_the_redelivery_window_on_postgres() {
     delivery_ids_go_after_the_redelivery_window(&Host::with_store(&schema.url).init());
 }
 
-/// `run --retention 30d` over 300 old ended deferrals: they go while a deferral recorded
+/// `run` with `retention = "30d"` over 303 old ended deferrals: they go while a deferral recorded
 /// through the port launches on time.
 fn run_prunes_while_it_schedules(host: &Host) {
     let mut old = Vec::new();
@@ -346,10 +350,14 @@ fn run_prunes_while_it_schedules(host: &Host) {
     assert_eq!(before["deferrals"], 303, "{before}");
     let file = host.path("stamps");
     let target = stamping_target(host, &file);
+    // The setting as the configuration file's key.
+    let config = host.path("host.toml");
+    std::fs::write(&config, "retention = \"30d\"\n").unwrap();
+    let config = config.display().to_string();
     let run = Run::start(
         host,
         "run",
-        &["--allow-launch", &target, "--retention", "30d"],
+        &["--allow-launch", &target, "--config", &config],
     );
     let recorded = run.record(&target, 500, HOUR);
     let id = recorded["id"].as_str().unwrap().to_string();
