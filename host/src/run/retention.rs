@@ -5,7 +5,7 @@
 
 use super::wake::Wake;
 use crate::clock::now_ms;
-use crate::ops::prune::{prune, PruneOptions, BATCH};
+use crate::ops::prune::{prune, PruneOptions};
 use crate::store::{IntegrityCheck, Store, StoreUrl};
 use std::sync::Arc;
 use std::time::Duration;
@@ -13,8 +13,11 @@ use std::time::Duration;
 /// How often it prunes.
 pub const EVERY: Duration = Duration::from_secs(3600);
 
-/// The pause between two batches: longer than the command's, since a pass or a request may be
-/// waiting for the store.
+/// Deferrals per batch: a quarter of the command's, so that a pass or a request waiting for
+/// the store waits for a shorter transaction.
+const BATCH: usize = 25;
+
+/// The pause between two batches: longer than the command's, for the same reason.
 const PAUSE: Duration = Duration::from_millis(50);
 
 fn log(level: &str, message: &str) {
