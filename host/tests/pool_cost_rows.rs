@@ -172,7 +172,8 @@ fn a_migrated_store_keeps_every_cost(host: &Host, db: &Db, version: i64) {
          UPDATE admissions SET rest_cost = 10, graphql_cost = 4, content_cost = 2 WHERE deferral_id = '{id}'; \
          UPDATE admissions SET rest_cost = 7, graphql_cost = NULL, content_cost = NULL WHERE deferral_id = '{odd}';"
     ));
-    db.set_version(version - 1);
+    // Before the cost rows' migration and the retention's after it (which runs again unchanged).
+    db.set_version(version - 2);
     // Any command opens (and migrates) the store.
     assert_eq!(cost_of(host, &id), COSTLY());
     assert_eq!(

@@ -1440,9 +1440,9 @@ pub const UNDO_LAUNCH_KIND_MIGRATION: &str =
      ALTER TABLE admissions DROP COLUMN secret_digest; ALTER TABLE deferrals DROP COLUMN launch_kind;";
 
 /// Migrations after the `launch_kind` column's (the window ledger, the webhook deliveries, the
-/// fair pools, the cost rows) and it: a test that sets a store back to before `launch_kind`
+/// fair pools, the cost rows, the retention's, which runs again unchanged) and it: a test that sets a store back to before `launch_kind`
 /// sets its version this much lower than the latest.
-pub const MIGRATIONS_FROM_LAUNCH_KIND: i64 = 5;
+pub const MIGRATIONS_FROM_LAUNCH_KIND: i64 = 6;
 
 /// SQL that takes a store back from migration 7 (pools) to the schema before it (undoing the
 /// later ones too: [`UNDO_LAUNCH_KIND_MIGRATION`] first), the same on both backends, for tests

@@ -32,7 +32,7 @@ impl Dialect for PostgresDialect {
         let ended = "EXISTS (SELECT 1 FROM deferrals WHERE id = OLD.deferral_id AND state IN ('complete', 'blocked', 'cancelled'))";
         let function = |name: &str, allowed: &str| {
             format!(
-                "CREATE FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql AS $$\n\
+                "CREATE OR REPLACE FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql AS $$\n\
                  BEGIN\n\
                      IF {allowed} THEN RETURN OLD; END IF;\n\
                      RAISE EXCEPTION '% are append-only: they go only with their deferral, once it has ended', TG_TABLE_NAME;\n\
