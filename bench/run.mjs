@@ -49,6 +49,8 @@ const serve = runJson('deferral-host serve', 'bash', ['bench/host/serve.sh']);
 const webhooks = runJson('deferral-host webhooks against polling', 'bash', ['bench/host/webhooks.sh']);
 const runWake = runJson('deferral-host run wake latency', 'bash', ['bench/host/run-wake.sh']);
 const forecast = runJson('deferral-host reads that forecast a pool', 'bash', ['bench/host/forecast.sh']);
+// PostgreSQL too when DEFERRAL_TEST_POSTGRES_URL names a server (scripts/postgres-test-server.sh).
+const retention = runJson('deferral-host store growth and prune', 'bash', ['bench/host/retention.sh', ...(quick ? ['--deferrals', '2000'] : [])]);
 
 const kib = (bytes) => `${(bytes / 1024).toFixed(1)} KiB`;
 const n = (x) => Math.round(x).toLocaleString('en-US');
@@ -128,6 +130,24 @@ so a deferral due at t starts at the next tick at or after t, taken over 60 phas
 (${w.cron_tick.tick_start_to_launch.median_ms} ms median over 20 due deferrals).
 `;
   return { summary, section };
+}
+
+function retentionSection(r) {
+  const mib = (bytes) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+  const rows = r.retention.map((s) => `| ${s.store} | ${mib(s.empty_bytes)} | ${mib(s.after_n_bytes)} | ${n(s.bytes_per_deferral)} B | ${mib(s.after_prune_bytes)} | ${mib(s.after_n_more_bytes)} (${ratio(s.after_n_more_bytes / s.after_n_bytes)}) | ${mib(s.after_prune_and_vacuum_full_bytes)} | ${s.prune.batch_ms_median.toFixed(1)} / ${s.prune.batch_ms_max.toFixed(1)} ms | ${s.prune.total_s.toFixed(2)} s |`);
+  const first = r.retention[0];
+  return `## Store growth and prune
+
+\`bench/host/retention.sh\` (\`host/examples/retention_bench.rs\`): ${n(first.deferrals)} deferrals, each recorded, claimed and
+completed as a launch that completes writes it (3 receipts, 3 events), then \`prune\`'s batches of 100
+(each one transaction, timed), then ${n(first.deferrals)} more into the freed space, then a second prune and
+\`VACUUM\` (\`VACUUM FULL\` on PostgreSQL; a plain \`VACUUM\`, as autovacuum runs, follows each prune there).
+SQLite: the file's bytes after a WAL checkpoint; PostgreSQL: the store's schema (tables, indexes, TOAST).
+
+| store | empty | after N | per deferral | after prune | after N more (vs after N) | pruned and vacuumed | batch median / max | prune of N |
+|---|---|---|---|---|---|---|---|---|
+${rows.join('\n')}
+`;
 }
 
 const wasmRaw = receipts.wasm_bytes_raw;
@@ -244,11 +264,12 @@ ${serveRows(serve).section}
 ${webhookSection(webhooks)}
 ${runWakeRows(runWake).section}
 ${forecastRows(forecast).section}
+${retentionSection(retention)}
 
 ## Raw figures
 
 \`\`\`json
-${JSON.stringify({ machine, receipts, decisions, action, action_node24: action24, host, serve, run_wake: runWake, forecast, github_loop: loop, webhooks }, null, 1)}
+${JSON.stringify({ machine, receipts, decisions, action, action_node24: action24, host, serve, run_wake: runWake, forecast, retention, github_loop: loop, webhooks }, null, 1)}
 \`\`\`
 `;
 

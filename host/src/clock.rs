@@ -19,7 +19,7 @@ pub fn iso8601(ms: u64) -> String {
     )
 }
 
-/// Parses `500ms`, `30s`, `10m`, `2h`, or a bare number of seconds.
+/// Parses `500ms`, `30s`, `10m`, `2h`, `30d` (days of 24 hours), or a bare number of seconds.
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let text = text.trim();
     let split = text
@@ -28,13 +28,18 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let (number, unit) = text.split_at(split);
     let value: u64 = number
         .parse()
-        .map_err(|_| format!("{text:?} is not a duration (examples: 500ms, 30s, 10m, 2h)"))?;
+        .map_err(|_| format!("{text:?} is not a duration (examples: 500ms, 30s, 10m, 2h, 30d)"))?;
     let ms = match unit {
         "ms" => Some(value),
         "" | "s" => value.checked_mul(1000),
         "m" => value.checked_mul(60_000),
         "h" => value.checked_mul(3_600_000),
-        _ => return Err(format!("{text:?} has an unknown unit (use ms, s, m or h)")),
+        "d" => value.checked_mul(86_400_000),
+        _ => {
+            return Err(format!(
+                "{text:?} has an unknown unit (use ms, s, m, h or d)"
+            ))
+        }
     };
     ms.map(Duration::from_millis)
         .ok_or_else(|| format!("{text:?} is too long"))
@@ -58,6 +63,10 @@ mod tests {
         assert_eq!(parse_duration("10m").unwrap(), Duration::from_secs(600));
         assert_eq!(parse_duration("2h").unwrap(), Duration::from_secs(7200));
         assert!(parse_duration("ten").is_err());
-        assert!(parse_duration("5d").is_err());
+        assert_eq!(
+            parse_duration("30d").unwrap(),
+            Duration::from_secs(30 * 86_400)
+        );
+        assert!(parse_duration("5w").is_err());
     }
 }

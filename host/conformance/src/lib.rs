@@ -1432,9 +1432,9 @@ pub fn record_refuses_a_receipt_only_once_its_window_closed(backend: &dyn Backen
 pub const UNDO_COST_ROWS_MIGRATION: &str =
     "DROP TABLE deferral_commits; DROP TABLE admission_costs; DROP TABLE deferral_costs;";
 
-/// Migrations from the cost rows' on (it, and the deferral commits'): a test that sets a store
+/// Migrations from the cost rows' on (it, the deferral commits' and the retention's): a test that sets a store
 /// back to before the cost rows sets its version this much lower than the latest.
-pub const MIGRATIONS_FROM_COST_ROWS: i64 = 2;
+pub const MIGRATIONS_FROM_COST_ROWS: i64 = 3;
 
 /// SQL that takes a store back from the `launch_kind` column's migration (9 on SQLite, 8 on
 /// PostgreSQL) to the schema before it (undoing the ones after it first: the cost rows', the
@@ -1446,9 +1446,10 @@ pub const UNDO_LAUNCH_KIND_MIGRATION: &str =
      ALTER TABLE admissions DROP COLUMN secret_digest; ALTER TABLE deferrals DROP COLUMN launch_kind;";
 
 /// Migrations after the `launch_kind` column's (the window ledger, the webhook deliveries, the
-/// fair pools, the cost rows, the deferral commits) and it: a test that sets a store back to before `launch_kind`
+/// fair pools, the cost rows, the deferral commits, the retention's, which runs again unchanged)
+/// and it: a test that sets a store back to before `launch_kind`
 /// sets its version this much lower than the latest.
-pub const MIGRATIONS_FROM_LAUNCH_KIND: i64 = 6;
+pub const MIGRATIONS_FROM_LAUNCH_KIND: i64 = 7;
 
 /// SQL that takes a store back from migration 7 (pools) to the schema before it (undoing the
 /// later ones too: [`UNDO_LAUNCH_KIND_MIGRATION`] first), the same on both backends, for tests

@@ -89,6 +89,49 @@ pub(super) enum Command {
     /// The host as one service: the port of `serve`, the scheduler of `tick` and the ingestion
     /// of `watch` in one process that wakes when work is due (instead of cron).
     Run(crate::run::RunArgs),
+    /// Remove ended deferrals (complete, blocked, cancelled) older than the retention, with
+    /// their receipts, events and attempts, and webhook delivery ids older than 8 days.
+    Prune(PruneArgs),
+}
+
+pub(super) const PRUNE_HELP: &str = "\
+An ended deferral (complete, blocked, or cancelled, expired included) goes once its last change
+is older than --older-than, with every row that names it: receipts, events, attempts' runs, its
+process, receipt keys, artifact, links, cost, admissions and pool observations. It stays while a
+deferral linked to it (the one it continues or that continues it, the one it retries or its
+retry) has not ended or is newer, and while one of its admissions is open. A deferral that has
+not ended is never removed. Also removed: runners' admissions released (or expired) and pool
+observations of no deferral from before --older-than, and webhook delivery ids and cached GitHub
+answers older than 8 days (GitHub redelivers a delivery for up to 3 days, 7 on GitHub Enterprise
+Server). After that, `show` of a removed deferral answers not-found, and its receipt cannot be
+recorded again (its window has closed: expired).
+
+Works in batches of --batch deferrals, each its own short transaction, so it can run beside
+`run`, `serve` and `tick` on the same store. `run --retention DURATION` does the same every hour.
+
+Prints one JSON line with --json: {\"dry_run\",\"ended_before\",\"bookkeeping_before\",
+\"deferrals\",\"rows\":{TABLE:N},\"batches\",\"stopped\"}; otherwise a sentence.
+
+Example (cron, daily):
+  deferral-host --store sqlite:/var/lib/deferral/host.db prune --older-than 30d --dry-run
+  deferral-host --store sqlite:/var/lib/deferral/host.db prune --older-than 30d";
+
+#[derive(Args, Debug)]
+#[command(after_help = PRUNE_HELP)]
+pub(super) struct PruneArgs {
+    /// Remove ended deferrals whose last change is older than this (at least 2d: a receipt
+    /// spans up to a day, and one removed sooner could be recorded again).
+    #[arg(long, default_value = "30d", value_name = "DURATION", value_parser = crate::ops::prune::parse_retention)]
+    pub(super) older_than: std::time::Duration,
+    /// Count what would be removed; remove nothing.
+    #[arg(long)]
+    pub(super) dry_run: bool,
+    /// One JSON line instead of a sentence.
+    #[arg(long)]
+    pub(super) json: bool,
+    /// Deferrals removed per transaction.
+    #[arg(long, default_value_t = crate::ops::prune::BATCH as u32, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub(super) batch: u32,
 }
 
 #[derive(Args, Debug)]

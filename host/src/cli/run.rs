@@ -55,5 +55,6 @@ fn execute(cli: &Cli) -> Result<(), HostError> {
         Command::Serve(args) => cmd::serve::execute(cli, args),
         Command::Watch(args) => cmd::watch::execute(cli, args),
         Command::Run(args) => cmd::service::execute(cli, args),
+        Command::Prune(args) => cmd::prune::execute(cli, args),
     }
 }

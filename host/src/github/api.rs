@@ -121,6 +121,8 @@ pub struct ArtifactInfo {
     /// `digest` (`sha256:HEX` of the zip), present for artifacts uploaded by
     /// actions/upload-artifact v4 and later: checked against the downloaded bytes.
     pub digest: Option<String>,
+    /// `created_at` (when it was uploaded), as epoch ms; `None` when absent or unreadable.
+    pub created_ms: Option<u64>,
 }
 
 fn str_of(v: &Value, key: &str) -> Option<String> {
@@ -141,12 +143,17 @@ impl ArtifactInfo {
             head_branch: str_of(run, "head_branch"),
             head_sha: str_of(run, "head_sha"),
             digest: str_of(v, "digest"),
+            created_ms: v
+                .get("created_at")
+                .and_then(Value::as_str)
+                .and_then(deferral_core::signals::time::parse_iso8601),
         })
     }
 
     fn to_value(&self) -> Value {
         json!({"id": self.id, "name": self.name, "expired": self.expired,
                "size_in_bytes": self.size_in_bytes, "digest": self.digest,
+               "created_at": self.created_ms.map(crate::clock::iso8601),
                "workflow_run": {"id": self.run_id, "repository_id": self.repository_id,
                                 "head_repository_id": self.head_repository_id, "head_branch": self.head_branch,
                                 "head_sha": self.head_sha}})

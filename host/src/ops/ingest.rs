@@ -162,6 +162,10 @@ pub fn watch(
             skipped.push(skip("expired", Value::Null));
             continue;
         }
+        if window_closed(artifact, now_ms()) {
+            skipped.push(skip("window-closed", Value::Null));
+            continue;
+        }
         if let Some(run_id) = artifact.run_id {
             if store.is_own_run(&options.repo, run_id).unwrap_or(false) {
                 skipped.push(skip("own-run", json!({"run_id": run_id})));
@@ -321,4 +325,14 @@ fn commit_of_run(store: &dyn Store, options: &WatchOptions, artifact: &ArtifactI
             &format!("{id}: its commit is not kept, so it gets no status: {err}"),
         );
     }
+}
+
+/// An artifact uploaded more than two days ago holds a receipt whose window has closed (a
+/// receipt spans at most 24 hours from its issue, before the upload; a day of margin for
+/// clocks): recording it could only answer `expired`, so it is not downloaded. Such an
+/// artifact is one that was never ingested in time, or one whose deferral `prune` removed.
+fn window_closed(artifact: &ArtifactInfo, now_ms: u64) -> bool {
+    artifact
+        .created_ms
+        .is_some_and(|at| at.saturating_add(crate::store::retention::MIN_RETENTION_MS) < now_ms)
 }

@@ -22,6 +22,8 @@
 //! * [`commit_status`]: a deferral's status on the commit its origin named.
 //! * [`once`]: a call to GitHub made once across replicas (rejections, commit statuses).
 //! * [`tick`]: the scheduler's pass, a list of typed entries (`tick`, `run`).
+//! * [`prune`]: ended deferrals past the retention removed with their rows, in small batches
+//!   (`prune`, `run --retention`).
 
 pub mod admit;
 pub mod cancel;
@@ -30,6 +32,7 @@ pub mod follow;
 pub mod gate;
 pub mod ingest;
 pub mod once;
+pub mod prune;
 pub mod record;
 pub mod release;
 pub mod report;

@@ -7,6 +7,7 @@
 
 mod listen;
 mod reload;
+mod retention;
 mod scheduler;
 mod signals;
 pub mod wake;
@@ -39,6 +40,8 @@ a [[watch]] table trusts has its receipt ingested; --follow-interval then defaul
 As a GitHub App with [[gate]] tables, a job waiting behind an environment whose protection
 rule is the App is approved when its pool has room, rejected with why when it cannot start in
 time (docs/environment-gate.md).
+With --retention DURATION it removes ended deferrals older than that, with their rows, at start
+and every hour, in small batches beside the scheduler (as `prune`; see `prune --help`).
 On SQLite, a `record` from the command line (another process) is seen at the next pass, at
 most --follow-interval later: record through the port to be launched on time.
 
@@ -49,8 +52,8 @@ a second SIGTERM or SIGINT ends it at once (exit 1; the launch is recovered afte
 SIGHUP: reads --config again and applies what can change without a restart (the scheduler's
 flags, --follow-interval, [[watch]], [[gate]], and the webhook's secrets, read again from their file, so a
 secret is rotated without a restart); the secrets apply at once, even while a pass or a long
-exec: launch runs, the scheduler's settings from its next pass. The port's flags, --store and
-turning webhooks on or off need a restart. A configuration that does not check changes nothing.
+exec: launch runs, the scheduler's settings from its next pass. The port's flags, --store,
+--retention and turning webhooks on or off need a restart. A configuration that does not check changes nothing.
 A store file removed or replaced under `run` is refused from then on (`store-replaced`, and
 GET /readyz answers 503) rather than written into a file no path names: restart on a store.
 
@@ -62,6 +65,7 @@ the repositories to ingest; a flag on the command line wins over the file:
   allow-launch = [\"workflow-dispatch:\"]
   lease-timeout = \"15m\"
   github-webhook-secret-file = \"/run/credentials/deferral-host.service/webhook-secret\"
+  retention = \"30d\"
   [[watch]]
   repo = \"octo/app\"
   launch = \"workflow-dispatch:octo/app/resume.yml@main\"
@@ -92,6 +96,12 @@ pub struct RunArgs {
     /// --github-webhook-secret-file (polling then only catches what a webhook missed).
     #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
     pub follow_interval: Option<Duration>,
+    /// Remove ended deferrals whose last change is older than this (at least 2d), with their
+    /// rows, at start and every hour, in small batches beside the scheduler (as `prune
+    /// --older-than`); also webhook delivery ids and cached answers older than 8 days.
+    /// Default: keep everything. Read at start (a restart changes it).
+    #[arg(long, value_name = "DURATION", value_parser = crate::ops::prune::parse_retention)]
+    pub retention: Option<Duration>,
     /// No progress lines on stderr (launches, outcomes, pass summaries).
     #[arg(long, short)]
     pub quiet: bool,
@@ -190,6 +200,19 @@ pub fn run(
         // Ends with the process (it looks at the stop flag twice a second).
         drop(listen::start(url.clone(), wake.clone()));
     }
+    // Its own notice, rung once the scheduler has stopped (a stop is all it listens for).
+    let retention_stop = Arc::new(Wake::default());
+    let pruning = match args.retention {
+        Some(retention) => Some(
+            retention::start(store.clone(), retention, retention_stop.clone()).map_err(|e| {
+                HostError::new(
+                    crate::error::HostErrorKind::RuntimeFailed,
+                    format!("cannot start the prune: {e}"),
+                )
+            })?,
+        ),
+        None => None,
+    };
     let pending = scheduler::Pending::default();
     let hangup = reload::start(outside, intake, wake.clone(), pending.clone())?;
     let (for_thread, rung) = (args.clone(), wake.clone());
@@ -221,7 +244,11 @@ pub fn run(
     });
     // The port stopped (a signal, or it failed): the scheduler stops after its pass.
     wake.stop();
+    retention_stop.stop();
     let _ = scheduling.join();
+    if let Some(pruning) = pruning {
+        let _ = pruning.join();
+    }
     runtime.shutdown_timeout(Duration::from_millis(200));
     finish.stop();
     served?;

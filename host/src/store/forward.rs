@@ -9,6 +9,7 @@ use super::github::{ArtifactRef, CommitRef, Link, LoopStore, RunRecord};
 use super::pools::{
     Admission, Candidate, Cost, Observation, PoolRow, PoolStore, PoolWrite, PoolWritten,
 };
+use super::retention::{Horizon, Removed, RetentionStore};
 use super::retry::{RetryLink, RetryStore};
 use super::{
     ClaimBuilder, Deferral, EventRecord, LaunchProcess, ListQuery, NewDeferral, NextDue, PageOrder,
@@ -111,6 +112,14 @@ impl<W: Forward> LoopStore for Forwarded<W> {
 impl<W: Forward> RetryStore for Forwarded<W> {
     forward! {
         retry_link(deferral_id: &str) -> RetryLink;
+    }
+}
+
+impl<W: Forward> RetentionStore for Forwarded<W> {
+    forward! {
+        count_prunable(horizon: &Horizon) -> Removed;
+        prune_ended(horizon: &Horizon, limit: usize) -> Removed;
+        prune_bookkeeping(horizon: &Horizon, limit: usize) -> Removed;
     }
 }
 

@@ -15,6 +15,7 @@ pub mod postgres;
 pub mod postgres_tls;
 mod private_file;
 mod records;
+pub mod retention;
 pub mod retry;
 pub mod rules;
 mod sql;
@@ -33,6 +34,7 @@ pub use self::postgres::PostgresStore;
 pub use self::records::{
     Deferral, EventRecord, LaunchProcess, NewDeferral, NewReceipt, StoredReceipt, Window,
 };
+pub use self::retention::RetentionStore;
 pub use self::retry::{RetryLink, RetryStore};
 pub use self::update::{Change, Lease, Update};
 pub use self::url::StoreUrl;
@@ -138,7 +140,7 @@ pub(crate) fn verify_receipt(receipt: StoredReceipt) -> Result<StoredReceipt, St
 
 /// A durable store of deferrals. Object-safe so callers and the conformance suite can take
 /// `&dyn Store`.
-pub trait Store: LoopStore + RetryStore + PoolStore {
+pub trait Store: LoopStore + RetryStore + PoolStore + RetentionStore {
     /// Inserts a new deferral with its receipts and a first event, in one transaction.
     fn insert(&self, new: &NewDeferral) -> Result<Deferral, StoreError>;
 

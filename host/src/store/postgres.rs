@@ -42,7 +42,7 @@ use std::cell::RefCell;
 pub use ownership::STORE_MARKER;
 
 /// Migrations, in order; migration `i` moves the store from version `i` to `i + 1`.
-const MIGRATIONS: [Migration; 13] = [
+const MIGRATIONS: [Migration; 14] = [
     schema::CORE,
     schema::LAUNCH_PROCESSES,
     schema::GITHUB,
@@ -56,6 +56,7 @@ const MIGRATIONS: [Migration; 13] = [
     schema::FAIR_POOLS,
     schema::COST_ROWS,
     schema::DEFERRAL_COMMITS,
+    schema::RETENTION,
 ];
 
 /// The schema version this program writes.

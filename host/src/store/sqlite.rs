@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Migrations, in order; migration `i` moves the store from version `i` to `i + 1`.
-const MIGRATIONS: [Migration; 14] = [
+const MIGRATIONS: [Migration; 15] = [
     schema::CORE,
     schema::LAUNCH_PROCESSES,
     schema::GITHUB,
@@ -41,6 +41,8 @@ const MIGRATIONS: [Migration; 14] = [
     schema::COST_ROWS,
     // 14: the commit of a deferral, for its commit status (issue 35).
     schema::DEFERRAL_COMMITS,
+    // 15: ended deferrals' receipts, events and pool observations may go with them (`prune`).
+    schema::RETENTION,
 ];
 
 /// How long a process waits for another one holding the store's lock.

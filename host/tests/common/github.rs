@@ -115,6 +115,8 @@ pub struct Artifact {
     pub zip: Vec<u8>,
     /// `digest` as listed; `None`: the sha256 of `zip`.
     pub digest: Option<String>,
+    /// `created_at` as listed (when it was uploaded).
+    pub created_at: String,
 }
 
 /// One request the API listener answered.
@@ -427,8 +429,20 @@ impl Standin {
             expired,
             zip,
             digest: None,
+            created_at: iso(epoch_s()),
         });
         (run_id, artifact_id)
+    }
+
+    /// Artifact `artifact_id` listed as uploaded `seconds` before now.
+    pub fn uploaded_ago(&self, artifact_id: u64, seconds: u64) {
+        let mut state = self.state.lock().unwrap();
+        let artifact = state
+            .artifacts
+            .iter_mut()
+            .find(|a| a.id == artifact_id)
+            .expect("an artifact of the stand-in");
+        artifact.created_at = iso(epoch_s() - seconds);
     }
 
     /// A run from `origin`, completed (`failure`), titled `title`, with no artifact.
@@ -641,6 +655,7 @@ fn artifact_json(a: &Artifact, state: &State, api: &str) -> serde_json::Value {
         "name": a.name,
         "size_in_bytes": a.zip.len(),
         "expired": a.expired,
+        "created_at": a.created_at,
         "archive_download_url": format!("{api}/repos/{REPO}/actions/artifacts/{}/zip", a.id),
         "digest": a.digest.clone().unwrap_or_else(|| format!("sha256:{}", deferral_core::digest::sha256_hex(&a.zip))),
         "workflow_run": workflow_run,
@@ -806,6 +821,7 @@ fn api_answer(state: &mut State, request: &Request, api: &str, blob: &str) -> An
                 expired: script.artifact_expired,
                 zip,
                 digest: script.artifact_digest.clone(),
+                created_at: iso(epoch_s()),
             });
         }
         state.dispatches.push(body);

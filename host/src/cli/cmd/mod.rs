@@ -3,6 +3,7 @@
 
 pub(super) mod cancel;
 pub(super) mod init;
+pub(super) mod prune;
 pub(super) mod record;
 pub(super) mod report;
 pub(super) mod resolve;

@@ -22,6 +22,42 @@ impl Dialect for PostgresDialect {
         format!("NOT ({column} = ANY(?{n}))")
     }
 
+    fn in_list(&self, column: &str, n: usize) -> String {
+        format!("{column} = ANY(?{n})")
+    }
+
+    /// Two trigger functions (a pool observation has a column the others lack), and each DELETE
+    /// trigger made again on one of them.
+    fn removable_evidence(&self) -> String {
+        let ended = "EXISTS (SELECT 1 FROM deferrals WHERE id = OLD.deferral_id AND state IN ('complete', 'blocked', 'cancelled'))";
+        let function = |name: &str, allowed: &str| {
+            format!(
+                "CREATE OR REPLACE FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql AS $$\n\
+                 BEGIN\n\
+                     IF {allowed} THEN RETURN OLD; END IF;\n\
+                     RAISE EXCEPTION '% are append-only: they go only with their deferral, once it has ended', TG_TABLE_NAME;\n\
+                 END\n\
+                 $$;\n"
+            )
+        };
+        let mut ddl = function("deferral_evidence_removable", ended);
+        ddl.push_str(&function(
+            "deferral_observation_removable",
+            &format!("{ended} OR (OLD.deferral_id IS NULL AND OLD.observed_ms <= (extract(epoch FROM now()) * 1000)::bigint - 86400000)"),
+        ));
+        for (table, function) in [
+            ("receipts", "deferral_evidence_removable"),
+            ("events", "deferral_evidence_removable"),
+            ("pool_observations", "deferral_observation_removable"),
+        ] {
+            ddl.push_str(&format!(
+                "DROP TRIGGER {table}_no_delete ON {table};\n\
+                 CREATE TRIGGER {table}_no_delete BEFORE DELETE ON {table} FOR EACH ROW EXECUTE FUNCTION {function}();\n"
+            ));
+        }
+        ddl
+    }
+
     fn skip_locked(&self) -> &'static str {
         " FOR UPDATE SKIP LOCKED"
     }

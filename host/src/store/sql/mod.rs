@@ -24,6 +24,7 @@ mod pool_rows;
 pub(super) mod pools;
 mod pools_schema;
 pub(super) mod receipts;
+mod retention;
 pub(super) mod retry;
 pub(super) mod rows;
 pub(super) mod schema;
@@ -76,6 +77,8 @@ pub trait Dialect {
     fn for_update(&self) -> &'static str;
     /// `column NOT IN` the list bound at placeholder `?n`.
     fn not_in_list(&self, column: &str, n: usize) -> String;
+    /// `column IN` the list bound at placeholder `?n`.
+    fn in_list(&self, column: &str, n: usize) -> String;
     /// Appended to a work query of `tick` (and the claim): rows another transaction holds are
     /// skipped, not waited for, where writers run side by side; nothing otherwise.
     fn skip_locked(&self) -> &'static str;
@@ -95,6 +98,10 @@ pub trait Dialect {
     /// Triggers that refuse UPDATE and DELETE (and TRUNCATE, if `truncate` and the dialect
     /// has one) on `table`, saying `{what} are append-only`.
     fn append_only(&self, table: &str, what: &str, truncate: bool) -> String;
+    /// The retention migration (`retention::ddl`): the DELETE triggers of `receipts`, `events`
+    /// and `pool_observations` replaced by ones that let a row go once its deferral has ended
+    /// (and a pool observation of no deferral once it is a day old).
+    fn removable_evidence(&self) -> String;
     /// The function that finds a text in another, 1-based, 0 when absent (`instr`, `strpos`).
     fn find_text(&self) -> &'static str;
     /// A statement that tells the store's other sessions, at commit, that due work changed

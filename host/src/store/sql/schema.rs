@@ -254,6 +254,7 @@ pub const WEBHOOK_DELIVERIES: Migration = Migration::ddl(webhook_deliveries);
 pub const FAIR_POOLS: Migration = Migration::ddl(super::pools_schema::fair_ddl);
 pub const COST_ROWS: Migration = Migration::ddl(super::cost_rows::ddl);
 pub const DEFERRAL_COMMITS: Migration = Migration::ddl(deferral_commits);
+pub const RETENTION: Migration = Migration::ddl(super::retention::ddl);
 
 /// Applies `migrations[found..]` in the caller's transaction, telling `record` each version
 /// reached; `SchemaTooNew` (and nothing applied) when the store is newer than this list.

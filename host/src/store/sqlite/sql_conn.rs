@@ -18,6 +18,35 @@ impl Dialect for SqliteDialect {
         format!("{column} NOT IN (SELECT value FROM json_each(?{n}))")
     }
 
+    fn in_list(&self, column: &str, n: usize) -> String {
+        format!("{column} IN (SELECT value FROM json_each(?{n}))")
+    }
+
+    /// Each trigger dropped and made again with a `WHEN` (SQLite cannot change a trigger).
+    fn removable_evidence(&self) -> String {
+        let ended = "EXISTS (SELECT 1 FROM deferrals WHERE id = OLD.deferral_id AND state IN ('complete', 'blocked', 'cancelled'))";
+        // Whole seconds are enough for a day's bound.
+        let day_old = "(OLD.deferral_id IS NULL AND OLD.observed_ms <= CAST(strftime('%s', 'now') AS INTEGER) * 1000 - 86400000)";
+        [
+            ("receipts", "receipts", ended.to_string()),
+            ("events", "events", ended.to_string()),
+            (
+                "pool_observations",
+                "pool observations",
+                format!("{ended} OR {day_old}"),
+            ),
+        ]
+        .iter()
+        .map(|(table, what, allowed)| {
+            format!(
+                "DROP TRIGGER {table}_no_delete;\n\
+                 CREATE TRIGGER {table}_no_delete BEFORE DELETE ON {table} WHEN NOT ({allowed}) BEGIN \
+                 SELECT RAISE(ABORT, '{what} are append-only: they go only with their deferral, once it has ended'); END;\n"
+            )
+        })
+        .collect()
+    }
+
     fn skip_locked(&self) -> &'static str {
         ""
     }
