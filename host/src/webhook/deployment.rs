@@ -104,6 +104,7 @@ pub fn read(body: &[u8]) -> Result<GateDelivery, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn requested() -> Value {
         json!({"action": "requested", "environment": "github-quota", "event": "push",
