@@ -2,7 +2,7 @@
 
 use deferral_core::lifecycle::{transition, Cause, Event, Position, State};
 
-/// The legal transitions (docs/host.md, "Lifecycle") with re-entries below the bound.
+/// The legal transitions (docs/host-store.md, "Lifecycle") with re-entries below the bound.
 fn expected(from: State, event: Event) -> Option<(State, Cause)> {
     use {Event as E, State as S};
     Some(match (from, event) {

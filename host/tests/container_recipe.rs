@@ -1,6 +1,6 @@
 //! docs/recipes/Containerfile, tried without a container runtime (none can run here: see
-//! docs/host.md, "In a container"). What a runtime would do with it is done by hand, from the
-//! file's own instructions:
+//! docs/host-service.md, "In a container"). What a runtime would do with it is done by hand,
+//! from the file's own instructions:
 //!
 //! * every `FROM` names its image by digest (written, or an `ARG` the build must be given);
 //! * the build stage's `COPY` lines bring the whole workspace: cargo, given only what they copy,

@@ -1,6 +1,6 @@
-//! docs/host.md's "Trying it against a local `serve`" block, run as written with bash and curl
-//! against a real `serve` (on a free port instead of 8787), each answer checked against what
-//! the block's comments say.
+//! docs/host-admission.md's "Trying it against a local `serve`" block, run as written with bash
+//! and curl against a real `serve` (on a free port instead of 8787), each answer checked against
+//! what the block's comments say.
 
 mod common;
 
@@ -8,7 +8,7 @@ use common::Host;
 use serde_json::Value;
 use std::process::{Command, Stdio};
 
-const DOCS: &str = include_str!("../../docs/host.md");
+const DOCS: &str = include_str!("../../docs/host-admission.md");
 const TOKEN: &str = "test-token-not-real-0123456789";
 
 /// The `sh` block after `In another` in the section.

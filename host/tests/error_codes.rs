@@ -1,6 +1,7 @@
 //! Every code the host answers is a `HostErrorKind`, listed once in `HostErrorKind::ALL`, unique,
-//! with the exit code docs/host.md gives it, and named in that doc's "Exit codes" table. The
-//! exhaustive match below stops compiling when a kind is added without being walked here.
+//! with the exit code docs/host-commands.md gives it, and named in that doc's "Exit codes"
+//! table. The exhaustive match below stops compiling when a kind is added without being walked
+//! here.
 
 use deferral_host::error::{HostError, HostErrorKind};
 use std::collections::{BTreeMap, BTreeSet, HashSet};
@@ -122,11 +123,14 @@ fn each_kind_has_its_documented_exit_code() {
     }
 }
 
-/// The codes named (in backquotes) in each row of docs/host.md's "Exit codes" table; the usage
-/// codes in the paragraph under it count as exit 2.
+/// The codes named (in backquotes) in each row of docs/host-commands.md's "Exit codes" table;
+/// the usage codes in the paragraph under it count as exit 2.
 fn documented_codes() -> BTreeMap<u8, BTreeSet<String>> {
-    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/host.md"))
-        .expect("docs/host.md");
+    let doc = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../docs/host-commands.md"
+    ))
+    .expect("docs/host-commands.md");
     let start = doc.find("### Exit codes").expect("an Exit codes section");
     let section = &doc[start..];
     let section = &section[..section[4..].find("\n### ").map_or(section.len(), |i| i + 4)];
@@ -157,7 +161,7 @@ fn documented_codes() -> BTreeMap<u8, BTreeSet<String>> {
 }
 
 #[test]
-fn docs_host_md_lists_every_code_in_its_exit_row() {
+fn docs_host_commands_md_lists_every_code_in_its_exit_row() {
     let rows = documented_codes();
     assert!(
         rows.len() >= 5,
@@ -174,7 +178,7 @@ fn docs_host_md_lists_every_code_in_its_exit_row() {
         .collect();
     assert!(
         missing.is_empty(),
-        "docs/host.md \"Exit codes\" does not list: {}",
+        "docs/host-commands.md \"Exit codes\" does not list: {}",
         missing.join(", ")
     );
 }

@@ -1,6 +1,6 @@
 //! A real Prometheus server (Debian `prometheus`) scrapes `deferral-host serve` on loopback,
-//! with the bearer token from a file as docs/host.md's scrape config says, and the value read
-//! back through Prometheus' own query API equals what the store holds.
+//! with the bearer token from a file as docs/host-api.md's scrape config says, and the value
+//! read back through Prometheus' own query API equals what the store holds.
 //!
 //! Without `prometheus` on PATH the test says loudly that it is skipped, unless
 //! `DEFERRAL_REQUIRE_PROMETHEUS=1` (set by scripts/test.sh, which `.ci/run` runs after
@@ -239,11 +239,11 @@ fn prometheus_scrapes_serve_and_reads_back_what_the_store_holds() {
     assert_eq!(records, recorded as f64);
 }
 
-/// The `deferral_host_*` names docs/host.md's Metrics section (tables, scrape config, alert
+/// The `deferral_host_*` names docs/host-api.md's Metrics section (tables, scrape config, alert
 /// rules) uses, `_recovered`-style shorthands spelled out.
 fn documented_names() -> (std::collections::BTreeSet<String>, String) {
-    let doc =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/host.md")).unwrap();
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/host-api.md"))
+        .unwrap();
     let start = doc.find("\n## Metrics\n").expect("a Metrics section");
     let section = &doc[start..];
     let section = &section[..section[1..]
@@ -344,7 +344,7 @@ fn the_documented_metrics_exist_and_the_alert_rules_pass_promtool() {
         .unwrap();
     assert!(
         out.status.success(),
-        "promtool check rules on docs/host.md's rules:\n{}{}",
+        "promtool check rules on docs/host-api.md's rules:\n{}{}",
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );

@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::github::{Origin, Standin, REPO};
+use common::github::{Origin, Standin, REPO, REPO_ID};
 use common::github_cli::{receipt, watch};
 use common::pg::schema_or_skip;
 use common::run::{stamping_target, stamps, wait_for, Run};
@@ -269,39 +269,40 @@ fn a_retention_shorter_than_two_days_is_refused() {
     show(&host, &id);
 }
 
-/// Two deliveries noted through the webhook route; the one received 9 days ago goes.
+/// Two deliveries noted through the webhook route (each under the key its signature covers:
+/// event, action, repository, run and attempt); the one received 9 days ago goes.
 fn delivery_ids_go_after_the_redelivery_window(host: &Host) {
     let standin = Standin::start();
     let serve = HookServe::start(host, &standin, &[]);
+    let mut keys = Vec::new();
     for delivery in ["old-delivery", "new-delivery"] {
         let run = standin.completed_run(Origin::schedule(), delivery);
         let body = standin.completed_delivery(run).to_string();
         let (status, answer) = serve.deliver_signed("workflow_run", delivery, body.as_bytes());
         assert_eq!(status, 200, "{answer}\n{}", serve.log_text());
+        keys.push(format!("workflow_run completed {REPO_ID} {run} 1"));
     }
-    let noted = "SELECT delivery_id FROM github_deliveries ORDER BY delivery_id";
-    assert_eq!(column(host, noted), ["new-delivery", "old-delivery"]);
-    execute(
-        host,
-        &format!(
-            "UPDATE github_deliveries SET received_ms = received_ms - {} WHERE delivery_id = 'old-delivery'",
-            7 * DAY
-        ),
-    );
+    let (old, new) = (&keys[0], &keys[1]);
+    let noted = "SELECT delivery_id FROM github_deliveries ORDER BY received_ms, delivery_id";
+    assert_eq!(column(host, noted), [old.clone(), new.clone()]);
+    let age_old = |days: u64| {
+        execute(
+            host,
+            &format!(
+                "UPDATE github_deliveries SET received_ms = received_ms - {} WHERE delivery_id = '{old}'",
+                days * DAY
+            ),
+        )
+    };
+    age_old(7);
     let kept = host.expect(0, &["prune", "--json"], "");
     assert_eq!(kept["rows"]["github_deliveries"], 0, "7 days: kept\n{kept}");
-    execute(
-        host,
-        &format!(
-            "UPDATE github_deliveries SET received_ms = received_ms - {} WHERE delivery_id = 'old-delivery'",
-            2 * DAY
-        ),
-    );
+    age_old(2);
     let counted = host.expect(0, &["prune", "--dry-run", "--json"], "");
     assert_eq!(counted["rows"]["github_deliveries"], 1, "{counted}");
     let pruned = host.expect(0, &["prune", "--json"], "");
     assert_eq!(pruned["rows"]["github_deliveries"], 1, "{pruned}");
-    assert_eq!(column(host, noted), ["new-delivery"]);
+    assert_eq!(column(host, noted), [new.clone()]);
 }
 
 #[test]

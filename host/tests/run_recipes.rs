@@ -128,13 +128,14 @@ fn the_example_configuration_is_one_run_takes() {
 }
 
 #[test]
-fn docs_host_md_shows_the_unit_as_it_is() {
-    let docs =
-        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/host.md"))
-            .unwrap();
+fn docs_host_service_md_shows_the_unit_as_it_is() {
+    let docs = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/host-service.md"),
+    )
+    .unwrap();
     assert!(
         docs.contains(&format!("```ini\n{}```", unit())),
-        "docs/host.md's copy of docs/recipes/deferral-host.service differs from the file"
+        "docs/host-service.md's copy of docs/recipes/deferral-host.service differs from the file"
     );
 }
 

@@ -1,5 +1,5 @@
 //! The Octokit gate's line for `deferral-host`'s report file (`DEFERRAL_REPORT_FILE`, see
-//! docs/host.md): when the plugin runs in a process the host launched and its plan is let
+//! docs/host-launch.md): when the plugin runs in a process the host launched and its plan is let
 //! through (admitted, with a pool), it appends the same JSON line `deferral gate` prints for
 //! that decision, so the host's pool learns what the work saw and planned, whatever the
 //! process prints last. The line is the CLI's own ([`Finished::line`]), made from the core's

@@ -355,7 +355,7 @@ Endpoints:
   POST /v1/admissions/SEQ/release   {\"rate\"?}  200 {\"released\":true} | {\"released\":false,\"already\":true}
   GET  /v1/pools                    200 each pool's state, as `status --pools --json` prints it
   GET  /                            200 the status page (HTML, as `status --html` writes it)
-  GET  /metrics                     200 Prometheus' text format (docs/host.md, Metrics)
+  GET  /metrics                     200 Prometheus' text format (docs/host-api.md, Metrics)
   GET  /healthz                     200 {\"alive\":true} (no token needed)
   GET  /readyz                      200 {\"ready\":true} when the store answers, else 503 (no token needed)
   GET  /v1/deferrals/ID             200 the deferral as `status --json ID` prints it
@@ -368,7 +368,7 @@ Endpoints:
                                     no token): 200 queued | already, 202 ignored, 401 bad-signature,
                                     413 over --webhook-max-body-bytes (1 MiB), 415 not
                                     application/json, 503 busy past --webhook-connections
-                                    (docs/host.md, Webhooks; docs/security.md)
+                                    (docs/host-github.md, Webhooks; docs/security.md)
 
 Errors: {\"error\":{\"code\",\"message\"[,\"path\"]}} with 400 invalid-request (and, from
 /v1/admissions, invalid-pool | invalid-cost | invalid-rate-state), 401 unauthorized,
@@ -386,7 +386,7 @@ Prints {\"listening\":\"ADDR\"} on stdout when ready; SIGTERM or SIGINT stops it
 Example (the store made once by init: serve refuses a missing one and does not start):
   deferral-host --store sqlite:/var/lib/deferral/host.db init
   DEFERRAL_SERVE_TOKEN=$(cat /etc/deferral/token) deferral-host --store sqlite:/var/lib/deferral/host.db serve
-See docs/host.md (serve) for curl examples.";
+See docs/host-api.md (serve) for curl examples.";
 
 #[derive(Args, Debug)]
 #[command(after_help = SERVE_HELP)]
@@ -400,7 +400,7 @@ pub(super) struct ServeArgs {
     /// (as `tick --pool-buffer`; give both the same).
     #[arg(long, default_value = "1s", value_parser = parse_duration)]
     pub(super) pool_buffer: std::time::Duration,
-    /// GitHub's webhooks (docs/host.md, Webhooks).
+    /// GitHub's webhooks (docs/host-github.md, Webhooks).
     #[command(flatten)]
     pub(super) webhook: crate::flags::webhook::WebhookArgs,
     /// The credentials webhooks follow runs with (GITHUB_TOKEN or the App's).

@@ -1,4 +1,4 @@
-//! The REST calls the loop makes, each one request (see docs/host.md for their quota cost).
+//! The REST calls the loop makes, each one request (see docs/host-github.md for their quota cost).
 //! List calls send `If-None-Match` with the ETag stored from the last answer: a 304 costs no
 //! primary quota and the stored (compact) answer is used again.
 

@@ -9,7 +9,7 @@
 //!
 //! The store gauges are counted by the database (`GROUP BY state, cause`), never by reading
 //! the rows. Each pool's forecast drain time is
-//! `deferral_host_pool_expected_drain_timestamp_seconds{pool}`. See docs/host.md (Metrics) for
+//! `deferral_host_pool_expected_drain_timestamp_seconds{pool}`. See docs/host-api.md (Metrics) for
 //! every family.
 
 pub mod counting_store;

@@ -14,7 +14,10 @@
 //! statuses per commit and context). The statuses are written after `run`'s pass, never in its
 //! way: at most [`BUDGET`] a pass, none once the quota stops the client, and a deferral that
 //! changed several times between two passes gets one status, its last (coalesced). Each is sent
-//! once across replicas ([`crate::ops::once`], key `status:<id>:<state>:<attempt>`).
+//! once across replicas ([`crate::ops::once`], key `status:<id>:<state>:<attempt>`), and only
+//! while the deferral is still in that state when read again just before the write (so a
+//! replica with an older page never writes a state over the later one another replica wrote;
+//! what is left is the few milliseconds between that read and GitHub taking the write).
 
 use crate::clock::iso8601;
 use crate::github::client::{CallError, GithubClient};
@@ -112,6 +115,18 @@ pub fn update(
                 Claim::Mine(n) => n,
                 Claim::Busy | Claim::GivenUp => continue,
             };
+            // The page read above may be stale: another replica may have moved the deferral on
+            // (and written the later status) since. A status of a state it left would land
+            // after the later one and stay on the commit, so read it again just before
+            // writing; a deferral that moved is written by a later pass.
+            let moved = match store.get(&d.id) {
+                Ok(Some(now)) => now.state != d.state || now.reentries != d.reentries,
+                _ => true,
+            };
+            if moved {
+                once::failed(store, &key, n, now_ms);
+                continue;
+            }
             spent += 1;
             let (state, description) = status_of(store, d, now_ms, pools);
             let link = run_link(store, d);

@@ -74,7 +74,7 @@ the repositories to ingest; a flag on the command line wins over the file:
 Example (the store made once by init: run refuses a missing one and does not start):
   deferral-host --store sqlite:/var/lib/deferral/host.db init
   deferral-host run --config /etc/deferral/host.toml
-See docs/host.md (run) for the systemd unit.";
+See docs/host-service.md (run) for the systemd unit.";
 
 #[derive(Args, Debug, Clone)]
 #[command(after_help = RUN_HELP)]
@@ -88,7 +88,7 @@ pub struct RunArgs {
     pub port: PortArgs,
     #[command(flatten)]
     pub scheduler: SchedulerArgs,
-    /// GitHub's webhooks (docs/host.md, Webhooks); a delivery ingests for the [[watch]] tables.
+    /// GitHub's webhooks (docs/host-github.md); a delivery ingests for the [[watch]] tables.
     #[command(flatten)]
     pub webhook: WebhookSecretArgs,
     /// How often dispatched runs are followed and the [[watch]] repositories ingested (a pass

@@ -4,7 +4,7 @@
 //! (see [`group_commit`]). Every change goes through the coordinator, so the store's
 //! compare-and-set settles races between requests, tickers and command-line calls alike.
 //!
-//! Limits (docs/host.md, serve): a deadline for each whole request, a cap on connections that
+//! Limits (docs/host-api.md, serve): a deadline for each whole request, a cap on connections that
 //! sheds idle ones first (never one that proved the token), 16 KiB bodies, a few status pages
 //! at once, and a bounded graceful stop on SIGTERM or SIGINT. GitHub's webhook, which takes no
 //! token, has its own share of the connections, its own body limit and a minimum pace
@@ -45,7 +45,7 @@ pub const PAGE_RENDERS: usize = 4;
 /// How long a status page request waits for a turn before 503.
 pub const PAGE_WAIT: Duration = Duration::from_secs(2);
 
-/// Connection and time limits; see docs/host.md (serve) for why each default.
+/// Connection and time limits; see docs/host-api.md (serve) for why each default.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     /// Open connections at most; at the cap, a new one sheds the oldest idle one.
