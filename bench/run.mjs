@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { repoRoot } from './util.mjs';
 import { ensurePrereqs } from './prereqs.mjs';
 import { forecastRows } from './host/forecast-section.mjs';
+import { gateRows } from './host/gate-section.mjs';
 
 const quick = process.argv.includes('--quick');
 const say = (text) => process.stderr.write(`bench: ${text}\n`);
@@ -49,6 +50,8 @@ const serve = runJson('deferral-host serve', 'bash', ['bench/host/serve.sh']);
 const webhooks = runJson('deferral-host webhooks against polling', 'bash', ['bench/host/webhooks.sh']);
 const runWake = runJson('deferral-host run wake latency', 'bash', ['bench/host/run-wake.sh']);
 const forecast = runJson('deferral-host reads that forecast a pool', 'bash', ['bench/host/forecast.sh']);
+// Two run replicas on PostgreSQL too when DEFERRAL_TEST_POSTGRES_URL names a server.
+const gate = runJson('deferral-host environment gate', 'bash', ['bench/host/gate.sh']);
 // PostgreSQL too when DEFERRAL_TEST_POSTGRES_URL names a server (scripts/postgres-test-server.sh).
 const retention = runJson('deferral-host store growth and prune', 'bash', ['bench/host/retention.sh', ...(quick ? ['--deferrals', '2000'] : [])]);
 
@@ -177,6 +180,7 @@ Machine: ${machine.cores} cores (${machine.cpu}), ${machine.memory_gib} GiB, Nod
 ${serveRows(serve).summary}
 ${runWakeRows(runWake).summary}
 ${forecastRows(forecast).summary}
+${gateRows(gate).summary}
 
 ## Receipt validation throughput
 
@@ -264,12 +268,13 @@ ${serveRows(serve).section}
 ${webhookSection(webhooks)}
 ${runWakeRows(runWake).section}
 ${forecastRows(forecast).section}
+${gateRows(gate).section}
 ${retentionSection(retention)}
 
 ## Raw figures
 
 \`\`\`json
-${JSON.stringify({ machine, receipts, decisions, action, action_node24: action24, host, serve, run_wake: runWake, forecast, retention, github_loop: loop, webhooks }, null, 1)}
+${JSON.stringify({ machine, receipts, decisions, action, action_node24: action24, host, serve, run_wake: runWake, forecast, gate, retention, github_loop: loop, webhooks }, null, 1)}
 \`\`\`
 `;
 

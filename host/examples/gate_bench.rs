@@ -24,11 +24,13 @@ mod gate;
 #[allow(dead_code)]
 #[path = "../tests/common/github.rs"]
 mod github;
+#[path = "../tests/common/signing.rs"]
+mod signing;
 
 use gate::{requested, Decision};
 use github::Standin;
-use hmac::{Hmac, KeyInit, Mac};
 use serde_json::{json, Value};
+use signing::{app_key_pair, sign};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -65,32 +67,6 @@ fn private_file(path: &Path, text: &str) {
     use std::os::unix::fs::PermissionsExt;
     std::fs::write(path, text).unwrap();
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).unwrap();
-}
-
-/// The App's key pair, made with openssl as an operator would: (private key file, public PEM).
-fn app_key_pair(dir: &Path) -> (PathBuf, Vec<u8>) {
-    let private = dir.join("app-key.pem");
-    let public = dir.join("app-key.pub.pem");
-    let made = Command::new("openssl")
-        .args(["genrsa", "-traditional", "-out"])
-        .arg(&private)
-        .arg("2048")
-        .stderr(Stdio::null())
-        .status()
-        .expect("openssl is installed");
-    assert!(made.success());
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o600)).unwrap();
-    let out = Command::new("openssl")
-        .args(["rsa", "-pubout", "-in"])
-        .arg(&private)
-        .arg("-out")
-        .arg(&public)
-        .stderr(Stdio::null())
-        .status()
-        .unwrap();
-    assert!(out.success());
-    (private, std::fs::read(public).unwrap())
 }
 
 fn config(dir: &Path, name: &str, key: &Path) -> PathBuf {
@@ -173,18 +149,11 @@ fn init(bin: &Path, store: &str) {
 
 /// One signed `deployment_protection_rule` delivery: the status and the answer.
 fn deliver(addr: &str, delivery: &str, body: &[u8]) -> (u16, Value) {
-    let mut mac = Hmac::<sha2::Sha256>::new_from_slice(SECRET.as_bytes()).unwrap();
-    mac.update(body);
-    let hex: String = mac
-        .finalize()
-        .into_bytes()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let signature = sign(SECRET, body);
     let mut stream = std::net::TcpStream::connect(addr).unwrap();
     write!(
         stream,
-        "POST /v1/github/webhook HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\nX-GitHub-Event: deployment_protection_rule\r\nX-GitHub-Delivery: {delivery}\r\nX-Hub-Signature-256: sha256={hex}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        "POST /v1/github/webhook HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\nX-GitHub-Event: deployment_protection_rule\r\nX-GitHub-Delivery: {delivery}\r\nX-Hub-Signature-256: {signature}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
         body.len()
     )
     .unwrap();
@@ -292,6 +261,10 @@ fn case(bin: &Path, dir: &Path, name: &str, stores: &[String], jobs: u64) -> Val
             "commit statuses"
         } else if path.contains("/access_tokens") {
             "installation tokens"
+        } else if path.ends_with("/installation") {
+            "installation lookups"
+        } else if path.starts_with("/app/hook/deliveries") {
+            "redelivery sweep"
         } else {
             "other"
         };

@@ -22,6 +22,9 @@ mod gate;
 #[allow(dead_code)]
 #[path = "../tests/common/github.rs"]
 mod github;
+#[allow(dead_code)]
+#[path = "../tests/common/signing.rs"]
+mod signing;
 
 // The start of a listening port the benchmarks share.
 #[allow(dead_code)]
@@ -38,7 +41,6 @@ use deferral_host::store::{SqliteStore, Store};
 use deferral_host::tick::{tick, TickOptions};
 use deferral_host_conformance::distinct_handoff;
 use github::{Script, Standin, TARGET, TOKEN};
-use hmac::{Hmac, KeyInit, Mac};
 use serde_json::{json, Value};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -186,18 +188,11 @@ fn serve(bin: &Path, dir: &Path, store: &Path, standin: &Standin) -> Serve {
 }
 
 fn deliver(addr: &str, delivery: &str, body: &[u8]) -> u16 {
-    let mut mac = Hmac::<sha2::Sha256>::new_from_slice(SECRET.as_bytes()).unwrap();
-    mac.update(body);
-    let hex: String = mac
-        .finalize()
-        .into_bytes()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let signature = signing::sign(SECRET, body);
     let mut stream = std::net::TcpStream::connect(addr).unwrap();
     write!(
         stream,
-        "POST /v1/github/webhook HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nX-GitHub-Event: workflow_run\r\nX-GitHub-Delivery: {delivery}\r\nX-Hub-Signature-256: sha256={hex}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        "POST /v1/github/webhook HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nX-GitHub-Event: workflow_run\r\nX-GitHub-Delivery: {delivery}\r\nX-Hub-Signature-256: {signature}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
         body.len()
     )
     .unwrap();

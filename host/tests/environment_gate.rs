@@ -13,7 +13,8 @@ mod common;
 
 use common::gate::{requested, sha_of, Decision, StatusPost};
 use common::github::Standin;
-use common::webhook::{app_key_pair, secret_file, within, HookServe};
+use common::signing::app_key_pair;
+use common::webhook::{secret_file, within, HookServe};
 use common::Host;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;

@@ -17,7 +17,7 @@ fn a_github_app_asks_github_to_redeliver_what_failed_in_the_last_three_days() {
     use common::github::{epoch_s, iso};
     let host = Host::new();
     host.expect(0, &["init"], "");
-    let (key, public) = common::webhook::app_key_pair(host.dir.path());
+    let (key, public) = common::signing::app_key_pair(host.dir.path());
     let standin = Standin::start();
     let now = epoch_s();
     let delivery = |id: u64, guid: &str, ago_s: u64, status: u16, event: &str| {

@@ -8,7 +8,8 @@ mod common;
 
 use common::github::{zip_of, Origin, Script, Standin, REPO, TARGET};
 use common::github_cli::{receipt, tick};
-use common::webhook::{completions, refuses_each, run_polls, sign, within, HookServe, SECRET};
+use common::signing::sign;
+use common::webhook::{completions, refuses_each, run_polls, within, HookServe, SECRET};
 use common::{Host, HOUR};
 use std::time::{Duration, Instant};
 

@@ -11,8 +11,9 @@ mod common;
 
 use common::github::Standin;
 use common::server::{error_code, read_answer, request};
+use common::signing::sign;
 use common::tcp_state::{ports, wait_all_read};
-use common::webhook::{secret_file, sign, within, HookServe, SECRET};
+use common::webhook::{secret_file, within, HookServe, SECRET};
 use common::Host;
 use serde_json::Value;
 use std::io::{Read, Write};

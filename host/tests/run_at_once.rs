@@ -9,7 +9,8 @@ mod common;
 
 use common::github::Standin;
 use common::run::Run;
-use common::webhook::{sign, within, HookServe, SECRET};
+use common::signing::sign;
+use common::webhook::{within, HookServe, SECRET};
 use common::{script, sq, Host, HOUR};
 use std::io::Write;
 use std::path::{Path, PathBuf};

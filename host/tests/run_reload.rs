@@ -7,7 +7,8 @@ mod common;
 
 use common::github::{Script, Standin, REPO, TARGET};
 use common::github_cli::receipt;
-use common::webhook::{sign, within, HookServe, SECRET};
+use common::signing::sign;
+use common::webhook::{within, HookServe, SECRET};
 use common::{Host, HOUR};
 use serde_json::json;
 use std::path::{Path, PathBuf};

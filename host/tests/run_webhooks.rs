@@ -9,8 +9,9 @@ mod common;
 
 use common::github::{Script, Standin, TARGET};
 use common::github_cli::same_bindings;
+use common::signing::sign;
 use common::webhook::{
-    completions, refuses_each, run_polls, secret_file, sign, within, HookServe, SECRET,
+    completions, refuses_each, run_polls, secret_file, within, HookServe, SECRET,
 };
 use common::{Host, HOUR};
 use serde_json::json;

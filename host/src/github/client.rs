@@ -106,6 +106,20 @@ impl GithubClient {
         self.transport.unreachable()
     }
 
+    /// Why no call should be made now, if none should: GitHub is [unreachable](Self::unreachable)
+    /// in this pass, or the quota stopped the client. What a launcher that calls GitHub waits
+    /// for.
+    pub fn not_ready(&self) -> Option<String> {
+        match self.unreachable() {
+            Some(why) => Some(format!("github unreachable: {why}")),
+            None => self
+                .quota
+                .borrow()
+                .stopped()
+                .map(|why| format!("github quota: {why}")),
+        }
+    }
+
     /// One API request to `path` (starting with `/`, may hold a query), with the credentials
     /// for `repo` (`owner/name`; an App exchanges its token per repository).
     pub fn call(

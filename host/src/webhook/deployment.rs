@@ -53,12 +53,7 @@ fn callback_parts(url: &str) -> Option<(String, u64, Option<u64>)> {
 /// Reads a verified `deployment_protection_rule` delivery; `Err` says what a `requested` one
 /// lacks.
 pub fn read(body: &[u8]) -> Result<GateDelivery, String> {
-    let value: Value =
-        serde_json::from_slice(body).map_err(|e| format!("the body is not JSON: {e}"))?;
-    let action = value
-        .get("action")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
+    let (value, action) = super::payload::with_action(body)?;
     if action != "requested" {
         return Ok(GateDelivery::Ignored(format!(
             "deployment_protection_rule action {action:?} is not followed"

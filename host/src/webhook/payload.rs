@@ -83,12 +83,7 @@ pub fn read(event: &str, body: &[u8]) -> Result<Delivery, String> {
             )))
         }
     }
-    let value: Value =
-        serde_json::from_slice(body).map_err(|e| format!("the body is not JSON: {e}"))?;
-    let action = value
-        .get("action")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
+    let (value, action) = with_action(body)?;
     if action != "completed" {
         return Ok(Delivery::Ignored(format!(
             "workflow_run action {action:?} is not followed"
@@ -137,6 +132,19 @@ pub fn read(event: &str, body: &[u8]) -> Result<Delivery, String> {
             head_repository: run.get("head_repository").and_then(repo_ref),
         },
     })))
+}
+
+/// A delivery's body as JSON and its `action` (empty when it has none); `Err` when the body is
+/// not JSON.
+pub fn with_action(body: &[u8]) -> Result<(Value, String), String> {
+    let value: Value =
+        serde_json::from_slice(body).map_err(|e| format!("the body is not JSON: {e}"))?;
+    let action = value
+        .get("action")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    Ok((value, action))
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ pub mod refusing;
 pub mod run;
 pub mod serve_client;
 pub mod server;
+pub mod signing;
 pub mod tcp_state;
 pub mod webhook;
 

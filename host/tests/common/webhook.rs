@@ -3,8 +3,8 @@
 //! (HMAC-SHA256 of the body with the secret, computed here with the `hmac` crate).
 
 use super::github::{Standin, REPO, TOKEN};
+use super::signing::sign;
 use super::Host;
-use hmac::{Hmac, KeyInit, Mac};
 use serde_json::Value;
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -141,19 +141,6 @@ pub fn secret_file(host: &Host) -> std::path::PathBuf {
     secrets
 }
 
-/// `sha256=HEX` of `body` under `secret`.
-pub fn sign(secret: &str, body: &[u8]) -> String {
-    let mut mac = Hmac::<sha2::Sha256>::new_from_slice(secret.as_bytes()).unwrap();
-    mac.update(body);
-    let hex: String = mac
-        .finalize()
-        .into_bytes()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    format!("sha256={hex}")
-}
-
 /// Polls `probe` until it answers `Some` or `within` has passed.
 pub fn within<T>(within: Duration, mut probe: impl FnMut() -> Option<T>) -> Option<T> {
     let started = Instant::now();
@@ -166,33 +153,6 @@ pub fn within<T>(within: Duration, mut probe: impl FnMut() -> Option<T>) -> Opti
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-}
-
-/// A GitHub App's key pair made with openssl: the private key's path (mode 0600) and the
-/// public key (PEM) for the stand-in.
-pub fn app_key_pair(dir: &std::path::Path) -> (std::path::PathBuf, Vec<u8>) {
-    use std::os::unix::fs::PermissionsExt;
-    let private = dir.join("app-key.pem");
-    let public = dir.join("app-key.pub.pem");
-    let made = std::process::Command::new("openssl")
-        .args(["genrsa", "-traditional", "-out"])
-        .arg(&private)
-        .arg("2048")
-        .stderr(Stdio::null())
-        .status()
-        .expect("openssl is installed");
-    assert!(made.success());
-    std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o600)).unwrap();
-    let out = std::process::Command::new("openssl")
-        .args(["rsa", "-pubout", "-in"])
-        .arg(&private)
-        .arg("-out")
-        .arg(&public)
-        .stderr(Stdio::null())
-        .status()
-        .unwrap();
-    assert!(out.success());
-    (private, std::fs::read(public).unwrap())
 }
 
 /// Requests for the run itself or for lists of runs: what a webhook spares.

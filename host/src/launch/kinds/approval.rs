@@ -99,14 +99,7 @@ impl Launcher for EnvironmentGate {
                 "only a GitHub App (--github-app-id) may answer a deployment protection rule"
                     .into(),
             ),
-            Some(client) => match client.unreachable() {
-                Some(why) => Some(format!("github unreachable: {why}")),
-                None => client
-                    .quota
-                    .borrow()
-                    .stopped()
-                    .map(|why| format!("github quota: {why}")),
-            },
+            Some(client) => client.not_ready(),
         }
     }
 

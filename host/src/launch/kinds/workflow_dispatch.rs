@@ -58,14 +58,7 @@ impl Launcher for WorkflowDispatch {
     fn not_ready(&self, pass: &Pass<'_>) -> Option<String> {
         match pass.github {
             None => Some("GITHUB_TOKEN is not set".into()),
-            Some(client) => match client.unreachable() {
-                Some(why) => Some(format!("github unreachable: {why}")),
-                None => client
-                    .quota
-                    .borrow()
-                    .stopped()
-                    .map(|why| format!("github quota: {why}")),
-            },
+            Some(client) => client.not_ready(),
         }
     }
 
