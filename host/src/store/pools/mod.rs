@@ -39,12 +39,10 @@ pub const LISTED_IDLE_MS: u64 = 3_600_000;
 /// The pool of a deferral recorded without one.
 pub const DEFAULT_POOL: &str = "default";
 
-/// A pool name: 1 to 64 of `[A-Za-z0-9._-]`.
+/// A pool name: 1 to 64 of `[A-Za-z0-9._-]`, the rule the gates and the library check
+/// ([`deferral_core::pool::is_name`], written once).
 pub fn pool_name_ok(name: &str) -> bool {
-    (1..=64).contains(&name.len())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+    deferral_core::pool::is_name(name)
 }
 
 /// The pools' part of a store. Every backend implements it; the conformance suite checks it.
