@@ -256,7 +256,7 @@ fn case(bin: &Path, dir: &Path, name: &str, stores: &[String], jobs: u64) -> Val
         let kind = if path == "/rate_limit" {
             "rate limit reads"
         } else if path.ends_with("/deployment_protection_rule") {
-            "decisions"
+            "decisions and progress reports"
         } else if path.contains("/statuses/") {
             "commit statuses"
         } else if path.contains("/access_tokens") {
@@ -279,7 +279,9 @@ fn case(bin: &Path, dir: &Path, name: &str, stores: &[String], jobs: u64) -> Val
         "approvals": approved.len(),
         "jobs_approved": runs_approved.len(),
         "rejections": decisions.iter().filter(|d| d.state == "rejected").count(),
-        "decisions_refused": decisions.iter().filter(|d| !d.taken).count(),
+        "progress_reports": decisions.iter().filter(|d| d.state.is_empty()).count(),
+        "decisions_refused": decisions.iter().filter(|d| !d.taken && !d.state.is_empty()).count(),
+        "progress_reports_refused": decisions.iter().filter(|d| !d.taken && d.state.is_empty()).count(),
         "deliveries_already_recorded": redeliveries,
         "approved_early": early,
         "windows_used": used,

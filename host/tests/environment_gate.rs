@@ -205,6 +205,33 @@ fn approved_in_waves(hosts: &[Host], jobs: u64) {
         "{}",
         approved[0].comment
     );
+    // While a job waits, its run shows why: one progress comment (a status report, no state)
+    // when it starts to wait, before its decision, never after it. Jobs expected to start within
+    // 5 s get none (about to be approved): those of the first three windows may not.
+    let reports: Vec<&Decision> = seen.iter().filter(|d| d.state.is_empty()).collect();
+    assert!(
+        reports.len() >= approvals_due - 3 * FIT,
+        "the jobs of later waves reported their wait: {reports:#?}"
+    );
+    for report in &reports {
+        let of_run: Vec<&Decision> = seen.iter().filter(|d| d.run_id == report.run_id).collect();
+        assert_eq!(
+            of_run.iter().filter(|d| d.state.is_empty()).count(),
+            1,
+            "one report per wait: {of_run:#?}"
+        );
+        assert!(
+            of_run.last().is_some_and(|d| !d.state.is_empty()),
+            "the report before the decision: {of_run:#?}"
+        );
+        assert!(
+            report.comment.contains("waits in pool app-42")
+                && report.comment.contains("expected start")
+                && report.comment.contains("rejected if it has not started by"),
+            "{}",
+            report.comment
+        );
+    }
     // In waves, none early: by the end of any window no more were approved than fit the windows
     // opened so far (an approval the loaded machine sends late counts in a later window, which
     // is allowed; one sent early is not), in at most one window more than needed.
@@ -226,7 +253,10 @@ fn approved_in_waves(hosts: &[Host], jobs: u64) {
         "{used} windows used ({times:?}); the minimum is {minimum}"
     );
     for (run_id, environment) in [(6001, "nightly"), (7001, "github-quota")] {
-        let said: Vec<&Decision> = seen.iter().filter(|d| d.run_id == run_id).collect();
+        let said: Vec<&Decision> = seen
+            .iter()
+            .filter(|d| d.run_id == run_id && !d.state.is_empty())
+            .collect();
         assert_eq!(said.len(), 1, "answered once: {said:#?}");
         assert_eq!(
             (said[0].state.as_str(), said[0].environment.as_str()),

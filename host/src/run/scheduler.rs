@@ -230,6 +230,10 @@ impl Scheduler {
             for settled in crate::ops::gate::settle::settle(store, client, now_ms(), since) {
                 log("info", &format!("gate {}: {}", settled.id, settled.said));
             }
+            let pools = &self.settings.options.pools;
+            for said in crate::ops::gate::progress::report(store, client, now_ms(), last, pools) {
+                log("info", &format!("gate {}: {}", said.id, said.said));
+            }
         }
         if statuses {
             let pools = &self.settings.options.pools;

@@ -7,7 +7,10 @@
 use super::github::{epoch_s, iso, REPO, REPO_ID};
 use serde_json::{json, Value};
 
-/// One decision the callback was sent.
+/// Status reports GitHub takes for one deployment.
+pub const MAX_REPORTS: usize = 10;
+
+/// One decision (or status report: `state` empty) the callback was sent.
 #[derive(Debug, Clone)]
 pub struct Decision {
     /// When it arrived (epoch ms).
@@ -21,14 +24,17 @@ pub struct Decision {
 }
 
 /// Answers one decision as GitHub does: 204 when taken; 422 when the body is not the documented
-/// one or the job has no request waiting (it was decided already).
+/// one or the job has no request waiting (it was decided already). A body without `state` is a
+/// status report (a progress comment, state `""` here): at most [`MAX_REPORTS`] a job, and none
+/// once it is decided.
 pub fn decide(decisions: &mut Vec<Decision>, run_id: u64, body: &[u8]) -> (u16, Option<Value>) {
     let body: Value = serde_json::from_slice(body).unwrap_or_default();
     let environment = body["environment_name"].as_str().unwrap_or_default();
     let state = body["state"].as_str().unwrap_or_default();
     let comment = body["comment"].as_str().unwrap_or_default();
+    let report = body.get("state").is_none();
     let well_formed = !environment.is_empty()
-        && matches!(state, "approved" | "rejected")
+        && (matches!(state, "approved" | "rejected") || (report && !comment.is_empty()))
         && comment.chars().count() <= 1024
         && body.as_object().is_some_and(|o| {
             o.keys()
@@ -37,9 +43,24 @@ pub fn decide(decisions: &mut Vec<Decision>, run_id: u64, body: &[u8]) -> (u16, 
     if !well_formed {
         return (422, Some(json!({"message": "Invalid request."})));
     }
-    let decided = decisions
+    let decided = decisions.iter().any(|d| {
+        d.taken && !d.state.is_empty() && d.run_id == run_id && d.environment == environment
+    });
+    let reports = decisions
         .iter()
-        .any(|d| d.taken && d.run_id == run_id && d.environment == environment);
+        .filter(|d| d.taken && d.state.is_empty() && d.run_id == run_id)
+        .count();
+    if report && !decided && reports >= MAX_REPORTS {
+        decisions.push(Decision {
+            at_ms: epoch_ms(),
+            run_id,
+            environment: environment.into(),
+            state: String::new(),
+            comment: comment.into(),
+            taken: false,
+        });
+        return (422, Some(json!({"message": "Too many status reports"})));
+    }
     decisions.push(Decision {
         at_ms: epoch_ms(),
         run_id,

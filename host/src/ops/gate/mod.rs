@@ -10,8 +10,10 @@
 //!   ([`crate::launch::kinds::approval`]), through its `decide`.
 //! * [`request`]: what the host keeps of a job waiting behind a gate.
 //! * [`settle`]: a gate deferral that ended unapproved is rejected once, with why.
+//! * [`progress`]: a job that starts to wait gets one progress comment saying why it waits.
 
 pub mod config;
+pub mod progress;
 pub mod receipt;
 pub mod request;
 pub mod settle;

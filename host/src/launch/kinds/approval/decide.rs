@@ -1,6 +1,7 @@
 //! The one call that answers an environment gate: `POST
 //! /repos/{owner}/{repo}/actions/runs/{run_id}/deployment_protection_rule` with
-//! `{environment_name, state, comment}`, answered 204. Only a GitHub App's installation token
+//! `{environment_name, state, comment}`, answered 204; without `state` it is a status report (a
+//! progress comment on the waiting job). Only a GitHub App's installation token
 //! may make it (Deployments: read and write), and only for its own rule.
 
 use crate::github::client::{CallError, GithubClient};
@@ -59,13 +60,30 @@ pub fn decide(
     decision: Decision,
     comment: &str,
 ) -> Answered {
-    let path = format!("/repos/{repo}/actions/runs/{run_id}/deployment_protection_rule");
     let body = json!({
         "environment_name": environment,
         "state": decision.as_str(),
         "comment": comment_of(comment),
-    })
-    .to_string();
+    });
+    send(client, repo, run_id, &body)
+}
+
+/// Sends a status report (a progress comment: the body without `state`) for `environment` of
+/// run `run_id` in `repo`: the job keeps waiting. GitHub takes at most 10 a deployment.
+pub fn report(
+    client: &GithubClient,
+    repo: &str,
+    run_id: u64,
+    environment: &str,
+    comment: &str,
+) -> Answered {
+    let body = json!({"environment_name": environment, "comment": comment_of(comment)});
+    send(client, repo, run_id, &body)
+}
+
+fn send(client: &GithubClient, repo: &str, run_id: u64, body: &serde_json::Value) -> Answered {
+    let path = format!("/repos/{repo}/actions/runs/{run_id}/deployment_protection_rule");
+    let body = body.to_string();
     match client.call("POST", &path, Some(repo), &[], Some(body.as_bytes())) {
         Ok(reply) if (200..300).contains(&reply.status) => Answered::Taken(reply.status),
         Ok(reply) if reply.status == 403 || reply.status == 429 => {
