@@ -53,6 +53,7 @@ fn attempt_errors() -> Vec<AttemptError> {
         },
         AttemptError::InvalidCoordinatorPriority,
         AttemptError::InvalidCoordinatorFairnessKey,
+        AttemptError::InvalidCoordinatorCommit,
         AttemptError::CoordinatorFailed { detail: detail() },
         AttemptError::AdmissionFailed {
             pool: "app-42".into(),
@@ -109,6 +110,7 @@ fn attempt_errors() -> Vec<AttemptError> {
             | AttemptError::MissingCoordinatorUrl { .. }
             | AttemptError::InvalidCoordinatorPriority
             | AttemptError::InvalidCoordinatorFairnessKey
+            | AttemptError::InvalidCoordinatorCommit
             | AttemptError::CoordinatorFailed { .. }
             | AttemptError::AdmissionFailed { .. }
             | AttemptError::InvalidCoordinatorAnswer { .. }

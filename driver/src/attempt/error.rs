@@ -43,6 +43,9 @@ pub enum AttemptError {
     /// `coordinator-fairness-key` that the host would refuse: not 1 to 200 characters, or with
     /// a control character.
     InvalidCoordinatorFairnessKey,
+    /// `coordinator-commit` that is not a full commit SHA (40 hex digits), or given where
+    /// `GITHUB_REPOSITORY` does not name the repository.
+    InvalidCoordinatorCommit,
     /// The durable port did not retain the receipt.
     CoordinatorFailed { detail: String },
     /// The durable port did not admit the plan in the pool (unreachable, refused, an answer
@@ -97,7 +100,7 @@ pub enum AttemptError {
 
 impl AttemptError {
     /// Every code this type answers.
-    pub const CODES: [&'static str; 37] = [
+    pub const CODES: [&'static str; 38] = [
         "invalid-duration",
         "invalid-reserve",
         "invalid-fresh-approval",
@@ -116,6 +119,7 @@ impl AttemptError {
         "missing-coordinator-url",
         "invalid-coordinator-priority",
         "invalid-coordinator-fairness-key",
+        "invalid-coordinator-commit",
         "coordinator-failed",
         "invalid-coordinator-answer",
         "transport-error",
@@ -165,6 +169,7 @@ impl AttemptError {
             AttemptError::MissingCoordinatorUrl { .. } => "missing-coordinator-url",
             AttemptError::InvalidCoordinatorPriority => "invalid-coordinator-priority",
             AttemptError::InvalidCoordinatorFairnessKey => "invalid-coordinator-fairness-key",
+            AttemptError::InvalidCoordinatorCommit => "invalid-coordinator-commit",
             AttemptError::CoordinatorFailed { .. } | AttemptError::AdmissionFailed { .. } => {
                 "coordinator-failed"
             }
@@ -256,6 +261,9 @@ impl fmt::Display for AttemptError {
                 f,
                 "coordinator-fairness-key must be 1 to {} characters without control characters (the durable host's fairness key, e.g. labeler)",
                 crate::pool_order::MAX_KEY_CHARS
+            ),
+            AttemptError::InvalidCoordinatorCommit => f.write_str(
+                "coordinator-commit must be a full commit SHA (40 hex digits, such as github.sha or a pull request's head.sha) of the repository GITHUB_REPOSITORY names",
             ),
             AttemptError::AdmissionFailed { pool, detail } => write!(
                 f,

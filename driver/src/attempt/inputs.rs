@@ -8,7 +8,7 @@ use deferral_core::digest::input_value;
 use serde_json::{Map, Value};
 
 /// Every input an attempt reads, by its Action name (CLI flags use the same names).
-pub const INPUTS: [&str; 21] = [
+pub const INPUTS: [&str; 22] = [
     "rest-reserve",
     "graphql-reserve",
     "plan",
@@ -30,6 +30,7 @@ pub const INPUTS: [&str; 21] = [
     "coordinator-pool",
     "coordinator-priority",
     "coordinator-fairness-key",
+    "coordinator-commit",
 ];
 
 /// `fresh-approval` when absent: receipts require fresh approval.

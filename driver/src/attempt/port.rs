@@ -38,8 +38,22 @@ pub(super) struct Port<'a> {
     pub(super) pool: Option<&'a str>,
     /// Its place in the pool (`coordinator-priority`, `coordinator-fairness-key`).
     order: Order<'a>,
+    /// The commit whose status the host keeps for the deferral (`coordinator-commit`).
+    commit: Option<CommitBody>,
     token_env: &'static str,
 }
+
+/// The commit a deferral belongs to, beside the receipt (never in it): the host keeps one
+/// commit status for the deferral there, context `deferral/JOB`.
+#[derive(Serialize)]
+struct CommitBody {
+    repo: String,
+    sha: String,
+    context: String,
+}
+
+/// The longest status context sent (GitHub's contexts are short labels).
+const MAX_CONTEXT_CHARS: usize = 100;
 
 /// The body of `POST /v1/deferrals`: the receipt, the launch, and with a pool what the port is
 /// told about the work.
@@ -58,6 +72,8 @@ struct RetainBody<'a> {
     priority: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     fairness_key: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    commit: Option<&'a CommitBody>,
 }
 
 /// What the port is told about the work beside a receipt or an admission request: the pool,
@@ -76,8 +92,12 @@ impl Attempt<'_> {
             return Err(AttemptError::InvalidCoordinatorPool);
         }
         let order = self.pool_order()?;
+        let commit = self.commit()?;
         let Some(url) = self.input("coordinator-url") else {
-            let given = pool.map(|_| "coordinator-pool").or(order.first_given());
+            let given = pool
+                .map(|_| "coordinator-pool")
+                .or(order.first_given())
+                .or(commit.as_ref().map(|_| "coordinator-commit"));
             return match given {
                 Some(input) => Err(AttemptError::MissingCoordinatorUrl { input }),
                 None => Ok(None),
@@ -112,7 +132,45 @@ impl Attempt<'_> {
             launch,
             pool,
             order,
+            commit,
             token_env,
+        }))
+    }
+
+    /// `coordinator-commit`: a full SHA of the repository `GITHUB_REPOSITORY` names; the
+    /// status's context is `deferral/` and the job's id (`GITHUB_JOB`).
+    fn commit(&self) -> Result<Option<CommitBody>, AttemptError> {
+        let Some(sha) = self.input("coordinator-commit") else {
+            return Ok(None);
+        };
+        let var = |name: &str| {
+            self.env
+                .get(name)
+                .and_then(Value::as_str)
+                .map(str::trim)
+                .filter(|v| !v.is_empty())
+        };
+        let repo = var("GITHUB_REPOSITORY").filter(|r| {
+            r.split_once('/').is_some_and(|(o, n)| {
+                !o.is_empty() && !n.is_empty() && !n.contains('/') && r.len() <= 140
+            }) && r
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-_./".contains(&b))
+        });
+        let full_sha = sha.len() == 40 && sha.bytes().all(|b| b.is_ascii_hexdigit());
+        let (Some(repo), true) = (repo, full_sha) else {
+            return Err(AttemptError::InvalidCoordinatorCommit);
+        };
+        let job = var("GITHUB_JOB").unwrap_or("job");
+        let context: String = format!("deferral/{job}")
+            .chars()
+            .filter(|c| !c.is_control())
+            .take(MAX_CONTEXT_CHARS)
+            .collect();
+        Ok(Some(CommitBody {
+            repo: repo.to_string(),
+            sha: sha.to_ascii_lowercase(),
+            context,
         }))
     }
 
@@ -264,6 +322,7 @@ impl Attempt<'_> {
             rate: told.map(|t| t.rate),
             priority: port.order.priority,
             fairness_key: port.order.fairness_key,
+            commit: port.commit.as_ref(),
         };
         let request = self.port_request(
             port,

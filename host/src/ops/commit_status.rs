@@ -28,6 +28,66 @@ use crate::store::{launch_kind, CommitRef, Deferral, PageOrder, Store};
 use deferral_core::lifecycle::State;
 use serde_json::json;
 
+/// The commit a record through the port names beside its receipt (the Action's
+/// `coordinator-commit`): `{repo, sha, context}`, checked.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PortCommit {
+    /// `OWNER/NAME`.
+    pub repo: String,
+    /// A full SHA, lowercase once read.
+    pub sha: String,
+    /// `deferral/...`: a status of its own, never another check's context.
+    pub context: String,
+}
+
+/// The longest context taken.
+pub const MAX_CONTEXT: usize = 100;
+
+impl PortCommit {
+    /// Reads and checks the `commit` field of `POST /v1/deferrals`; `Err` says what is wrong.
+    pub fn read(value: &serde_json::Value) -> Result<PortCommit, String> {
+        const SHAPE: &str = "\"commit\" must be {\"repo\":\"OWNER/NAME\",\"sha\":FULL_SHA,\"context\":\"deferral/...\"}";
+        let mut commit: PortCommit =
+            serde_json::from_value(value.clone()).map_err(|_| SHAPE.to_string())?;
+        let repo_ok = commit.repo.len() <= 140
+            && commit
+                .repo
+                .split_once('/')
+                .is_some_and(|(o, n)| !o.is_empty() && !n.is_empty() && !n.contains('/'))
+            && commit
+                .repo
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-_./".contains(&b));
+        let sha_ok = commit.sha.len() == 40 && commit.sha.bytes().all(|b| b.is_ascii_hexdigit());
+        let context_ok = commit.context.starts_with("deferral/")
+            && commit.context.len() > "deferral/".len()
+            && commit.context.chars().count() <= MAX_CONTEXT
+            && !commit.context.chars().any(char::is_control);
+        match (repo_ok, sha_ok, context_ok) {
+            (false, _, _) => Err(format!("{SHAPE}: repo is not OWNER/NAME")),
+            (_, false, _) => Err(format!("{SHAPE}: sha is not 40 hex digits")),
+            (_, _, false) => Err(format!(
+                "{SHAPE}: context must start with deferral/ and be at most {MAX_CONTEXT} characters"
+            )),
+            _ => {
+                commit.sha.make_ascii_lowercase();
+                Ok(commit)
+            }
+        }
+    }
+
+    /// Where deferral `id`'s status goes.
+    pub fn of(self, id: &str) -> CommitRef {
+        CommitRef {
+            deferral_id: id.to_string(),
+            repo: self.repo,
+            sha: self.sha,
+            context: self.context,
+        }
+    }
+}
+
 /// Statuses written at most in one pass.
 pub const BUDGET: usize = 100;
 /// Deferrals read at most per state in one pass: the most recently changed first.

@@ -102,6 +102,11 @@ pub struct RunArgs {
     /// Default: keep everything. Read at start (a restart changes it).
     #[arg(long, value_name = "DURATION", value_parser = crate::ops::prune::parse_retention)]
     pub retention: Option<Duration>,
+    /// Keep a commit status for each deferral recorded through the port with a commit (the
+    /// Action's coordinator-commit; context deferral/JOB), from pending to its outcome. The
+    /// GitHub credentials need statuses: write on those repositories.
+    #[arg(long)]
+    pub commit_status_port: bool,
     /// No progress lines on stderr (launches, outcomes, pass summaries).
     #[arg(long, short)]
     pub quiet: bool,

@@ -28,6 +28,8 @@ pub struct Settings {
     watches: Vec<WatchOptions>,
     /// The environment gates (`[[gate]]`): their ended deferrals are rejected after each pass.
     gates: Vec<crate::ops::gate::GateOptions>,
+    /// `--commit-status-port`: statuses for the commits the port's records name.
+    commit_status_port: bool,
     quiet: bool,
 }
 
@@ -45,6 +47,12 @@ impl Settings {
                 "[[watch]] needs GITHUB_TOKEN (or GH_TOKEN) or --github-app-id with --github-app-key",
             ));
         }
+        if args.commit_status_port && options.github.is_none() {
+            return Err(HostError::new(
+                HostErrorKind::NoGithubCredentials,
+                "--commit-status-port needs GITHUB_TOKEN (or GH_TOKEN) or --github-app-id with --github-app-key (with statuses: write)",
+            ));
+        }
         let gates = crate::ops::gate::config::check_for_run(
             &args.gates,
             args.webhook.is_set(),
@@ -57,6 +65,7 @@ impl Settings {
                 .unwrap_or(u64::MAX)
                 .max(1000),
             watches,
+            commit_status_port: args.commit_status_port,
             quiet: args.quiet,
         })
     }
@@ -217,7 +226,8 @@ impl Scheduler {
         let Some(client) = self.settings.options.github.as_ref() else {
             return;
         };
-        let statuses = self.settings.gates.iter().any(|g| g.commit_status)
+        let statuses = self.settings.commit_status_port
+            || self.settings.gates.iter().any(|g| g.commit_status)
             || self.settings.watches.iter().any(|w| w.commit_status);
         if self.settings.gates.is_empty() && !statuses {
             return;

@@ -256,6 +256,7 @@ fn record(store: &dyn Store, policy: &Policy, body: &[u8]) -> Result<Response, H
             "rate",
             "priority",
             "fairness_key",
+            "commit",
         ],
     )?;
     let receipt = body
@@ -298,6 +299,11 @@ fn record(store: &dyn Store, policy: &Policy, body: &[u8]) -> Result<Response, H
     if let Some(key) = &tag.fairness_key {
         crate::pools::fair::check_key(key)?;
     }
+    // The commit whose status `run --commit-status-port` keeps, beside the receipt.
+    let commit = match body.value("commit") {
+        None => None,
+        Some(v) => Some(crate::ops::commit_status::PortCommit::read(&v).map_err(bad)?),
+    };
     let keys = crate::store::RecordKeys {
         pool: Some(tag),
         ..crate::store::RecordKeys::default()
@@ -309,6 +315,10 @@ fn record(store: &dyn Store, policy: &Policy, body: &[u8]) -> Result<Response, H
         keys,
     };
     let recorded = crate::ops::record::record(store, request, &now_ms)?;
+    if let Some(commit) = commit {
+        // Kept once: a record sent again does not move an existing deferral's commit.
+        store.put_commit(&commit.of(&recorded.deferral().id))?;
+    }
     // Recorded already: the same deferral, 200 instead of 201, no new handle.
     let status = match recorded {
         Recorded::New { .. } => 201,
