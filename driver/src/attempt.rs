@@ -464,6 +464,7 @@ impl Attempt<'_> {
             pool: None,
             admission: None,
             pool_reason: None,
+            commit: None,
             decision: Some(d),
         }
     }
@@ -508,6 +509,7 @@ impl Attempt<'_> {
             pool: None,
             admission: None,
             pool_reason: None,
+            commit: None,
             decision,
         }
     }
@@ -536,6 +538,7 @@ impl Attempt<'_> {
             pool: None,
             admission: None,
             pool_reason: None,
+            commit: None,
         }
     }
 

@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startFakeGitHub } from '../support/fake-github.mjs';
-import { runAction } from '../support/run-action.mjs';
+import { runAction, TEST_REPOSITORY } from '../support/run-action.mjs';
 import { startServe } from '../support/host-serve.mjs';
 import { validateReceipt } from '../../dist/lib/wasm.js';
 
@@ -35,6 +35,18 @@ test('the Action: a deferral with coordinator-commit is taken by the port, the c
   const receipt = run.outputs['deferred-receipt'];
   assert.ok(validateReceipt(receipt).ok);
   assert.doesNotMatch(receipt, new RegExp(`${SHA}|commit`, 'i'));
+  // The job summary and the annotation say where the deferral shows: its status on the commit.
+  const page = `https://github.com/${TEST_REPOSITORY}/commit/${SHA}`;
+  assert.ok(run.summary.includes(`| commit status | \`deferral/label\` on [89abcde](${page}) |`), run.summary);
+  assert.match(run.stdout, new RegExp(`::(warning|error) title=Deferral%3A deferred::.*Its status deferral/label on commit 89abcde follows it: ${page}`));
+  run.cleanup();
+});
+
+test('the Action on GitHub Enterprise Server: the commit link is on GITHUB_SERVER_URL', async () => {
+  const gh = await api('rest-low');
+  const run = await runAction(gh.url, port({ 'coordinator-commit': SHA }), { env: { GITHUB_SERVER_URL: 'https://ghe.example.com/' } });
+  assert.equal(run.outputs.status, 'deferred', run.stdout);
+  assert.ok(run.summary.includes(`(https://ghe.example.com/${TEST_REPOSITORY}/commit/${SHA})`), run.summary);
   run.cleanup();
 });
 

@@ -12,7 +12,7 @@
 //! the clock of the decision it follows, so every crossing repeats the same decision.
 
 use super::order_inputs::Order;
-use super::view::Finished;
+use super::view::{CommitLink, Finished};
 use super::{Attempt, AttemptError};
 use crate::crossing::PortReply;
 use crate::port_answer::{check_admission, check_retained};
@@ -135,6 +135,28 @@ impl Attempt<'_> {
             commit,
             token_env,
         }))
+    }
+
+    /// The page of the commit a retained deferral's status is kept on: `GITHUB_SERVER_URL`
+    /// (when it is a plain http(s) URL; else github.com), the repository, the SHA.
+    fn commit_link(&self) -> Option<CommitLink> {
+        let commit = self.commit().ok().flatten()?;
+        let server = self
+            .env
+            .get("GITHUB_SERVER_URL")
+            .and_then(Value::as_str)
+            .map(|s| s.trim().trim_end_matches('/'))
+            .filter(|s| {
+                (s.starts_with("https://") || s.starts_with("http://"))
+                    && s.bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b":/.-_".contains(&b))
+            })
+            .unwrap_or("https://github.com");
+        Some(CommitLink {
+            url: format!("{server}/{}/commit/{}", commit.repo, commit.sha),
+            context: commit.context,
+            sha: commit.sha,
+        })
     }
 
     /// `coordinator-commit`: a full SHA of the repository `GITHUB_REPOSITORY` names; the
@@ -421,6 +443,7 @@ impl Attempt<'_> {
         ));
         f.receipt = Some(receipt);
         f.deferral_id = Some(id);
+        f.commit = self.commit_link();
         f.handle_path = Some(handle_path.clone());
         let receipt_path = if self.action { path } else { String::new() };
         self.render(&f, None, writes, &receipt_path, &handle_path)

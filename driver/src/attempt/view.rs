@@ -49,6 +49,17 @@ pub struct Finished {
     pub admission: Option<String>,
     /// Why the pool refused the plan (the port's words), when it did.
     pub pool_reason: Option<String>,
+    /// The commit status the host keeps for a retained deferral (`coordinator-commit`).
+    pub commit: Option<CommitLink>,
+}
+
+/// Where a retained deferral shows on GitHub: its status's context on a commit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommitLink {
+    /// The commit's page (`GITHUB_SERVER_URL/OWNER/REPO/commit/SHA`).
+    pub url: String,
+    pub context: String,
+    pub sha: String,
 }
 
 /// JSON string text of `s`.
@@ -343,8 +354,17 @@ impl Finished {
                     (Some(pool), Some(why)) => format!(" Pool {pool} refused: {why}"),
                     _ => String::new(),
                 };
+                let status = match &self.commit {
+                    Some(c) => format!(
+                        " Its status {} on commit {} follows it: {}",
+                        c.context,
+                        &c.sha[..7.min(c.sha.len())],
+                        c.url
+                    ),
+                    None => String::new(),
+                };
                 format!(
-                    "Deferred ({}): a fresh attempt may start at {} and must start by {}. Nothing was changed; resume with the receipt.{refused}",
+                    "Deferred ({}): a fresh attempt may start at {} and must start by {}. Nothing was changed; resume with the receipt.{refused}{status}",
                     self.reason().unwrap_or("?"),
                     self.resume_after().map(iso_ms).unwrap_or_default(),
                     self.resume_by().map(iso_ms).unwrap_or_default()
@@ -459,6 +479,14 @@ impl Finished {
                 lines.push(format!(
                     "| durable host | retained as {} |",
                     markdown::cell(id)
+                ));
+            }
+            if let Some(c) = &self.commit {
+                lines.push(format!(
+                    "| commit status | {} on [{}]({}) |",
+                    markdown::cell(&c.context),
+                    &c.sha[..7.min(c.sha.len())],
+                    c.url
                 ));
             }
             lines.push(String::new());
@@ -663,6 +691,7 @@ mod tests {
             pool: None,
             admission: None,
             pool_reason: None,
+            commit: None,
         };
         let summary = f.summary();
         let spanned = markdown::literal(hostile);

@@ -44,6 +44,7 @@ pub fn line(v: &Value) -> Answer {
         pool: text("pool"),
         admission: text("admission"),
         pool_reason: None,
+        commit: None,
         decision: Some(d),
     };
     Ok(obj(vec![("line", Value::from(finished.line()))]))
