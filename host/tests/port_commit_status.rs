@@ -34,6 +34,16 @@ fn post(run: &HookServe, path: &str, body: &Value) -> (u16, Value) {
     )
 }
 
+/// `run --commit-status-port`, taking `exec:` launches, against the stand-in.
+fn run_with_statuses(host: &Host, standin: &Standin) -> HookServe {
+    HookServe::start_command(
+        host,
+        standin,
+        "run",
+        &["--allow-launch", "exec:", "--commit-status-port"],
+    )
+}
+
 fn sha(n: u8) -> String {
     format!("{n:02x}").repeat(20)
 }
@@ -54,12 +64,7 @@ fn statuses_of(standin: &Standin, sha: &str) -> Vec<(String, String)> {
 fn a_port_record_with_a_commit_shows_on_that_commit_from_pending_to_success() {
     let host = Host::new();
     let standin = Standin::start();
-    let run = HookServe::start_command(
-        &host,
-        &standin,
-        "run",
-        &["--allow-launch", "exec:", "--commit-status-port"],
-    );
+    let run = run_with_statuses(&host, &standin);
     let context = "deferral/label-sync";
     // Waits an hour: pending.
     let waiting = deferral_host_conformance::distinct_handoff(now(), HOUR, 2 * HOUR).to_json();
@@ -101,12 +106,7 @@ fn a_port_record_with_a_commit_shows_on_that_commit_from_pending_to_success() {
 fn a_commit_that_does_not_check_is_refused_and_nothing_is_recorded() {
     let host = Host::new();
     let standin = Standin::start();
-    let run = HookServe::start_command(
-        &host,
-        &standin,
-        "run",
-        &["--allow-launch", "exec:", "--commit-status-port"],
-    );
+    let run = run_with_statuses(&host, &standin);
     let receipt = deferral_host_conformance::distinct_handoff(now(), HOUR, 2 * HOUR).to_json();
     let receipt: Value = serde_json::from_str(&receipt).unwrap();
     for (commit, says) in [

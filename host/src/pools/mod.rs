@@ -47,6 +47,16 @@ impl Default for PoolOptions {
     }
 }
 
+/// The name of the pool deferral `id` waits in: its own, or the default pool when it has none
+/// (or the store cannot say), as the words a host writes to GitHub name it.
+pub fn pool_name_of(store: &dyn crate::store::Store, id: &str) -> String {
+    store
+        .pool_of(id)
+        .ok()
+        .flatten()
+        .map_or_else(|| crate::store::pools::DEFAULT_POOL.to_string(), |(p, _)| p)
+}
+
 /// Checks a pool name given by a caller (`invalid-pool`).
 pub fn check_name(name: &str) -> Result<(), HostError> {
     if pool_name_ok(name) {

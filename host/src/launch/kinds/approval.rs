@@ -158,11 +158,7 @@ impl Launcher for EnvironmentGate {
 
 /// What the approval says: when the pool admitted the job.
 fn approval_comment(store: &dyn Store, id: &str, now_ms: u64) -> String {
-    let pool = store
-        .pool_of(id)
-        .ok()
-        .flatten()
-        .map_or_else(|| crate::store::pools::DEFAULT_POOL.to_string(), |(p, _)| p);
+    let pool = crate::pools::pool_name_of(store, id);
     format!(
         "deferral-host: pool {pool} has room for this job (deferral {id}), approved at {}; the job's own gate still reads the quota.",
         crate::clock::iso8601(now_ms)

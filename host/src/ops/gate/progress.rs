@@ -130,11 +130,7 @@ fn progress_text(
     pools: &PoolOptions,
     forecasts: &mut BTreeMap<String, Option<Forecast>>,
 ) -> (String, Option<u64>) {
-    let pool = store
-        .pool_of(&d.id)
-        .ok()
-        .flatten()
-        .map_or_else(|| crate::store::pools::DEFAULT_POOL.to_string(), |(p, _)| p);
+    let pool = crate::pools::pool_name_of(store, &d.id);
     let forecast = forecasts
         .entry(pool.clone())
         .or_insert_with(|| crate::pools::expect::pool_forecast(store, &pool, now_ms, pools).ok());

@@ -135,11 +135,7 @@ fn settle_one(
 
 /// The rejection's comment: why the job was not let through.
 fn why(store: &dyn Store, d: &Deferral) -> String {
-    let pool = store
-        .pool_of(&d.id)
-        .ok()
-        .flatten()
-        .map_or_else(|| crate::store::pools::DEFAULT_POOL.to_string(), |(p, _)| p);
+    let pool = crate::pools::pool_name_of(store, &d.id);
     let detail = d
         .detail
         .as_deref()
