@@ -233,9 +233,20 @@ fn approved_in_waves(hosts: &[Host], jobs: u64) {
         );
     }
     // In waves, none early: by the end of any window no more were approved than fit the windows
-    // opened so far (an approval the loaded machine sends late counts in a later window, which
-    // is allowed; one sent early is not), in at most one window more than needed.
-    let mut times: Vec<u64> = approved.iter().map(|d| d.at_ms / 1000 / WINDOW_S).collect();
+    // opened so far, in at most one window more than needed. Each approval is placed by when
+    // the host approved it (its comment says, to the second; on a loaded machine the request
+    // can reach the stand-in seconds later, in another window): one approved late counts in a
+    // later window, which is allowed; one approved early is not.
+    let approved_at = |d: &Decision| -> u64 {
+        let at = d
+            .comment
+            .split_once("approved at ")
+            .and_then(|(_, rest)| rest.split_once(';'))
+            .and_then(|(at, _)| deferral_core::signals::time::parse_iso8601(at))
+            .unwrap_or_else(|| panic!("no approval time in {:?}", d.comment));
+        at / 1000 / WINDOW_S
+    };
+    let mut times: Vec<u64> = approved.iter().map(|d| approved_at(d)).collect();
     times.sort_unstable();
     let first = times[0];
     for (n, window) in times.iter().enumerate() {
@@ -343,7 +354,12 @@ fn approved_in_waves(hosts: &[Host], jobs: u64) {
         waited >= 1,
         "the jobs of later waves showed pending first: {statuses:#?}"
     );
-    let pending = of(ids.keys().copied().max().unwrap());
+    // A job that waited showed when it resumes and its pool.
+    let pending = ids
+        .keys()
+        .map(|r| of(*r))
+        .find(|posts| posts[0].state == "pending")
+        .unwrap_or_else(|| panic!("no job showed pending: {statuses:#?}"));
     assert!(
         pending[0].description.contains("resume by")
             && pending[0].description.contains("pool app-42"),

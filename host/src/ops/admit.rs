@@ -16,6 +16,7 @@
 use crate::clock::iso8601;
 use crate::error::{HostError, HostErrorKind};
 use crate::pools::admission::{self, charge, fits_a_window, Room};
+use crate::pools::update::{update, Try};
 use crate::pools::PoolOptions;
 use crate::store::pools::{
     Candidate, Cost, NewAdmission, Observation, PoolRow, PoolWrite, Resource, Window, MAX_WINDOW_MS,
@@ -23,9 +24,6 @@ use crate::store::pools::{
 use crate::store::Store;
 use deferral_protocol::{AdmissionAnswer, Windows};
 use serde_json::Value;
-
-/// Compare-and-set attempts of one request before it answers `pool-busy`.
-pub const TRIES: usize = 64;
 
 /// How many of a pool's due deferrals a runner's request looks at before its own cost.
 const QUEUE_LOOK: usize = 256;
@@ -269,7 +267,8 @@ pub(crate) fn busy(subject: &str) -> HostError {
     HostError::new(
         HostErrorKind::PoolBusy,
         format!(
-            "{subject} changed under each of {TRIES} attempts to write this request; ask again"
+            "{subject} changed under each of {} attempts to write this request; ask again",
+            crate::pools::update::TRIES
         ),
     )
 }
@@ -284,81 +283,87 @@ pub fn ask(
     options: &PoolOptions,
     now_ms: &dyn Fn() -> u64,
 ) -> Result<Asked, HostError> {
-    for _ in 0..TRIES {
-        let now = now_ms();
-        let row = store.pool(pool)?.unwrap_or_else(|| PoolRow::empty(pool));
-        let (open, settled) = admission::open_and_settled(store, pool, now)?;
-        let (mut next, holds) = learn(&row, seen, now, admission::buffer_ms(options));
-        charge(&mut next, &settled);
-        let room = admission::room(&next, &open);
-        // The pool's due deferrals go first: a runner is decided on what they leave.
-        let waiting = store.pool_candidates(pool, now, &[], QUEUE_LOOK)?;
-        let (room, ahead) = after_the_queue(&next, room, &waiting);
-        let urgent = crate::pools::fair::urgent_room(&next, options);
-        let reason = match ahead {
-            Ahead::Blocked(n) => Some(queue_refusal(&next, n)),
-            Ahead::Fits => refusal(&next, holds, &room, cost, open.len(), now, options).or_else(
-                // A runner's request is of priority 0: it never uses the urgent share.
-                || {
-                    (!room.fits_keeping(cost, &urgent)).then(|| {
-                        format!(
-                            "pool {pool}: the rest of the window is kept for priority > 0 \
+    let ((reason, expires_ms, secret, next, room, holds), written) = update(
+        store,
+        || {
+            let now = now_ms();
+            let row = store.pool(pool)?.unwrap_or_else(|| PoolRow::empty(pool));
+            let (open, settled) = admission::open_and_settled(store, pool, now)?;
+            let (mut next, holds) = learn(&row, seen, now, admission::buffer_ms(options));
+            charge(&mut next, &settled);
+            let room = admission::room(&next, &open);
+            // The pool's due deferrals go first: a runner is decided on what they leave.
+            let waiting = store.pool_candidates(pool, now, &[], QUEUE_LOOK)?;
+            let (room, ahead) = after_the_queue(&next, room, &waiting);
+            let urgent = crate::pools::fair::urgent_room(&next, options);
+            let reason = match ahead {
+                Ahead::Blocked(n) => Some(queue_refusal(&next, n)),
+                Ahead::Fits => refusal(&next, holds, &room, cost, open.len(), now, options)
+                    .or_else(
+                        // A runner's request is of priority 0: it never uses the urgent share.
+                        || {
+                            (!room.fits_keeping(cost, &urgent)).then(|| {
+                                format!(
+                                    "pool {pool}: the rest of the window is kept for priority > 0 \
                              (--pool-urgent-share); a runner's request is of priority 0"
-                        )
-                    })
-                },
-            ),
-        };
-        // It counts in the window of the resources it spends, until that window resets (an
-        // hour at most when that reset is not known).
-        let window = room.window_of(Some(cost));
-        let window_reset_ms = window.unwrap_or(now);
-        let expires_ms = window
-            .filter(|t| *t > now)
-            .unwrap_or(now.saturating_add(MAX_WINDOW_MS));
-        let secret = crate::handle::new_handle()[..32].to_string();
-        let admit = match reason {
-            None => vec![NewAdmission {
-                secret_digest: Some(crate::handle::handle_digest(&secret)),
-                deferral_id: None,
-                attempt: 0,
-                cost: Some(*cost),
-                window_reset_ms,
-                expires_ms,
-            }],
-            Some(_) => Vec::new(),
-        };
-        let write = PoolWrite {
-            expect_version: row.version,
-            row: next.clone(),
-            admit,
-            release: settled.iter().map(|a| a.seq).collect(),
-            observations: seen.to_vec(),
-            at_ms: now,
-        };
-        let Some(written) = store.write_pool(&write)? else {
-            continue;
-        };
-        let verdict = match (reason, written.admitted.first()) {
-            (None, Some(seq)) => Verdict::Admitted {
-                seq: *seq,
-                expires_ms,
-                secret,
-            },
-            (Some(reason), _) => Verdict::Refused { reason },
-            (None, None) => {
-                return Err(HostError::new(
-                    HostErrorKind::Backend,
-                    "the store wrote the admission without answering its seq",
-                ))
-            }
-        };
-        let taken = matches!(verdict, Verdict::Admitted { .. }).then_some(cost);
-        return Ok(Asked {
-            pool: pool.to_string(),
-            window: left(&next, &room, taken, holds),
-            verdict,
-        });
-    }
-    Err(busy(&format!("pool {pool}")))
+                                )
+                            })
+                        },
+                    ),
+            };
+            // It counts in the window of the resources it spends, until that window resets (an
+            // hour at most when that reset is not known).
+            let window = room.window_of(Some(cost));
+            let window_reset_ms = window.unwrap_or(now);
+            let expires_ms = window
+                .filter(|t| *t > now)
+                .unwrap_or(now.saturating_add(MAX_WINDOW_MS));
+            let secret = crate::handle::new_handle()[..32].to_string();
+            let admit = match reason {
+                None => vec![NewAdmission {
+                    secret_digest: Some(crate::handle::handle_digest(&secret)),
+                    deferral_id: None,
+                    attempt: 0,
+                    cost: Some(*cost),
+                    window_reset_ms,
+                    expires_ms,
+                }],
+                Some(_) => Vec::new(),
+            };
+            let write = PoolWrite {
+                expect_version: row.version,
+                row: next.clone(),
+                admit,
+                release: settled.iter().map(|a| a.seq).collect(),
+                observations: seen.to_vec(),
+                at_ms: now,
+            };
+            Ok(Try::write(
+                write,
+                (reason, expires_ms, secret, next, room, holds),
+            ))
+        },
+        || busy(&format!("pool {pool}")),
+    )?;
+    let written = written.ok_or_else(|| busy(&format!("pool {pool}")))?;
+    let verdict = match (reason, written.admitted.first()) {
+        (None, Some(seq)) => Verdict::Admitted {
+            seq: *seq,
+            expires_ms,
+            secret,
+        },
+        (Some(reason), _) => Verdict::Refused { reason },
+        (None, None) => {
+            return Err(HostError::new(
+                HostErrorKind::Backend,
+                "the store wrote the admission without answering its seq",
+            ))
+        }
+    };
+    let taken = matches!(verdict, Verdict::Admitted { .. }).then_some(cost);
+    Ok(Asked {
+        pool: pool.to_string(),
+        window: left(&next, &room, taken, holds),
+        verdict,
+    })
 }

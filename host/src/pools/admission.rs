@@ -26,6 +26,7 @@
 use super::PoolOptions;
 use crate::clock::iso8601;
 use crate::error::{HostError, HostErrorKind};
+use crate::pools::update::{update, Try};
 use crate::store::pools::{Admission, Candidate, Cost, NewAdmission, PoolRow, PoolWrite, Resource};
 use crate::store::Store;
 use deferral_core::lifecycle::State;
@@ -375,120 +376,130 @@ pub fn admit(
     now_ms: &dyn Fn() -> u64,
 ) -> Result<Pass, HostError> {
     let jitter = jitter_ms(pool_name, how.options);
-    for _ in 0..16 {
-        let now = now_ms();
-        let row = store
-            .pool(pool_name)?
-            .unwrap_or_else(|| PoolRow::empty(pool_name));
-        let (open, settled) = open_and_settled(store, pool_name, now)?;
-        let candidates = store.pool_candidates(pool_name, now, how.skip_kinds, how.limit)?;
-        let examined_all = candidates.len() < how.limit;
-        let mut next = row.clone();
-        let rolled = next.roll(now, buffer_ms(how.options));
-        charge(&mut next, &settled);
-        // A held pool decides again for work of priority > 0 (the urgent share is for it).
-        let urgent = candidates.iter().any(|c| c.priority > 0);
-        let held_until =
-            row.hold_until_ms.is_some_and(|t| t > now) && settled.is_empty() && !rolled;
-        // Held until the window's reset plus buffer and jitter: nothing is admitted before,
-        // unless a report changes the pool (which lifts the hold), or work of priority > 0 is
-        // due (it may use the urgent share): then the pool decides again, and stays held as it
-        // was when that admits nothing.
-        let holding_decision = |held: Vec<Candidate>| Decision {
-            admit: Vec::new(),
-            admit_windows: Vec::new(),
-            held,
-            reason: row.hold_reason.clone(),
-            hold_until_ms: row.hold_until_ms,
-            metered: true,
-        };
-        let (decision, holding) = if held_until && !urgent {
-            (holding_decision(candidates), true)
-        } else {
-            let d = decide(
-                &next,
-                &open,
-                candidates,
-                examined_all,
-                now,
-                how.options,
-                jitter,
-            );
-            if held_until && d.admit.is_empty() {
-                (holding_decision(d.held), true)
+    let (mut pass, written) = update(
+        store,
+        || {
+            let now = now_ms();
+            let row = store
+                .pool(pool_name)?
+                .unwrap_or_else(|| PoolRow::empty(pool_name));
+            let (open, settled) = open_and_settled(store, pool_name, now)?;
+            let candidates = store.pool_candidates(pool_name, now, how.skip_kinds, how.limit)?;
+            let examined_all = candidates.len() < how.limit;
+            let mut next = row.clone();
+            let rolled = next.roll(now, buffer_ms(how.options));
+            charge(&mut next, &settled);
+            // A held pool decides again for work of priority > 0 (the urgent share is for it).
+            let urgent = candidates.iter().any(|c| c.priority > 0);
+            let held_until =
+                row.hold_until_ms.is_some_and(|t| t > now) && settled.is_empty() && !rolled;
+            // Held until the window's reset plus buffer and jitter: nothing is admitted before,
+            // unless a report changes the pool (which lifts the hold), or work of priority > 0 is
+            // due (it may use the urgent share): then the pool decides again, and stays held as it
+            // was when that admits nothing.
+            let holding_decision = |held: Vec<Candidate>| Decision {
+                admit: Vec::new(),
+                admit_windows: Vec::new(),
+                held,
+                reason: row.hold_reason.clone(),
+                hold_until_ms: row.hold_until_ms,
+                metered: true,
+            };
+            let (decision, holding) = if held_until && !urgent {
+                (holding_decision(candidates), true)
             } else {
-                (d, false)
-            }
-        };
-        if how.dry_run || holding || (how.hold_only && !decision.admit.is_empty()) {
-            return Ok(Pass {
-                pool: pool_name.to_string(),
-                decision,
-                admissions: Vec::new(),
-            });
-        }
-        if !decision.metered && settled.is_empty() && !rolled {
-            // Unmetered: nothing to count, nothing written (as before pools).
-            return Ok(Pass {
-                pool: pool_name.to_string(),
-                decision,
-                admissions: Vec::new(),
-            });
-        }
-        let unchanged = decision.admit.is_empty()
-            && settled.is_empty()
-            && !rolled
-            && decision.reason == row.hold_reason
-            && decision.hold_until_ms == row.hold_until_ms;
-        if unchanged {
-            return Ok(Pass {
-                pool: pool_name.to_string(),
-                decision,
-                admissions: Vec::new(),
-            });
-        }
-        next.hold_until_ms = decision.hold_until_ms;
-        next.hold_reason = decision.reason.clone();
-        let admit: Vec<NewAdmission> = decision
-            .admit
-            .iter()
-            .zip(&decision.admit_windows)
-            .map(|(c, &window)| NewAdmission {
-                deferral_id: Some(c.id.clone()),
-                attempt: c.attempt,
-                cost: c.cost,
-                window_reset_ms: window,
-                expires_ms: window.max(now.saturating_add(how.lease_ms)),
-                secret_digest: None,
-            })
-            .collect();
-        let write = PoolWrite {
-            expect_version: row.version,
-            row: next,
-            admit,
-            release: settled.iter().map(|a| a.seq).collect(),
-            observations: Vec::new(),
-            at_ms: now,
-        };
-        if store.write_pool(&write)?.is_some() {
-            let mut admissions = Vec::new();
-            for c in &decision.admit {
-                if let Some(a) = store.admission_of(&c.id, c.attempt, now)? {
-                    admissions.push(a);
+                let d = decide(
+                    &next,
+                    &open,
+                    candidates,
+                    examined_all,
+                    now,
+                    how.options,
+                    jitter,
+                );
+                if held_until && d.admit.is_empty() {
+                    (holding_decision(d.held), true)
+                } else {
+                    (d, false)
                 }
+            };
+            if how.dry_run || holding || (how.hold_only && !decision.admit.is_empty()) {
+                return Ok(Try::Done(Pass {
+                    pool: pool_name.to_string(),
+                    decision,
+                    admissions: Vec::new(),
+                }));
             }
-            return Ok(Pass {
-                pool: pool_name.to_string(),
-                decision,
-                admissions,
-            });
+            if !decision.metered && settled.is_empty() && !rolled {
+                // Unmetered: nothing to count, nothing written (as before pools).
+                return Ok(Try::Done(Pass {
+                    pool: pool_name.to_string(),
+                    decision,
+                    admissions: Vec::new(),
+                }));
+            }
+            let unchanged = decision.admit.is_empty()
+                && settled.is_empty()
+                && !rolled
+                && decision.reason == row.hold_reason
+                && decision.hold_until_ms == row.hold_until_ms;
+            if unchanged {
+                return Ok(Try::Done(Pass {
+                    pool: pool_name.to_string(),
+                    decision,
+                    admissions: Vec::new(),
+                }));
+            }
+            next.hold_until_ms = decision.hold_until_ms;
+            next.hold_reason = decision.reason.clone();
+            let admit: Vec<NewAdmission> = decision
+                .admit
+                .iter()
+                .zip(&decision.admit_windows)
+                .map(|(c, &window)| NewAdmission {
+                    deferral_id: Some(c.id.clone()),
+                    attempt: c.attempt,
+                    cost: c.cost,
+                    window_reset_ms: window,
+                    expires_ms: window.max(now.saturating_add(how.lease_ms)),
+                    secret_digest: None,
+                })
+                .collect();
+            let write = PoolWrite {
+                expect_version: row.version,
+                row: next,
+                admit,
+                release: settled.iter().map(|a| a.seq).collect(),
+                observations: Vec::new(),
+                at_ms: now,
+            };
+            // Beaten by another writer: read its admissions and decide again.
+            Ok(Try::write(
+                write,
+                Pass {
+                    pool: pool_name.to_string(),
+                    decision,
+                    admissions: Vec::new(),
+                },
+            ))
+        },
+        || {
+            HostError::new(
+                HostErrorKind::PoolBusy,
+                format!("pool {pool_name} changed under every admission attempt of this tick"),
+            )
+        },
+    )?;
+    if written.is_some() {
+        // The admissions written, as the store keeps them.
+        let now = now_ms();
+        for c in &pass.decision.admit {
+            if let Some(a) = store.admission_of(&c.id, c.attempt, now)? {
+                pass.admissions.push(a);
+            }
         }
-        // Another writer got there first: read its admissions and decide again.
     }
-    Err(HostError::new(
-        HostErrorKind::PoolBusy,
-        format!("pool {pool_name} changed under every admission attempt of this tick"),
-    ))
+    Ok(pass)
 }
 
 #[cfg(test)]

@@ -20,6 +20,7 @@ pub mod line;
 pub mod observe;
 pub mod page;
 pub mod turns;
+pub mod update;
 pub mod view;
 pub mod wire;
 

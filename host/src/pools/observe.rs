@@ -12,6 +12,7 @@
 use super::admission::charge;
 use super::line::{last_gate_line, GateLine};
 use crate::error::{HostError, HostErrorKind};
+use crate::pools::update::{update, Try};
 use crate::store::pools::{PoolRow, PoolWrite};
 use crate::store::Store;
 
@@ -59,40 +60,44 @@ pub fn learn(
                 .collect()
         })
         .unwrap_or_default();
-    for _ in 0..16 {
-        let admission = store.admission_of(deferral_id, attempt, now_ms)?;
-        if admission.is_none() && observations.is_empty() {
-            return Ok(());
-        }
-        let row = store.pool(&pool)?.unwrap_or_else(|| PoolRow::empty(&pool));
-        let mut next = row.clone();
-        next.roll(now_ms, 0);
-        // The attempt's planned cost is spent in the window it was admitted in, unless its line
-        // says it did not go ahead (deferred again, blocked); a report lowers what is left
-        // further when it says less.
-        if line.is_none_or(|l| l.status == "ready") {
-            charge(&mut next, admission.as_slice());
-        }
-        next.observe(&observations);
-        // Capacity may differ now: decide again at the next tick.
-        next.hold_until_ms = None;
-        next.hold_reason = None;
-        let write = PoolWrite {
-            expect_version: row.version,
-            row: next,
-            admit: Vec::new(),
-            release: admission.iter().map(|a| a.seq).collect(),
-            observations: observations.clone(),
-            at_ms: now_ms,
-        };
-        if store.write_pool(&write)?.is_some() {
-            return Ok(());
-        }
-    }
-    Err(HostError::new(
-        HostErrorKind::PoolBusy,
-        format!("pool {pool} changed under every update from {source}"),
-    ))
+    update(
+        store,
+        || {
+            let admission = store.admission_of(deferral_id, attempt, now_ms)?;
+            if admission.is_none() && observations.is_empty() {
+                return Ok(Try::Done(()));
+            }
+            let row = store.pool(&pool)?.unwrap_or_else(|| PoolRow::empty(&pool));
+            let mut next = row.clone();
+            next.roll(now_ms, 0);
+            // The attempt's planned cost is spent in the window it was admitted in, unless its line
+            // says it did not go ahead (deferred again, blocked); a report lowers what is left
+            // further when it says less.
+            if line.is_none_or(|l| l.status == "ready") {
+                charge(&mut next, admission.as_slice());
+            }
+            next.observe(&observations);
+            // Capacity may differ now: decide again at the next tick.
+            next.hold_until_ms = None;
+            next.hold_reason = None;
+            let write = PoolWrite {
+                expect_version: row.version,
+                row: next,
+                admit: Vec::new(),
+                release: admission.iter().map(|a| a.seq).collect(),
+                observations: observations.clone(),
+                at_ms: now_ms,
+            };
+            Ok(Try::write(write, ()))
+        },
+        || {
+            HostError::new(
+                HostErrorKind::PoolBusy,
+                format!("pool {pool} changed under every update from {source}"),
+            )
+        },
+    )?;
+    Ok(())
 }
 
 /// A followed run's artifact: when it holds a gate or resume line (not a bare receipt), the

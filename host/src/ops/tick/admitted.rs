@@ -6,8 +6,9 @@
 use super::launch_one::{launch, not_ready, planned, Skip};
 use super::{Held, Skipped, TickOptions, TickReport, TickStep};
 use crate::coordinator;
-use crate::error::HostError;
+use crate::error::{HostError, HostErrorKind};
 use crate::pools::admission::{self, Admit, Pass};
+use crate::pools::update::{update, Try};
 use crate::store::pools::{Admission, PoolWrite};
 use crate::store::Store;
 
@@ -91,28 +92,34 @@ fn holds_after(
     after
 }
 
-/// Releases an admission that was not used (no attempt ran under it).
+/// Releases an admission that was not used (no attempt ran under it). A pool that keeps
+/// changing under every try is left as it is: the admission ends with its window anyway.
 fn release(store: &dyn Store, a: &Admission, now: u64) -> Result<(), HostError> {
-    for _ in 0..16 {
-        let Some(row) = store.pool(&a.pool)? else {
-            return Ok(());
-        };
-        let mut next = row.clone();
-        next.hold_until_ms = None;
-        next.hold_reason = None;
-        let write = PoolWrite {
-            expect_version: row.version,
-            row: next,
-            admit: Vec::new(),
-            release: vec![a.seq],
-            observations: Vec::new(),
-            at_ms: now,
-        };
-        if store.write_pool(&write)?.is_some() {
-            return Ok(());
-        }
+    let released = update(
+        store,
+        || {
+            let Some(row) = store.pool(&a.pool)? else {
+                return Ok(Try::Done(()));
+            };
+            let mut next = row.clone();
+            next.hold_until_ms = None;
+            next.hold_reason = None;
+            let write = PoolWrite {
+                expect_version: row.version,
+                row: next,
+                admit: Vec::new(),
+                release: vec![a.seq],
+                observations: Vec::new(),
+                at_ms: now,
+            };
+            Ok(Try::write(write, ()))
+        },
+        || HostError::new(HostErrorKind::PoolBusy, "busy"),
+    );
+    match released {
+        Err(err) if err.kind() != Some(HostErrorKind::PoolBusy) => Err(err),
+        _ => Ok(()),
     }
-    Ok(())
 }
 
 /// Admits, claims and launches, pool by pool, at most `options.limit` launches in all.
