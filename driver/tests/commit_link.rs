@@ -87,3 +87,26 @@ fn a_commit_that_is_not_a_full_sha_or_has_no_repository_is_refused_before_any_re
         );
     }
 }
+
+#[test]
+fn the_cli_gate_takes_it_as_a_flag() {
+    let cli = |crossing: u64, answer: Option<Value>| -> Value {
+        let mut input = json!({"surface": "cli", "crossing": crossing, "now_ms": NOW,
+            "argv": ["gate", "--scope", "s", "--coordinator-url", "http://127.0.0.1:9",
+                "--coordinator-launch", "exec:/usr/local/bin/resume", "--coordinator-commit", SHA],
+            "env": {"GITHUB_TOKEN": "test-token-not-real", "GITHUB_API_URL": "http://127.0.0.1:9",
+                "DEFERRAL_COORDINATOR_TOKEN": "port-token-not-real",
+                "GITHUB_REPOSITORY": "octo-org/app", "GITHUB_JOB": "nightly"}});
+        if let Some(answer) = answer {
+            input["answer"] = answer;
+        }
+        serde_json::from_str(&run_json(&input.to_string(), &[])).unwrap()
+    };
+    assert_eq!(cli(0, None)["step"], "fetch");
+    let body = retain_body(&cli(1, Some(low())));
+    assert_eq!(
+        body["commit"],
+        json!({"repo": "octo-org/app", "sha": SHA.to_ascii_lowercase(), "context": "deferral/nightly"}),
+        "{body}"
+    );
+}

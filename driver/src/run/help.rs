@@ -47,6 +47,7 @@ pub const COMMANDS: [Command; 6] = [
             "coordinator-pool",
             "coordinator-priority",
             "coordinator-fairness-key",
+            "coordinator-commit",
         ],
         booleans: OUTPUT_FLAGS,
         lists: &[],
@@ -182,6 +183,11 @@ A durable port (deferral-host serve), and a pool:
                           among equal priorities the host takes turns between keys (1-200
                           characters; default: the launch target's OWNER/REPO/WORKFLOW or
                           program). Both are kept by the host beside the receipt, not in it
+  --coordinator-commit SHA
+                          the commit the deferred work belongs to (a full SHA of the repository
+                          GITHUB_REPOSITORY names; needs --coordinator-url): a host run with
+                          --commit-status-port keeps the deferral's status there, context
+                          deferral/GITHUB_JOB
 
 Exit codes: 0 ready, 2 invalid input, 3 authentication, 4 provider or transport failure,
 5 blocked, 6 deferred."
