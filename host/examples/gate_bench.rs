@@ -26,6 +26,10 @@ mod gate;
 mod github;
 #[path = "../tests/common/signing.rs"]
 mod signing;
+// The start of a listening port the benchmarks share.
+#[allow(dead_code)]
+#[path = "common/serve.rs"]
+mod serve;
 
 use gate::{requested, Decision};
 use github::Standin;
@@ -139,14 +143,6 @@ fn start(bin: &Path, store: &str, config: &Path, standin: &Standin, log: &Path) 
     Run { child, addr }
 }
 
-fn init(bin: &Path, store: &str) {
-    let out = Command::new(bin)
-        .args(["--store", store, "init"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "init: {out:?}");
-}
-
 /// One signed `deployment_protection_rule` delivery: the status and the answer.
 fn deliver(addr: &str, delivery: &str, body: &[u8]) -> (u16, Value) {
     let signature = sign(SECRET, body);
@@ -182,7 +178,7 @@ fn case(bin: &Path, dir: &Path, name: &str, stores: &[String], jobs: u64) -> Val
         state.app_id = "4242".into();
         state.rate_window = Some((WINDOW_S, LIMIT));
     }
-    init(bin, &stores[0]);
+    serve::init(bin, &stores[0]);
     let config = config(dir, name, &key);
     let runs: Vec<Run> = stores
         .iter()
@@ -317,18 +313,7 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let jobs: u64 = arg(&args, "--jobs").map_or(24, |n| n.parse().unwrap());
     let base = arg(&args, "--dir").unwrap_or_else(|| ".".into());
-    let bin: PathBuf = std::env::var("DEFERRAL_HOST_BIN").map_or_else(
-        |_| {
-            std::env::current_exe()
-                .unwrap()
-                .parent()
-                .unwrap()
-                .parent()
-                .unwrap()
-                .join("deferral-host")
-        },
-        PathBuf::from,
-    );
+    let bin = serve::host_bin();
     let dir = tempfile::Builder::new()
         .prefix("gate-bench")
         .tempdir_in(base)

@@ -43,7 +43,7 @@ use deferral_host_conformance::distinct_handoff;
 use github::{Script, Standin, TARGET, TOKEN};
 use serde_json::{json, Value};
 use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
@@ -253,18 +253,7 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let looks: u32 = arg(&args, "--looks").map_or(5, |n| n.parse().unwrap());
     let base = arg(&args, "--dir").unwrap_or_else(|| ".".into());
-    let bin: PathBuf = std::env::var("DEFERRAL_HOST_BIN").map_or_else(
-        |_| {
-            std::env::current_exe()
-                .unwrap()
-                .parent()
-                .unwrap()
-                .parent()
-                .unwrap()
-                .join("deferral-host")
-        },
-        PathBuf::from,
-    );
+    let bin = serve::host_bin();
     let dir = tempfile::Builder::new()
         .prefix("webhook-bench")
         .tempdir_in(base)

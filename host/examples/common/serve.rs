@@ -30,6 +30,24 @@ pub fn spawn_listening(command: &mut Command) -> (Child, String) {
     (child, ready["listening"].as_str().unwrap().to_string())
 }
 
+/// The `deferral-host` to run: `DEFERRAL_HOST_BIN`, else the one built beside the examples (not
+/// every benchmark that includes this file uses it).
+#[allow(dead_code)]
+pub fn host_bin() -> std::path::PathBuf {
+    std::env::var("DEFERRAL_HOST_BIN").map_or_else(
+        |_| {
+            std::env::current_exe()
+                .unwrap()
+                .parent()
+                .unwrap()
+                .parent()
+                .unwrap()
+                .join("deferral-host")
+        },
+        std::path::PathBuf::from,
+    )
+}
+
 /// `bin --store STORE init`: creates the store if it is missing (only `init` creates one;
 /// `serve` and `run` refuse a missing store), harmless on one that exists.
 pub fn init(bin: &Path, store: &str) {

@@ -331,12 +331,10 @@ pub fn ask(
                 Some(_) => Vec::new(),
             };
             let write = PoolWrite {
-                expect_version: row.version,
-                row: next.clone(),
                 admit,
                 release: settled.iter().map(|a| a.seq).collect(),
                 observations: seen.to_vec(),
-                at_ms: now,
+                ..PoolWrite::replacing(&row, next.clone(), now)
             };
             Ok(Try::write(
                 write,

@@ -70,12 +70,9 @@ pub fn release(
             next.hold_until_ms = None;
             next.hold_reason = None;
             let write = PoolWrite {
-                expect_version: row.version,
-                row: next,
-                admit: Vec::new(),
                 release: vec![seq],
                 observations: seen.to_vec(),
-                at_ms: now,
+                ..PoolWrite::replacing(&row, next, now)
             };
             Ok(Try::write(write, Released::Released))
         },
@@ -101,12 +98,8 @@ pub fn observe(
             next.roll(now, 0);
             next.observe_own(seen);
             let write = PoolWrite {
-                expect_version: row.version,
-                row: next,
-                admit: Vec::new(),
-                release: Vec::new(),
                 observations: seen.to_vec(),
-                at_ms: now,
+                ..PoolWrite::replacing(&row, next, now)
             };
             Ok(Try::write(write, ()))
         },

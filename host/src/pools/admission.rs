@@ -466,14 +466,11 @@ pub fn admit(
                 })
                 .collect();
             let write = PoolWrite {
-                expect_version: row.version,
-                row: next,
                 admit,
                 release: settled.iter().map(|a| a.seq).collect(),
-                observations: Vec::new(),
-                at_ms: now,
+                ..PoolWrite::replacing(&row, next, now)
             };
-            // Beaten by another writer: read its admissions and decide again.
+            // Beaten by another writer, `update` reads its admissions and decides again.
             Ok(Try::write(
                 write,
                 Pass {

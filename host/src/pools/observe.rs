@@ -81,12 +81,9 @@ pub fn learn(
             next.hold_until_ms = None;
             next.hold_reason = None;
             let write = PoolWrite {
-                expect_version: row.version,
-                row: next,
-                admit: Vec::new(),
                 release: admission.iter().map(|a| a.seq).collect(),
                 observations: observations.clone(),
-                at_ms: now_ms,
+                ..PoolWrite::replacing(&row, next, now_ms)
             };
             Ok(Try::write(write, ()))
         },

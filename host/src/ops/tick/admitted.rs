@@ -105,12 +105,8 @@ fn release(store: &dyn Store, a: &Admission, now: u64) -> Result<(), HostError> 
             next.hold_until_ms = None;
             next.hold_reason = None;
             let write = PoolWrite {
-                expect_version: row.version,
-                row: next,
-                admit: Vec::new(),
                 release: vec![a.seq],
-                observations: Vec::new(),
-                at_ms: now,
+                ..PoolWrite::replacing(&row, next, now)
             };
             Ok(Try::write(write, ()))
         },

@@ -165,6 +165,21 @@ pub struct PoolWrite {
     pub at_ms: u64,
 }
 
+impl PoolWrite {
+    /// `next` in place of `read` (the version read is the one expected), adding, releasing and
+    /// observing nothing: set those fields over it.
+    pub fn replacing(read: &PoolRow, next: PoolRow, at_ms: u64) -> PoolWrite {
+        PoolWrite {
+            expect_version: read.version,
+            row: next,
+            admit: Vec::new(),
+            release: Vec::new(),
+            observations: Vec::new(),
+            at_ms,
+        }
+    }
+}
+
 /// What a [`PoolWrite`] that won its compare-and-set wrote.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PoolWritten {
