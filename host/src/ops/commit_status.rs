@@ -46,10 +46,10 @@ pub const MAX_CONTEXT: usize = 100;
 
 impl PortCommit {
     /// Reads and checks the `commit` field of `POST /v1/deferrals`; `Err` says what is wrong.
-    pub fn read(value: &serde_json::Value) -> Result<PortCommit, String> {
+    pub fn read(value: serde_json::Value) -> Result<PortCommit, String> {
         const SHAPE: &str = "\"commit\" must be {\"repo\":\"OWNER/NAME\",\"sha\":FULL_SHA,\"context\":\"deferral/...\"}";
         let mut commit: PortCommit =
-            serde_json::from_value(value.clone()).map_err(|_| SHAPE.to_string())?;
+            serde_json::from_value(value).map_err(|_| SHAPE.to_string())?;
         let repo_ok = commit.repo.len() <= 140
             && commit
                 .repo

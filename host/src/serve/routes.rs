@@ -302,7 +302,7 @@ fn record(store: &dyn Store, policy: &Policy, body: &[u8]) -> Result<Response, H
     // The commit whose status `run --commit-status-port` keeps, beside the receipt.
     let commit = match body.value("commit") {
         None => None,
-        Some(v) => Some(crate::ops::commit_status::PortCommit::read(&v).map_err(bad)?),
+        Some(v) => Some(crate::ops::commit_status::PortCommit::read(v).map_err(bad)?),
     };
     let keys = crate::store::RecordKeys {
         pool: Some(tag),

@@ -57,13 +57,17 @@ pub fn report(
             if spent >= BUDGET || client.quota.borrow().stopped().is_some() {
                 return said;
             }
+            let key = format!("gate-progress:{}:{}", d.id, d.reentries);
+            if once::is_done(store, &key) {
+                // Said already for this wait: no forecast to read.
+                continue;
+            }
             let (comment, start) = progress_text(store, d, now_ms, pools, &mut forecasts);
             if start.is_some_and(|start| start <= now_ms.saturating_add(SOON_MS)) {
                 // About to be approved: a comment would say nothing the approval does not, and
                 // could cross it on the way (another replica approving it meanwhile).
                 continue;
             }
-            let key = format!("gate-progress:{}:{}", d.id, d.reentries);
             let n = match once::claim(store, &key, MAX_TRIES, now_ms) {
                 Claim::Mine(n) => n,
                 Claim::Busy | Claim::GivenUp => continue,
