@@ -55,6 +55,17 @@ pub fn apply(
 pub(crate) fn planned(
     deferral: &Deferral,
     event: Event,
+    effects: Effects,
+    now_ms: u64,
+) -> Result<Update, HostError> {
+    planned_with(deferral, event, None, effects, now_ms)
+}
+
+/// [`planned`], with the event's cause named by the caller when `cause` is given.
+fn planned_with(
+    deferral: &Deferral,
+    event: Event,
+    cause: Option<&str>,
     mut effects: Effects,
     now_ms: u64,
 ) -> Result<Update, HostError> {
@@ -65,9 +76,10 @@ pub(crate) fn planned(
         effects.wakeup_digest = Change::Clear;
     }
     let target = (step.to.state, step.to.reentries);
-    let cause = match (step.cause, effects.block_cause.take()) {
-        (Cause::Blocked, Some(cause)) => cause,
-        (cause, _) => cause.as_str().to_string(),
+    let cause = match (cause, step.cause, effects.block_cause.take()) {
+        (Some(cause), _, _) => cause.to_string(),
+        (None, Cause::Blocked, Some(cause)) => cause,
+        (None, cause, _) => cause.as_str().to_string(),
     };
     Ok(update_of(
         deferral,
@@ -87,17 +99,10 @@ pub fn apply_caused(
     deferral: &Deferral,
     event: Event,
     cause: &str,
-    mut effects: Effects,
+    effects: Effects,
     now_ms: u64,
 ) -> Result<Deferral, HostError> {
-    let step = transition(position(deferral), event)?;
-    if step.to.state.is_terminal() {
-        effects.lease = Change::Clear;
-        effects.attempt_status = Change::Clear;
-        effects.wakeup_digest = Change::Clear;
-    }
-    let target = (step.to.state, step.to.reentries);
-    let update = update_of(deferral, target, event.as_str(), cause, effects, now_ms);
+    let update = planned_with(deferral, event, Some(cause), effects, now_ms)?;
     Ok(store.update(&deferral.id, &update)?)
 }
 
