@@ -13,7 +13,7 @@
 //! Whatever is not honoured changes nothing and says why (HTTP 202 at the port).
 
 use crate::coordinator::{self, Effects};
-use crate::github::client::{CallError, GithubClient};
+use crate::github::client::GithubClient;
 use crate::ops::check_run::{CANCEL, RETRY};
 use crate::ops::once::{self, Claim};
 use crate::store::Store;
@@ -68,10 +68,7 @@ fn permission(client: &GithubClient, repo: &str, login: &str) -> Permission {
     }
     let body = match reply.json() {
         Ok(body) => body,
-        Err(CallError::AfterSend(why) | CallError::NotSent(why))
-        | Err(CallError::QuotaStop(why) | CallError::TooLarge(why)) => {
-            return Permission::Unknown(why)
-        }
+        Err(err) => return Permission::Unknown(err.message().to_string()),
     };
     let field = |key: &str| body.get(key).and_then(Value::as_str).unwrap_or_default();
     let (permission, role) = (field("permission"), field("role_name"));

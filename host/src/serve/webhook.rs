@@ -135,7 +135,7 @@ pub async fn receive<S: std::future::Future>(
     let run_id = run.run.id;
     let job = Job {
         delivery: delivery.clone(),
-        work: Work::Run(run),
+        work: Work::Run(Box::new(run)),
     };
     let queued = intake.queue(job);
     if !queued {

@@ -49,7 +49,7 @@ pub struct Job {
 /// What a delivery asks the worker to do.
 #[derive(Debug)]
 pub enum Work {
-    Run(CompletedRun),
+    Run(Box<CompletedRun>),
     /// A check run's button: applied once ([`crate::ops::press`]), what it did sent back to
     /// the port, which answers GitHub with it (when it still waits).
     Press(Press, SyncSender<Pressed>),
@@ -137,6 +137,7 @@ fn run(worker: Worker, watching: &Watching, jobs: &Receiver<Job>) {
         };
         match job.work {
             Work::Run(run) => {
+                let run = *run;
                 let said = handle(&*store, &client, max_chain, &watching.now(), &run);
                 log_line(&format!(
                     "webhook {}: run {} of {}: {said}",
