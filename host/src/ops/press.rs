@@ -1,4 +1,5 @@
-//! A check run's button pressed ([`crate::webhook::check_run::Press`]), applied once:
+//! A check run's button pressed ([`Press`], read from a `check_run` delivery in
+//! `crate::webhook::check_run`), applied once:
 //!
 //! 1. the press is claimed once across replicas and redeliveries ([`crate::ops::once`], key
 //!    [`Press::key`]: what the signature covers): a replay changes nothing;
@@ -17,9 +18,45 @@ use crate::github::client::GithubClient;
 use crate::ops::check_run::{CANCEL, RETRY};
 use crate::ops::once::{self, Claim};
 use crate::store::Store;
-use crate::webhook::check_run::Press;
 use deferral_core::lifecycle::{Event, State};
 use serde_json::{json, Value};
+
+/// One button pressed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Press {
+    /// `repository.full_name`.
+    pub repo: String,
+    /// `repository.id`, when given.
+    pub repo_id: Option<u64>,
+    /// `check_run.id`.
+    pub check_run_id: u64,
+    /// `requested_action.identifier`: the button.
+    pub identifier: String,
+    /// `sender.login`: who pressed it (asked about, never believed).
+    pub sender: String,
+    /// `sender.id`, when given.
+    pub sender_id: Option<u64>,
+}
+
+impl Press {
+    /// The press's identity from the signed body: the repository, the check run, the button
+    /// and who pressed it. A redelivery or a replay under another `X-GitHub-Delivery` shares
+    /// it; a press of another button, on another check run or by someone else does not.
+    pub fn key(&self) -> String {
+        let repo = match self.repo_id {
+            Some(id) => id.to_string(),
+            None => self.repo.to_ascii_lowercase(),
+        };
+        let sender = match self.sender_id {
+            Some(id) => id.to_string(),
+            None => self.sender.to_ascii_lowercase(),
+        };
+        format!(
+            "check_run requested_action {repo} {} {} {sender}",
+            self.check_run_id, self.identifier
+        )
+    }
+}
 
 /// Tries of one press whose permission could not be asked.
 const MAX_TRIES: u32 = 3;

@@ -11,42 +11,7 @@ use serde_json::Value;
 /// The event's name in `X-GitHub-Event`.
 pub const EVENT: &str = "check_run";
 
-/// One button pressed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Press {
-    /// `repository.full_name`.
-    pub repo: String,
-    /// `repository.id`, when given.
-    pub repo_id: Option<u64>,
-    /// `check_run.id`.
-    pub check_run_id: u64,
-    /// `requested_action.identifier`: the button.
-    pub identifier: String,
-    /// `sender.login`: who pressed it (asked about, never believed).
-    pub sender: String,
-    /// `sender.id`, when given.
-    pub sender_id: Option<u64>,
-}
-
-impl Press {
-    /// The press's identity from the signed body: the repository, the check run, the button
-    /// and who pressed it. A redelivery or a replay under another `X-GitHub-Delivery` shares
-    /// it; a press of another button, on another check run or by someone else does not.
-    pub fn key(&self) -> String {
-        let repo = match self.repo_id {
-            Some(id) => id.to_string(),
-            None => self.repo.to_ascii_lowercase(),
-        };
-        let sender = match self.sender_id {
-            Some(id) => id.to_string(),
-            None => self.sender.to_ascii_lowercase(),
-        };
-        format!(
-            "check_run requested_action {repo} {} {} {sender}",
-            self.check_run_id, self.identifier
-        )
-    }
-}
+pub use crate::ops::press::Press;
 
 /// What a verified `check_run` delivery asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
