@@ -9,7 +9,7 @@
 //! dry-run plan (expirable, stale leases, due).
 
 use deferral_host::clock::now_ms;
-use deferral_host::coordinator;
+use deferral_host::lifecycle;
 use deferral_host::store::sqlite::IntegrityCheck;
 use deferral_host::store::{SqliteStore, Store};
 use deferral_host::tick::{plan, TickOptions};
@@ -49,7 +49,8 @@ fn bench_record(dir: &Path, count: usize) -> serde_json::Value {
     let start = Instant::now();
     for text in &receipts {
         // Each record is its own BEGIN IMMEDIATE transaction, fsynced (WAL, synchronous=FULL).
-        coordinator::record(&store, text.as_bytes(), "exec:/bin/true", 2, now_ms()).unwrap();
+        lifecycle::insert::insert_new(&store, text.as_bytes(), "exec:/bin/true", 2, now_ms())
+            .unwrap();
     }
     let elapsed = start.elapsed();
     json!({

@@ -65,8 +65,14 @@ fn record(store: &dyn Store, n: usize) {
     let now = now_ms();
     for _ in 0..n {
         let receipt = distinct_handoff(now, 0, HOUR);
-        deferral_host::coordinator::record(store, receipt.to_json().as_bytes(), TARGET, 2, now)
-            .unwrap();
+        deferral_host::lifecycle::insert::insert_new(
+            store,
+            receipt.to_json().as_bytes(),
+            TARGET,
+            2,
+            now,
+        )
+        .unwrap();
     }
 }
 

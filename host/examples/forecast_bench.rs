@@ -18,7 +18,7 @@
 //! `--bin` benchmarks another build of `deferral-host` (an older one: expect minutes a read).
 //! One JSON document on stdout, progress on stderr.
 
-use deferral_host::coordinator::{record_with, Recording};
+use deferral_host::lifecycle::insert::{insert_once, Insertion};
 use deferral_host::store::pools::{Cost, Observation, PoolTag, Resource, Window};
 use deferral_host::store::sqlite::IntegrityCheck;
 use deferral_host::store::{RecordKeys, SqliteStore, Store};
@@ -97,9 +97,9 @@ fn put(
         }),
         ..RecordKeys::default()
     };
-    match record_with(store, receipt.as_bytes(), "exec:/bin/true", 2, keys, t).unwrap() {
-        Recording::New(r) => r.deferral.id,
-        Recording::Existing(d) => panic!("recorded twice: {}", d.id),
+    match insert_once(store, receipt.as_bytes(), "exec:/bin/true", 2, keys, t).unwrap() {
+        Insertion::New(r) => r.deferral.id,
+        Insertion::Existing(d) => panic!("recorded twice: {}", d.id),
     }
 }
 

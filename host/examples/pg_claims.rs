@@ -15,7 +15,8 @@
 //! Prints one JSON document.
 
 use deferral_host::clock::now_ms;
-use deferral_host::coordinator::{self, Outcome};
+use deferral_host::lifecycle;
+use deferral_host::lifecycle::outcome::Outcome;
 use deferral_host::store::{AttemptStatus, IntegrityCheck, NextDue, PostgresStore, Store};
 use deferral_host_conformance::handoff;
 use serde_json::json;
@@ -39,13 +40,14 @@ fn fill(url: &str, count: usize) {
     let t = now_ms();
     for _ in 0..count {
         let text = handoff(t, 0, HOUR).to_json();
-        coordinator::record(&store, text.as_bytes(), "exec:/bin/true", 2, t).expect("record");
+        lifecycle::insert::insert_new(&store, text.as_bytes(), "exec:/bin/true", 2, t)
+            .expect("record");
     }
 }
 
-fn complete(store: &dyn Store, claimed: &coordinator::Claimed) {
+fn complete(store: &dyn Store, claimed: &lifecycle::claim::Claimed) {
     let done = Outcome::Complete { detail: None };
-    coordinator::finish(store, &claimed.deferral, done, now_ms()).expect("finish");
+    lifecycle::outcome::end_attempt(store, &claimed.deferral, done, now_ms()).expect("finish");
 }
 
 /// (claims, conflicts) of one ticker.
@@ -59,7 +61,7 @@ fn ticker(url: &str, atomic: bool) -> (u64, u64) {
         };
         let launching = |_: &deferral_host::store::Deferral| AttemptStatus::Launching;
         while let Some(c) =
-            coordinator::claim_next(&store, &next, "bench", 60_000, &launching, now_ms())
+            lifecycle::claim::claim_next(&store, &next, "bench", 60_000, &launching, now_ms())
                 .map_err(|f| f.error)
                 .expect("claim_next")
         {
@@ -74,7 +76,7 @@ fn ticker(url: &str, atomic: bool) -> (u64, u64) {
             }
             for d in &due {
                 let t = now_ms();
-                match coordinator::claim(
+                match lifecycle::claim::claim(
                     &store,
                     d,
                     "bench",

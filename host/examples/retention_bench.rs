@@ -14,7 +14,8 @@
 //!   retention_bench --dir DIR [--postgres URL] [--deferrals 10000]
 
 use deferral_host::clock::now_ms;
-use deferral_host::coordinator::{self, Outcome};
+use deferral_host::lifecycle;
+use deferral_host::lifecycle::outcome::Outcome;
 use deferral_host::store::retention::{Horizon, Removed, DEFAULT_RETENTION_MS};
 use deferral_host::store::sqlite::IntegrityCheck;
 use deferral_host::store::{AttemptStatus, Store, StoreUrl};
@@ -139,8 +140,9 @@ fn fill(store: &dyn Store, n: usize) -> f64 {
         let now = now_ms();
         let text = distinct_handoff(now, 0, HOUR).to_json();
         let recorded =
-            coordinator::record(store, text.as_bytes(), "exec:/bin/true", 2, now).expect("record");
-        let claimed = coordinator::claim(
+            lifecycle::insert::insert_new(store, text.as_bytes(), "exec:/bin/true", 2, now)
+                .expect("record");
+        let claimed = lifecycle::claim::claim(
             store,
             &recorded.deferral,
             "bench",
@@ -149,7 +151,7 @@ fn fill(store: &dyn Store, n: usize) -> f64 {
             now_ms(),
         )
         .expect("claim");
-        coordinator::finish(
+        lifecycle::outcome::end_attempt(
             store,
             &claimed.deferral,
             Outcome::Complete {

@@ -170,7 +170,7 @@ fn main() {
         let store = SqliteStore::open(&tick_db, IntegrityCheck::Full).unwrap();
         let now = now_ms();
         for i in 0..20 {
-            deferral_host::coordinator::record(
+            deferral_host::lifecycle::insert::insert_new(
                 &store,
                 receipt(1_000_000 + i, now - 1000).as_bytes(),
                 &target,

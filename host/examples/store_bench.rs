@@ -1,5 +1,5 @@
 //! Throughput of `record` and `tick` on one store, SQLite or PostgreSQL, through the library
-//! paths the CLI uses: `coordinator::record` for each of N receipts (each its own transaction),
+//! paths the CLI uses: `lifecycle::insert::insert_new` for each of N receipts (each its own transaction),
 //! then one `tick` that claims and launches all N (`exec:/bin/true`, each launch waited for and
 //! its outcome written back). Each round uses a fresh store (a new SQLite file, or a new
 //! PostgreSQL schema); the JSON on stdout has every round and the medians.
@@ -11,7 +11,7 @@
 //! Written to compare two builds of the host in the same run (see BENCHMARKS.md, "One SQL layer").
 
 use deferral_host::clock::now_ms;
-use deferral_host::coordinator;
+use deferral_host::lifecycle;
 use deferral_host::store::sqlite::IntegrityCheck;
 use deferral_host::store::{Store, StoreUrl};
 use deferral_host::tick::{tick, TickOptions};
@@ -62,7 +62,7 @@ fn round(url: &str, records: usize, ticks: bool) -> (f64, f64, u64) {
         .collect();
     let start = Instant::now();
     for text in &receipts {
-        coordinator::record(&*store, text.as_bytes(), "exec:/bin/true", 2, now_ms())
+        lifecycle::insert::insert_new(&*store, text.as_bytes(), "exec:/bin/true", 2, now_ms())
             .expect("record");
     }
     let record_s = start.elapsed().as_secs_f64();

@@ -83,8 +83,14 @@ fn open(dir: &Path, name: &str, runs: usize, standin: &Standin, looks: u32) -> S
     let now = now_ms();
     for _ in 0..runs {
         let receipt = distinct_handoff(now, 0, HOUR);
-        deferral_host::coordinator::record(&store, receipt.to_json().as_bytes(), TARGET, 2, now)
-            .unwrap();
+        deferral_host::lifecycle::insert::insert_new(
+            &store,
+            receipt.to_json().as_bytes(),
+            TARGET,
+            2,
+            now,
+        )
+        .unwrap();
         standin.script(Script {
             polls_in_progress: looks,
             ..Script::default()

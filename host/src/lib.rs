@@ -4,9 +4,11 @@
 //! * [`store`]: the [`store::Store`] trait (every change a compare-and-set on state and fence),
 //!   the SQLite and PostgreSQL backends (the conformance suite every backend must pass is the
 //!   dev-only crate `deferral-host-conformance`, in `host/conformance/`).
-//! * [`coordinator`]: each change as the core lifecycle's `transition` plus one store write.
-//! * [`ops`]: the operations, each once, for every entry to call: record, cancel, retry,
-//!   report, admit, release, follow (dispatched runs to their outcome), ingest (`watch`), and
+//! * [`lifecycle`]: each change as the core lifecycle's `transition` plus one compare-and-set:
+//!   a receipt entered once, a claim for a launch, a launch's outcome written.
+//! * [`ops`]: the operations, each once, for every entry to call: record, cancel, claim, retry,
+//!   report, resolve, admit, release, follow (dispatched runs to their outcome), ingest (`watch`),
+//!   the environment gate, and
 //!   [`ops::tick`], the scheduler's pass (expire, recover stale leases, launch what is due).
 //! * [`launch`]: launch targets and the launcher kinds (`exec:`, `workflow-dispatch:`), one
 //!   [`launch::Launcher`] each.
@@ -16,7 +18,7 @@
 //! * [`handle`]: random 256-bit handles, stored only as SHA-256 digests.
 //! * [`progress`], [`human_time`]: what `tick` and `status` tell a person on stderr and in tables.
 //! * [`html`]: the self-contained status page (`status --html`, `GET /` on `serve`).
-//! * [`serve`]: the durable port, an HTTP JSON API over the coordinator (hyper on tokio; records
+//! * [`serve`]: the durable port, an HTTP JSON API over the operations (hyper on tokio; records
 //!   from concurrent requests group-committed).
 //! * [`metrics`]: Prometheus metrics (`GET /metrics` on `serve`, `tick --metrics-file`).
 //! * [`replace_file`]: replacing a file in a folder others may write, never through a link.
@@ -34,14 +36,14 @@
 //! ```
 //! use deferral_core::receipt::{Bindings, Reason, Receipt};
 //! use deferral_host::store::{sqlite::IntegrityCheck, SqliteStore, Store};
-//! use deferral_host::{clock::now_ms, coordinator};
+//! use deferral_host::{clock::now_ms, lifecycle::insert};
 //!
 //! let dir = tempfile::tempdir().unwrap();
 //! let store = SqliteStore::open(&dir.path().join("host.db"), IntegrityCheck::Full).unwrap();
 //! let now = now_ms();
 //! let bindings = Bindings { scope_digest: "a".repeat(64), request_digest: "b".repeat(64), plan_digest: None };
 //! let handoff = Receipt::handoff(Reason::RestReserve, now, now, now + 3_600_000, bindings, true).unwrap();
-//! let recorded = coordinator::record(&store, handoff.to_json().as_bytes(), "exec:/bin/true", 2, now).unwrap();
+//! let recorded = insert::insert_new(&store, handoff.to_json().as_bytes(), "exec:/bin/true", 2, now).unwrap();
 //! assert!(recorded.receipt.is_retained());
 //! assert_eq!(store.due(now, 10).unwrap()[0].id, recorded.deferral.id);
 //! ```
@@ -49,7 +51,6 @@
 pub mod abandon;
 pub mod cli;
 pub mod clock;
-pub mod coordinator;
 pub mod error;
 pub mod flags;
 pub mod github;
@@ -57,6 +58,7 @@ pub mod handle;
 pub mod html;
 pub mod human_time;
 pub mod launch;
+pub mod lifecycle;
 pub mod logs;
 pub mod metrics;
 pub mod ops;

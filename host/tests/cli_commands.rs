@@ -168,9 +168,9 @@ fn report_checks_handle_attempt_and_receipt() {
     // A launch that reports nothing and keeps running is not needed: claim through the library.
     let (id, cancel) = host.record("exec:/bin/true", 0, HOUR, &[]);
     let store = host.open();
-    let d = deferral_host::coordinator::load(&store, &id).unwrap();
+    let d = deferral_host::lifecycle::change::load(&store, &id).unwrap();
     let t = now();
-    let claimed = deferral_host::coordinator::claim(
+    let claimed = deferral_host::lifecycle::claim::claim(
         &store,
         &d,
         "test",
@@ -410,9 +410,9 @@ fn a_report_of_progress_completes_and_records_a_successor() {
     let host = Host::new();
     let (id, _) = host.record("exec:/bin/true", 0, HOUR, &[]);
     let store = host.open();
-    let d = deferral_host::coordinator::load(&store, &id).unwrap();
+    let d = deferral_host::lifecycle::change::load(&store, &id).unwrap();
     let t = now();
-    let claimed = deferral_host::coordinator::claim(
+    let claimed = deferral_host::lifecycle::claim::claim(
         &store,
         &d,
         "test",

@@ -12,7 +12,7 @@ mod common;
 
 use common::server::{request, Server, TOKEN};
 use common::{now, Host, HOUR};
-use deferral_host::coordinator::{record_with, Recording};
+use deferral_host::lifecycle::insert::{insert_once, Insertion};
 use deferral_host::pools::expect::BACKLOG_LOOK;
 use deferral_host::store::pools::{Cost, Observation, PoolTag, Resource, Window};
 use deferral_host::store::RecordKeys;
@@ -75,9 +75,9 @@ fn put(
         }),
         ..RecordKeys::default()
     };
-    match record_with(store, receipt.as_bytes(), launch, 2, keys, t).unwrap() {
-        Recording::New(r) => r.deferral.id,
-        Recording::Existing(d) => panic!("recorded twice: {}", d.id),
+    match insert_once(store, receipt.as_bytes(), launch, 2, keys, t).unwrap() {
+        Insertion::New(r) => r.deferral.id,
+        Insertion::Existing(d) => panic!("recorded twice: {}", d.id),
     }
 }
 

@@ -457,8 +457,14 @@ fn completed_runs_beyond_the_first_page_are_read_one_by_one() {
     let now = now();
     for _ in 0..101 {
         let receipt = deferral_host_conformance::distinct_handoff(now, 0, HOUR);
-        deferral_host::coordinator::record(&store, receipt.to_json().as_bytes(), TARGET, 2, now)
-            .unwrap();
+        deferral_host::lifecycle::insert::insert_new(
+            &store,
+            receipt.to_json().as_bytes(),
+            TARGET,
+            2,
+            now,
+        )
+        .unwrap();
     }
     drop(store);
     tick(&host, &standin);

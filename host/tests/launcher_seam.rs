@@ -7,10 +7,11 @@
 mod common;
 
 use common::pg::schema_or_skip;
-use deferral_host::coordinator::{self, Outcome};
 use deferral_host::error::{HostError, HostErrorKind};
 use deferral_host::launch::kind::invalid;
 use deferral_host::launch::{Attempt, LaunchPolicy, Launched, Launcher, Launchers, Pass, Target};
+use deferral_host::lifecycle;
+use deferral_host::lifecycle::outcome::Outcome;
 use deferral_host::store::{
     launch_kind, AttemptStatus, IntegrityCheck, PostgresStore, SqliteStore, Store,
 };
@@ -107,7 +108,7 @@ fn record(store: &dyn Store, launch: &str) -> String {
     let receipt = distinct_handoff(t, 0, HOUR).to_json();
     // Parsed first, as every entry does (the store takes the text as given).
     launchers().parse(launch).unwrap();
-    coordinator::record(store, receipt.as_bytes(), launch, 2, t)
+    lifecycle::insert::insert_new(store, receipt.as_bytes(), launch, 2, t)
         .unwrap()
         .deferral
         .id
@@ -173,7 +174,7 @@ fn a_stale_lease_of_a_test_kind_is_recovered_and_launched_again(store: &dyn Stor
     let d = store.get(&id).unwrap().unwrap();
     let t = now();
     // A ticker claimed it and stopped: its lease ended a moment ago.
-    coordinator::claim(store, &d, "gone", t - 1, AttemptStatus::Launching, t - 10).unwrap();
+    lifecycle::claim::claim(store, &d, "gone", t - 1, AttemptStatus::Launching, t - 10).unwrap();
     let report = tick::tick(store, &options(launchers()), now).unwrap();
     assert_eq!(
         report.recovered[0].id(),
@@ -329,7 +330,7 @@ fn record_raw(store: &dyn Store) {
     let t = now();
     for launch in STORED {
         let receipt = distinct_handoff(t, 0, HOUR).to_json();
-        coordinator::record(store, receipt.as_bytes(), launch, 2, t).unwrap();
+        lifecycle::insert::insert_new(store, receipt.as_bytes(), launch, 2, t).unwrap();
     }
 }
 

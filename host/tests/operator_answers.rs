@@ -6,7 +6,8 @@ mod common;
 use common::serve_client::Serve;
 use common::{now, Host, HOUR};
 use deferral_core::receipt::{Bindings, Reason, Receipt};
-use deferral_host::coordinator::{self, Effects};
+use deferral_host::lifecycle;
+use deferral_host::lifecycle::change::Effects;
 use deferral_host::store::{AttemptStatus, Change, Store};
 use serde_json::json;
 
@@ -17,7 +18,8 @@ fn resolve_dispatched_waits_for_the_run_and_only_once() {
     let store = host.open();
     let d = store.get(&id).unwrap().unwrap();
     let t = now();
-    let c = coordinator::claim(&store, &d, "w", t + HOUR, AttemptStatus::Dispatching, t).unwrap();
+    let c =
+        lifecycle::claim::claim(&store, &d, "w", t + HOUR, AttemptStatus::Dispatching, t).unwrap();
     // Before the dispatch's result is unknown there is nothing to resolve.
     let out = host.expect(
         5,
@@ -29,7 +31,7 @@ fn resolve_dispatched_waits_for_the_run_and_only_once() {
         attempt_status: Change::Set(AttemptStatus::DispatchUnknown),
         ..Effects::default()
     };
-    coordinator::note(
+    lifecycle::change::note(
         &store,
         &c.deferral,
         "dispatch-unknown",
@@ -93,7 +95,8 @@ fn serve_answers_a_bad_outcome_with_422_or_409_and_changes_nothing() {
     let store = host.open();
     let d = store.get(&id).unwrap().unwrap();
     let t = now();
-    let c = coordinator::claim(&store, &d, "w", t + HOUR, AttemptStatus::Launching, t).unwrap();
+    let c =
+        lifecycle::claim::claim(&store, &d, "w", t + HOUR, AttemptStatus::Launching, t).unwrap();
     let path = format!("/v1/deferrals/{id}/outcome");
     let t = now();
     let other = Receipt::handoff(

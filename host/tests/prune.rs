@@ -332,8 +332,14 @@ fn run_prunes_while_it_schedules(host: &Host) {
     for _ in 0..300 {
         let now = common::now();
         let receipt = deferral_host_conformance::distinct_handoff(now, HOUR, 2 * HOUR).to_json();
-        deferral_host::coordinator::record(&*store, receipt.as_bytes(), "exec:/bin/true", 2, now)
-            .unwrap();
+        deferral_host::lifecycle::insert::insert_new(
+            &*store,
+            receipt.as_bytes(),
+            "exec:/bin/true",
+            2,
+            now,
+        )
+        .unwrap();
     }
     drop(store);
     execute(

@@ -6,8 +6,8 @@ mod common;
 use common::server::{error_code, Server, TOKEN};
 use common::{now, Host, HOUR};
 use deferral_core::receipt::validate_str;
-use deferral_host::coordinator;
 use deferral_host::handle::handle_digest;
+use deferral_host::lifecycle;
 use deferral_host::store::{AttemptStatus, Store};
 use serde_json::{json, Value};
 use std::net::TcpStream;
@@ -109,8 +109,8 @@ fn record_status_claim_outcome_and_cancel_round_trip() {
 
     // The ticker's claim, made through the library as `tick` makes it.
     let store = server.host.open();
-    let d = coordinator::load(&store, &id).unwrap();
-    let claimed = coordinator::claim(
+    let d = lifecycle::change::load(&store, &id).unwrap();
+    let claimed = lifecycle::claim::claim(
         &store,
         &d,
         "test",
@@ -150,8 +150,8 @@ fn record_status_claim_outcome_and_cancel_round_trip() {
         .unwrap()
         .is_retained());
 
-    let d = coordinator::load(&store, &id).unwrap();
-    let claimed = coordinator::claim(
+    let d = lifecycle::change::load(&store, &id).unwrap();
+    let claimed = lifecycle::claim::claim(
         &store,
         &d,
         "test",
@@ -260,7 +260,7 @@ fn a_wrong_handle_or_attempt_changes_nothing() {
     let server = Server::start(&["--allow-launch", "exec:"]);
     let (id, cancel, _) = server.record("exec:/bin/true");
     let store = server.host.open();
-    let before = coordinator::load(&store, &id).unwrap();
+    let before = lifecycle::change::load(&store, &id).unwrap();
     let outcome = format!("/v1/deferrals/{id}/outcome");
     // Not claimed yet: no outcome can be reported, whoever asks.
     let (status, body) = server.call(
@@ -269,7 +269,7 @@ fn a_wrong_handle_or_attempt_changes_nothing() {
         json!({"attempt": 0, "outcome": "complete", "handle": cancel}),
     );
     assert_eq!((status, error_code(&body)), (409, "illegal-transition"));
-    let claimed = coordinator::claim(
+    let claimed = lifecycle::claim::claim(
         &store,
         &before,
         "test",
@@ -278,7 +278,7 @@ fn a_wrong_handle_or_attempt_changes_nothing() {
         now(),
     )
     .unwrap();
-    let after_claim = coordinator::load(&store, &id).unwrap();
+    let after_claim = lifecycle::change::load(&store, &id).unwrap();
     let refused = [
         (
             json!({"attempt": 1, "outcome": "complete", "handle": "f".repeat(64)}),
@@ -320,7 +320,7 @@ fn a_wrong_handle_or_attempt_changes_nothing() {
         json!({"handle": claimed.wakeup_handle}),
     );
     assert_eq!((status, error_code(&body)), (403, "wrong-handle"));
-    let now_row = coordinator::load(&store, &id).unwrap();
+    let now_row = lifecycle::change::load(&store, &id).unwrap();
     assert_eq!(
         (now_row.state, now_row.fence),
         (after_claim.state, after_claim.fence)
@@ -373,7 +373,7 @@ fn concurrent_records_on(host: Host) {
                     .map(|i| {
                         let (id, _, _) = server.record(&format!("exec:/bin/echo {t} {i}"));
                         // Answered, so committed: another connection sees it at once.
-                        let d = coordinator::load(&*store, &id).unwrap();
+                        let d = lifecycle::change::load(&*store, &id).unwrap();
                         assert_eq!(d.launch, format!("exec:/bin/echo {t} {i}"));
                         id
                     })

@@ -5,7 +5,8 @@ mod common;
 
 use common::server::{Server, TOKEN};
 use common::{now, Host, HOUR};
-use deferral_host::coordinator::{self, Outcome};
+use deferral_host::lifecycle;
+use deferral_host::lifecycle::outcome::Outcome;
 use deferral_host::store::{AttemptStatus, Store};
 use serde_json::Value;
 use std::io::{Read, Write};
@@ -110,7 +111,7 @@ fn fill(store: &dyn Store) {
     let t = now();
     let record = |after_ms: u64| {
         let text = deferral_host_conformance::distinct_handoff(now(), after_ms, 2 * HOUR).to_json();
-        coordinator::record(store, text.as_bytes(), "exec:/bin/true", 2, now())
+        lifecycle::insert::insert_new(store, text.as_bytes(), "exec:/bin/true", 2, now())
             .unwrap()
             .deferral
     };
@@ -121,14 +122,21 @@ fn fill(store: &dyn Store) {
         let d = record(0);
         match i {
             0..12 => {
-                coordinator::claim(store, &d, "test", t + HOUR, AttemptStatus::Launching, now())
-                    .unwrap();
+                lifecycle::claim::claim(
+                    store,
+                    &d,
+                    "test",
+                    t + HOUR,
+                    AttemptStatus::Launching,
+                    now(),
+                )
+                .unwrap();
             }
             12..72 => {
-                coordinator::expire(store, &d, now()).unwrap();
+                lifecycle::change::expire(store, &d, now()).unwrap();
             }
             _ => {
-                let c = coordinator::claim(
+                let c = lifecycle::claim::claim(
                     store,
                     &d,
                     "test",
@@ -144,7 +152,7 @@ fn fill(store: &dyn Store) {
                         detail: Some(format!("exit {i}")),
                     }
                 };
-                coordinator::finish(store, &c.deferral, outcome, now()).unwrap();
+                lifecycle::outcome::end_attempt(store, &c.deferral, outcome, now()).unwrap();
             }
         }
     }

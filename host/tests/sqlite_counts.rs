@@ -5,7 +5,10 @@
 //! a store an older host left at version 7.
 
 use deferral_core::lifecycle::State;
-use deferral_host::coordinator::{self, Effects, Outcome};
+use deferral_host::lifecycle;
+use deferral_host::lifecycle::change::Effects;
+use deferral_host::lifecycle::outcome::Outcome;
+use deferral_host::ops;
 use deferral_host::retry::{retry, RetryRequest};
 use deferral_host::store::sqlite::{IntegrityCheck, SCHEMA_VERSION};
 use deferral_host::store::{
@@ -117,8 +120,9 @@ impl Churn {
     fn record(&mut self, store: &SqliteStore) {
         let max = 1 + (self.next() % 3) as u32;
         let text = distinct_handoff(now(), 0, HOUR).to_json();
-        let rec = coordinator::record(store, text.as_bytes(), "exec:/bin/true", max, now())
-            .expect("record");
+        let rec =
+            lifecycle::insert::insert_new(store, text.as_bytes(), "exec:/bin/true", max, now())
+                .expect("record");
         self.tracked
             .push((rec.deferral.id.clone(), rec.cancellation_handle));
         *self.done.entry("record").or_default() += 1;
@@ -144,7 +148,7 @@ impl Churn {
                 } else {
                     AttemptStatus::Dispatching
                 };
-                let claimed = coordinator::claim(store, &d, "churn", t + 60_000, attempt, t);
+                let claimed = lifecycle::claim::claim(store, &d, "churn", t + 60_000, attempt, t);
                 ("claim", claimed.is_ok())
             }
             (5..=9, State::Resumable) => {
@@ -165,7 +169,7 @@ impl Churn {
                         detail: "lease expired".into(),
                     },
                 };
-                let done = coordinator::finish(store, &d, outcome, t);
+                let done = lifecycle::outcome::end_attempt(store, &d, outcome, t);
                 ("finish", done.is_ok())
             }
             (5, State::Blocked) => {
@@ -185,7 +189,7 @@ impl Churn {
                 }
             }
             (10, State::Resumable) if d.attempt_status == Some(AttemptStatus::Dispatching) => {
-                let back = coordinator::give_back(store, &d, "connect refused".into(), t);
+                let back = lifecycle::claim::give_back(store, &d, "connect refused".into(), t);
                 ("give-back", back.is_ok())
             }
             (10, State::Resumable) => {
@@ -193,22 +197,23 @@ impl Churn {
                     attempt_status: Change::Set(AttemptStatus::Dispatched),
                     ..Effects::default()
                 };
-                let noted = coordinator::note(store, &d, "dispatched", "dispatched", effects, t);
+                let noted =
+                    lifecycle::change::note(store, &d, "dispatched", "dispatched", effects, t);
                 ("note", noted.is_ok())
             }
             (11, _) => {
-                let cancelled = coordinator::cancel(store, &id, &handle, t);
+                let cancelled = ops::cancel::cancel(store, &id, &handle, t);
                 ("cancel", cancelled.is_ok())
             }
             (12, _) => {
-                let expired = coordinator::expire(store, &d, t);
+                let expired = lifecycle::change::expire(store, &d, t);
                 ("expire", expired.is_ok())
             }
             _ => {
                 // A stale copy: the compare-and-set refuses it (conflict) and writes nothing.
                 let mut stale = d.clone();
                 stale.fence = stale.fence.saturating_sub(1);
-                let late = coordinator::expire(store, &stale, t);
+                let late = lifecycle::change::expire(store, &stale, t);
                 ("stale", late.is_ok())
             }
         };

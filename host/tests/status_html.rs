@@ -5,7 +5,8 @@
 mod common;
 
 use common::{now, Host, HOUR};
-use deferral_host::coordinator::{self, Outcome};
+use deferral_host::lifecycle;
+use deferral_host::lifecycle::outcome::Outcome;
 use deferral_host::store::AttemptStatus;
 
 const HOSTILE: &str = "<script>alert(1)</script><img src=x onerror='x()'>\"&";
@@ -17,11 +18,12 @@ fn status_html_writes_a_self_contained_page_with_everything_escaped() {
     let (blocked, _) = host.record("exec:/bin/true", 0, HOUR, &[]);
     // An outcome whose detail came from outside (a child's output, a provider's message).
     let store = host.open();
-    let d = coordinator::load(&store, &blocked).unwrap();
+    let d = lifecycle::change::load(&store, &blocked).unwrap();
     let t = now();
     let claimed =
-        coordinator::claim(&store, &d, "test", t + 60_000, AttemptStatus::Launching, t).unwrap();
-    coordinator::finish(
+        lifecycle::claim::claim(&store, &d, "test", t + 60_000, AttemptStatus::Launching, t)
+            .unwrap();
+    lifecycle::outcome::end_attempt(
         &store,
         &claimed.deferral,
         Outcome::Blocked {

@@ -28,10 +28,11 @@ impl Backend for Sqlite {
 deferral_host_conformance::store_conformance_tests!(Sqlite::new());
 deferral_host_conformance::store_loop_conformance_tests!(Sqlite::new());
 
-fn recorded(store: &SqliteStore) -> deferral_host::coordinator::Recorded {
+fn recorded(store: &SqliteStore) -> deferral_host::lifecycle::insert::Inserted {
     let now = deferral_host::clock::now_ms();
     let text = deferral_host_conformance::distinct_handoff(now, 0, 3_600_000).to_json();
-    deferral_host::coordinator::record(store, text.as_bytes(), "exec:/bin/true", 2, now).unwrap()
+    deferral_host::lifecycle::insert::insert_new(store, text.as_bytes(), "exec:/bin/true", 2, now)
+        .unwrap()
 }
 
 #[test]
@@ -58,7 +59,7 @@ fn sqlite_file_never_holds_a_raw_handle() {
     let store = SqliteStore::open(&backend.path, IntegrityCheck::Full).unwrap();
     let rec = recorded(&store);
     let now = deferral_host::clock::now_ms();
-    let claimed = deferral_host::coordinator::claim(
+    let claimed = deferral_host::lifecycle::claim::claim(
         &store,
         &rec.deferral,
         "t",
@@ -190,7 +191,7 @@ fn sqlite_migrates_a_store_from_before_the_github_loop_and_indexes_its_receipts(
         "receipts stored before the migration are indexed by it"
     );
     let submitted = &store.receipts(&rec.deferral.id).unwrap()[0].text;
-    let err = deferral_host::coordinator::record(
+    let err = deferral_host::lifecycle::insert::insert_new(
         &store,
         submitted.as_bytes(),
         "exec:/bin/true",

@@ -29,10 +29,11 @@ deferral_host_conformance::store_loop_conformance_tests!(match schema_or_skip() 
     None => return,
 });
 
-fn recorded(store: &dyn Store) -> deferral_host::coordinator::Recorded {
+fn recorded(store: &dyn Store) -> deferral_host::lifecycle::insert::Inserted {
     let now = deferral_host::clock::now_ms();
     let text = deferral_host_conformance::distinct_handoff(now, 0, 3_600_000).to_json();
-    deferral_host::coordinator::record(store, text.as_bytes(), "exec:/bin/true", 2, now).unwrap()
+    deferral_host::lifecycle::insert::insert_new(store, text.as_bytes(), "exec:/bin/true", 2, now)
+        .unwrap()
 }
 
 #[test]
@@ -72,7 +73,7 @@ fn postgres_tables_never_hold_a_raw_handle() {
     let store = PostgresStore::open(&schema.url, IntegrityCheck::Full).unwrap();
     let rec = recorded(&store);
     let now = deferral_host::clock::now_ms();
-    let claimed = deferral_host::coordinator::claim(
+    let claimed = deferral_host::lifecycle::claim::claim(
         &store,
         &rec.deferral,
         "t",
@@ -302,7 +303,7 @@ fn postgres_claim_next_skips_a_row_another_ticker_holds_without_waiting() {
         ..Default::default()
     };
     let claim = || {
-        deferral_host::coordinator::claim_next(
+        deferral_host::lifecycle::claim::claim_next(
             &store,
             &next,
             "t",

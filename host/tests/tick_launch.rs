@@ -317,7 +317,7 @@ fn record_many(host: &Host, launch: &str, count: usize) -> Vec<String> {
             // A distinct receipt each (recording is idempotent by receipt digest).
             let t = now();
             let text = deferral_host_conformance::distinct_handoff(t, 0, HOUR).to_json();
-            deferral_host::coordinator::record(&*store, text.as_bytes(), launch, 2, t)
+            deferral_host::lifecycle::insert::insert_new(&*store, text.as_bytes(), launch, 2, t)
                 .unwrap()
                 .deferral
                 .id

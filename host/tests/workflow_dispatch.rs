@@ -4,6 +4,7 @@
 mod common;
 
 use common::{Host, HOUR};
+use deferral_host::lifecycle;
 use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::process::Stdio;
@@ -397,7 +398,6 @@ fn a_failed_name_lookup_is_not_a_dispatch() {
 /// the follow step.
 #[test]
 fn a_stale_lease_of_a_dispatch_is_left_to_the_operator_or_the_follow_step() {
-    use deferral_host::coordinator;
     use deferral_host::store::{AttemptStatus, Store};
     let host = Host::new();
     let store = host.open();
@@ -406,7 +406,7 @@ fn a_stale_lease_of_a_dispatch_is_left_to_the_operator_or_the_follow_step() {
         let d = store.get(&id).unwrap().unwrap();
         let t = common::now();
         // A lease that has already run out: its ticker is gone.
-        coordinator::claim(&store, &d, "gone", t + 1, status, t).unwrap();
+        lifecycle::claim::claim(&store, &d, "gone", t + 1, status, t).unwrap();
         (id, d.resume_by_ms)
     };
     let (sending, resume_by_ms) = claim(AttemptStatus::Dispatching);

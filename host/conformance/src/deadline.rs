@@ -4,7 +4,8 @@
 
 use super::{now, record_at, Backend, HOUR};
 use deferral_core::lifecycle::State;
-use deferral_host::coordinator;
+use deferral_host::lifecycle;
+use deferral_host::ops;
 use deferral_host::store::rules;
 use deferral_host::store::{AttemptStatus, Deferral, ListQuery};
 
@@ -50,11 +51,11 @@ pub fn next_deadline_is_the_first_instant_a_rule_changes(backend: &dyn Backend) 
     record_at(store, t, 0, 2000, 2);
     for (by, lease) in [(HOUR, t + 5000), (3000, t + 5000)] {
         let d = record_at(store, t, 0, by, 2).deferral;
-        coordinator::claim(store, &d, "w", lease, AttemptStatus::Launching, t).unwrap();
+        lifecycle::claim::claim(store, &d, "w", lease, AttemptStatus::Launching, t).unwrap();
     }
     // A finished row has no deadline at all.
     let done = record_at(store, t, 1000, 4000, 2);
-    coordinator::cancel(store, &done.deferral.id, &done.cancellation_handle, t).unwrap();
+    ops::cancel::cancel(store, &done.deferral.id, &done.cancellation_handle, t).unwrap();
     let rows = store.list(&ListQuery::default()).unwrap();
     let mut at = t;
     let mut steps = 0;

@@ -3,7 +3,8 @@
 //! backlog (due or not), and a successor inherits them unless recorded with its own.
 
 use super::{distinct_handoff, now, Backend, HOUR};
-use deferral_host::coordinator::{self, Recording};
+use deferral_host::lifecycle;
+use deferral_host::lifecycle::insert::Insertion;
 use deferral_host::store::pools::PoolTag;
 use deferral_host::store::{RecordKeys, Store};
 
@@ -14,7 +15,7 @@ fn record(store: &dyn Store, after: u64, tag: PoolTag, predecessor: Option<&str>
         predecessor: predecessor.map(str::to_string),
         ..RecordKeys::default()
     };
-    match coordinator::record_with(
+    match lifecycle::insert::insert_once(
         store,
         text.as_bytes(),
         "exec:/usr/bin/sync --all",
@@ -24,8 +25,8 @@ fn record(store: &dyn Store, after: u64, tag: PoolTag, predecessor: Option<&str>
     )
     .unwrap()
     {
-        Recording::New(rec) => rec.deferral.id,
-        Recording::Existing(d) => panic!("recorded twice: {}", d.id),
+        Insertion::New(rec) => rec.deferral.id,
+        Insertion::Existing(d) => panic!("recorded twice: {}", d.id),
     }
 }
 

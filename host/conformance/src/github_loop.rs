@@ -3,7 +3,8 @@
 //! `store_loop_conformance_tests!(make_backend())`.
 
 use crate::{handoff, Backend};
-use deferral_host::coordinator::{self, Recording};
+use deferral_host::lifecycle;
+use deferral_host::lifecycle::insert::Insertion;
 use deferral_host::store::pools::PoolTag;
 use deferral_host::store::AttemptStatus;
 use deferral_host::store::{
@@ -43,8 +44,8 @@ fn now() -> u64 {
     deferral_host::clock::now_ms()
 }
 
-fn record(store: &dyn Store, text: &str, keys: RecordKeys) -> Recording {
-    coordinator::record_with(store, text.as_bytes(), "exec:/bin/true", 2, keys, now())
+fn record(store: &dyn Store, text: &str, keys: RecordKeys) -> Insertion {
+    lifecycle::insert::insert_once(store, text.as_bytes(), "exec:/bin/true", 2, keys, now())
         .expect("record_with succeeds")
 }
 
@@ -58,15 +59,15 @@ fn count(store: &dyn Store) -> usize {
 pub fn a_receipt_is_recorded_once(backend: &dyn Backend) {
     let store = backend.connect();
     let text = handoff(now(), 0, HOUR).to_json();
-    let Recording::New(first) = record(&*store, &text, RecordKeys::default()) else {
+    let Insertion::New(first) = record(&*store, &text, RecordKeys::default()) else {
         panic!("the first record is new");
     };
     match record(&*store, &text, RecordKeys::default()) {
-        Recording::Existing(d) => assert_eq!(d.id, first.deferral.id),
-        Recording::New(_) => panic!("the same receipt made a second deferral"),
+        Insertion::Existing(d) => assert_eq!(d.id, first.deferral.id),
+        Insertion::New(_) => panic!("the same receipt made a second deferral"),
     }
-    let err =
-        coordinator::record(&*store, text.as_bytes(), "exec:/bin/true", 2, now()).unwrap_err();
+    let err = lifecycle::insert::insert_new(&*store, text.as_bytes(), "exec:/bin/true", 2, now())
+        .unwrap_err();
     assert_eq!(err.code, "already-recorded");
     assert_eq!(count(&*store), 1);
 }
@@ -80,11 +81,11 @@ pub fn racing_records_of_one_receipt_make_one_deferral(backend: &dyn Backend) {
             scope.spawn(|| {
                 let store = backend.connect();
                 let id = match record(&*store, &text, RecordKeys::default()) {
-                    Recording::New(rec) => {
+                    Insertion::New(rec) => {
                         new.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                         rec.deferral.id
                     }
-                    Recording::Existing(d) => d.id,
+                    Insertion::Existing(d) => d.id,
                 };
                 ids.lock().unwrap().insert(id);
             });
@@ -106,7 +107,7 @@ pub fn an_artifact_is_ingested_once(backend: &dyn Backend) {
         artifact: Some(artifact.clone()),
         ..RecordKeys::default()
     };
-    let Recording::New(first) = record(&*store, &handoff(now(), 0, HOUR).to_json(), keys.clone())
+    let Insertion::New(first) = record(&*store, &handoff(now(), 0, HOUR).to_json(), keys.clone())
     else {
         panic!("new");
     };
@@ -117,8 +118,8 @@ pub fn an_artifact_is_ingested_once(backend: &dyn Backend) {
     // Another receipt in the same artifact id: still the first deferral.
     let other = handoff(now() + 1, 5, HOUR).to_json();
     match record(&*store, &other, keys) {
-        Recording::Existing(d) => assert_eq!(d.id, first.deferral.id),
-        Recording::New(_) => panic!("one artifact made two deferrals"),
+        Insertion::Existing(d) => assert_eq!(d.id, first.deferral.id),
+        Insertion::New(_) => panic!("one artifact made two deferrals"),
     }
     assert!(!store.add_artifact(&first.deferral.id, &artifact).unwrap());
     // A new artifact (a followed run's) is added once, then known.
@@ -138,11 +139,11 @@ pub fn an_artifact_is_ingested_once(backend: &dyn Backend) {
 pub fn issued_receipts_find_their_deferral(backend: &dyn Backend) {
     let store = backend.connect();
     let text = handoff(now(), 0, HOUR).to_json();
-    let Recording::New(rec) = record(&*store, &text, RecordKeys::default()) else {
+    let Insertion::New(rec) = record(&*store, &text, RecordKeys::default()) else {
         panic!("new");
     };
     let id = rec.deferral.id.clone();
-    let claimed = coordinator::claim(
+    let claimed = lifecycle::claim::claim(
         &*store,
         &rec.deferral,
         "t",
@@ -163,14 +164,14 @@ pub fn issued_receipts_find_their_deferral(backend: &dyn Backend) {
 
 pub fn runs_are_kept_per_attempt(backend: &dyn Backend) {
     let store = backend.connect();
-    let Recording::New(rec) = record(
+    let Insertion::New(rec) = record(
         &*store,
         &handoff(now(), 0, HOUR).to_json(),
         RecordKeys::default(),
     ) else {
         panic!("new");
     };
-    let claimed = coordinator::claim(
+    let claimed = lifecycle::claim::claim(
         &*store,
         &rec.deferral,
         "t",
@@ -193,11 +194,11 @@ pub fn runs_are_kept_per_attempt(backend: &dyn Backend) {
         store.dispatched(10).unwrap().is_empty(),
         "still dispatching"
     );
-    let effects = coordinator::Effects {
+    let effects = lifecycle::change::Effects {
         attempt_status: deferral_host::store::Change::Set(AttemptStatus::Dispatched),
         ..Default::default()
     };
-    coordinator::note(
+    lifecycle::change::note(
         &*store,
         &claimed.deferral,
         "dispatched",
@@ -232,7 +233,7 @@ pub fn runs_are_kept_per_attempt(backend: &dyn Backend) {
 
 pub fn successors_form_a_bounded_chain(backend: &dyn Backend) {
     let store = backend.connect();
-    let Recording::New(first) = record(
+    let Insertion::New(first) = record(
         &*store,
         &handoff(now(), 0, HOUR).to_json(),
         RecordKeys {
@@ -250,14 +251,14 @@ pub fn successors_form_a_bounded_chain(backend: &dyn Backend) {
         artifact_name: Some("next-receipt".into()),
         ..RecordKeys::default()
     };
-    let Recording::New(second) = record(
+    let Insertion::New(second) = record(
         &*store,
         &handoff(now() + 1, 1, HOUR).to_json(),
         keys(&first.deferral.id),
     ) else {
         panic!("new");
     };
-    let Recording::New(third) = record(
+    let Insertion::New(third) = record(
         &*store,
         &handoff(now() + 2, 2, HOUR).to_json(),
         keys(&second.deferral.id),
@@ -284,7 +285,7 @@ pub fn successors_form_a_bounded_chain(backend: &dyn Backend) {
     );
     assert_eq!(store.artifact_name(&first.deferral.id).unwrap(), None);
     // One successor per deferral: a second one is refused and nothing is written.
-    let again = coordinator::record_with(
+    let again = lifecycle::insert::insert_once(
         &*store,
         handoff(now() + 3, 3, HOUR).to_json().as_bytes(),
         "exec:/bin/true",
@@ -329,7 +330,7 @@ pub fn a_webhook_delivery_is_noted_once(backend: &dyn Backend) {
 /// changes nothing, and a deferral without one has none.
 pub fn a_deferral_keeps_one_commit(backend: &dyn Backend) {
     let (a, b) = (backend.connect(), backend.connect());
-    let Recording::New(rec) = record(
+    let Insertion::New(rec) = record(
         &*a,
         &handoff(now(), 0, HOUR).to_json(),
         RecordKeys::default(),
@@ -358,7 +359,7 @@ pub fn a_deferral_keeps_one_commit(backend: &dyn Backend) {
 /// the one written last, and one is found only with its own repository.
 pub fn check_runs_are_kept_by_id(backend: &dyn Backend) {
     let (a, b) = (backend.connect(), backend.connect());
-    let Recording::New(rec) = record(
+    let Insertion::New(rec) = record(
         &*a,
         &handoff(now(), 0, HOUR).to_json(),
         RecordKeys::default(),

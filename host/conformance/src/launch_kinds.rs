@@ -3,7 +3,7 @@
 //! name, for any kind, one the program has or not.
 
 use super::{distinct_handoff, now, Backend, HOUR};
-use deferral_host::coordinator;
+use deferral_host::lifecycle;
 use deferral_host::store::{launch_kind, NextDue};
 
 /// The stored text and the kind the store must find in it.
@@ -24,7 +24,7 @@ pub fn due_queries_leave_out_the_kinds_asked_by_their_stored_name(backend: &dyn 
         assert_eq!(launch_kind(text), *kind, "the rule, for {text:?}");
         // The store takes the text as given (the entries parse it first).
         let receipt = distinct_handoff(t - 1000 * (5 - i as u64), 0, HOUR).to_json();
-        let rec = coordinator::record(&*store, receipt.as_bytes(), text, 2, t).unwrap();
+        let rec = lifecycle::insert::insert_new(&*store, receipt.as_bytes(), text, 2, t).unwrap();
         ids.push(rec.deferral.id);
     }
     let all_but = |kind: &str| -> Vec<&str> {

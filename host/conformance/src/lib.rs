@@ -7,7 +7,7 @@
 //! Each check panics (fails the test) with a message saying what the backend got wrong.
 //!
 //! A dev-only crate: `deferral-host` itself never depends on it, so the store does not reach
-//! back into the coordinator that is built on it (as River keeps its driver suite apart).
+//! back into the lifecycle rules built on it (as River keeps its driver suite apart).
 //! [`github_loop`] holds the GitHub loop's part of the suite.
 
 pub mod backlog;
@@ -33,8 +33,10 @@ pub use work_rules::sql_and_rust_agree_on_each_work_rule;
 
 use deferral_core::lifecycle::{Event, State};
 use deferral_core::receipt::{Bindings, Reason, Receipt};
-use deferral_host::coordinator::{self, Outcome};
 use deferral_host::handle::{handle_digest, new_handle};
+use deferral_host::lifecycle;
+use deferral_host::lifecycle::outcome::Outcome;
+use deferral_host::ops;
 use deferral_host::store::{
     AttemptStatus, Change, Deferral, Lease, ListQuery, PageOrder, Store, StoreError, Update,
 };
@@ -139,13 +141,13 @@ fn record_at(
     after_ms: u64,
     by_ms: u64,
     max: u32,
-) -> coordinator::Recorded {
+) -> lifecycle::insert::Inserted {
     // Recording is idempotent by receipt digest: a test that records several deferrals in one
     // millisecond gets receipts issued a millisecond apart (the window stays as asked).
     for earlier in 0..1000 {
         let mut receipt = handoff(now, after_ms, by_ms);
         receipt.issued_at_ms -= earlier;
-        match coordinator::record(
+        match lifecycle::insert::insert_new(
             store,
             receipt.to_json().as_bytes(),
             "exec:/bin/true",
@@ -164,9 +166,9 @@ fn record_due(store: &dyn Store, max: u32) -> Deferral {
     record_at(store, t, 0, HOUR, max).deferral
 }
 
-fn claim(store: &dyn Store, d: &Deferral) -> coordinator::Claimed {
+fn claim(store: &dyn Store, d: &Deferral) -> lifecycle::claim::Claimed {
     let t = now();
-    coordinator::claim(store, d, "tester", t + 60_000, AttemptStatus::Launching, t)
+    lifecycle::claim::claim(store, d, "tester", t + 60_000, AttemptStatus::Launching, t)
         .expect("claim succeeds")
 }
 
@@ -292,7 +294,7 @@ pub fn claim_then_complete(backend: &dyn Backend) {
         c.receipt_json,
         "the claimed receipt is current"
     );
-    let done = coordinator::finish(
+    let done = lifecycle::outcome::end_attempt(
         &*store,
         &c.deferral,
         Outcome::Complete { detail: None },
@@ -320,7 +322,7 @@ pub fn claim_then_block(backend: &dyn Backend) {
     let store = backend.connect();
     let d = record_due(&*store, 2);
     let c = claim(&*store, &d);
-    let done = coordinator::finish(
+    let done = lifecycle::outcome::end_attempt(
         &*store,
         &c.deferral,
         Outcome::Blocked {
@@ -341,7 +343,7 @@ pub fn defer_until_the_reentry_limit_blocks(backend: &dyn Backend) {
     let c1 = claim(&*store, &d);
     let t = now();
     let next = handoff(t, 0, 2 * HOUR).to_json();
-    let after1 = coordinator::finish(
+    let after1 = lifecycle::outcome::end_attempt(
         &*store,
         &c1.deferral,
         Outcome::Deferred {
@@ -376,7 +378,7 @@ pub fn defer_until_the_reentry_limit_blocks(backend: &dyn Backend) {
     );
     let c2 = claim(&*store, &after1);
     assert_eq!(c2.deferral.reentries, 2);
-    let after2 = coordinator::finish(
+    let after2 = lifecycle::outcome::end_attempt(
         &*store,
         &c2.deferral,
         Outcome::Deferred {
@@ -390,7 +392,7 @@ pub fn defer_until_the_reentry_limit_blocks(backend: &dyn Backend) {
         (after2.state, after2.cause.as_str()),
         (State::Blocked, "reentry-limit")
     );
-    let err = coordinator::claim(
+    let err = lifecycle::claim::claim(
         &*store,
         &after2,
         "tester",
@@ -411,20 +413,20 @@ pub fn cancel_from_every_live_state(backend: &dyn Backend) {
             claim(&*store, &rec.deferral);
         }
         let wrong =
-            coordinator::cancel(&*store, &rec.deferral.id, &new_handle(), now()).unwrap_err();
+            ops::cancel::cancel(&*store, &rec.deferral.id, &new_handle(), now()).unwrap_err();
         assert_eq!((wrong.code.as_str(), wrong.exit_code), ("wrong-handle", 5));
         assert_eq!(
             reload(&*store, &rec.deferral).state,
             live,
             "a wrong handle changes nothing"
         );
-        let done = coordinator::cancel(&*store, &rec.deferral.id, &rec.cancellation_handle, now())
+        let done = ops::cancel::cancel(&*store, &rec.deferral.id, &rec.cancellation_handle, now())
             .unwrap();
         assert_eq!(
             (done.state, done.cause.as_str()),
             (State::Cancelled, "operator")
         );
-        let again = coordinator::cancel(&*store, &rec.deferral.id, &rec.cancellation_handle, now())
+        let again = ops::cancel::cancel(&*store, &rec.deferral.id, &rec.cancellation_handle, now())
             .unwrap_err();
         assert_eq!(again.code, "illegal-transition");
     }
@@ -435,7 +437,7 @@ pub fn expire_from_every_live_state(backend: &dyn Backend) {
     let t = now();
     let d = record_at(&*store, t, 0, 50, 2).deferral;
     let r = record_at(&*store, t, 0, 50, 2).deferral;
-    let r = coordinator::claim(&*store, &r, "tester", t + 10, AttemptStatus::Launching, t)
+    let r = lifecycle::claim::claim(&*store, &r, "tester", t + 10, AttemptStatus::Launching, t)
         .unwrap()
         .deferral;
     let later = t + 100;
@@ -450,7 +452,7 @@ pub fn expire_from_every_live_state(backend: &dyn Backend) {
         "both are expirable: {expirable:?}"
     );
     for x in [d, r] {
-        let done = coordinator::expire(&*store, &x, later).unwrap();
+        let done = lifecycle::change::expire(&*store, &x, later).unwrap();
         assert_eq!(
             (done.state, done.cause.as_str()),
             (State::Cancelled, "expired")
@@ -464,7 +466,7 @@ pub fn illegal_transitions_change_nothing(backend: &dyn Backend) {
     // One deferral in each terminal state, plus live ones, then every event that is not allowed.
     let complete = {
         let c = claim(&*store, &record_due(&*store, 2));
-        coordinator::finish(
+        lifecycle::outcome::end_attempt(
             &*store,
             &c.deferral,
             Outcome::Complete { detail: None },
@@ -474,7 +476,7 @@ pub fn illegal_transitions_change_nothing(backend: &dyn Backend) {
     };
     let blocked = {
         let c = claim(&*store, &record_due(&*store, 2));
-        coordinator::finish(
+        lifecycle::outcome::end_attempt(
             &*store,
             &c.deferral,
             Outcome::Blocked { detail: None },
@@ -482,7 +484,7 @@ pub fn illegal_transitions_change_nothing(backend: &dyn Backend) {
         )
         .unwrap()
     };
-    let cancelled = coordinator::expire(&*store, &record_due(&*store, 2), now()).unwrap();
+    let cancelled = lifecycle::change::expire(&*store, &record_due(&*store, 2), now()).unwrap();
     let deferred = record_due(&*store, 2);
     let resumable = claim(&*store, &record_due(&*store, 2)).deferral;
     let cases: Vec<(&Deferral, Vec<Event>)> = vec![
@@ -498,8 +500,14 @@ pub fn illegal_transitions_change_nothing(backend: &dyn Backend) {
     for (d, events) in cases {
         for event in events {
             let before_events = store.events(&d.id).unwrap().len();
-            let err = coordinator::apply(&*store, d, event, coordinator::Effects::default(), now())
-                .unwrap_err();
+            let err = lifecycle::change::apply(
+                &*store,
+                d,
+                event,
+                lifecycle::change::Effects::default(),
+                now(),
+            )
+            .unwrap_err();
             assert_eq!(
                 (err.code.as_str(), err.exit_code),
                 ("illegal-transition", 5),
@@ -528,7 +536,7 @@ pub fn stale_fence_is_a_conflict_and_writes_nothing(backend: &dyn Backend) {
     let receipts_before = store.receipts(&d.id).unwrap();
     let events_before = store.events(&d.id).unwrap();
     // A late worker still holding the pre-claim copy.
-    let err = coordinator::claim(
+    let err = lifecycle::claim::claim(
         &*store,
         &d,
         "late",
@@ -541,8 +549,9 @@ pub fn stale_fence_is_a_conflict_and_writes_nothing(backend: &dyn Backend) {
     // Right state, stale fence: a worker whose lease was taken over.
     let mut stale = c.deferral.clone();
     stale.fence -= 1;
-    let err = coordinator::finish(&*store, &stale, Outcome::Complete { detail: None }, now())
-        .unwrap_err();
+    let err =
+        lifecycle::outcome::end_attempt(&*store, &stale, Outcome::Complete { detail: None }, now())
+            .unwrap_err();
     assert_eq!(err.code, "conflict");
     // A raw update with a wrong expected state.
     let update = Update {
@@ -591,7 +600,7 @@ pub fn concurrent_claims_have_exactly_one_winner(backend: &dyn Backend) {
                 scope.spawn(move || {
                     let store = backend.connect();
                     let t = now();
-                    match coordinator::claim(
+                    match lifecycle::claim::claim(
                         &*store,
                         &d,
                         &format!("w{i}"),
@@ -630,9 +639,10 @@ pub fn due_expirable_and_stale_queries_respect_their_bounds(backend: &dyn Backen
     let due = record_at(&*store, t, 0, HOUR, 2).deferral;
     let later = record_at(&*store, t, 10 * 60_000, HOUR, 2).deferral;
     let leased = record_at(&*store, t, 0, HOUR, 2).deferral;
-    let leased = coordinator::claim(&*store, &leased, "w", t + 5000, AttemptStatus::Launching, t)
-        .unwrap()
-        .deferral;
+    let leased =
+        lifecycle::claim::claim(&*store, &leased, "w", t + 5000, AttemptStatus::Launching, t)
+            .unwrap()
+            .deferral;
     let ids = |rows: Vec<Deferral>| rows.into_iter().map(|d| d.id).collect::<Vec<_>>();
     assert_eq!(
         ids(store.due(t, 100).unwrap()),
@@ -680,7 +690,7 @@ pub fn receipts_and_events_are_append_only(backend: &dyn Backend) {
     let mut current = d;
     for _ in 0..2 {
         let c = claim(&*store, &current);
-        current = coordinator::finish(
+        current = lifecycle::outcome::end_attempt(
             &*store,
             &c.deferral,
             Outcome::Deferred {
@@ -747,7 +757,7 @@ pub fn terminal_states_invalidate_the_wakeup(backend: &dyn Backend) {
     let store = backend.connect();
     let c = claim(&*store, &record_due(&*store, 2));
     assert!(c.deferral.wakeup_digest.is_some());
-    let done = coordinator::finish(
+    let done = lifecycle::outcome::end_attempt(
         &*store,
         &c.deferral,
         Outcome::Complete { detail: None },
@@ -755,16 +765,14 @@ pub fn terminal_states_invalidate_the_wakeup(backend: &dyn Backend) {
     )
     .unwrap();
     assert_eq!(done.wakeup_digest, None);
-    let err = coordinator::report(
-        &*store,
-        &done.id,
-        1,
-        &c.wakeup_handle,
-        coordinator::Reported::Complete,
-        None,
-        now(),
-    )
-    .unwrap_err();
+    let request = ops::report::ReportRequest {
+        id: &done.id,
+        attempt: 1,
+        handle: &c.wakeup_handle,
+        outcome: ops::report::Reported::Complete,
+        receipt: None,
+    };
+    let err = ops::report::report(&*store, &request, now()).unwrap_err();
     assert_eq!(
         err.code, "illegal-transition",
         "the old wake-up proves nothing any more"
@@ -774,7 +782,7 @@ pub fn terminal_states_invalidate_the_wakeup(backend: &dyn Backend) {
 pub fn note_keeps_state_and_checks_the_fence(backend: &dyn Backend) {
     let store = backend.connect();
     let c = claim(&*store, &record_due(&*store, 2));
-    let effects = coordinator::Effects {
+    let effects = lifecycle::change::Effects {
         attempt_status: Change::Set(AttemptStatus::Dispatched),
         lease: Change::Set(Lease {
             owner: "w".into(),
@@ -783,7 +791,7 @@ pub fn note_keeps_state_and_checks_the_fence(backend: &dyn Backend) {
         detail: Some("HTTP 204".into()),
         ..Default::default()
     };
-    let after = coordinator::note(
+    let after = lifecycle::change::note(
         &*store,
         &c.deferral,
         "dispatched",
@@ -798,7 +806,7 @@ pub fn note_keeps_state_and_checks_the_fence(backend: &dyn Backend) {
     );
     assert_eq!(after.attempt_status, Some(AttemptStatus::Dispatched));
     assert_eq!(after.lease_until_ms, Some(c.deferral.resume_by_ms));
-    let err = coordinator::note(
+    let err = lifecycle::change::note(
         &*store,
         &c.deferral,
         "dispatched",
@@ -814,7 +822,7 @@ pub fn list_and_counts(backend: &dyn Backend) {
     let store = backend.connect();
     let a = record_due(&*store, 2);
     let b = record_due(&*store, 2);
-    coordinator::expire(&*store, &b, now()).unwrap();
+    lifecycle::change::expire(&*store, &b, now()).unwrap();
     let all = store.list(&ListQuery::default()).unwrap();
     assert_eq!(all.len(), 2);
     let deferred = store
@@ -866,7 +874,7 @@ pub fn first_in_state_reads_one_state_in_the_page_order(backend: &dyn Backend) {
     // Outcomes at these times (two alike), written out of order.
     for (id, at) in [("o2", 2), ("o4", 4), ("o1", 1), ("o3a", 3), ("o3b", 3)] {
         let d = store.insert(&new_deferral(id, t)).unwrap();
-        coordinator::expire(&*store, &d, t + at).unwrap();
+        lifecycle::change::expire(&*store, &d, t + at).unwrap();
     }
     let ids = |rows: Vec<Deferral>| rows.into_iter().map(|d| d.id).collect::<Vec<_>>();
     let first = |state, order, limit| ids(store.first_in_state(state, order, limit).unwrap());
@@ -1007,7 +1015,7 @@ pub fn launch_process_belongs_to_the_current_attempt(backend: &dyn Backend) {
         "conflict",
         "a stale fence records nothing"
     );
-    let back = coordinator::finish(
+    let back = lifecycle::outcome::end_attempt(
         &*store,
         &claimed,
         Outcome::Returned {
@@ -1034,9 +1042,10 @@ pub fn expiry_waits_for_a_live_lease(backend: &dyn Backend) {
     let t = now();
     let d = record_at(&*store, t, 0, HOUR, 2).deferral;
     // A lease that outlives resume_by (a dispatched run holds its lease until then or later).
-    let held = coordinator::claim(&*store, &d, "w", t + HOUR + 10, AttemptStatus::Launching, t)
-        .unwrap()
-        .deferral;
+    let held =
+        lifecycle::claim::claim(&*store, &d, "w", t + HOUR + 10, AttemptStatus::Launching, t)
+            .unwrap()
+            .deferral;
     let ids = |rows: Vec<Deferral>| rows.into_iter().map(|d| d.id).collect::<Vec<_>>();
     assert!(
         store.expirable(t + HOUR + 5, 100).unwrap().is_empty(),
@@ -1079,17 +1088,17 @@ pub fn a_claim_is_refused_once_its_lease_ended(backend: &dyn Backend) {
     let d = record_due(&*store, 2);
     let c = claim(&*store, &d);
     let until = c.deferral.lease_until_ms.expect("a claim holds a lease");
-    let proof = coordinator::verify_claim(&*store, &d.id, &c.wakeup_handle, until)
+    let proof = ops::claim::verify_claim(&*store, &d.id, &c.wakeup_handle, until)
         .expect("the lease is live until its end");
     assert_eq!(proof.deferral.fence, c.deferral.fence);
     assert_eq!(
-        coordinator::verify_claim(&*store, &d.id, &c.wakeup_handle, until + 1)
+        ops::claim::verify_claim(&*store, &d.id, &c.wakeup_handle, until + 1)
             .unwrap_err()
             .code,
         "lease-expired"
     );
     assert_eq!(
-        coordinator::verify_claim(&*store, &d.id, &new_handle(), until - 1)
+        ops::claim::verify_claim(&*store, &d.id, &new_handle(), until - 1)
             .unwrap_err()
             .code,
         "wrong-handle"
@@ -1117,7 +1126,7 @@ pub fn a_re_retained_receipt_keeps_the_cancellation_digest(backend: &dyn Backend
         .retain(&digest('e'), &digest('f'))
         .unwrap()
         .to_json();
-    let after = coordinator::finish(
+    let after = lifecycle::outcome::end_attempt(
         &*store,
         &c.deferral,
         Outcome::Deferred {
@@ -1136,7 +1145,7 @@ pub fn a_re_retained_receipt_keeps_the_cancellation_digest(backend: &dyn Backend
         "the re-retained receipt keeps the deferral's cancellation digest"
     );
     assert_eq!(after.cancellation_digest, rec.deferral.cancellation_digest);
-    let cancelled = coordinator::cancel(&*store, &after.id, &rec.cancellation_handle, now())
+    let cancelled = ops::cancel::cancel(&*store, &after.id, &rec.cancellation_handle, now())
         .expect("the operator's handle still cancels");
     assert_eq!(cancelled.state, State::Cancelled);
 }
@@ -1146,7 +1155,7 @@ pub fn resolve_settles_only_a_dispatch_of_unknown_result(backend: &dyn Backend) 
     let t = now();
     let rec = record_at(&*store, t, 0, HOUR, 2);
     let handle = rec.cancellation_handle.clone();
-    let c = coordinator::claim(
+    let c = lifecycle::claim::claim(
         &*store,
         &rec.deferral,
         "w",
@@ -1156,7 +1165,7 @@ pub fn resolve_settles_only_a_dispatch_of_unknown_result(backend: &dyn Backend) 
     )
     .unwrap();
     let refused = |d: &Deferral| {
-        coordinator::resolve(&*store, &d.id, &handle, true, now())
+        ops::resolve::resolve(&*store, &d.id, &handle, true, now())
             .unwrap_err()
             .code
     };
@@ -1165,12 +1174,12 @@ pub fn resolve_settles_only_a_dispatch_of_unknown_result(backend: &dyn Backend) 
         "not-dispatch-unknown",
         "still dispatching: nothing to resolve"
     );
-    let dispatched = coordinator::note(
+    let dispatched = lifecycle::change::note(
         &*store,
         &c.deferral,
         "dispatched",
         "dispatched",
-        coordinator::Effects {
+        lifecycle::change::Effects {
             attempt_status: Change::Set(AttemptStatus::Dispatched),
             ..Default::default()
         },
@@ -1178,12 +1187,12 @@ pub fn resolve_settles_only_a_dispatch_of_unknown_result(backend: &dyn Backend) 
     )
     .unwrap();
     assert_eq!(refused(&dispatched), "not-dispatch-unknown");
-    let unknown = coordinator::note(
+    let unknown = lifecycle::change::note(
         &*store,
         &dispatched,
         "dispatch-unknown",
         "lease-expired",
-        coordinator::Effects {
+        lifecycle::change::Effects {
             attempt_status: Change::Set(AttemptStatus::DispatchUnknown),
             ..Default::default()
         },
@@ -1191,12 +1200,12 @@ pub fn resolve_settles_only_a_dispatch_of_unknown_result(backend: &dyn Backend) 
     )
     .unwrap();
     assert_eq!(
-        coordinator::resolve(&*store, &unknown.id, &new_handle(), true, now())
+        ops::resolve::resolve(&*store, &unknown.id, &new_handle(), true, now())
             .unwrap_err()
             .code,
         "wrong-handle"
     );
-    let resolved = coordinator::resolve(&*store, &unknown.id, &handle, true, now()).unwrap();
+    let resolved = ops::resolve::resolve(&*store, &unknown.id, &handle, true, now()).unwrap();
     assert_eq!(
         (resolved.state, resolved.attempt_status),
         (State::Resumable, Some(AttemptStatus::Dispatched))
@@ -1212,8 +1221,8 @@ pub fn resolve_settles_only_a_dispatch_of_unknown_result(backend: &dyn Backend) 
 fn next_due(
     store: &dyn Store,
     next: &deferral_host::store::NextDue,
-) -> Option<coordinator::Claimed> {
-    coordinator::claim_next(
+) -> Option<lifecycle::claim::Claimed> {
+    lifecycle::claim::claim_next(
         store,
         next,
         "tester",
@@ -1231,7 +1240,7 @@ pub fn claim_next_takes_the_earliest_due_deferral_once(backend: &dyn Backend) {
     let second = record_at(&*store, t, 0, HOUR, 2).deferral;
     let first = record_at(&*store, t - 5_000, 0, HOUR, 2).deferral;
     let _not_due = record_at(&*store, t, 60_000, HOUR, 2).deferral;
-    let dispatch = coordinator::record(
+    let dispatch = lifecycle::insert::insert_new(
         &*store,
         handoff(t - 10_000, 0, HOUR).to_json().as_bytes(),
         "workflow-dispatch:octo/app/sync.yml@main",
@@ -1334,7 +1343,7 @@ pub fn next_wakeup_is_the_earliest_waiting_deferral(backend: &dyn Backend) {
     let later = record_at(&*store, t, 30 * 60_000, HOUR, 2).deferral;
     let sooner = record_at(&*store, t, 10 * 60_000, HOUR, 2).deferral;
     let cancelled = record_at(&*store, t, 5 * 60_000, HOUR, 2);
-    coordinator::cancel(
+    ops::cancel::cancel(
         &*store,
         &cancelled.deferral.id,
         &cancelled.cancellation_handle,
@@ -1362,7 +1371,7 @@ pub fn a_launch_outcome_that_is_not_terminal_clears_the_attempt_and_the_lease(
     let d = record_due(&*store, 3);
     let c = claim(&*store, &d);
     assert!(c.deferral.lease_owner.is_some() && c.deferral.attempt_status.is_some());
-    let again = coordinator::finish(
+    let again = lifecycle::outcome::end_attempt(
         &*store,
         &c.deferral,
         Outcome::Deferred {
@@ -1386,7 +1395,7 @@ pub fn a_launch_outcome_that_is_not_terminal_clears_the_attempt_and_the_lease(
         "deferred again: no lease, no attempt"
     );
     let c = claim(&*store, &again);
-    let back = coordinator::finish(
+    let back = lifecycle::outcome::end_attempt(
         &*store,
         &c.deferral,
         Outcome::Returned {
@@ -1403,15 +1412,16 @@ pub fn record_refuses_a_receipt_only_once_its_window_closed(backend: &dyn Backen
     let store = backend.connect();
     let t = now();
     let text = handoff(t - HOUR, 0, HOUR).to_json();
-    let at_the_end = coordinator::record(&*store, text.as_bytes(), "exec:/bin/true", 2, t)
-        .expect("resume_by_ms == now is still open");
+    let at_the_end =
+        lifecycle::insert::insert_new(&*store, text.as_bytes(), "exec:/bin/true", 2, t)
+            .expect("resume_by_ms == now is still open");
     assert_eq!(at_the_end.deferral.resume_by_ms, t);
     // Another receipt (recording is idempotent by digest) whose window closed 1 ms ago.
     let closed = handoff(t - HOUR - 1, 0, HOUR).to_json();
-    let err = coordinator::record(&*store, closed.as_bytes(), "exec:/bin/true", 2, t)
+    let err = lifecycle::insert::insert_new(&*store, closed.as_bytes(), "exec:/bin/true", 2, t)
         .expect_err("one millisecond after resume_by_ms it has expired");
     assert_eq!(err.code, "expired");
-    let cancelled = coordinator::cancel(
+    let cancelled = ops::cancel::cancel(
         &*store,
         &at_the_end.deferral.id,
         &at_the_end.cancellation_handle,

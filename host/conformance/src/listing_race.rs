@@ -5,7 +5,7 @@
 //! nothing, and racing tickers now and then launched nothing in a pass.
 
 use super::{now, record_at, Backend, HOUR};
-use deferral_host::coordinator;
+use deferral_host::lifecycle;
 use deferral_host::store::{AttemptStatus, NextDue};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
@@ -35,7 +35,7 @@ pub fn a_claim_is_not_hidden_by_a_concurrent_due_listing(backend: &dyn Backend) 
             ..Default::default()
         };
         for _ in 0..count {
-            match coordinator::claim_next(
+            match lifecycle::claim::claim_next(
                 &*store,
                 &next,
                 "tester",

@@ -2,7 +2,8 @@
 //! from one pool at once never admitting together more than fits its window.
 
 use super::{distinct_handoff, now, Backend, HOUR};
-use deferral_host::coordinator::{self, Recording};
+use deferral_host::lifecycle;
+use deferral_host::lifecycle::insert::Insertion;
 use deferral_host::pools::admission::{self, Admit};
 use deferral_host::pools::PoolOptions;
 use deferral_host::store::pools::{
@@ -46,11 +47,18 @@ fn record_in(store: &dyn Store, pool: &str, n: usize, seen: &[Observation]) -> V
                 }),
                 ..RecordKeys::default()
             };
-            match coordinator::record_with(store, text.as_bytes(), "exec:/bin/true", 2, keys, now())
-                .unwrap()
+            match lifecycle::insert::insert_once(
+                store,
+                text.as_bytes(),
+                "exec:/bin/true",
+                2,
+                keys,
+                now(),
+            )
+            .unwrap()
             {
-                Recording::New(rec) => rec.deferral.id,
-                Recording::Existing(d) => panic!("recorded twice: {}", d.id),
+                Insertion::New(rec) => rec.deferral.id,
+                Insertion::Existing(d) => panic!("recorded twice: {}", d.id),
             }
         })
         .collect()

@@ -3,7 +3,7 @@
 //! around the rows' boundaries.
 
 use super::{now, record_at, Backend, HOUR};
-use deferral_host::coordinator;
+use deferral_host::lifecycle;
 use deferral_host::store::rules::{self, Rule};
 use deferral_host::store::{AttemptStatus, ListQuery, Store};
 
@@ -31,7 +31,7 @@ pub fn sql_and_rust_agree_on_each_work_rule(backend: &dyn Backend) {
     // Resumable rows: a lease inside the window, a lease that outlives it.
     for (by, lease) in [(HOUR, t + 5000), (3000, t + 5000)] {
         let d = record_at(store, t, 0, by, 2).deferral;
-        coordinator::claim(store, &d, "w", lease, AttemptStatus::Launching, t).unwrap();
+        lifecycle::claim::claim(store, &d, "w", lease, AttemptStatus::Launching, t).unwrap();
     }
     let all = store
         .list(&ListQuery {

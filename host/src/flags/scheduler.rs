@@ -2,10 +2,10 @@
 //! [`TickOptions`] of a pass (with the GitHub client the flags and the environment give).
 
 use crate::clock::parse_duration;
-use crate::coordinator;
 use crate::error::{HostError, HostErrorKind};
 use crate::github::options::{GithubArgs, GithubEnv};
 use crate::launch::Launchers;
+use crate::lifecycle;
 use crate::ops::tick::rate_limit::RateLimitPool;
 use crate::ops::tick::TickOptions;
 use clap::Args;
@@ -23,7 +23,7 @@ pub struct SchedulerArgs {
     #[arg(long, default_value_t = crate::ops::tick::DEFAULT_LIMIT)]
     pub limit: usize,
     /// Successors a chain of progress may have before it is blocked (`chain-limit`).
-    #[arg(long, default_value_t = coordinator::DEFAULT_MAX_CHAIN)]
+    #[arg(long, default_value_t = lifecycle::outcome::DEFAULT_MAX_CHAIN)]
     pub max_chain: u32,
     /// After a pool's window resets, wait this long before admitting into the new one.
     #[arg(long, default_value = "1s", value_parser = parse_duration)]

@@ -2,8 +2,10 @@
 //! ([`Attempt`]).
 
 use super::launched::{LaunchEnd, Launched};
-use crate::coordinator::{self, Claimed, Outcome};
 use crate::github::client::GithubClient;
+use crate::lifecycle;
+use crate::lifecycle::claim::Claimed;
+use crate::lifecycle::outcome::Outcome;
 use crate::store::Store;
 
 /// One tick's pass, as the launcher kinds see it.
@@ -50,7 +52,7 @@ impl Attempt<'_> {
     /// Records how the launch ended (through the chain rule).
     pub fn finish(&self, outcome: Outcome) -> Launched {
         let (id, attempt) = (self.id(), self.attempt());
-        match coordinator::finish_chained(
+        match lifecycle::outcome::end_attempt_chained(
             self.store(),
             &self.claimed.deferral,
             outcome,

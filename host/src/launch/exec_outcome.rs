@@ -11,7 +11,7 @@
 
 use super::exec::{ExecEnd, ExecResult};
 use super::report_file::Report;
-use crate::coordinator::Outcome;
+use crate::lifecycle::outcome::Outcome;
 use serde_json::value::RawValue;
 use std::collections::HashMap;
 use std::io::ErrorKind;

@@ -2,8 +2,9 @@
 //! goes back to `deferred` for a new launch (the default [`super::Launcher::recover`]).
 
 use super::process_group::{self, StaleGroup};
-use crate::coordinator::{self, Outcome};
 use crate::error::{HostError, HostErrorKind};
+use crate::lifecycle;
+use crate::lifecycle::outcome::Outcome;
 use crate::store::{Deferral, Store};
 use std::time::Duration;
 
@@ -14,7 +15,7 @@ const GROUP_GONE_WAIT: Duration = Duration::from_secs(5);
 /// seen gone) before the deferral goes back to `deferred`, so two launches of it never overlap.
 pub fn returned(store: &dyn Store, d: &Deferral, now_ms: u64) -> Result<Deferral, HostError> {
     let ended = end_old_launch(store, d)?;
-    coordinator::finish(
+    lifecycle::outcome::end_attempt(
         store,
         d,
         Outcome::Returned {

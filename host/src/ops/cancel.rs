@@ -3,10 +3,10 @@
 //! JS port treats it; any other ended state is still `illegal-transition`.
 
 use crate::clock::iso8601;
-use crate::coordinator::{self, load, require_cancellation_handle};
 use crate::error::{HostError, HostErrorKind};
+use crate::lifecycle::change::{apply, load, require_cancellation_handle, Effects};
 use crate::store::{Deferral, Store};
-use deferral_core::lifecycle::State;
+use deferral_core::lifecycle::{Event, State};
 
 /// What a cancel did: the deferral, and the sentence when it was cancelled before.
 #[derive(Debug, Clone)]
@@ -41,7 +41,7 @@ pub fn cancel_once(
     if deferral.state == State::Cancelled {
         return already(store, deferral);
     }
-    match coordinator::cancel(store, id, handle, now_ms) {
+    match cancel(store, id, handle, now_ms) {
         Ok(deferral) => Ok(Cancelled {
             deferral,
             already: None,
@@ -78,4 +78,25 @@ fn already(store: &dyn Store, deferral: Deferral) -> Result<Cancelled, HostError
         deferral,
         already: Some(how),
     })
+}
+
+/// Cancels a deferral: only the holder of the raw cancellation handle may.
+pub fn cancel(
+    store: &dyn Store,
+    id: &str,
+    handle: &str,
+    now_ms: u64,
+) -> Result<Deferral, HostError> {
+    let deferral = load(store, id)?;
+    require_cancellation_handle(&deferral, handle, "cancel")?;
+    apply(
+        store,
+        &deferral,
+        Event::Cancel,
+        Effects {
+            detail: Some("operator".into()),
+            ..Effects::default()
+        },
+        now_ms,
+    )
 }

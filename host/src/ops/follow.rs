@@ -17,17 +17,19 @@
 //! * no artifact, conclusion `success`: complete;
 //! * no artifact, another conclusion: blocked, cause `run-CONCLUSION`, detail the run's URL.
 //!
-//! Every outcome is the coordinator's compare-and-set: two tickers record it once.
+//! Every outcome is a compare-and-set of `lifecycle::change`: two tickers record it once.
 
 use crate::github::api::{self, ApiError, ArtifactInfo, RunInfo};
 use crate::github::artifact::{check_digest, receipt_text};
 use crate::github::client::{CallError, GithubClient};
 use crate::github::DEFAULT_ARTIFACT;
+use crate::lifecycle;
+use crate::lifecycle::change::Effects;
+use crate::lifecycle::outcome::Outcome;
 use followed::{FollowEnd, Followed};
 
 pub mod followed;
 pub mod interval;
-use crate::coordinator::{self, Effects, Outcome};
 use crate::error::HostError;
 use crate::store::{ArtifactRef, Change, Deferral, RunRecord, Store};
 use deferral_core::lifecycle::Event;
@@ -218,7 +220,7 @@ struct Refused {
 }
 
 /// The receipt in a run's artifact, read and checked: the core validates it and its scope must
-/// be the deferral's (the coordinator tells deferred-again from progress).
+/// be the deferral's (`lifecycle::outcome` tells deferred-again from progress).
 fn artifact_receipt(
     store: &dyn Store,
     client: &GithubClient,
@@ -322,7 +324,7 @@ pub fn finish_run(
             attempt_status: Change::Clear,
             ..Effects::default()
         };
-        coordinator::apply_caused(store, deferral, Event::Block, cause, effects, now_ms())
+        lifecycle::change::apply_caused(store, deferral, Event::Block, cause, effects, now_ms())
     };
     let written = match artifacts.iter().find(|a| a.name == name) {
         Some(artifact) => match artifact_receipt(store, client, repo, deferral, artifact)? {
@@ -335,7 +337,7 @@ pub fn finish_run(
                         run_id: Some(run.id),
                     },
                 );
-                coordinator::finish_chained(
+                lifecycle::outcome::end_attempt_chained(
                     store,
                     deferral,
                     Outcome::Deferred {
@@ -354,7 +356,7 @@ pub fn finish_run(
                 format!("{} ({})", refused.detail, run.html_url),
             ),
         },
-        None if raw == "success" => coordinator::finish(
+        None if raw == "success" => lifecycle::outcome::end_attempt(
             store,
             deferral,
             Outcome::Complete {

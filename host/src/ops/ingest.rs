@@ -14,13 +14,13 @@
 //! the newest runs (`GET /repos/{o}/{r}/actions/runs?per_page=100`), and one run
 //! (`GET /repos/{o}/{r}/actions/runs/{id}`) for each artifact whose run is older than those.
 
-use crate::coordinator::{self, Recording};
 use crate::github::api::{self, ApiError};
 use crate::github::api::{ArtifactInfo, RunOrigin};
 use crate::github::artifact::{check_digest, receipt_text};
 use crate::github::client::GithubClient;
 use crate::github::trust::{Skip, Trust};
 use crate::github::DEFAULT_ARTIFACT;
+use crate::lifecycle::insert::{insert_once, Insertion};
 use crate::store::{ArtifactRef, RecordKeys, Store};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -267,7 +267,7 @@ pub fn ingest_artifact(
         }),
         ..RecordKeys::default()
     };
-    match coordinator::record_with(
+    match insert_once(
         store,
         text.as_bytes(),
         &options.launch,
@@ -275,7 +275,7 @@ pub fn ingest_artifact(
         keys,
         now_ms(),
     ) {
-        Ok(Recording::New(rec)) => {
+        Ok(Insertion::New(rec)) => {
             commit_of_run(store, options, artifact, &rec.deferral.id);
             Ok(json!({
             "artifact_id": artifact.id,
@@ -284,7 +284,7 @@ pub fn ingest_artifact(
             "cancellation_handle": rec.cancellation_handle,
             }))
         }
-        Ok(Recording::Existing(d)) => {
+        Ok(Insertion::Existing(d)) => {
             // Recorded by another entry already: remember the artifact so it is not read again.
             let _ = store.add_artifact(
                 &d.id,

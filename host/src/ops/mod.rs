@@ -1,4 +1,5 @@
-//! The host's operations, each once, in a file of its own: the command line (`cli`), the HTTP
+//! The host's operations, each once, in a file of its own (the lifecycle rules they share are
+//! [`crate::lifecycle`]): the command line (`cli`), the HTTP
 //! routes (`serve`) and `run` read their input, call the operation, and print its typed answer.
 //!
 //! * [`admit`]: a runner's plan admitted in its pool, or refused with its place and the
@@ -9,8 +10,11 @@
 //! * [`record`]: a handoff receipt recorded as a deferral (`record`, `POST /v1/deferrals`).
 //! * [`cancel`]: a deferral cancelled with its cancellation handle (`cancel`,
 //!   `POST /v1/deferrals/ID/cancel`).
+//! * [`claim`]: a launched process proves its attempt with its wake-up handle and learns its
+//!   receipt (`POST /v1/deferrals/ID/claim`).
 //! * [`report`]: an attempt's outcome, proven with its handle (`report`,
 //!   `POST /v1/deferrals/ID/outcome`).
+//! * [`resolve`]: a `dispatch-unknown` attempt settled by an operator (`resolve`).
 //! * [`retry`]: a blocked deferral started again as a new one (`retry`,
 //!   `POST /v1/deferrals/ID/retry`).
 //! * [`follow`]: the workflow runs this host dispatched, to their outcomes (the pass's follow
@@ -30,6 +34,7 @@
 pub mod admit;
 pub mod cancel;
 pub mod check_run;
+pub mod claim;
 pub mod commit_status;
 pub mod follow;
 pub mod gate;
@@ -40,5 +45,6 @@ pub mod prune;
 pub mod record;
 pub mod release;
 pub mod report;
+pub mod resolve;
 pub mod retry;
 pub mod tick;

@@ -13,8 +13,9 @@
 //!
 //! Whatever is not honoured changes nothing and says why (HTTP 202 at the port).
 
-use crate::coordinator::{self, Effects};
 use crate::github::client::GithubClient;
+use crate::lifecycle;
+use crate::lifecycle::change::Effects;
 use crate::ops::check_run::{CANCEL, RETRY};
 use crate::ops::once::{self, Claim};
 use crate::store::Store;
@@ -189,7 +190,7 @@ pub fn apply(store: &dyn Store, client: &GithubClient, press: &Press, now_ms: u6
 
 /// Cancels deferral `id` while it waits, as pressed by `login`.
 fn cancel(store: &dyn Store, id: &str, login: &str, now_ms: u64) -> Result<Value, String> {
-    let deferral = coordinator::load(store, id).map_err(|e| e.message)?;
+    let deferral = lifecycle::change::load(store, id).map_err(|e| e.message)?;
     if !matches!(deferral.state, State::Ready | State::Deferred) {
         return Err(format!(
             "deferral {id} is {} ({}): only a waiting one is cancelled",
@@ -201,7 +202,7 @@ fn cancel(store: &dyn Store, id: &str, login: &str, now_ms: u64) -> Result<Value
         detail: Some(format!("{login} on GitHub")),
         ..Effects::default()
     };
-    let cancelled = coordinator::apply(store, &deferral, Event::Cancel, effects, now_ms)
+    let cancelled = lifecycle::change::apply(store, &deferral, Event::Cancel, effects, now_ms)
         .map_err(|e| e.message)?;
     Ok(json!({"deferral": id, "state": cancelled.state.as_str()}))
 }

@@ -3,8 +3,9 @@
 //! receipt text, the launch target against its own rules, the pool tag); [`record`] records
 //! it, and [`Recorded::answer`] is the answer both print.
 
-use crate::coordinator::{self, Recording};
 use crate::error::{HostError, HostErrorKind};
+use crate::lifecycle;
+use crate::lifecycle::insert::Insertion;
 use crate::store::{Deferral, RecordKeys, Store};
 use deferral_core::lifecycle::State;
 use serde_json::{json, Value};
@@ -24,7 +25,7 @@ pub enum Recorded {
     /// A new deferral; `forecast` its pool's forecast fields (see
     /// [`crate::pools::expect::record_fields`]).
     New {
-        record: coordinator::Recorded,
+        record: lifecycle::insert::Inserted,
         forecast: String,
     },
     /// The receipt was recorded already, with the same target: that deferral.
@@ -38,7 +39,7 @@ pub fn record(
     request: RecordRequest<'_>,
     now_ms: &dyn Fn() -> u64,
 ) -> Result<Recorded, HostError> {
-    let recording = coordinator::record_with(
+    let recording = lifecycle::insert::insert_once(
         store,
         request.text,
         request.launch,
@@ -47,11 +48,11 @@ pub fn record(
         now_ms(),
     )?;
     match recording {
-        Recording::New(record) => {
+        Insertion::New(record) => {
             let forecast = crate::pools::expect::record_fields(store, &record.deferral, now_ms())?;
             Ok(Recorded::New { record, forecast })
         }
-        Recording::Existing(d) => {
+        Insertion::Existing(d) => {
             check_same_launch(&d, request.launch)?;
             Ok(Recorded::Existing(d))
         }

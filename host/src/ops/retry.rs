@@ -9,10 +9,10 @@
 //! that pool does. The blocked deferral's row, receipts and events are left as they were.
 
 use crate::clock::iso8601;
-use crate::coordinator::{load, require_cancellation_handle, window_of, KIND_RETAINED};
 use crate::error::{HostError, HostErrorKind};
 use crate::handle::{handle_digest, new_deferral_id, new_handle};
 use crate::launch::Launchers;
+use crate::lifecycle::change::{load, require_cancellation_handle, window_of, KIND_RETAINED};
 use crate::store::pools::PoolTag;
 use crate::store::{Deferral, NewDeferral, NewReceipt, RecordKeys, Store, StoreError};
 use deferral_core::lifecycle::{transition, Event, Position, State};

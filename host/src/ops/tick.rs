@@ -5,11 +5,11 @@
 //! and the other skips it. A ticker that dies leaves a lease; after the lease ends the next
 //! tick returns that deferral to `deferred` (counting the re-entry) and launches it again.
 
-use crate::coordinator;
 use crate::error::{HostError, HostErrorKind};
 use crate::github::client::GithubClient;
 use crate::handle::lease_owner;
 use crate::launch::{recover, Launched, Launchers, Pass};
+use crate::lifecycle;
 use crate::ops::follow;
 use crate::store::{Deferral, Store};
 use deferral_core::lifecycle::State;
@@ -70,7 +70,7 @@ impl TickOptions {
             limit: DEFAULT_LIMIT,
             http_timeout: DEFAULT_HTTP_TIMEOUT,
             github: None,
-            max_chain: coordinator::DEFAULT_MAX_CHAIN,
+            max_chain: lifecycle::outcome::DEFAULT_MAX_CHAIN,
             pools: crate::pools::PoolOptions::default(),
             rate_limit: None,
             launchers,
@@ -114,7 +114,7 @@ pub fn plan(
     }
     let mut rows = Vec::new();
     for id in &options.ids {
-        rows.push(coordinator::load(store, id)?);
+        rows.push(lifecycle::change::load(store, id)?);
     }
     let pick =
         |test: fn(&Deferral, u64) -> bool| rows.iter().filter(|d| test(d, now)).cloned().collect();
@@ -178,7 +178,7 @@ pub fn tick_observed(
             // Nothing launches it again, but nothing of it should keep running either.
             let _ = recover::end_old_launch(store, d);
         }
-        match coordinator::expire(store, d, now_ms()) {
+        match lifecycle::change::expire(store, d, now_ms()) {
             Ok(_) => report.expired.push(d.id.clone()),
             Err(err) if err.is_conflict() => {}
             Err(err) => return Err(err),

@@ -1,7 +1,7 @@
 //! `deferral-host serve`: the durable port over HTTP (DESIGN section 7), on hyper's HTTP/1.1
 //! server and a tokio runtime. Requests are handled concurrently; store work runs on blocking
 //! threads with pooled connections, and `record`s are group-committed by one writer thread
-//! (see [`group_commit`]). Every change goes through the coordinator, so the store's
+//! (see [`group_commit`]). Every change goes through `lifecycle::change`, so the store's
 //! compare-and-set settles races between requests, tickers and command-line calls alike.
 //!
 //! Limits (docs/host-api.md, serve): a deadline for each whole request, a cap on connections that

@@ -1,4 +1,4 @@
-//! The endpoints of `serve`. Each one parses its JSON body and calls the coordinator function
+//! The endpoints of `serve`. Each one parses its JSON body and calls the operation
 //! the command line calls, so the same lifecycle, compare-and-set and events apply.
 
 mod admissions;
@@ -6,9 +6,11 @@ mod retry;
 
 use super::http::{Request, Response};
 use crate::clock::now_ms;
-use crate::coordinator::{self, Reported};
 use crate::error::{HostError, HostErrorKind, EXIT_FAILURE, EXIT_INVALID};
+use crate::lifecycle;
+use crate::ops;
 use crate::ops::record::{RecordRequest, Recorded};
+use crate::ops::report::Reported;
 use crate::store::Store;
 use crate::view::deferral_with_run as with_run;
 use serde_json::value::RawValue;
@@ -216,7 +218,7 @@ pub fn handle(store: &dyn Store, policy: &Policy, request: &Request) -> Response
             Response::json(200, text).with_header("Content-Type", crate::metrics::CONTENT_TYPE)
         }),
         Some(Route::Deferrals) => record(store, policy, &request.body),
-        Some(Route::Deferral(id)) => coordinator::load(store, id).map(|d| {
+        Some(Route::Deferral(id)) => lifecycle::change::load(store, id).map(|d| {
             let mut view = with_run(store, &d);
             crate::pools::view::Pools::with_options(policy.pools.clone()).annotate(
                 store,
@@ -348,7 +350,7 @@ fn by_receipt(store: &dyn Store, policy: &Policy, digest: &str) -> Result<Respon
     let id = store
         .find_by_receipt_digest(digest)?
         .ok_or_else(not_found)?;
-    let d = coordinator::load(store, &id)?;
+    let d = lifecycle::change::load(store, &id)?;
     let mut view = with_run(store, &d);
     crate::pools::view::Pools::with_options(policy.pools.clone()).annotate(
         store,
@@ -367,7 +369,7 @@ fn cancel(store: &dyn Store, id: &str, body: &[u8]) -> Result<Response, HostErro
 
 fn claim(store: &dyn Store, id: &str, body: &[u8]) -> Result<Response, HostError> {
     let handle = Body::parse(body, &["wakeup_handle"])?.string("wakeup_handle")?;
-    let proof = coordinator::verify_claim(store, id, &handle, now_ms())?;
+    let proof = ops::claim::verify_claim(store, id, &handle, now_ms())?;
     let d = &proof.deferral;
     let head = json!({"id": d.id, "state": d.state.as_str(), "attempt": d.reentries,
         "attempt_status": d.attempt_status.map(crate::store::AttemptStatus::as_str),

@@ -22,7 +22,7 @@
 use super::{Deferral, StoreError};
 use deferral_core::digest::digest;
 
-/// The receipt kind of a receipt as it was submitted (`coordinator::KIND_SUBMITTED` is this):
+/// The receipt kind of a receipt as it was submitted (`lifecycle::change::KIND_SUBMITTED` is this):
 /// the one whose digest must be new when a deferral is inserted.
 pub const SUBMITTED_KIND: &str = "submitted";
 

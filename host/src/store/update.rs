@@ -32,7 +32,7 @@ impl<T: Clone> Change<T> {
 }
 
 /// A conditional write: applied only if the row still has `expect_state` and `expect_fence`.
-/// Callers build it from the lifecycle's `transition` (see `coordinator`), never by hand-picking
+/// Callers build it from the lifecycle's `transition` (see `lifecycle::change`), never by hand-picking
 /// a state.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Update {

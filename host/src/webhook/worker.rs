@@ -12,7 +12,7 @@
 //!
 //! With a GitHub App it also runs [`sweep`] at start and every ten minutes.
 //!
-//! Every write is the coordinator's compare-and-set, so a `tick` following the same run at the
+//! Every write is a compare-and-set of `lifecycle::change`, so a `tick` following the same run at the
 //! same moment records its outcome once. What fails here is logged and left to the reconciler
 //! (`tick`'s follow step, `watch`).
 

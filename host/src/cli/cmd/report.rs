@@ -4,8 +4,8 @@ use crate::cli::args::{Cli, OutcomeArg, ReportArgs};
 use crate::cli::input::read_input;
 use crate::cli::store_open::open_store;
 use crate::clock::now_ms;
-use crate::coordinator::Reported;
 use crate::error::{HostError, HostErrorKind};
+use crate::ops::report::Reported;
 
 pub(in crate::cli) fn execute(cli: &Cli, args: &ReportArgs) -> Result<(), HostError> {
     let receipt = match &args.receipt {

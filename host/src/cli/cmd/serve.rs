@@ -3,8 +3,8 @@
 use crate::cli::args::{Cli, ServeArgs};
 use crate::cli::github_env::github_env;
 use crate::cli::store_open::{open_store, store_url};
-use crate::coordinator::{self};
 use crate::error::HostError;
+use crate::lifecycle;
 
 pub(in crate::cli) fn execute(cli: &Cli, args: &ServeArgs) -> Result<(), HostError> {
     crate::logs::set_format(args.log_format);
@@ -23,7 +23,7 @@ pub(in crate::cli) fn execute(cli: &Cli, args: &ServeArgs) -> Result<(), HostErr
         github: &args.github,
         env: github_env,
         http_timeout: args.http_timeout,
-        max_chain: coordinator::DEFAULT_MAX_CHAIN,
+        max_chain: lifecycle::outcome::DEFAULT_MAX_CHAIN,
     })?;
     crate::serve::serve(options)
 }

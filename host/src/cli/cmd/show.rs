@@ -5,15 +5,15 @@ use crate::cli::args::{Cli, ShowArgs};
 use crate::cli::store_open::open_store;
 use crate::cli::text::*;
 use crate::clock::{iso8601, now_ms};
-use crate::coordinator::{self};
 use crate::error::HostError;
+use crate::lifecycle;
 use crate::view::deferral_with_run as with_run;
 use deferral_core::lifecycle::State;
 use serde_json::{json, Value};
 
 pub(in crate::cli) fn execute(cli: &Cli, args: &ShowArgs) -> Result<(), HostError> {
     let store = open_store(cli)?;
-    let d = coordinator::load(&*store, &args.id)?;
+    let d = lifecycle::change::load(&*store, &args.id)?;
     let receipts = store.receipts(&d.id)?;
     let events = store.events(&d.id)?;
     if args.json {

@@ -6,8 +6,8 @@ use crate::cli::args::{Cli, StatusArgs};
 use crate::cli::store_open::open_store;
 use crate::cli::text::*;
 use crate::clock::now_ms;
-use crate::coordinator::{self};
 use crate::error::HostError;
+use crate::lifecycle;
 use crate::store::ListQuery;
 use crate::view::deferral_with_run as with_run;
 use serde_json::{json, Value};
@@ -34,7 +34,7 @@ pub(in crate::cli) fn execute(cli: &Cli, args: &StatusArgs) -> Result<(), HostEr
     if let Some(path) = &args.html {
         // Only what the page draws (as `GET /` reads it), whatever the store holds.
         let rows = match &args.id {
-            Some(id) => vec![coordinator::load(&*store, id)?],
+            Some(id) => vec![lifecycle::change::load(&*store, id)?],
             None => crate::html::page_rows(
                 &*store,
                 args.state,
@@ -56,7 +56,7 @@ pub(in crate::cli) fn execute(cli: &Cli, args: &StatusArgs) -> Result<(), HostEr
         return Ok(());
     }
     let rows = match &args.id {
-        Some(id) => vec![coordinator::load(&*store, id)?],
+        Some(id) => vec![lifecycle::change::load(&*store, id)?],
         None => store.list(&ListQuery {
             state: args.state,
             limit: args.limit,

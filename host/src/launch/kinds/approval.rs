@@ -14,11 +14,12 @@
 //! the job spends in. One GitHub refused (the run is gone or was decided) blocks it with cause
 //! `gate-refused`, which is not answered again.
 
-use crate::coordinator::{self, Outcome};
 use crate::error::HostError;
 use crate::launch::attempt::{Attempt, Pass};
 use crate::launch::kind::{invalid, Launcher, Target};
 use crate::launch::launched::{LaunchEnd, Launched};
+use crate::lifecycle;
+use crate::lifecycle::outcome::Outcome;
 pub mod decide;
 
 use crate::store::{AttemptStatus, Change, Deferral, Lease, Store};
@@ -165,10 +166,10 @@ fn approval_comment(store: &dyn Store, id: &str, now_ms: u64) -> String {
     )
 }
 
-/// Gives the claim back (see [`coordinator::give_back`]).
+/// Gives the claim back (see [`lifecycle::claim::give_back`]).
 fn give_back(run: &Attempt<'_>, detail: String) -> Launched {
     let (id, attempt) = (run.id(), run.attempt());
-    match coordinator::give_back(run.store(), &run.claimed.deferral, detail, run.now_ms()) {
+    match lifecycle::claim::give_back(run.store(), &run.claimed.deferral, detail, run.now_ms()) {
         Ok(after) => Launched::new(id, attempt, LaunchEnd::GivenBack(after)),
         Err(err) => Launched::failed(id, Some(attempt), err),
     }
@@ -179,7 +180,7 @@ fn give_back(run: &Attempt<'_>, detail: String) -> Launched {
 fn unknown(run: &Attempt<'_>, message: String) -> Launched {
     let (id, attempt, claimed) = (run.id(), run.attempt(), run.claimed);
     let status = AttemptStatus::DispatchUnknown;
-    let effects = coordinator::Effects {
+    let effects = lifecycle::change::Effects {
         detail: Some(format!("approval sent, answer unknown: {message}")),
         attempt_status: Change::Set(status),
         lease: Change::Set(Lease {
@@ -189,7 +190,7 @@ fn unknown(run: &Attempt<'_>, message: String) -> Launched {
         ..Default::default()
     };
     let event = "dispatch-unknown";
-    match coordinator::note(
+    match lifecycle::change::note(
         run.store(),
         &claimed.deferral,
         event,

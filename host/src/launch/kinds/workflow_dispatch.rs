@@ -6,7 +6,6 @@
 //! gives its claim back without spending the re-entry; one that may have reached it is
 //! `dispatch-unknown`, for an operator to resolve. `serve` accepts these targets by default.
 
-use crate::coordinator::{self, Outcome};
 use crate::error::HostError;
 use crate::github::client::GithubClient;
 use crate::github::dispatch::{self, DispatchRequest, DispatchResult};
@@ -15,6 +14,8 @@ use crate::launch::github_names;
 use crate::launch::kind::{invalid, Launcher, Target};
 use crate::launch::launched::{LaunchEnd, Launched, RunLinks};
 use crate::launch::recover;
+use crate::lifecycle;
+use crate::lifecycle::outcome::Outcome;
 use crate::store::{AttemptStatus, Change, Deferral, Lease, RunRecord, Store};
 use deferral_core::receipt::validate_str;
 
@@ -89,7 +90,7 @@ impl Launcher for WorkflowDispatch {
     ) -> Result<Option<Deferral>, HostError> {
         match d.attempt_status {
             Some(AttemptStatus::Dispatching) => {
-                let effects = coordinator::Effects {
+                let effects = lifecycle::change::Effects {
                     detail: Some("lease-expired: the ticker stopped while dispatching".into()),
                     attempt_status: Change::Set(AttemptStatus::DispatchUnknown),
                     lease: Change::Set(Lease {
@@ -98,7 +99,7 @@ impl Launcher for WorkflowDispatch {
                     }),
                     ..Default::default()
                 };
-                coordinator::note(
+                lifecycle::change::note(
                     store,
                     d,
                     "dispatch-unknown",
@@ -202,10 +203,10 @@ fn dispatch_workflow(
     }
 }
 
-/// Gives the claim back (see [`coordinator::give_back`]).
+/// Gives the claim back (see [`lifecycle::claim::give_back`]).
 fn give_back(run: &Attempt<'_>, detail: String) -> Launched {
     let (id, attempt) = (run.id(), run.attempt());
-    match coordinator::give_back(run.store(), &run.claimed.deferral, detail, run.now_ms()) {
+    match lifecycle::claim::give_back(run.store(), &run.claimed.deferral, detail, run.now_ms()) {
         Ok(after) => Launched::new(id, attempt, LaunchEnd::GivenBack(after)),
         Err(err) => Launched::failed(id, Some(attempt), err),
     }
@@ -221,7 +222,7 @@ fn hold(
     links: Option<RunLinks>,
 ) -> Launched {
     let (id, attempt, claimed) = (run.id(), run.attempt(), run.claimed);
-    let effects = coordinator::Effects {
+    let effects = lifecycle::change::Effects {
         detail: Some(detail),
         attempt_status: Change::Set(status),
         lease: Change::Set(Lease {
@@ -230,7 +231,7 @@ fn hold(
         }),
         ..Default::default()
     };
-    match coordinator::note(
+    match lifecycle::change::note(
         run.store(),
         &claimed.deferral,
         event,

@@ -12,9 +12,11 @@
 use super::config::GateOptions;
 use super::receipt;
 use super::request::GateRequest;
-use crate::coordinator::{self, Effects, Recording};
 use crate::error::HostError;
 use crate::launch::kinds::approval;
+use crate::lifecycle;
+use crate::lifecycle::change::Effects;
+use crate::lifecycle::insert::Insertion;
 use crate::store::pools::PoolTag;
 use crate::store::{CommitRef, RecordKeys, Store};
 use deferral_core::lifecycle::Event;
@@ -72,7 +74,7 @@ pub fn take(
         ..RecordKeys::default()
     };
     let launch = approval::target(&request.repo, request.run_id, &request.environment);
-    let recorded = coordinator::record_with(
+    let recorded = lifecycle::insert::insert_once(
         store,
         text.as_bytes(),
         &launch,
@@ -81,8 +83,8 @@ pub fn take(
         now_ms,
     )?;
     let deferral = match recorded {
-        Recording::New(rec) => rec.deferral,
-        Recording::Existing(d) => {
+        Insertion::New(rec) => rec.deferral,
+        Insertion::Existing(d) => {
             store.note_delivery(&key, NOTE_EVENT, now_ms)?;
             return Ok(Taken::Already { id: Some(d.id) });
         }
@@ -105,7 +107,7 @@ pub fn take(
             )),
             ..Effects::default()
         };
-        coordinator::apply(store, &deferral, Event::Expire, effects, now_ms)?;
+        lifecycle::change::apply(store, &deferral, Event::Expire, effects, now_ms)?;
     }
     Ok(Taken::New {
         id: deferral.id,

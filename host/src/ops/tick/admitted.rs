@@ -5,8 +5,8 @@
 
 use super::launch_one::{launch, not_ready, planned, Skip};
 use super::{Held, Skipped, TickOptions, TickReport, TickStep};
-use crate::coordinator;
 use crate::error::{HostError, HostErrorKind};
+use crate::lifecycle;
 use crate::pools::admission::{self, Admit, Pass};
 use crate::pools::update::{update, Try};
 use crate::store::pools::{Admission, PoolWrite};
@@ -49,7 +49,7 @@ pub(super) fn dry_run(
             now_ms,
         )?;
         for c in &pass.decision.admit {
-            let d = coordinator::load(store, &c.id)?;
+            let d = lifecycle::change::load(store, &c.id)?;
             let mut entry = planned(&d, c.attempt);
             entry.pool = Some(pass.pool.clone());
             report.launched.push(entry);
@@ -152,7 +152,7 @@ pub(super) fn launch_admitted(
                     None => Ok(()),
                 }
             };
-            let Ok(d) = coordinator::load(store, &c.id) else {
+            let Ok(d) = lifecycle::change::load(store, &c.id) else {
                 unused(store)?;
                 continue;
             };

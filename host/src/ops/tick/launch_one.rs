@@ -2,9 +2,10 @@
 //! target no longer parses); a kind that is not ready leaves it due, skipped.
 
 use super::TickOptions;
-use crate::coordinator::{self, Outcome};
 use crate::error::HostError;
 use crate::launch::{Attempt, LaunchEnd, Launched, Launchers, Pass};
+use crate::lifecycle;
+use crate::lifecycle::outcome::Outcome;
 use crate::store::{AttemptStatus, Deferral, Store};
 
 /// Not launched, and why.
@@ -32,7 +33,7 @@ fn refuse_claimed(store: &dyn Store, claimed: &Deferral, err: HostError, now: u6
         cause: err.code.clone(),
         detail: Some(format!("refused at launch, never run: {}", err.message)),
     };
-    match coordinator::finish(store, claimed, outcome, now) {
+    match lifecycle::outcome::end_attempt(store, claimed, outcome, now) {
         Ok(after) => Launched::new(&claimed.id, after.reentries, LaunchEnd::Finished(after)),
         Err(err) => Launched::failed(&claimed.id, None, err),
     }
@@ -50,7 +51,7 @@ fn refuse_stored_target(
 ) -> Option<Launched> {
     let lease_ms = options.lease_ms();
     let at = now_ms();
-    let refused = coordinator::claim(
+    let refused = lifecycle::claim::claim(
         store,
         d,
         owner,
@@ -85,7 +86,7 @@ pub(super) fn launch(
         return Err(Skip(why));
     }
     let claimed_at = now_ms();
-    let claimed = match coordinator::claim(
+    let claimed = match lifecycle::claim::claim(
         store,
         d,
         owner,

@@ -28,7 +28,7 @@ pub(super) fn retry(
     let checked = match &launch {
         Some(launch) => launch.as_str(),
         None => {
-            kept = crate::coordinator::load(store, id)?.launch;
+            kept = crate::lifecycle::change::load(store, id)?.launch;
             kept.as_str()
         }
     };
