@@ -9,6 +9,9 @@
 //! `GithubClient` over loopback HTTP and a SQLite store (WAL, `synchronous=FULL`).
 
 #[allow(dead_code)]
+#[path = "../tests/common/checks.rs"]
+mod checks;
+#[allow(dead_code)]
 #[path = "../tests/common/gate.rs"]
 mod gate;
 #[allow(dead_code)]

@@ -19,6 +19,9 @@
 //! wait in their runs without a runner), so they are not measured here.
 
 #[allow(dead_code)]
+#[path = "../tests/common/checks.rs"]
+mod checks;
+#[allow(dead_code)]
 #[path = "../tests/common/gate.rs"]
 mod gate;
 #[allow(dead_code)]

@@ -9,6 +9,9 @@
 //! person to read.
 
 #[allow(dead_code)]
+#[path = "../tests/common/checks.rs"]
+mod checks;
+#[allow(dead_code)]
 #[path = "../tests/common/gate.rs"]
 mod gate;
 #[allow(dead_code)]
@@ -85,7 +88,7 @@ fn main() {
         launch: TARGET.into(),
         artifact_name: "deferred-receipt".into(),
         max_reentries: 2,
-        commit_status: false,
+        commit_status: None,
         pool: None,
         // Defaults: every workflow, the default branch, no pull request events; never a fork.
         trust: Default::default(),

@@ -17,6 +17,9 @@
 //! SQLite. Prints one JSON document on stdout.
 
 #[allow(dead_code)]
+#[path = "../tests/common/checks.rs"]
+mod checks;
+#[allow(dead_code)]
 #[path = "../tests/common/gate.rs"]
 mod gate;
 #[allow(dead_code)]

@@ -7,7 +7,9 @@ use deferral_host::lifecycle;
 use deferral_host::lifecycle::insert::Insertion;
 use deferral_host::store::pools::PoolTag;
 use deferral_host::store::AttemptStatus;
-use deferral_host::store::{ArtifactRef, CommitRef, RecordKeys, RunRecord, Store, StoreError};
+use deferral_host::store::{
+    ArtifactRef, CheckRunRef, CommitRef, Face, RecordKeys, RunRecord, Store, StoreError,
+};
 
 /// Runs one check per test function: `store_loop_conformance_tests!(make_backend())`.
 #[macro_export]
@@ -22,7 +24,8 @@ macro_rules! store_loop_conformance_tests {
             successors_form_a_bounded_chain,
             list_answers_are_cached_by_key,
             a_webhook_delivery_is_noted_once,
-            a_deferral_keeps_one_commit);
+            a_deferral_keeps_one_commit,
+            check_runs_are_kept_by_id);
     };
     (@each $backend:expr; $($name:ident),* $(,)?) => {
         $(
@@ -340,6 +343,7 @@ pub fn a_deferral_keeps_one_commit(backend: &dyn Backend) {
         repo: "octo/app".into(),
         sha: "0123456789abcdef0123456789abcdef01234567".into(),
         context: "deferral/github-quota".into(),
+        face: Face::CheckRun,
     };
     assert_eq!(a.commit_of(&id).unwrap(), None);
     assert!(a.put_commit(&commit).unwrap());
@@ -349,4 +353,48 @@ pub fn a_deferral_keeps_one_commit(backend: &dyn Backend) {
     };
     assert!(!b.put_commit(&other).unwrap());
     assert_eq!(b.commit_of(&id).unwrap(), Some(commit));
+}
+
+/// A deferral's check runs are kept by id: an update replaces what one shows, the latest is
+/// the one written last, and one is found only with its own repository.
+pub fn check_runs_are_kept_by_id(backend: &dyn Backend) {
+    let (a, b) = (backend.connect(), backend.connect());
+    let Insertion::New(rec) = record(
+        &*a,
+        &handoff(now(), 0, HOUR).to_json(),
+        RecordKeys::default(),
+    ) else {
+        panic!("a new deferral");
+    };
+    let id = rec.deferral.id;
+    assert_eq!(a.latest_check_run(&id).unwrap(), None);
+    let waiting = CheckRunRef {
+        check_run_id: 41,
+        repo: "octo/app".into(),
+        deferral_id: id.clone(),
+        state: "deferred".into(),
+        completed: true,
+        written_ms: 1_000,
+    };
+    a.put_check_run(&waiting).unwrap();
+    let resumed = CheckRunRef {
+        check_run_id: 42,
+        state: "resumable".into(),
+        completed: false,
+        written_ms: 2_000,
+        ..waiting.clone()
+    };
+    b.put_check_run(&resumed).unwrap();
+    assert_eq!(a.latest_check_run(&id).unwrap(), Some(resumed.clone()));
+    let ended = CheckRunRef {
+        state: "complete".into(),
+        completed: true,
+        written_ms: 3_000,
+        ..resumed
+    };
+    a.put_check_run(&ended).unwrap();
+    assert_eq!(b.latest_check_run(&id).unwrap(), Some(ended));
+    assert_eq!(b.check_run("OCTO/app", 41).unwrap(), Some(waiting));
+    assert_eq!(b.check_run("mallory/app", 41).unwrap(), None);
+    assert_eq!(b.check_run("octo/app", 43).unwrap(), None);
 }

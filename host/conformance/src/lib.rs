@@ -1436,36 +1436,37 @@ pub fn record_refuses_a_receipt_only_once_its_window_closed(backend: &dyn Backen
 }
 
 /// SQL that takes a store back from the cost rows' migration (13 on SQLite, 12 on PostgreSQL)
-/// to the schema before it (undoing the deferral commits' after it first), the same on both
+/// to the schema before it (undoing the deferral commits' and check runs' after it first), the same on both
 /// backends. The old `*_cost` columns it copied from are still there (and no longer written): a
 /// test fills them as an older host did.
 pub const UNDO_COST_ROWS_MIGRATION: &str =
-    "DROP TABLE deferral_commits; DROP TABLE admission_costs; DROP TABLE deferral_costs;";
+    "DROP TABLE check_runs; DROP TABLE deferral_commits; DROP TABLE admission_costs; DROP TABLE deferral_costs;";
 
-/// Migrations from the cost rows' on (it, the deferral commits' and the retention's): a test that sets a store
-/// back to before the cost rows sets its version this much lower than the latest.
-pub const MIGRATIONS_FROM_COST_ROWS: i64 = 3;
+/// Migrations from the cost rows' on (it, the deferral commits', the retention's and the check
+/// runs'): a test that sets a store back to before the cost rows sets its version this much
+/// lower than the latest.
+pub const MIGRATIONS_FROM_COST_ROWS: i64 = 4;
 
 /// SQL that takes a store back from the `launch_kind` column's migration (9 on SQLite, 8 on
 /// PostgreSQL) to the schema before it (undoing the ones after it first: the cost rows', the
 /// window ledger's, the webhook deliveries' and the fair pools'), the same on both backends.
 pub const UNDO_LAUNCH_KIND_MIGRATION: &str =
-    "DROP TABLE deferral_commits; DROP TABLE admission_costs; DROP TABLE deferral_costs; DROP INDEX deferrals_pool_priority; ALTER TABLE deferrals DROP COLUMN priority; \
+    "DROP TABLE check_runs; DROP TABLE deferral_commits; DROP TABLE admission_costs; DROP TABLE deferral_costs; DROP INDEX deferrals_pool_priority; ALTER TABLE deferrals DROP COLUMN priority; \
      ALTER TABLE deferrals DROP COLUMN fairness_key; DROP TABLE github_deliveries; \
      DROP INDEX pools_updated; DROP INDEX admissions_live; DROP TABLE pool_windows; \
      ALTER TABLE admissions DROP COLUMN secret_digest; ALTER TABLE deferrals DROP COLUMN launch_kind;";
 
 /// Migrations after the `launch_kind` column's (the window ledger, the webhook deliveries, the
-/// fair pools, the cost rows, the deferral commits, the retention's, which runs again unchanged)
-/// and it: a test that sets a store back to before `launch_kind`
+/// fair pools, the cost rows, the deferral commits, the retention's, which runs again unchanged,
+/// the check runs') and it: a test that sets a store back to before `launch_kind`
 /// sets its version this much lower than the latest.
-pub const MIGRATIONS_FROM_LAUNCH_KIND: i64 = 7;
+pub const MIGRATIONS_FROM_LAUNCH_KIND: i64 = 8;
 
 /// SQL that takes a store back from migration 7 (pools) to the schema before it (undoing the
 /// later ones too: [`UNDO_LAUNCH_KIND_MIGRATION`] first), the same on both backends, for tests
 /// that fake a store an older host left.
 pub const UNDO_POOLS_MIGRATION: &str =
-    "DROP TABLE deferral_commits; DROP TABLE admission_costs; DROP TABLE deferral_costs; DROP INDEX deferrals_pool_priority; ALTER TABLE deferrals DROP COLUMN priority; \
+    "DROP TABLE check_runs; DROP TABLE deferral_commits; DROP TABLE admission_costs; DROP TABLE deferral_costs; DROP INDEX deferrals_pool_priority; ALTER TABLE deferrals DROP COLUMN priority; \
      ALTER TABLE deferrals DROP COLUMN fairness_key; DROP TABLE github_deliveries; \
      DROP INDEX pools_updated; DROP INDEX admissions_live; DROP TABLE pool_windows; \
      ALTER TABLE deferrals DROP COLUMN launch_kind; \

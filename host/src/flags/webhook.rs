@@ -202,7 +202,7 @@ impl WebhookArgs {
                     launch: self.watch_launch.clone().unwrap_or_default(),
                     artifact_name: self.watch_artifact.clone(),
                     max_reentries: DEFAULT_MAX_REENTRIES,
-                    commit_status: false,
+                    commit_status: None,
                     pool: self.watch_pool.clone(),
                     trust: Trust {
                         workflows: self.watch_workflows.clone(),

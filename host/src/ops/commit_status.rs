@@ -18,15 +18,44 @@
 //! while the deferral is still in that state when read again just before the write (so a
 //! replica with an older page never writes a state over the later one another replica wrote;
 //! what is left is the few milliseconds between that read and GitHub taking the write).
+//!
+//! A commit kept with [`Face::CheckRun`] gets a check run instead, with the same text
+//! ([`crate::ops::check_run`], key `check:<id>:<state>:<attempt>`).
 
 use crate::clock::iso8601;
 use crate::github::client::{CallError, GithubClient};
 use crate::launch::kinds::approval;
 use crate::ops::once::{self, Claim};
 use crate::pools::PoolOptions;
-use crate::store::{launch_kind, CommitRef, Deferral, PageOrder, Store};
+use crate::store::{launch_kind, CommitRef, Deferral, Face, PageOrder, Store};
 use deferral_core::lifecycle::State;
 use serde_json::json;
+
+/// `commit-status` of a `[[watch]]` or `[[gate]]` table: `false` (nothing on the commit, the
+/// default), `true` or `"status"` (a commit status), `"check-run"` (a check run with buttons,
+/// a GitHub App's only; see [`crate::ops::check_run`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FaceSetting(pub Option<Face>);
+
+impl<'de> serde::Deserialize<'de> for FaceSetting {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<FaceSetting, D::Error> {
+        #[derive(serde::Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Flag(bool),
+            Named(String),
+        }
+        match Raw::deserialize(d)? {
+            Raw::Flag(false) => Ok(FaceSetting(None)),
+            Raw::Flag(true) => Ok(FaceSetting(Some(Face::Status))),
+            Raw::Named(name) if name == "status" => Ok(FaceSetting(Some(Face::Status))),
+            Raw::Named(name) if name == "check-run" => Ok(FaceSetting(Some(Face::CheckRun))),
+            Raw::Named(name) => Err(serde::de::Error::custom(format!(
+                "commit-status {name:?} is none of true, false, \"status\", \"check-run\""
+            ))),
+        }
+    }
+}
 
 /// The commit a record through the port names beside its receipt (the Action's
 /// `coordinator-commit`): `{repo, sha, context}`, checked.
@@ -84,6 +113,7 @@ impl PortCommit {
             repo: self.repo,
             sha: self.sha,
             context: self.context,
+            face: Face::Status,
         }
     }
 }
@@ -170,7 +200,11 @@ pub fn update(
             let Ok(Some(commit)) = store.commit_of(&d.id) else {
                 continue;
             };
-            let key = format!("status:{}:{}:{}", d.id, d.state.as_str(), d.reentries);
+            let kind = match commit.face {
+                Face::Status => "status",
+                Face::CheckRun => "check",
+            };
+            let key = format!("{kind}:{}:{}:{}", d.id, d.state.as_str(), d.reentries);
             let n = match once::claim(store, &key, MAX_TRIES, now_ms) {
                 Claim::Mine(n) => n,
                 Claim::Busy | Claim::GivenUp => continue,
@@ -190,12 +224,30 @@ pub fn update(
             spent += 1;
             let (state, description) = status_of(store, d, now_ms, pools);
             let link = run_link(store, d);
-            match post(client, &commit, state, &description, link.as_deref()) {
+            let written = match commit.face {
+                Face::Status => post(client, &commit, state, &description, link.as_deref()),
+                Face::CheckRun => crate::ops::check_run::write(
+                    store,
+                    client,
+                    &commit,
+                    d,
+                    &description,
+                    link.as_deref(),
+                    now_ms,
+                ),
+            };
+            match written {
                 Ok(status) => {
                     once::done(store, &key, now_ms);
+                    let state = match commit.face {
+                        Face::Status => state,
+                        Face::CheckRun => d.state.as_str(),
+                    };
                     said.push(format!(
-                        "{}: {state} on {} (HTTP {status})",
-                        d.id, commit.sha
+                        "{}: {} {state} on {} (HTTP {status})",
+                        d.id,
+                        commit.face.as_str(),
+                        commit.sha
                     ));
                 }
                 Err((sent, why)) => {

@@ -36,8 +36,9 @@ pub struct WatchOptions {
     pub pool: Option<String>,
     /// The workflows, branches and events whose runs are trusted.
     pub trust: Trust,
-    /// Keep a commit status per ingested deferral on its run's commit (`ops::commit_status`).
-    pub commit_status: bool,
+    /// Keep a commit status (or a check run) per ingested deferral on its run's commit
+    /// (`ops::commit_status`).
+    pub commit_status: Option<crate::store::Face>,
 }
 
 /// What GitHub said of runs in this pass, asked for only when an artifact needs it.
@@ -302,11 +303,7 @@ pub fn ingest_artifact(
 /// With `commit_status`, the commit the artifact's run ran on, where the deferral's status goes
 /// (context `deferral/ARTIFACT`). A store error is logged: the deferral is recorded already.
 fn commit_of_run(store: &dyn Store, options: &WatchOptions, artifact: &ArtifactInfo, id: &str) {
-    let Some(sha) = artifact
-        .head_sha
-        .as_deref()
-        .filter(|_| options.commit_status)
-    else {
+    let (Some(face), Some(sha)) = (options.commit_status, artifact.head_sha.as_deref()) else {
         return;
     };
     if sha.len() != 40 || !sha.bytes().all(|b| b.is_ascii_hexdigit()) {
@@ -317,6 +314,7 @@ fn commit_of_run(store: &dyn Store, options: &WatchOptions, artifact: &ArtifactI
         repo: options.repo.clone(),
         sha: sha.to_ascii_lowercase(),
         context: format!("deferral/{}", options.artifact_name),
+        face,
     };
     if let Err(err) = store.put_commit(&commit) {
         crate::logs::message(

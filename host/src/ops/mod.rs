@@ -24,6 +24,8 @@
 //! * [`gate`]: the environment gate: `deployment_protection_rule` requests recorded, approved
 //!   as their launch, rejected when they end unapproved.
 //! * [`commit_status`]: a deferral's status on the commit its origin named.
+//! * [`check_run`]: the same as a check run, with cancel and retry buttons; [`press`]: a
+//!   button pressed.
 //! * [`once`]: a call to GitHub made once across replicas (rejections, commit statuses).
 //! * [`tick`]: the scheduler's pass, a list of typed entries (`tick`, `run`).
 //! * [`prune`]: ended deferrals past the retention removed with their rows, in small batches
@@ -31,12 +33,14 @@
 
 pub mod admit;
 pub mod cancel;
+pub mod check_run;
 pub mod claim;
 pub mod commit_status;
 pub mod follow;
 pub mod gate;
 pub mod ingest;
 pub mod once;
+pub mod press;
 pub mod prune;
 pub mod record;
 pub mod release;

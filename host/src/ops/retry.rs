@@ -78,8 +78,8 @@ fn already_retried(id: &str, by: &str) -> HostError {
 pub fn retry(store: &dyn Store, request: &RetryRequest, now_ms: u64) -> Result<Retried, HostError> {
     let original = load(store, request.id)?;
     require_cancellation_handle(&original, request.handle, "retry")?;
-    let id = &original.id;
     if original.state != State::Blocked {
+        let id = &original.id;
         return Err(HostError::new(
             HostErrorKind::NotBlocked,
             format!(
@@ -89,6 +89,46 @@ pub fn retry(store: &dyn Store, request: &RetryRequest, now_ms: u64) -> Result<R
             ),
         ));
     }
+    retry_ended(store, &original, request, now_ms)
+}
+
+/// Retries a deferral that ended blocked, or cancelled by someone (not expired), whose window
+/// is still open, for someone GitHub says may write to its repository (a check run's retry
+/// button, see `ops::press`): no handle, its own launch and bound. Its retry keeps its commit.
+pub fn retry_pressed(store: &dyn Store, id: &str, now_ms: u64) -> Result<Retried, HostError> {
+    let original = load(store, id)?;
+    let ended = original.state == State::Blocked
+        || (original.state == State::Cancelled && original.cause != "expired");
+    if !ended {
+        return Err(HostError::new(
+            HostErrorKind::NotBlocked,
+            format!(
+                "deferral {id} is {} ({}): only one that ended blocked or cancelled can be retried",
+                original.state.as_str(),
+                original.cause
+            ),
+        ));
+    }
+    let request = RetryRequest {
+        id,
+        ..RetryRequest::default()
+    };
+    let retried = retry_ended(store, &original, &request, now_ms)?;
+    if let Some(mut commit) = store.commit_of(id)? {
+        commit.deferral_id = retried.deferral.id.clone();
+        store.put_commit(&commit)?;
+    }
+    Ok(retried)
+}
+
+/// The retry of `original`, which ended: linked once, its window still open.
+fn retry_ended(
+    store: &dyn Store,
+    original: &Deferral,
+    request: &RetryRequest,
+    now_ms: u64,
+) -> Result<Retried, HostError> {
+    let id = &original.id;
     if let Some(by) = store.retry_link(id)?.retried_by {
         return Err(already_retried(id, &by));
     }

@@ -53,6 +53,15 @@ impl Settings {
                 "--commit-status-port needs GITHUB_TOKEN (or GH_TOKEN) or --github-app-id with --github-app-key (with statuses: write)",
             ));
         }
+        let check_runs = watches
+            .iter()
+            .any(|w| w.commit_status == Some(crate::store::Face::CheckRun));
+        if check_runs && !options.github.as_ref().is_some_and(|c| c.is_app()) {
+            return Err(HostError::new(
+                HostErrorKind::NoGithubCredentials,
+                "commit-status = \"check-run\" needs --github-app-id with --github-app-key: only a GitHub App makes check runs (with checks: write)",
+            ));
+        }
         let gates = crate::ops::gate::config::check_for_run(
             &args.gates,
             args.webhook.is_set(),
@@ -227,8 +236,16 @@ impl Scheduler {
             return;
         };
         let statuses = self.settings.commit_status_port
-            || self.settings.gates.iter().any(|g| g.commit_status)
-            || self.settings.watches.iter().any(|w| w.commit_status);
+            || self
+                .settings
+                .gates
+                .iter()
+                .any(|g| g.commit_status.is_some())
+            || self
+                .settings
+                .watches
+                .iter()
+                .any(|w| w.commit_status.is_some());
         if self.settings.gates.is_empty() && !statuses {
             return;
         }

@@ -26,9 +26,10 @@ pub struct WatchConfig {
     pub pool: Option<String>,
     #[serde(default, rename = "max-reentries")]
     pub max_reentries: Option<u32>,
-    /// Keep a commit status per ingested deferral on its run's commit.
+    /// Keep a commit status (or `"check-run"`: a check run) per ingested deferral on its run's
+    /// commit.
     #[serde(default, rename = "commit-status")]
-    pub commit_status: bool,
+    pub commit_status: crate::ops::commit_status::FaceSetting,
 }
 
 /// A string, or a list of strings (`workflow = "gate.yml"` or `workflow = ["a.yml", "b.yml"]`).
@@ -75,7 +76,7 @@ impl WatchConfig {
                 .max_reentries
                 .unwrap_or(deferral_core::lifecycle::DEFAULT_MAX_REENTRIES),
             pool: self.pool.clone(),
-            commit_status: self.commit_status,
+            commit_status: self.commit_status.0,
             trust: Trust {
                 workflows: self.workflow.clone(),
                 branches: self.branch.clone(),

@@ -12,6 +12,7 @@
 
 mod app;
 mod auth;
+mod check_run;
 pub mod connections;
 mod deployment;
 pub mod group_commit;

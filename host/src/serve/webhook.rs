@@ -8,6 +8,7 @@
 //!   line with the delivery id (never the body);
 //! * `ping`: 200; any event but `workflow_run` `completed`: 202, ignored;
 //! * `deployment_protection_rule`: an environment gate's request, see `super::deployment`;
+//! * `check_run` `requested_action`: a button of a check run pressed, see `super::check_run`;
 //! * `workflow_run` `completed`: stored once by what the signature covers, the run's own
 //!   identity ([`crate::webhook::payload::CompletedRun::key`]: repository, run, attempt), not by
 //!   `X-GitHub-Delivery`, which the signature does not cover. The first time, the run is queued
@@ -22,7 +23,7 @@ use super::app::App;
 use super::http::{self, BodyLimits, Response};
 use super::log;
 use crate::webhook::payload::{self, Delivery};
-use crate::webhook::worker::Job;
+use crate::webhook::worker::{Job, Work};
 use crate::webhook::{Intake, REPLAY_HORIZON_MS};
 use hyper::body::Incoming;
 use hyper::http::request::Parts;
@@ -83,6 +84,9 @@ pub async fn receive<S: std::future::Future>(
     if event == crate::webhook::deployment::EVENT {
         return super::deployment::receive(app, intake, &delivery, &bytes).await;
     }
+    if event == crate::webhook::check_run::EVENT {
+        return super::check_run::receive(app, intake, &delivery, &bytes).await;
+    }
     let run = match payload::read(&event, &bytes) {
         Err(why) => return Response::error(400, "invalid-request", &why),
         Ok(Delivery::Ping) => return Response::json(200, json!({"pong": true}).to_string()),
@@ -131,7 +135,7 @@ pub async fn receive<S: std::future::Future>(
     let run_id = run.run.id;
     let job = Job {
         delivery: delivery.clone(),
-        run,
+        work: Work::Run(Box::new(run)),
     };
     let queued = intake.queue(job);
     if !queued {

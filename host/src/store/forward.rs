@@ -5,7 +5,7 @@
 //! A wrapper implements [`Forward`] (which store to call, what to do with each failure, and,
 //! if it must, its own `insert`) and is used as `Forwarded(wrapper)`, a `&dyn Store`.
 
-use super::github::{ArtifactRef, CommitRef, Link, LoopStore, RunRecord};
+use super::github::{ArtifactRef, CheckRunRef, CommitRef, Link, LoopStore, RunRecord};
 use super::pools::{
     Admission, Candidate, Cost, Observation, PoolRow, PoolStore, PoolWrite, PoolWritten,
 };
@@ -106,6 +106,9 @@ impl<W: Forward> LoopStore for Forwarded<W> {
         delivery_noted(key: &str) -> bool;
         put_commit(commit: &CommitRef) -> bool;
         commit_of(deferral_id: &str) -> Option<CommitRef>;
+        put_check_run(run: &CheckRunRef) -> ();
+        latest_check_run(deferral_id: &str) -> Option<CheckRunRef>;
+        check_run(repo: &str, check_run_id: u64) -> Option<CheckRunRef>;
     }
 }
 

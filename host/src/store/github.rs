@@ -11,7 +11,10 @@
 //! * `links`: a deferral's successor (the next part of the same work) and the chain length;
 //! * `http_cache`: the ETag and the digest of the last answer of a list call.
 //! * `deferral_commits`: the commit a deferral's work belongs to, when its origin named one
-//!   (migration "deferral commits"): where its commit status is kept (`ops::commit_status`).
+//!   (migration "deferral commits"): where its commit status is kept (`ops::commit_status`),
+//!   and since migration "check runs" whether it is kept as a check run instead ([`Face`]);
+//! * `check_runs`: each check run the host made for a deferral (`ops::check_run`), by its id
+//!   and repository, with the state it shows and whether it is `completed`.
 //!
 //! The unique keys are written in the same transaction as the deferral (`insert`), so two
 //! entries racing with one receipt create one deferral: the loser gets `Duplicate`.
@@ -57,8 +60,53 @@ pub struct CommitRef {
     pub repo: String,
     /// The commit's full SHA.
     pub sha: String,
-    /// The status's context (`deferral/...`).
+    /// The status's context (`deferral/...`), also the check run's name.
     pub context: String,
+    /// A commit status, or a check run (a GitHub App's).
+    pub face: Face,
+}
+
+/// How a deferral shows on its commit: a commit status, or a check run (with buttons).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Face {
+    #[default]
+    Status,
+    CheckRun,
+}
+
+impl Face {
+    /// As stored in `deferral_commits.face`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Face::Status => "status",
+            Face::CheckRun => "check-run",
+        }
+    }
+
+    /// The stored text read back; anything unknown is a status (what rows before it were).
+    pub fn parse(text: &str) -> Face {
+        if text == "check-run" {
+            Face::CheckRun
+        } else {
+            Face::Status
+        }
+    }
+}
+
+/// One check run the host made for a deferral (`check_runs`, migration "check runs").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckRunRef {
+    /// GitHub's id of the check run.
+    pub check_run_id: u64,
+    /// `owner/name`.
+    pub repo: String,
+    pub deferral_id: String,
+    /// The deferral's state it shows (`deferred`, `resumable`, ...).
+    pub state: String,
+    /// Whether GitHub was told `status: completed` (then it is never changed again: the next
+    /// state is a new check run, see `ops::check_run`).
+    pub completed: bool,
+    pub written_ms: u64,
 }
 
 /// The workflow run of one dispatched attempt.
@@ -149,4 +197,14 @@ pub trait LoopStore {
 
     /// The commit of a deferral, when its origin named one.
     fn commit_of(&self, deferral_id: &str) -> Result<Option<CommitRef>, StoreError>;
+
+    /// Records a check run made for a deferral, or what an update of it wrote (by its id).
+    fn put_check_run(&self, run: &CheckRunRef) -> Result<(), StoreError>;
+
+    /// The check run written last for a deferral.
+    fn latest_check_run(&self, deferral_id: &str) -> Result<Option<CheckRunRef>, StoreError>;
+
+    /// A check run this host made, by its id and repository (`owner/name`, any case): a check
+    /// run id of another repository is never this host's.
+    fn check_run(&self, repo: &str, check_run_id: u64) -> Result<Option<CheckRunRef>, StoreError>;
 }

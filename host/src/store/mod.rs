@@ -28,7 +28,9 @@ use deferral_core::digest::sha256_hex;
 use deferral_core::lifecycle::State;
 
 pub use self::error::StoreError;
-pub use self::github::{ArtifactRef, CommitRef, Link, LoopStore, RecordKeys, RunRecord};
+pub use self::github::{
+    ArtifactRef, CheckRunRef, CommitRef, Face, Link, LoopStore, RecordKeys, RunRecord,
+};
 pub use self::pools::PoolStore;
 pub use self::postgres::PostgresStore;
 pub use self::records::{

@@ -42,7 +42,7 @@ use std::cell::RefCell;
 pub use ownership::STORE_MARKER;
 
 /// Migrations, in order; migration `i` moves the store from version `i` to `i + 1`.
-const MIGRATIONS: [Migration; 14] = [
+const MIGRATIONS: [Migration; 15] = [
     schema::CORE,
     schema::LAUNCH_PROCESSES,
     schema::GITHUB,
@@ -57,6 +57,7 @@ const MIGRATIONS: [Migration; 14] = [
     schema::COST_ROWS,
     schema::DEFERRAL_COMMITS,
     schema::RETENTION,
+    schema::CHECK_RUNS,
 ];
 
 /// The schema version this program writes.

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Migrations, in order; migration `i` moves the store from version `i` to `i + 1`.
-const MIGRATIONS: [Migration; 15] = [
+const MIGRATIONS: [Migration; 16] = [
     schema::CORE,
     schema::LAUNCH_PROCESSES,
     schema::GITHUB,
@@ -43,6 +43,8 @@ const MIGRATIONS: [Migration; 15] = [
     schema::DEFERRAL_COMMITS,
     // 15: ended deferrals' receipts, events and pool observations may go with them (`prune`).
     schema::RETENTION,
+    // 16: a deferral's face as a check run, and the check runs made (`ops::check_run`).
+    schema::CHECK_RUNS,
 ];
 
 /// How long a process waits for another one holding the store's lock.

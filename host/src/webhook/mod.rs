@@ -9,12 +9,15 @@
 //!   host dispatched is finished from its artifacts ([`crate::ops::follow::finish_run`], no GET of
 //!   the run); a run a configured watch trusts has its `deferred-receipt` ingested
 //!   ([`crate::ops::ingest::ingest_artifact`]).
+//! * [`check_run`]: a check run's button pressed (`requested_action`), which the worker
+//!   applies once for a sender GitHub says may write ([`crate::ops::press`]).
 //! * [`sweep`]: with a GitHub App, failed deliveries of the last three days redelivered.
 //! * the command-line options, and the starting of the worker, are `crate::flags::webhook`'s.
 //!
 //! The intake itself (HTTP: limit, signature, the run attempt stored once, answer) is
 //! `crate::serve::webhook`. Polling stays as the reconciler for what a webhook missed.
 
+pub mod check_run;
 pub mod deployment;
 pub mod payload;
 pub mod signature;

@@ -1,6 +1,7 @@
-//! With a GitHub App: ask GitHub to redeliver the `workflow_run` and `deployment_protection_rule`
-//! deliveries that failed in the last three days (GitHub keeps them that long and never retries
-//! one by itself; a lost `deployment_protection_rule` would leave its job waiting 30 days).
+//! With a GitHub App: ask GitHub to redeliver the `workflow_run`, `deployment_protection_rule`
+//! and `check_run` (a button pressed) deliveries that failed in the last three days (GitHub
+//! keeps them that long and never retries one by itself; a lost `deployment_protection_rule`
+//! would leave its job waiting 30 days).
 //!
 //! `GET /app/hook/deliveries?per_page=100` (the App's JWT; newest first, paged with a `cursor`
 //! in `Link: rel="next"`) lists every delivery attempt: `id` (of the attempt), `guid` (the
@@ -112,7 +113,10 @@ pub fn sweep(client: &GithubClient, now_ms: u64) -> Swept {
                 continue;
             }
             let event = entry.get("event").and_then(Value::as_str);
-            if !matches!(event, Some("workflow_run" | super::deployment::EVENT)) {
+            if !matches!(
+                event,
+                Some("workflow_run" | super::deployment::EVENT | super::check_run::EVENT)
+            ) {
                 continue;
             }
             let status = entry

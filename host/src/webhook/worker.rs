@@ -16,6 +16,7 @@
 //! same moment records its outcome once. What fails here is logged and left to the reconciler
 //! (`tick`'s follow step, `watch`).
 
+use super::check_run::Press;
 use super::payload::CompletedRun;
 use super::sweep;
 use super::{Intake, Watching};
@@ -25,9 +26,10 @@ use crate::github::options::{GithubArgs, GithubEnv};
 use crate::github::trust::WORKFLOW_DIR;
 use crate::ops::follow::{self, run_name};
 use crate::ops::ingest::{self, WatchOptions};
+use crate::ops::press::Pressed;
 use crate::store::github::workflow_repo;
 use crate::store::{Deferral, IntegrityCheck, Store, StoreUrl};
-use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError};
+use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender};
 use std::time::{Duration, Instant};
 
 /// Deliveries waiting for the worker at most; past this one is left to the reconciler.
@@ -37,11 +39,20 @@ pub const SWEEP_EVERY: Duration = Duration::from_secs(600);
 /// Dispatched attempts looked through for a delivery's run.
 const DISPATCHED_LIMIT: usize = 100_000;
 
-/// One verified, first-seen delivery of a completed run.
+/// One verified delivery: a first-seen completed run, or a button pressed.
 #[derive(Debug)]
 pub struct Job {
     pub delivery: String,
-    pub run: CompletedRun,
+    pub work: Work,
+}
+
+/// What a delivery asks the worker to do.
+#[derive(Debug)]
+pub enum Work {
+    Run(Box<CompletedRun>),
+    /// A check run's button: applied once ([`crate::ops::press`]), what it did sent back to
+    /// the port, which answers GitHub with it (when it still waits).
+    Press(Press, SyncSender<Pressed>),
 }
 
 /// What the worker needs: its own store connection and GitHub client are made in its thread.
@@ -124,11 +135,30 @@ fn run(worker: Worker, watching: &Watching, jobs: &Receiver<Job>) {
             Err(RecvTimeoutError::Timeout) => continue,
             Err(RecvTimeoutError::Disconnected) => break,
         };
-        let said = handle(&*store, &client, max_chain, &watching.now(), &job.run);
-        log_line(&format!(
-            "webhook {}: run {} of {}: {said}",
-            job.delivery, job.run.run.id, job.run.repo
-        ));
+        match job.work {
+            Work::Run(run) => {
+                let run = *run;
+                let said = handle(&*store, &client, max_chain, &watching.now(), &run);
+                log_line(&format!(
+                    "webhook {}: run {} of {}: {said}",
+                    job.delivery, run.run.id, run.repo
+                ));
+            }
+            Work::Press(press, answer) => {
+                let pressed =
+                    crate::ops::press::apply(&*store, &client, &press, crate::clock::now_ms());
+                log_line(&format!(
+                    "webhook {}: {} pressed {:?} on check run {} of {}: {}",
+                    job.delivery,
+                    press.sender,
+                    press.identifier,
+                    press.check_run_id,
+                    press.repo,
+                    pressed.answer
+                ));
+                let _ = answer.try_send(pressed);
+            }
+        }
         if let Some(handled) = &handled {
             handled();
         }

@@ -171,6 +171,10 @@ pub struct State {
     /// `GET /rate_limit` answers a core window of this many seconds, `(seconds, limit)`, its
     /// reset the next multiple of it, nothing spent (see [`super::gate::rate_window`]).
     pub rate_window: Option<(u64, u64)>,
+    /// Check runs made and written (`POST`/`PATCH /repos/{owner}/{repo}/check-runs`).
+    pub checks: super::checks::Checks,
+    /// Collaborators' permissions (`GET .../collaborators/{login}/permission`); others: 404.
+    pub permissions: std::collections::HashMap<String, String>,
     next_id: u64,
 }
 
@@ -748,6 +752,27 @@ fn api_answer(state: &mut State, request: &Request, api: &str, blob: &str) -> An
         return Answer::json(200, rate_limit_json(state));
     }
     let runs_prefix = format!("/repos/{REPO}/actions/runs/");
+    if route == format!("/repos/{REPO}/check-runs") && request.method == "POST" {
+        let (status, body) = state.checks.create(&request.body);
+        return Answer::json(status, body);
+    }
+    if let Some(id) = route
+        .strip_prefix(&format!("/repos/{REPO}/check-runs/"))
+        .and_then(|id| id.parse::<u64>().ok())
+        .filter(|_| request.method == "PATCH")
+    {
+        let (status, body) = state.checks.update(id, &request.body);
+        return Answer::json(status, body);
+    }
+    if let Some(login) = route
+        .strip_prefix(&format!("/repos/{REPO}/collaborators/"))
+        .and_then(|rest| rest.strip_suffix("/permission"))
+        .filter(|_| request.method == "GET")
+    {
+        let permission = state.permissions.get(login).cloned();
+        let (status, body) = super::checks::permission_answer(login, permission.as_deref());
+        return Answer::json(status, body);
+    }
     if let Some(sha) = route
         .strip_prefix(&format!("/repos/{REPO}/statuses/"))
         .filter(|_| request.method == "POST")

@@ -1,6 +1,7 @@
 //! Helpers for process-level tests: run the built binary against a temporary store.
 #![allow(dead_code)]
 
+pub mod checks;
 pub mod clock;
 pub mod exposition;
 pub mod gate;

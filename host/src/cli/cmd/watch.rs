@@ -29,7 +29,7 @@ pub(in crate::cli) fn execute(cli: &Cli, args: &WatchArgs) -> Result<(), HostErr
         launch: args.launch.clone(),
         artifact_name: args.artifact.clone(),
         max_reentries: args.max_reentries,
-        commit_status: false,
+        commit_status: None,
         pool: args.pool.clone(),
         trust: crate::github::trust::Trust {
             workflows: args.workflows.clone(),

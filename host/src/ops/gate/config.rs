@@ -65,9 +65,10 @@ pub struct GateConfig {
     #[serde(default, rename = "max-reentries")]
     pub max_reentries: Option<u32>,
     /// Keep a commit status per job on its commit (`deferral/ENVIRONMENT`); the App then needs
-    /// Commit statuses: read and write.
+    /// Commit statuses: read and write. `"check-run"`: a check run instead (Checks: read and
+    /// write), with a cancel button while the job waits.
     #[serde(default, rename = "commit-status")]
-    pub commit_status: bool,
+    pub commit_status: crate::ops::commit_status::FaceSetting,
 }
 
 /// A checked `[[gate]]` table.
@@ -83,7 +84,8 @@ pub struct GateOptions {
     pub fairness_key: Option<String>,
     pub resume_by_ms: u64,
     pub max_reentries: u32,
-    pub commit_status: bool,
+    /// How the job shows on its commit, if at all.
+    pub commit_status: Option<crate::store::Face>,
 }
 
 fn invalid(table: &GateConfig, why: impl std::fmt::Display) -> HostError {
@@ -157,7 +159,7 @@ impl GateConfig {
             max_reentries: self
                 .max_reentries
                 .unwrap_or(deferral_core::lifecycle::DEFAULT_MAX_REENTRIES),
-            commit_status: self.commit_status,
+            commit_status: self.commit_status.0,
         })
     }
 }

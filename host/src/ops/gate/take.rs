@@ -90,12 +90,13 @@ pub fn take(
         }
     };
     store.note_delivery(&key, NOTE_EVENT, now_ms)?;
-    if let (true, Some(sha)) = (gate.commit_status, &request.sha) {
+    if let (Some(face), Some(sha)) = (gate.commit_status, &request.sha) {
         store.put_commit(&CommitRef {
             deferral_id: deferral.id.clone(),
             repo: request.repo.clone(),
             sha: sha.clone(),
             context: format!("deferral/{}", request.environment),
+            face,
         })?;
     }
     if late {

@@ -1,7 +1,8 @@
 //! [`LoopStore`] over SQL, for both backends: the GitHub loop's tables (see `store::github`).
 
 use super::super::github::{
-    workflow_repo, ArtifactRef, CommitRef, Link, LoopStore, RunRecord, SUBMITTED_KIND,
+    workflow_repo, ArtifactRef, CheckRunRef, CommitRef, Face, Link, LoopStore, RunRecord,
+    SUBMITTED_KIND,
 };
 use super::super::{Deferral, NewDeferral, NewReceipt, StoreError};
 use super::{args, query_all, query_opt, rows, to_i64, SqlBackend, SqlConn, SqlRow};
@@ -291,9 +292,15 @@ impl<B: SqlBackend> LoopStore for B {
     fn put_commit(&self, commit: &CommitRef) -> Result<bool, StoreError> {
         let inserted = self.sql_write(|conn| {
             conn.execute(
-                "INSERT INTO deferral_commits (deferral_id, repo, sha, context) VALUES (?1, ?2, ?3, ?4) \
+                "INSERT INTO deferral_commits (deferral_id, repo, sha, context, face) VALUES (?1, ?2, ?3, ?4, ?5) \
                  ON CONFLICT (deferral_id) DO NOTHING",
-                args![&commit.deferral_id, &commit.repo, &commit.sha, &commit.context],
+                args![
+                    &commit.deferral_id,
+                    &commit.repo,
+                    &commit.sha,
+                    &commit.context,
+                    commit.face.as_str()
+                ],
             )
         })?;
         Ok(inserted == 1)
@@ -303,7 +310,7 @@ impl<B: SqlBackend> LoopStore for B {
         self.sql_read(|conn| {
             query_opt(
                 conn,
-                "SELECT deferral_id, repo, sha, context FROM deferral_commits WHERE deferral_id = ?1",
+                "SELECT deferral_id, repo, sha, context, face FROM deferral_commits WHERE deferral_id = ?1",
                 args![deferral_id],
                 |r| {
                     Ok(CommitRef {
@@ -311,9 +318,60 @@ impl<B: SqlBackend> LoopStore for B {
                         repo: r.text(1)?,
                         sha: r.text(2)?,
                         context: r.text(3)?,
+                        face: Face::parse(&r.text(4)?),
                     })
                 },
             )
         })
     }
+
+    fn put_check_run(&self, run: &CheckRunRef) -> Result<(), StoreError> {
+        self.sql_write(|conn| {
+            conn.execute(
+                "INSERT INTO check_runs (check_run_id, repo, deferral_id, state, completed, written_ms) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (check_run_id) DO UPDATE SET \
+                 state = excluded.state, completed = excluded.completed, written_ms = excluded.written_ms",
+                args![
+                    to_i64(run.check_run_id),
+                    &run.repo,
+                    &run.deferral_id,
+                    &run.state,
+                    i64::from(run.completed),
+                    to_i64(run.written_ms)
+                ],
+            )
+        })?;
+        Ok(())
+    }
+
+    fn latest_check_run(&self, deferral_id: &str) -> Result<Option<CheckRunRef>, StoreError> {
+        self.sql_read(|conn| {
+            let sql = format!(
+                "SELECT {CHECK_RUN_COLUMNS} FROM check_runs WHERE deferral_id = ?1 \
+                 ORDER BY written_ms DESC, check_run_id DESC LIMIT 1"
+            );
+            query_opt(conn, &sql, args![deferral_id], read_check_run)
+        })
+    }
+
+    fn check_run(&self, repo: &str, check_run_id: u64) -> Result<Option<CheckRunRef>, StoreError> {
+        let found = self.sql_read(|conn| {
+            let sql = format!("SELECT {CHECK_RUN_COLUMNS} FROM check_runs WHERE check_run_id = ?1");
+            query_opt(conn, &sql, args![to_i64(check_run_id)], read_check_run)
+        })?;
+        Ok(found.filter(|run| run.repo.eq_ignore_ascii_case(repo)))
+    }
+}
+
+const CHECK_RUN_COLUMNS: &str = "check_run_id, repo, deferral_id, state, completed, written_ms";
+
+fn read_check_run(r: &dyn SqlRow) -> Result<CheckRunRef, StoreError> {
+    Ok(CheckRunRef {
+        check_run_id: r.u64(0)?,
+        repo: r.text(1)?,
+        deferral_id: r.text(2)?,
+        state: r.text(3)?,
+        completed: r.u64(4)? != 0,
+        written_ms: r.u64(5)?,
+    })
 }

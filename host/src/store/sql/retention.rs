@@ -60,6 +60,7 @@ fn owned_rows(member: &dyn Fn(&str) -> String) -> Vec<(&'static str, String)> {
         "runs",
         "artifact_names",
         "deferral_commits",
+        "check_runs",
     ] {
         tables.push((table, member("deferral_id")));
     }

@@ -238,6 +238,25 @@ CREATE TABLE deferral_commits (
     )
 }
 
+/// How each deferral's commit shows it (a status, or a check run), and the check runs made.
+fn check_runs(d: &dyn Dialect) -> String {
+    render(
+        d,
+        r#"
+ALTER TABLE deferral_commits ADD COLUMN face TEXT NOT NULL DEFAULT 'status';
+CREATE TABLE check_runs (
+    check_run_id {int} PRIMARY KEY,
+    repo         TEXT NOT NULL,
+    deferral_id  TEXT NOT NULL REFERENCES deferrals (id),
+    state        TEXT NOT NULL,
+    completed    {int} NOT NULL,
+    written_ms   {int} NOT NULL
+);
+CREATE INDEX check_runs_deferral ON check_runs (deferral_id, written_ms);
+"#,
+    )
+}
+
 pub const CORE: Migration = Migration::ddl(core);
 pub const LAUNCH_PROCESSES: Migration = Migration::ddl(launch_processes);
 pub const GITHUB: Migration = Migration {
@@ -255,6 +274,7 @@ pub const FAIR_POOLS: Migration = Migration::ddl(super::pools_schema::fair_ddl);
 pub const COST_ROWS: Migration = Migration::ddl(super::cost_rows::ddl);
 pub const DEFERRAL_COMMITS: Migration = Migration::ddl(deferral_commits);
 pub const RETENTION: Migration = Migration::ddl(super::retention::ddl);
+pub const CHECK_RUNS: Migration = Migration::ddl(check_runs);
 
 /// Applies `migrations[found..]` in the caller's transaction, telling `record` each version
 /// reached; `SchemaTooNew` (and nothing applied) when the store is newer than this list.
