@@ -13,11 +13,16 @@ use common::{now, Host, HOUR};
 use std::time::Duration;
 
 fn run(host: &Host, standin: &Standin, commit_status: bool) -> HookServe {
+    run_with(host, standin, commit_status, "")
+}
+
+/// `run` with `top` (lines of the config's top level) besides.
+fn run_with(host: &Host, standin: &Standin, commit_status: bool, top: &str) -> HookServe {
     let config = host.path("host.toml");
     std::fs::write(
         &config,
         format!(
-            "follow-interval = \"1s\"\nhttp-timeout = \"5s\"\n\n[[watch]]\nrepo = {REPO:?}\nlaunch = {TARGET:?}\ncommit-status = {commit_status}\n"
+            "follow-interval = \"1s\"\nhttp-timeout = \"5s\"\n{top}\n[[watch]]\nrepo = {REPO:?}\nlaunch = {TARGET:?}\ncommit-status = {commit_status}\n"
         ),
     )
     .unwrap();
@@ -70,6 +75,51 @@ fn an_ingested_deferral_shows_pending_on_its_runs_commit_once() {
         "{}",
         post.description
     );
+    assert_eq!(run.terminate(Duration::from_secs(10)), Some(0));
+}
+
+/// With a budget of one status a pass, what a pass leaves is written by the next ones, each
+/// once.
+#[test]
+fn a_budget_of_one_status_a_pass_leaves_none_behind() {
+    let host = Host::new();
+    let standin = Standin::start();
+    for hours in [1, 2, 3] {
+        let receipt = deferral_host_conformance::handoff(now(), hours * HOUR, 4 * HOUR).to_json();
+        standin.scheduled_run_with_artifact(&receipt, false);
+    }
+    let mut run = run_with(&host, &standin, true, "commit-status-budget = 1\n");
+    let statuses = || standin.state.lock().unwrap().commit_statuses.len();
+    let all = within(Duration::from_secs(20), || (statuses() >= 3).then_some(()));
+    assert!(all.is_some(), "three statuses: {}", run.log_text());
+    let lists = |standin: &Standin| {
+        standin
+            .seen()
+            .iter()
+            .filter(|s| {
+                s.path
+                    .starts_with(&format!("/repos/{REPO}/actions/artifacts?"))
+            })
+            .count()
+    };
+    let passes = lists(&standin);
+    watched(&standin, &run, passes + 2);
+    assert_eq!(statuses(), 3, "each once: {}", run.log_text());
+    assert_eq!(run.terminate(Duration::from_secs(10)), Some(0));
+}
+
+/// A budget of 0 writes nothing, however many deferrals wait.
+#[test]
+fn a_budget_of_zero_writes_no_status() {
+    let host = Host::new();
+    let standin = Standin::start();
+    let receipt = deferral_host_conformance::handoff(now(), HOUR, 2 * HOUR).to_json();
+    standin.scheduled_run_with_artifact(&receipt, false);
+    let mut run = run_with(&host, &standin, true, "commit-status-budget = 0\n");
+    watched(&standin, &run, 3);
+    let counts = host.open_any().count_by_state().unwrap();
+    assert_eq!(counts, vec![(deferral_core::lifecycle::State::Deferred, 1)]);
+    assert!(standin.state.lock().unwrap().commit_statuses.is_empty());
     assert_eq!(run.terminate(Duration::from_secs(10)), Some(0));
 }
 

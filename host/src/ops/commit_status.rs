@@ -12,7 +12,9 @@
 //!
 //! `POST /repos/{owner}/{repo}/statuses/{sha}` (`statuses: write`; GitHub keeps at most 1,000
 //! statuses per commit and context). The statuses are written after `run`'s pass, never in its
-//! way: at most [`BUDGET`] a pass, none once the quota stops the client, and a deferral that
+//! way: at most a budget a pass ([`BUDGET`] unless the operator sets one), none once the
+//! quota stops the client (what is left is written by the next passes, which read from where
+//! this one stopped), and a deferral that
 //! changed several times between two passes gets one status, its last (coalesced). Each is sent
 //! once across replicas ([`crate::ops::once`], key `status:<id>:<state>:<attempt>`), and only
 //! while the deferral is still in that state when read again just before the write (so a
@@ -118,8 +120,19 @@ impl PortCommit {
     }
 }
 
-/// Statuses written at most in one pass.
+/// Statuses (or check runs) written at most in one pass unless the operator sets another
+/// budget (`run --commit-status-budget`).
 pub const BUDGET: usize = 100;
+
+/// What one pass of [`update`] wrote, and whether it went through everything it read.
+#[derive(Debug, Default)]
+pub struct Written {
+    /// A line per status, for the log.
+    pub said: Vec<String>,
+    /// Cut short (the budget spent, or the quota stopped the client) or a write to try again:
+    /// the next pass must read from the same `since_ms`, not from its own start.
+    pub left: bool,
+}
 /// Deferrals read at most per state in one pass: the most recently changed first.
 pub const SCAN: usize = 10_000;
 /// GitHub keeps at most this many characters of a description.
@@ -175,16 +188,17 @@ fn cut(text: &str) -> String {
 }
 
 /// Writes the status of each deferral with a commit that changed at `since_ms` or after (all
-/// those changed last, at most [`SCAN`] per state, with `None`); answers a line per status for
-/// the log.
+/// those changed last, at most [`SCAN`] per state, with `None`), at most `budget` of them.
 pub fn update(
     store: &dyn Store,
     client: &GithubClient,
     now_ms: u64,
     since_ms: Option<u64>,
+    budget: usize,
     pools: &PoolOptions,
-) -> Vec<String> {
+) -> Written {
     let mut said = Vec::new();
+    let mut left = false;
     let mut spent = 0;
     for state in State::ALL {
         let Ok(changed) = store.first_in_state(state, PageOrder::LastChanged, SCAN) else {
@@ -194,8 +208,8 @@ pub fn update(
             .iter()
             .take_while(|d| since_ms.is_none_or(|since| d.updated_ms >= since));
         for d in recent {
-            if spent >= BUDGET || client.quota.borrow().stopped().is_some() {
-                return said;
+            if spent >= budget || client.quota.borrow().stopped().is_some() {
+                return Written { said, left: true };
             }
             let Ok(Some(commit)) = store.commit_of(&d.id) else {
                 continue;
@@ -207,7 +221,11 @@ pub fn update(
             let key = format!("{kind}:{}:{}:{}", d.id, d.state.as_str(), d.reentries);
             let n = match once::claim(store, &key, MAX_TRIES, now_ms) {
                 Claim::Mine(n) => n,
-                Claim::Busy | Claim::GivenUp => continue,
+                Claim::Busy => {
+                    left = true;
+                    continue;
+                }
+                Claim::GivenUp => continue,
             };
             // The page read above may be stale: another replica may have moved the deferral on
             // (and written the later status) since. A status of a state it left would land
@@ -255,13 +273,14 @@ pub fn update(
                         once::done(store, &key, now_ms);
                     } else {
                         once::failed(store, &key, n, now_ms);
+                        left = true;
                     }
                     said.push(format!("{}: status not written: {why}", d.id));
                 }
             }
         }
     }
-    said
+    Written { said, left }
 }
 
 /// The page of the run the deferral's current attempt dispatched, if any (the status links it).

@@ -107,6 +107,11 @@ pub struct RunArgs {
     /// GitHub credentials need statuses: write on those repositories.
     #[arg(long)]
     pub commit_status_port: bool,
+    /// Commit statuses and check runs written at most per pass (each one REST request on the
+    /// host's GitHub credentials, so this bounds what they take of that quota); what is left
+    /// is written by the next passes. 0 writes none.
+    #[arg(long, value_name = "N", default_value_t = crate::ops::commit_status::BUDGET)]
+    pub commit_status_budget: usize,
     /// No progress lines on stderr (launches, outcomes, pass summaries).
     #[arg(long, short)]
     pub quiet: bool,

@@ -30,6 +30,8 @@ pub struct Settings {
     gates: Vec<crate::ops::gate::GateOptions>,
     /// `--commit-status-port`: statuses for the commits the port's records name.
     commit_status_port: bool,
+    /// `--commit-status-budget`: statuses and check runs written at most per pass.
+    commit_status_budget: usize,
     quiet: bool,
 }
 
@@ -75,6 +77,7 @@ impl Settings {
                 .max(1000),
             watches,
             commit_status_port: args.commit_status_port,
+            commit_status_budget: args.commit_status_budget,
             quiet: args.quiet,
         })
     }
@@ -102,6 +105,9 @@ pub struct Scheduler {
     last_follow: Option<u64>,
     /// When the last rejection of ended environment gates started (see `settle_gates`).
     last_settle: Option<u64>,
+    /// Where the last statuses pass stopped short (its budget spent, a write to try again):
+    /// the next one reads from there instead of from the pass before.
+    statuses_from: Option<u64>,
 }
 
 /// How far back the first pass looks for deferrals whose commit status may be due.
@@ -131,6 +137,7 @@ impl Scheduler {
             last_pass: None,
             last_follow: None,
             last_settle: None,
+            statuses_from: None,
         }
     }
 
@@ -265,11 +272,23 @@ impl Scheduler {
         if statuses {
             let pools = &self.settings.options.pools;
             // At start, what changed in the last hour: the statuses of older changes were written.
-            let since = last.unwrap_or_else(|| started.saturating_sub(STATUS_LOOKBACK_MS));
-            let now = now_ms();
-            for said in crate::ops::commit_status::update(store, client, now, Some(since), pools) {
+            let since = self
+                .statuses_from
+                .or(last)
+                .unwrap_or_else(|| started.saturating_sub(STATUS_LOOKBACK_MS));
+            let budget = self.settings.commit_status_budget;
+            let written = crate::ops::commit_status::update(
+                store,
+                client,
+                now_ms(),
+                Some(since),
+                budget,
+                pools,
+            );
+            for said in &written.said {
                 log("info", &format!("commit status {said}"));
             }
+            self.statuses_from = written.left.then_some(since);
         }
     }
 
