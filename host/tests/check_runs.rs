@@ -13,7 +13,7 @@ mod common;
 use common::checks::{pressed, CheckWrite};
 use common::github::{Script, Standin, REPO, TARGET};
 use common::signing::app_key_pair;
-use common::webhook::{secret_file, within, HookServe};
+use common::webhook::{secret_file, watch_passes, watched, within, HookServe};
 use common::{now, Host, HOUR};
 use deferral_core::lifecycle::State;
 use serde_json::Value;
@@ -52,33 +52,6 @@ fn writes(standin: &Standin) -> Vec<CheckWrite> {
     standin.state.lock().unwrap().checks.writes.clone()
 }
 
-/// Waits until `run` has listed the repository's artifacts `n` times in all (a pass each).
-fn passes(standin: &Standin, run: &HookServe, n: usize) {
-    let listed = within(Duration::from_secs(15), || {
-        let lists = standin
-            .seen()
-            .iter()
-            .filter(|s| {
-                s.path
-                    .starts_with(&format!("/repos/{REPO}/actions/artifacts?"))
-            })
-            .count();
-        (lists >= n).then_some(())
-    });
-    assert!(listed.is_some(), "{}", run.log_text());
-}
-
-fn lists(standin: &Standin) -> usize {
-    standin
-        .seen()
-        .iter()
-        .filter(|s| {
-            s.path
-                .starts_with(&format!("/repos/{REPO}/actions/artifacts?"))
-        })
-        .count()
-}
-
 /// The first write taken that `wanted` picks, within 15 s.
 fn written(standin: &Standin, run: &HookServe, wanted: impl Fn(&CheckWrite) -> bool) -> CheckWrite {
     within(Duration::from_secs(15), || {
@@ -109,8 +82,8 @@ fn a_resumed_deferral_keeps_one_check_run_write_per_state_change() {
     let mut run = run(&host, &standin);
     written(&standin, &run, |w| w.conclusion() == Some("success"));
     // Two passes more change nothing on the commit.
-    let seen = lists(&standin);
-    passes(&standin, &run, seen + 2);
+    let seen = watch_passes(&standin);
+    watched(&standin, &run, seen + 2);
     let all = writes(&standin);
     assert!(all.iter().all(|w| w.taken), "none refused: {all:#?}");
     let shapes: Vec<(&str, &str, Option<&str>)> = all
@@ -201,8 +174,8 @@ fn cancel_and_retry_presses_are_honoured_once_and_only_for_writers() {
         (200, &Value::Bool(true)),
         "{answer}"
     );
-    let seen = lists(&standin);
-    passes(&standin, &run, seen + 2);
+    let seen = watch_passes(&standin);
+    watched(&standin, &run, seen + 2);
     assert_eq!(writes(&standin).len(), before, "{:#?}", writes(&standin));
     assert_eq!(counts(), vec![(State::Cancelled, 1)]);
 

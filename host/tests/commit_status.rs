@@ -8,7 +8,7 @@
 mod common;
 
 use common::github::{Script, Standin, REPO, TARGET};
-use common::webhook::{within, HookServe};
+use common::webhook::{watch_passes, watched, within, HookServe};
 use common::{now, Host, HOUR};
 use std::time::Duration;
 
@@ -28,22 +28,6 @@ fn run_with(host: &Host, standin: &Standin, commit_status: bool, top: &str) -> H
     .unwrap();
     let config = config.display().to_string();
     HookServe::start_command(host, standin, "run", &["--config", &config])
-}
-
-/// Waits until `run` has listed the repository's artifacts `n` times (a watch pass each).
-fn watched(standin: &Standin, run: &HookServe, n: usize) {
-    let listed = within(Duration::from_secs(15), || {
-        let lists = standin
-            .seen()
-            .iter()
-            .filter(|s| {
-                s.path
-                    .starts_with(&format!("/repos/{REPO}/actions/artifacts?"))
-            })
-            .count();
-        (lists >= n).then_some(())
-    });
-    assert!(listed.is_some(), "{}", run.log_text());
 }
 
 #[test]
@@ -92,17 +76,7 @@ fn a_budget_of_one_status_a_pass_leaves_none_behind() {
     let statuses = || standin.state.lock().unwrap().commit_statuses.len();
     let all = within(Duration::from_secs(20), || (statuses() >= 3).then_some(()));
     assert!(all.is_some(), "three statuses: {}", run.log_text());
-    let lists = |standin: &Standin| {
-        standin
-            .seen()
-            .iter()
-            .filter(|s| {
-                s.path
-                    .starts_with(&format!("/repos/{REPO}/actions/artifacts?"))
-            })
-            .count()
-    };
-    let passes = lists(&standin);
+    let passes = watch_passes(&standin);
     watched(&standin, &run, passes + 2);
     assert_eq!(statuses(), 3, "each once: {}", run.log_text());
     assert_eq!(run.terminate(Duration::from_secs(10)), Some(0));

@@ -218,3 +218,23 @@ pub fn refuses_each(
     assert!(!log.contains("body-text-never-logged"), "{log}");
     body
 }
+
+/// How many times `run` has listed the stand-in repository's artifacts: a `[[watch]]` pass each.
+pub fn watch_passes(standin: &Standin) -> usize {
+    standin
+        .seen()
+        .iter()
+        .filter(|s| {
+            s.path
+                .starts_with(&format!("/repos/{REPO}/actions/artifacts?"))
+        })
+        .count()
+}
+
+/// Waits until `run` has made `n` watch passes in all (see [`watch_passes`]), within 15 s.
+pub fn watched(standin: &Standin, run: &HookServe, n: usize) {
+    let listed = within(Duration::from_secs(15), || {
+        (watch_passes(standin) >= n).then_some(())
+    });
+    assert!(listed.is_some(), "{}", run.log_text());
+}
