@@ -330,14 +330,7 @@ pub fn a_webhook_delivery_is_noted_once(backend: &dyn Backend) {
 /// changes nothing, and a deferral without one has none.
 pub fn a_deferral_keeps_one_commit(backend: &dyn Backend) {
     let (a, b) = (backend.connect(), backend.connect());
-    let Insertion::New(rec) = record(
-        &*a,
-        &handoff(now(), 0, HOUR).to_json(),
-        RecordKeys::default(),
-    ) else {
-        panic!("a new deferral");
-    };
-    let id = rec.deferral.id;
+    let id = new_deferral(&*a);
     let commit = CommitRef {
         deferral_id: id.clone(),
         repo: "octo/app".into(),
@@ -359,14 +352,7 @@ pub fn a_deferral_keeps_one_commit(backend: &dyn Backend) {
 /// the one written last, and one is found only with its own repository.
 pub fn check_runs_are_kept_by_id(backend: &dyn Backend) {
     let (a, b) = (backend.connect(), backend.connect());
-    let Insertion::New(rec) = record(
-        &*a,
-        &handoff(now(), 0, HOUR).to_json(),
-        RecordKeys::default(),
-    ) else {
-        panic!("a new deferral");
-    };
-    let id = rec.deferral.id;
+    let id = new_deferral(&*a);
     assert_eq!(a.latest_check_run(&id).unwrap(), None);
     let waiting = CheckRunRef {
         check_run_id: 41,
@@ -397,4 +383,16 @@ pub fn check_runs_are_kept_by_id(backend: &dyn Backend) {
     assert_eq!(b.check_run("OCTO/app", 41).unwrap(), Some(waiting));
     assert_eq!(b.check_run("mallory/app", 41).unwrap(), None);
     assert_eq!(b.check_run("octo/app", 43).unwrap(), None);
+}
+
+/// A deferral recorded now, waiting (its id).
+fn new_deferral(store: &dyn Store) -> String {
+    let Insertion::New(rec) = record(
+        store,
+        &handoff(now(), 0, HOUR).to_json(),
+        RecordKeys::default(),
+    ) else {
+        panic!("a new deferral");
+    };
+    rec.deferral.id
 }
