@@ -4,7 +4,7 @@
 //! state it just read; a refusal comes with the pool's window, which the gate folds into its
 //! own rate state before it runs the same decision again.
 //!
-//! This file holds the pool's name rule, the cost and rate a gate sends, made from its decision
+//! This file holds the cost and rate a gate sends, made from its decision
 //! (the types and their JSON are `deferral_protocol`'s, shared with the host that reads them;
 //! times in host milliseconds as the decision uses them), and the fold.
 
@@ -14,23 +14,11 @@ use crate::plan::PlanCost;
 use crate::signals::{RateSnapshot, GRAPHQL_RESOURCE, REST_RESOURCE};
 use deferral_protocol::{AdmissionRequest, Cost, RateState, Window, Windows};
 
-/// The longest pool name.
-pub const MAX_POOL_NAME: usize = 64;
-
 /// Resets of one resource this close together (host milliseconds) are one window. A gate's
 /// reset in host time is GitHub's reset less the clock offset it measured from the `date`
 /// header, which has whole seconds only: two runners reading the same window disagree by up to
 /// a second or so. GitHub's windows of one resource are an hour apart.
 pub const SAME_WINDOW_SLACK_MS: u64 = 60_000;
-
-/// `true` for 1 to 64 of `[A-Za-z0-9._-]`.
-pub fn is_name(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= MAX_POOL_NAME
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
-}
 
 /// The cost of a decision's plan (nothing without a plan).
 pub fn cost_of(plan: Option<&PlanCost>) -> Cost {
@@ -147,16 +135,6 @@ mod tests {
                 reset_ms,
             }),
             graphql: None,
-        }
-    }
-
-    #[test]
-    fn names_are_short_plain_words() {
-        for ok in ["app-42", "a", "A.b_c-9", &"x".repeat(64)] {
-            assert!(is_name(ok), "{ok}");
-        }
-        for bad in ["", &"x".repeat(65), "a b", "a/b", "é", "a\n", "../x"] {
-            assert!(!is_name(bad), "{bad:?}");
         }
     }
 

@@ -3,46 +3,43 @@
 //! is admitted first) and a **fairness key** (among equal priorities the host takes turns
 //! between keys; default: the launch target's repository and workflow, or program). The Action
 //! (`coordinator-priority`, `coordinator-fairness-key`), the CLI's gate and the JS library give
-//! them; the bounds are the host's (`host/src/store/pools/keys.rs`, `serve`'s record route), so
-//! what the host would refuse is refused before anything is sent.
+//! them; the rules are the protocol's ([`deferral_protocol::Priority`],
+//! [`deferral_protocol::FairnessKey`]), the host's own, so what the host would refuse is refused
+//! before anything is sent.
 //!
 //! Both are the host's metadata beside a receipt, never fields of it: they go in the record
-//! request's body, next to `receipt`. Priority 0 and no key add nothing, so that body is byte
-//! for byte what it was before they existed.
+//! request's body ([`deferral_protocol::RecordRequest`]), next to `receipt`. Priority 0 and no
+//! key add nothing, so that body is byte for byte what it was before they existed.
 
-use serde_json::Value;
-
-/// The longest fairness key the host keeps (characters).
-pub const MAX_KEY_CHARS: usize = 200;
+use deferral_protocol::{FairnessKey, Priority};
+use serde::Serialize;
 
 /// The largest priority (in magnitude) the JS library takes: a JS number is exact only up to it.
 pub const MAX_LIBRARY_PRIORITY: i64 = (1 << 53) - 1;
 
-/// Whether `key` may be given as a fairness key: 1 to [`MAX_KEY_CHARS`] characters, no control
-/// character (the host's rule).
-pub fn key_ok(key: &str) -> bool {
-    let n = key.chars().count();
-    (1..=MAX_KEY_CHARS).contains(&n) && !key.chars().any(char::is_control)
+/// The members a record body adds for a place in the pool, in the body's order.
+#[derive(Serialize)]
+struct Place<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    priority: Option<Priority>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fairness_key: Option<&'a FairnessKey>,
 }
 
-/// The priority of an input's text: a whole number the host takes (any `i64`), `None` when
-/// it is not one (`2.5`, `1e3`, `high`, beyond the range).
-pub fn parse_priority(text: &str) -> Option<i64> {
-    text.trim().parse().ok()
-}
-
-/// The fields a record body adds for a place in the pool: `,"priority":N` unless N is 0 and
-/// `,"fairness_key":KEY` when one is given; empty for the defaults.
-pub fn body_fields(priority: i64, key: Option<&str>) -> String {
-    let mut out = String::new();
-    if priority != 0 {
-        out.push_str(&format!(",\"priority\":{priority}"));
+/// The members a record body adds for a place in the pool, as the text that follows the
+/// body's other members: `,"priority":N` unless N is 0 and `,"fairness_key":KEY` when one is
+/// given; empty for the defaults.
+pub fn body_fields(priority: i64, key: Option<&FairnessKey>) -> String {
+    let place = Place {
+        priority: (priority != 0).then_some(Priority(priority)),
+        fairness_key: key,
+    };
+    let object = serde_json::to_string(&place).unwrap_or_default();
+    // `{...}` less its braces: the members alone, each after a comma.
+    match object.get(1..object.len().saturating_sub(1)) {
+        Some("") | None => String::new(),
+        Some(members) => format!(",{members}"),
     }
-    if let Some(key) = key {
-        out.push_str(",\"fairness_key\":");
-        out.push_str(&Value::from(key).to_string());
-    }
-    out
 }
 
 #[cfg(test)]
@@ -50,39 +47,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_priority_is_a_whole_number_of_the_hosts_range() {
-        for (text, want) in [
-            ("2", Some(2)),
-            (" -3 ", Some(-3)),
-            ("+4", Some(4)),
-            ("0", Some(0)),
-            ("9223372036854775807", Some(i64::MAX)),
-            ("-9223372036854775808", Some(i64::MIN)),
-            ("9223372036854775808", None),
-            ("2.5", None),
-            ("1e3", None),
-            ("high", None),
-            ("", None),
-        ] {
-            assert_eq!(parse_priority(text), want, "{text:?}");
-        }
-    }
-
-    #[test]
-    fn a_key_is_1_to_200_characters_without_control_characters() {
-        assert!(key_ok("labeler") && key_ok(&"é".repeat(MAX_KEY_CHARS)));
-        assert!(!key_ok("") && !key_ok("a\nb") && !key_ok("a\u{7}b"));
-        assert!(!key_ok(&"k".repeat(MAX_KEY_CHARS + 1)));
-    }
-
-    #[test]
     fn the_defaults_add_nothing_to_the_body() {
+        let key = |k: &str| FairnessKey::parse(k).unwrap();
         assert_eq!(body_fields(0, None), "");
         assert_eq!(body_fields(2, None), ",\"priority\":2");
         assert_eq!(
-            body_fields(-1, Some("a \"b\"")),
+            body_fields(-1, Some(&key("a \"b\""))),
             ",\"priority\":-1,\"fairness_key\":\"a \\\"b\\\"\""
         );
-        assert_eq!(body_fields(0, Some("k")), ",\"fairness_key\":\"k\"");
+        assert_eq!(body_fields(0, Some(&key("k"))), ",\"fairness_key\":\"k\"");
     }
 }

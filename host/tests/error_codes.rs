@@ -34,6 +34,8 @@ fn documented_exit(kind: HostErrorKind) -> u8 {
         HostErrorKind::InvalidGithub => 2,
         HostErrorKind::InvalidLaunch => 2,
         HostErrorKind::InvalidPool => 2,
+        HostErrorKind::InvalidFairnessKey => 2,
+        HostErrorKind::InvalidPriority => 2,
         HostErrorKind::InvalidRateState => 2,
         HostErrorKind::InvalidRepo => 2,
         HostErrorKind::InvalidRequest => 2,

@@ -221,7 +221,7 @@ fn serve_records_a_gate_line_in_a_pool_and_lists_the_pools() {
         ),
         (
             serde_json::json!({"receipt": line, "launch": "exec:/bin/true", "pool": 7}),
-            "invalid-request",
+            "invalid-pool",
         ),
     ] {
         let (status, out) = serve.post("/v1/deferrals", &body.to_string());

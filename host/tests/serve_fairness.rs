@@ -27,10 +27,10 @@ fn the_record_body_takes_priority_and_fairness_key_and_answers_the_forecast() {
         server.call_with("POST", "/v1/deferrals", Some(TOKEN), &body)
     };
     for (extra, expected) in [
-        (r#","priority":"high""#, (400, "invalid-request")),
-        (r#","priority":1.5"#, (400, "invalid-request")),
-        (r#","fairness_key":"""#, (422, "invalid-pool")),
-        (r#","fairness_key":"a\nb""#, (422, "invalid-pool")),
+        (r#","priority":"high""#, (422, "invalid-priority")),
+        (r#","priority":1.5"#, (422, "invalid-priority")),
+        (r#","fairness_key":"""#, (422, "invalid-fairness-key")),
+        (r#","fairness_key":"a\nb""#, (422, "invalid-fairness-key")),
     ] {
         let (status, out) = post(extra);
         assert_eq!((status, error_code(&out)), expected, "{extra}: {out}");

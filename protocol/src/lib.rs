@@ -15,13 +15,17 @@
 mod admission;
 mod cost;
 mod line;
+mod place;
 mod read;
+mod record;
 mod window;
 
 pub use admission::{AdmissionAnswer, AdmissionRequest, ReleaseAnswer, ReleaseRequest};
 pub use cost::Cost;
 pub use line::{GateLine, LineFigures, LinePlan};
+pub use place::{FairnessKey, PoolName, Priority, MAX_KEY_CHARS, MAX_POOL_NAME};
 pub use read::{Invalid, Part, Problem};
+pub use record::{Commit, RecordAnswer, RecordRequest, StartForecast, MAX_CONTEXT, RECORD_FIELDS};
 pub use window::{RateState, Window, Windows};
 
 /// The largest figure either side accepts: 2^53 - 1.

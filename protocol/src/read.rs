@@ -11,6 +11,14 @@ pub enum Part {
     Cost,
     /// A rate state or window (`invalid-rate-state`).
     Rate,
+    /// A pool's name (`invalid-pool`).
+    Pool,
+    /// A fairness key (`invalid-fairness-key`).
+    FairnessKey,
+    /// A priority (`invalid-priority`).
+    Priority,
+    /// A request's shape: its body, a missing or mistyped field (`invalid-request`).
+    Request,
 }
 
 impl Part {
@@ -18,6 +26,10 @@ impl Part {
         match self {
             Part::Cost => "invalid-cost",
             Part::Rate => "invalid-rate-state",
+            Part::Pool => "invalid-pool",
+            Part::FairnessKey => "invalid-fairness-key",
+            Part::Priority => "invalid-priority",
+            Part::Request => "invalid-request",
         }
     }
 }
@@ -36,6 +48,10 @@ pub enum Problem {
     NoWindow,
     /// A cost that never fits a window.
     NeverFits,
+    /// Not a string where one must be.
+    NotString,
+    /// Not of the form its rule names (a pool name, a fairness key).
+    Malformed,
 }
 
 /// Why a message was refused: the part (its code), the problem, and the words.
@@ -55,7 +71,7 @@ impl Invalid {
         }
     }
 
-    /// `invalid-cost` or `invalid-rate-state`.
+    /// The stable code of its part (`invalid-cost`, `invalid-pool`, ...).
     pub fn code(&self) -> &'static str {
         self.part.code()
     }

@@ -260,7 +260,7 @@ impl fmt::Display for AttemptError {
             AttemptError::InvalidCoordinatorFairnessKey => write!(
                 f,
                 "coordinator-fairness-key must be 1 to {} characters without control characters (the durable host's fairness key, e.g. labeler)",
-                crate::pool_order::MAX_KEY_CHARS
+                deferral_protocol::MAX_KEY_CHARS
             ),
             AttemptError::InvalidCoordinatorCommit => f.write_str(
                 "coordinator-commit must be a full commit SHA (40 hex digits, such as github.sha or a pull request's head.sha) of the repository GITHUB_REPOSITORY names",

@@ -2,12 +2,12 @@
 //! default 0; within a pool a higher one is admitted first) and `coordinator-fairness-key`
 //! (among equal priorities the host takes turns between keys), the CLI's `--coordinator-priority`
 //! and `--coordinator-fairness-key`. Checked at the door, before any request, by the host's
-//! rules ([`crate::pool_order`]); sent beside the receipt when the gate defers
+//! rules ([`deferral_protocol::Priority`], [`deferral_protocol::FairnessKey`]); sent beside the receipt when the gate defers
 //! (`POST /v1/deferrals`), never inside it. Priority 0 (action.yml's default) and no key send
 //! what a gate sent before they existed.
 
 use super::{Attempt, AttemptError};
-use crate::pool_order::{key_ok, parse_priority};
+use deferral_protocol::{FairnessKey, Priority};
 
 /// The place in the pool the inputs give; `None` is the host's default.
 #[derive(Debug, Clone, Copy, Default)]
@@ -33,14 +33,14 @@ impl Attempt<'_> {
     pub(super) fn pool_order(&self) -> Result<Order<'_>, AttemptError> {
         let priority = match self.input("coordinator-priority") {
             None => None,
-            Some(text) => match parse_priority(text) {
-                None => return Err(AttemptError::InvalidCoordinatorPriority),
-                Some(0) => None,
-                Some(p) => Some(p),
+            Some(text) => match Priority::parse(text) {
+                Err(_) => return Err(AttemptError::InvalidCoordinatorPriority),
+                Ok(Priority(0)) => None,
+                Ok(Priority(p)) => Some(p),
             },
         };
         let fairness_key = self.input("coordinator-fairness-key");
-        if fairness_key.is_some_and(|k| !key_ok(k)) {
+        if fairness_key.is_some_and(|k| !FairnessKey::is_valid(k)) {
             return Err(AttemptError::InvalidCoordinatorFairnessKey);
         }
         Ok(Order {

@@ -21,9 +21,10 @@ use deferral_core::decision::{decide, Decision, DecisionInput, Diagnostic, Statu
 use deferral_core::pool;
 use deferral_core::rate_state::RateRead;
 use deferral_core::receipt::Receipt;
-use deferral_protocol::{AdmissionAnswer, Cost, RateState};
-use serde::Serialize;
-use serde_json::value::RawValue;
+use deferral_protocol::{
+    AdmissionAnswer, Commit, Cost, FairnessKey, PoolName, Priority, RateState, RecordRequest,
+    MAX_CONTEXT,
+};
 use serde_json::Value;
 
 /// Where the CLI reads the port's bearer token (never a flag: it would show in `ps`).
@@ -39,41 +40,10 @@ pub(super) struct Port<'a> {
     /// Its place in the pool (`coordinator-priority`, `coordinator-fairness-key`).
     order: Order<'a>,
     /// The commit whose status the host keeps for the deferral (`coordinator-commit`).
-    commit: Option<CommitBody>,
+    /// The commit a deferral belongs to, beside the receipt (never in it): the host keeps one
+    /// commit status for the deferral there, context `deferral/JOB`.
+    commit: Option<Commit>,
     token_env: &'static str,
-}
-
-/// The commit a deferral belongs to, beside the receipt (never in it): the host keeps one
-/// commit status for the deferral there, context `deferral/JOB`.
-#[derive(Serialize)]
-struct CommitBody {
-    repo: String,
-    sha: String,
-    context: String,
-}
-
-/// The longest status context sent (GitHub's contexts are short labels).
-const MAX_CONTEXT_CHARS: usize = 100;
-
-/// The body of `POST /v1/deferrals`: the receipt, the launch, and with a pool what the port is
-/// told about the work.
-#[derive(Serialize)]
-struct RetainBody<'a> {
-    receipt: Option<Box<RawValue>>,
-    launch: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pool: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    cost: Option<Cost>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    rate: Option<RateState>,
-    /// Host metadata beside the receipt, never in it; absent at the defaults.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    priority: Option<i64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    fairness_key: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    commit: Option<&'a CommitBody>,
 }
 
 /// What the port is told about the work beside a receipt or an admission request: the pool,
@@ -88,7 +58,7 @@ impl Attempt<'_> {
     /// The durable port's settings (gate mode): checked before any request.
     pub(super) fn coordinator(&self) -> Result<Option<Port<'_>>, AttemptError> {
         let pool = self.input("coordinator-pool");
-        if pool.is_some_and(|p| !pool::is_name(p)) {
+        if pool.is_some_and(|p| !PoolName::is_valid(p)) {
             return Err(AttemptError::InvalidCoordinatorPool);
         }
         let order = self.pool_order()?;
@@ -161,7 +131,7 @@ impl Attempt<'_> {
 
     /// `coordinator-commit`: a full SHA of the repository `GITHUB_REPOSITORY` names; the
     /// status's context is `deferral/` and the job's id (`GITHUB_JOB`).
-    fn commit(&self) -> Result<Option<CommitBody>, AttemptError> {
+    fn commit(&self) -> Result<Option<Commit>, AttemptError> {
         let Some(sha) = self.input("coordinator-commit") else {
             return Ok(None);
         };
@@ -172,24 +142,17 @@ impl Attempt<'_> {
                 .map(str::trim)
                 .filter(|v| !v.is_empty())
         };
-        let repo = var("GITHUB_REPOSITORY").filter(|r| {
-            r.split_once('/').is_some_and(|(o, n)| {
-                !o.is_empty() && !n.is_empty() && !n.contains('/') && r.len() <= 140
-            }) && r
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b"-_./".contains(&b))
-        });
-        let full_sha = sha.len() == 40 && sha.bytes().all(|b| b.is_ascii_hexdigit());
-        let (Some(repo), true) = (repo, full_sha) else {
+        let repo = var("GITHUB_REPOSITORY").filter(|r| Commit::repo_ok(r));
+        let (Some(repo), true) = (repo, Commit::sha_ok(sha)) else {
             return Err(AttemptError::InvalidCoordinatorCommit);
         };
         let job = var("GITHUB_JOB").unwrap_or("job");
         let context: String = format!("deferral/{job}")
             .chars()
             .filter(|c| !c.is_control())
-            .take(MAX_CONTEXT_CHARS)
+            .take(MAX_CONTEXT)
             .collect();
-        Ok(Some(CommitBody {
+        Ok(Some(Commit {
             repo: repo.to_string(),
             sha: sha.to_ascii_lowercase(),
             context,
@@ -325,7 +288,10 @@ impl Attempt<'_> {
         told: Option<&Told<'_>>,
         ledger: Option<&str>,
     ) -> Step {
-        let r = f.receipt.as_ref().map(Receipt::to_json).unwrap_or_default();
+        let r = f
+            .receipt
+            .as_ref()
+            .map_or_else(|| "null".to_string(), Receipt::to_json);
         let writes = f
             .receipt
             .iter()
@@ -335,17 +301,18 @@ impl Attempt<'_> {
                 Write::private_file(&path, &text, 0o644, false)
             })
             .collect();
-        let raw = |text: &str| RawValue::from_string(text.to_string()).ok();
-        let body = RetainBody {
-            receipt: raw(&r),
-            launch: port.launch,
-            pool: told.map(|t| t.pool),
-            cost: told.map(|t| t.cost),
-            rate: told.map(|t| t.rate),
-            priority: port.order.priority,
-            fairness_key: port.order.fairness_key,
-            commit: port.commit.as_ref(),
-        };
+        let mut body = RecordRequest::new(&r, port.launch);
+        if let Some(told) = told {
+            body.pool = PoolName::parse(told.pool).ok();
+            body.cost = Some(told.cost);
+            body.rate = Some(told.rate);
+        }
+        body.priority = port.order.priority.map(Priority);
+        body.fairness_key = port
+            .order
+            .fairness_key
+            .and_then(|k| FairnessKey::parse(k).ok());
+        body.commit = port.commit.clone();
         let request = self.port_request(
             port,
             "/v1/deferrals",

@@ -55,13 +55,15 @@ fn request(what: &str) -> Refusal {
 
 /// A pool name as the caller gave it.
 pub(super) fn pool_name(v: &Value) -> Result<&str, Refusal> {
-    v.as_str().filter(|p| pool::is_name(p)).ok_or_else(|| {
-        Refusal::new(
-            Form::Port,
-            Code::InvalidPool,
-            &[("got", &serde_json::to_string(v).unwrap_or_default())],
-        )
-    })
+    v.as_str()
+        .filter(|p| deferral_protocol::PoolName::is_valid(p))
+        .ok_or_else(|| {
+            Refusal::new(
+                Form::Port,
+                Code::InvalidPool,
+                &[("got", &serde_json::to_string(v).unwrap_or_default())],
+            )
+        })
 }
 
 const COST: &str = "a cost {rest, graphql, content} of whole numbers";

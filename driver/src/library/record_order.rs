@@ -7,7 +7,8 @@
 
 use super::error::{Code, Form, Refusal};
 use super::{obj, Answer};
-use crate::pool_order::{body_fields, key_ok, MAX_LIBRARY_PRIORITY};
+use crate::pool_order::{body_fields, MAX_LIBRARY_PRIORITY};
+use deferral_protocol::FairnessKey;
 use serde_json::Value;
 
 /// `{priority?, fairness_key?}` (each `{kind, text}`, or null when not given): answers
@@ -24,13 +25,15 @@ pub fn record_order(v: &Value) -> Answer {
     };
     let key = match given(&v["fairness_key"]) {
         None => None,
-        Some(("string", text)) if key_ok(text) => Some(text),
-        Some(("string", text)) => return Err(refused(Code::InvalidFairnessKey, &quoted(text))),
+        Some(("string", text)) => Some(
+            FairnessKey::parse(text)
+                .map_err(|_| refused(Code::InvalidFairnessKey, &quoted(text)))?,
+        ),
         Some((_, text)) => return Err(refused(Code::InvalidFairnessKey, text)),
     };
     Ok(obj(vec![(
         "fields",
-        Value::from(body_fields(priority, key)),
+        Value::from(body_fields(priority, key.as_ref())),
     )]))
 }
 

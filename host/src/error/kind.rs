@@ -44,6 +44,8 @@ pub enum HostErrorKind {
     InvalidGithub,
     InvalidLaunch,
     InvalidPool,
+    InvalidFairnessKey,
+    InvalidPriority,
     InvalidRateState,
     InvalidRepo,
     InvalidRequest,
@@ -119,6 +121,8 @@ impl HostErrorKind {
         HostErrorKind::InvalidGithub,
         HostErrorKind::InvalidLaunch,
         HostErrorKind::InvalidPool,
+        HostErrorKind::InvalidFairnessKey,
+        HostErrorKind::InvalidPriority,
         HostErrorKind::InvalidRateState,
         HostErrorKind::InvalidRepo,
         HostErrorKind::InvalidRequest,
@@ -192,6 +196,8 @@ impl HostErrorKind {
             HostErrorKind::InvalidGithub => "invalid-github",
             HostErrorKind::InvalidLaunch => "invalid-launch",
             HostErrorKind::InvalidPool => "invalid-pool",
+            HostErrorKind::InvalidFairnessKey => "invalid-fairness-key",
+            HostErrorKind::InvalidPriority => "invalid-priority",
             HostErrorKind::InvalidRateState => "invalid-rate-state",
             HostErrorKind::InvalidRepo => "invalid-repo",
             HostErrorKind::InvalidRequest => "invalid-request",
@@ -266,6 +272,8 @@ impl HostErrorKind {
             | HostErrorKind::InvalidGithub
             | HostErrorKind::InvalidLaunch
             | HostErrorKind::InvalidPool
+            | HostErrorKind::InvalidFairnessKey
+            | HostErrorKind::InvalidPriority
             | HostErrorKind::InvalidRateState
             | HostErrorKind::InvalidRepo
             | HostErrorKind::InvalidRequest

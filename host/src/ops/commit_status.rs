@@ -59,64 +59,15 @@ impl<'de> serde::Deserialize<'de> for FaceSetting {
     }
 }
 
-/// The commit a record through the port names beside its receipt (the Action's
-/// `coordinator-commit`): `{repo, sha, context}`, checked.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PortCommit {
-    /// `OWNER/NAME`.
-    pub repo: String,
-    /// A full SHA, lowercase once read.
-    pub sha: String,
-    /// `deferral/...`: a status of its own, never another check's context.
-    pub context: String,
-}
-
-/// The longest context taken.
-pub const MAX_CONTEXT: usize = 100;
-
-impl PortCommit {
-    /// Reads and checks the `commit` field of `POST /v1/deferrals`; `Err` says what is wrong.
-    pub fn read(value: serde_json::Value) -> Result<PortCommit, String> {
-        const SHAPE: &str = "\"commit\" must be {\"repo\":\"OWNER/NAME\",\"sha\":FULL_SHA,\"context\":\"deferral/...\"}";
-        let mut commit: PortCommit =
-            serde_json::from_value(value).map_err(|_| SHAPE.to_string())?;
-        let repo_ok = commit.repo.len() <= 140
-            && commit
-                .repo
-                .split_once('/')
-                .is_some_and(|(o, n)| !o.is_empty() && !n.is_empty() && !n.contains('/'))
-            && commit
-                .repo
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b"-_./".contains(&b));
-        let sha_ok = commit.sha.len() == 40 && commit.sha.bytes().all(|b| b.is_ascii_hexdigit());
-        let context_ok = commit.context.starts_with("deferral/")
-            && commit.context.len() > "deferral/".len()
-            && commit.context.chars().count() <= MAX_CONTEXT
-            && !commit.context.chars().any(char::is_control);
-        match (repo_ok, sha_ok, context_ok) {
-            (false, _, _) => Err(format!("{SHAPE}: repo is not OWNER/NAME")),
-            (_, false, _) => Err(format!("{SHAPE}: sha is not 40 hex digits")),
-            (_, _, false) => Err(format!(
-                "{SHAPE}: context must start with deferral/ and be at most {MAX_CONTEXT} characters"
-            )),
-            _ => {
-                commit.sha.make_ascii_lowercase();
-                Ok(commit)
-            }
-        }
-    }
-
-    /// Where deferral `id`'s status goes.
-    pub fn of(self, id: &str) -> CommitRef {
-        CommitRef {
-            deferral_id: id.to_string(),
-            repo: self.repo,
-            sha: self.sha,
-            context: self.context,
-            face: Face::Status,
-        }
+/// Where deferral `id`'s status goes: the commit a record through the port named beside its
+/// receipt (the Action's `coordinator-commit`, checked by the protocol's rules).
+pub fn commit_ref(commit: deferral_protocol::Commit, id: &str) -> CommitRef {
+    CommitRef {
+        deferral_id: id.to_string(),
+        repo: commit.repo,
+        sha: commit.sha,
+        context: commit.context,
+        face: Face::Status,
     }
 }
 

@@ -1,62 +1,128 @@
 //! `record`: one deferral from a handoff receipt (or a gate's line), as `deferral-host record`
-//! and `POST /v1/deferrals` both do it. Each entry reads and checks its own input first (the
-//! receipt text, the launch target against its own rules, the pool tag); [`record`] records
-//! it, and [`Recorded::answer`] is the answer both print.
+//! and `POST /v1/deferrals` both do it. An entry reads its input into a
+//! [`deferral_protocol::RecordRequest`] (the pool, fairness key and priority already checked by
+//! the protocol's rules) and says which launch targets it allows; [`check`] does every other
+//! check before the store is touched, [`record`] records, and [`Recorded::answer`] is the typed
+//! answer both print.
 
 use crate::error::{HostError, HostErrorKind};
+use crate::launch::{LaunchPolicy, Launchers};
 use crate::lifecycle;
 use crate::lifecycle::insert::Insertion;
 use crate::store::{Deferral, RecordKeys, Store};
 use deferral_core::lifecycle::State;
-use serde_json::{json, Value};
+use deferral_protocol::{Commit, RecordAnswer, RecordRequest, StartForecast};
+use serde_json::value::RawValue;
 
-/// What is recorded.
-pub struct RecordRequest<'a> {
-    /// The handoff receipt, or a gate or resume line holding it.
-    pub text: &'a [u8],
-    /// The launch target, parsed and allowed by the entry already.
-    pub launch: &'a str,
-    pub max_reentries: u32,
-    pub keys: RecordKeys,
+/// The launch targets an entry lets a caller name.
+pub enum Allowed<'a> {
+    /// Every built-in kind (the operator's own command line).
+    Any(&'a Launchers),
+    /// The kinds and targets the operator allowed (`serve --allow-launch`).
+    Policy(&'a LaunchPolicy),
+}
+
+/// Where a record comes from: what it may launch, and what the entry adds.
+pub struct Entry<'a> {
+    pub allowed: Allowed<'a>,
+    /// Whether a target's program must be installed here (off with `--no-check`).
+    pub check_programs: bool,
+    /// `record --artifact`: the artifact the receipt came in.
+    pub artifact_name: Option<String>,
+}
+
+/// A request that passed every check, ready to record.
+pub struct Checked {
+    text: Vec<u8>,
+    launch: String,
+    max_reentries: u32,
+    keys: RecordKeys,
+    commit: Option<Commit>,
 }
 
 /// What [`record`] did.
 pub enum Recorded {
-    /// A new deferral; `forecast` its pool's forecast fields (see
-    /// [`crate::pools::expect::record_fields`]).
+    /// A new deferral, with when its pool's forecast starts it (for one recorded deferred).
     New {
-        record: lifecycle::insert::Inserted,
-        forecast: String,
+        record: Box<lifecycle::insert::Inserted>,
+        forecast: Option<StartForecast>,
     },
     /// The receipt was recorded already, with the same target: that deferral.
-    Existing(Deferral),
+    Existing(Box<Deferral>),
 }
 
-/// Records the request; a receipt recorded before answers its deferral when the target is
-/// the same, `launch-conflict` when it is not.
+/// Checks a request without the store: the launch target against what the entry allows, the
+/// receipt (or the gate line holding it), the target's program installed. Invalid input stores nothing.
+pub fn check(request: RecordRequest, entry: Entry<'_>, now_ms: u64) -> Result<Checked, HostError> {
+    // The target first: a caller naming one the operator did not allow learns nothing more.
+    let target = match entry.allowed {
+        Allowed::Any(launchers) => launchers.parse(&request.launch)?,
+        Allowed::Policy(policy) => policy.check(&request.launch)?,
+    };
+    let text = request.receipt.into_bytes();
+    let input = crate::pools::line::record_input(&text)?;
+    deferral_core::receipt::validate(&input.receipt)?;
+    if entry.check_programs {
+        target.check_installed()?;
+    }
+    let mut tag = crate::pools::tag(request.pool.as_ref().map(|p| p.as_str()), None, now_ms)?;
+    tag.cost = request.cost;
+    tag.seen = request.rate.map_or_else(Vec::new, |r| {
+        crate::pools::wire::observations(&r, "record", now_ms)
+    });
+    tag.priority = request.priority.map(|p| p.0);
+    tag.fairness_key = request.fairness_key.map(|k| k.as_str().to_string());
+    Ok(Checked {
+        text,
+        launch: request.launch,
+        max_reentries: request
+            .max_reentries
+            .unwrap_or(deferral_core::lifecycle::DEFAULT_MAX_REENTRIES),
+        keys: RecordKeys {
+            artifact_name: entry.artifact_name,
+            pool: Some(tag),
+            ..RecordKeys::default()
+        },
+        commit: request.commit,
+    })
+}
+
+/// Records a checked request; a receipt recorded before answers its deferral when the target
+/// is the same, `launch-conflict` when it is not. A commit given is kept once: a record sent
+/// again does not move an existing deferral's commit.
 pub fn record(
     store: &dyn Store,
-    request: RecordRequest<'_>,
+    checked: Checked,
     now_ms: &dyn Fn() -> u64,
 ) -> Result<Recorded, HostError> {
-    let recording = lifecycle::insert::insert_once(
+    let insertion = lifecycle::insert::insert_once(
         store,
-        request.text,
-        request.launch,
-        request.max_reentries,
-        request.keys,
+        &checked.text,
+        &checked.launch,
+        checked.max_reentries,
+        checked.keys,
         now_ms(),
     )?;
-    match recording {
+    let recorded = match insertion {
         Insertion::New(record) => {
-            let forecast = crate::pools::expect::record_fields(store, &record.deferral, now_ms())?;
-            Ok(Recorded::New { record, forecast })
+            let forecast = crate::pools::expect::start_forecast(store, &record.deferral, now_ms())?;
+            Recorded::New {
+                record: Box::new(record),
+                forecast,
+            }
         }
         Insertion::Existing(d) => {
-            check_same_launch(&d, request.launch)?;
-            Ok(Recorded::Existing(d))
+            check_same_launch(&d, &checked.launch)?;
+            Recorded::Existing(Box::new(d))
         }
+    };
+    if let Some(commit) = checked.commit {
+        store.put_commit(&crate::ops::commit_status::commit_ref(
+            commit,
+            &recorded.deferral().id,
+        ))?;
     }
+    Ok(recorded)
 }
 
 impl Recorded {
@@ -69,24 +135,26 @@ impl Recorded {
 
     /// Whether its pool's forecast starts it after its window ends.
     pub fn will_expire(&self) -> bool {
-        matches!(self, Recorded::New { forecast, .. } if forecast.contains("\"will_expire\":true"))
+        matches!(self, Recorded::New { forecast: Some(f), .. } if f.will_expire)
     }
 
-    /// `{"id","receipt","cancellation_handle"}` and the forecast fields for a new deferral,
-    /// `{"already_recorded":true,"id","state"}` for one recorded before.
-    pub fn answer(&self) -> String {
-        match self {
-            // Written by hand so the receipt keeps the contract's field order.
-            Recorded::New { record, forecast } => format!(
-                "{{\"id\":{},\"receipt\":{},\"cancellation_handle\":{}{forecast}}}",
-                Value::String(record.deferral.id.clone()),
-                record.receipt.to_json(),
-                Value::String(record.cancellation_handle.clone())
-            ),
-            Recorded::Existing(d) => {
-                json!({"id": d.id, "already_recorded": true, "state": d.state.as_str()}).to_string()
-            }
-        }
+    /// The answer both entries print.
+    pub fn answer(&self) -> Result<RecordAnswer, HostError> {
+        Ok(match self {
+            Recorded::New { record, forecast } => RecordAnswer::New {
+                id: record.deferral.id.clone(),
+                receipt: RawValue::from_string(record.receipt.to_json()).map_err(|e| {
+                    HostError::new(HostErrorKind::Backend, format!("the issued receipt: {e}"))
+                })?,
+                cancellation_handle: record.cancellation_handle.clone(),
+                forecast: forecast.clone(),
+            },
+            Recorded::Existing(d) => RecordAnswer::Existing {
+                already_recorded: true,
+                id: d.id.clone(),
+                state: d.state.as_str().to_string(),
+            },
+        })
     }
 }
 

@@ -72,23 +72,22 @@ pub fn drain_json(view: &mut Value, forecast: &Forecast) {
     view["held_forecast"] = json!(forecast.expected.len());
 }
 
-/// The record answer's forecast fields, as text to add after its last field:
-/// `,"expected_start":...,"expected_start_ms":...,"will_expire":...` for a deferral recorded
-/// deferred; empty for one recorded ready. Its pool is forecast with the default options (no
-/// weights, no urgent share: `tick`'s flags are not known here).
-pub fn record_fields(
+/// When deferral `d`'s pool is expected to start it, for the record answer: `None` for one
+/// recorded ready. Its pool is forecast with the default options (no weights, no urgent share:
+/// `tick`'s flags are not known here).
+pub fn start_forecast(
     store: &dyn Store,
     d: &crate::store::Deferral,
     now_ms: u64,
-) -> Result<String, HostError> {
+) -> Result<Option<deferral_protocol::StartForecast>, HostError> {
     if d.state != deferral_core::lifecycle::State::Deferred {
-        return Ok(String::new());
+        return Ok(None);
     }
     let expected = of_deferral(store, &d.id, now_ms, &PoolOptions::default())?;
-    let mut view = json!({});
-    annotate(&mut view, expected.as_ref());
-    Ok(format!(
-        ",\"expected_start\":{},\"expected_start_ms\":{},\"will_expire\":{}",
-        view["expected_start"], view["expected_start_ms"], view["will_expire"]
-    ))
+    let start = expected.as_ref().and_then(|e| e.start_ms);
+    Ok(Some(deferral_protocol::StartForecast {
+        expected_start: start.map(iso8601),
+        expected_start_ms: start,
+        will_expire: expected.is_some_and(|e| e.will_expire),
+    }))
 }

@@ -107,17 +107,11 @@ pub fn rules(
     }))
 }
 
-/// Checks a fairness key given by a caller.
+/// Checks a fairness key given by a caller (`invalid-fairness-key`, the protocol's rule).
 pub fn check_key(key: &str) -> Result<(), HostError> {
-    if crate::store::pools::key_ok(key) {
-        Ok(())
-    } else {
-        Err(bad(format!(
-            "fairness key {:?} is not 1 to {} characters without control characters",
-            key.chars().take(80).collect::<String>(),
-            crate::store::pools::MAX_KEY_CHARS
-        )))
-    }
+    deferral_protocol::FairnessKey::parse(key)
+        .map(drop)
+        .map_err(super::wire::refused)
 }
 
 /// Per resource the pool meters, the part of each window kept for priority > 0: the share of
@@ -263,9 +257,15 @@ mod tests {
             parse_weight("app-42:exec:/bin/x=2").unwrap().1,
             "exec:/bin/x"
         );
-        for bad in ["app-42", "app-42:k=0", "app-42:k=x", "a b:k=1", "app-42:=1"] {
+        for (bad, code) in [
+            ("app-42", "invalid-pool"),
+            ("app-42:k=0", "invalid-pool"),
+            ("app-42:k=x", "invalid-pool"),
+            ("a b:k=1", "invalid-pool"),
+            ("app-42:=1", "invalid-fairness-key"),
+        ] {
             let err = parse_weight(bad).unwrap_err();
-            assert_eq!(err.code, "invalid-pool", "{bad}");
+            assert_eq!(err.code, code, "{bad}");
         }
         assert_eq!(parse_urgent_share("app-42=0.2").unwrap().1, 2_000);
         for bad in ["app-42", "app-42=1.5", "app-42=-0.1", "app-42=x"] {

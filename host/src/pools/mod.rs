@@ -24,8 +24,8 @@ pub mod update;
 pub mod view;
 pub mod wire;
 
-use crate::error::{HostError, HostErrorKind};
-use crate::store::pools::{pool_name_ok, PoolTag};
+use crate::error::HostError;
+use crate::store::pools::PoolTag;
 use std::time::Duration;
 
 /// How admission waits for a window: after a reset, `buffer` (the host's and GitHub's clocks
@@ -58,19 +58,11 @@ pub fn pool_name_of(store: &dyn crate::store::Store, id: &str) -> String {
         .map_or_else(|| crate::store::pools::DEFAULT_POOL.to_string(), |(p, _)| p)
 }
 
-/// Checks a pool name given by a caller (`invalid-pool`).
+/// Checks a pool name given by a caller (`invalid-pool`, the protocol's rule).
 pub fn check_name(name: &str) -> Result<(), HostError> {
-    if pool_name_ok(name) {
-        Ok(())
-    } else {
-        Err(HostError::new(
-            HostErrorKind::InvalidPool,
-            format!(
-                "pool name {:?} is not 1 to 64 of A-Z a-z 0-9 . _ -",
-                name.chars().take(80).collect::<String>()
-            ),
-        ))
-    }
+    deferral_protocol::PoolName::parse(name)
+        .map(drop)
+        .map_err(wire::refused)
 }
 
 /// The pool tag of a record: the pool named (checked) and what the gate line says.

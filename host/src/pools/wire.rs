@@ -22,6 +22,10 @@ pub fn refused(invalid: Invalid) -> HostError {
     let kind = match invalid.part {
         Part::Cost => HostErrorKind::InvalidCost,
         Part::Rate => HostErrorKind::InvalidRateState,
+        Part::Pool => HostErrorKind::InvalidPool,
+        Part::FairnessKey => HostErrorKind::InvalidFairnessKey,
+        Part::Priority => HostErrorKind::InvalidPriority,
+        Part::Request => HostErrorKind::InvalidRequest,
     };
     HostError::new(kind, invalid.message)
 }

@@ -74,6 +74,18 @@ impl Response {
         }
     }
 
+    /// A typed answer written as its JSON.
+    pub fn json_of<T: serde::Serialize>(status: u16, answer: &T) -> Response {
+        match serde_json::to_string(answer) {
+            Ok(body) => Response::json(status, body),
+            Err(e) => Response::error(
+                500,
+                "backend",
+                &format!("the answer could not be written: {e}"),
+            ),
+        }
+    }
+
     /// A 200 HTML page (the status page), with a policy that lets it load nothing.
     pub fn html(body: String) -> Response {
         Response::json(200, body)

@@ -9,10 +9,11 @@ use crate::clock::now_ms;
 use crate::error::{HostError, HostErrorKind, EXIT_FAILURE, EXIT_INVALID};
 use crate::lifecycle;
 use crate::ops;
-use crate::ops::record::{RecordRequest, Recorded};
+use crate::ops::record::{Allowed, Entry, Recorded};
 use crate::ops::report::Reported;
 use crate::store::Store;
 use crate::view::deferral_with_run as with_run;
+use deferral_protocol::RecordRequest;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -247,87 +248,21 @@ pub fn handle(store: &dyn Store, policy: &Policy, request: &Request) -> Response
 }
 
 fn record(store: &dyn Store, policy: &Policy, body: &[u8]) -> Result<Response, HostError> {
-    let body = Body::parse(
-        body,
-        &[
-            "receipt",
-            "launch",
-            "max_reentries",
-            "pool",
-            "cost",
-            "rate",
-            "priority",
-            "fairness_key",
-            "commit",
-        ],
-    )?;
-    let receipt = body
-        .receipt("receipt")
-        .ok_or_else(|| bad("missing field \"receipt\" (the handoff receipt the gate emitted)"))?;
-    let launch = body.string("launch")?;
-    // A launch target runs on this host: a caller may name only the kinds the operator allowed.
-    let target = policy.launch_policy.check(&launch)?;
-    if policy.check_programs {
-        target.check_installed()?;
-    }
-    let max = body
-        .number("max_reentries")?
-        .unwrap_or(deferral_core::lifecycle::DEFAULT_MAX_REENTRIES);
-    let pool = match body.0.get("pool") {
-        Some(_) => Some(body.string("pool")?),
-        None => None,
+    let request = RecordRequest::read(body).map_err(crate::pools::wire::refused)?;
+    let entry = Entry {
+        allowed: Allowed::Policy(&policy.launch_policy),
+        check_programs: policy.check_programs,
+        artifact_name: None,
     };
-    // A refused runner's planned cost and the rate state it saw, kept beside its deferral.
-    let (cost, rate) = crate::pools::wire::cost_and_rate(
-        body.value("cost").as_ref(),
-        body.value("rate").as_ref(),
-    )?;
-    let mut tag = crate::pools::tag(pool.as_deref(), None, now_ms())?;
-    tag.cost = cost;
-    tag.seen = rate.map_or_else(Vec::new, |r| {
-        crate::pools::wire::observations(&r, "record", now_ms())
-    });
-    tag.priority = match body.value("priority") {
-        None => None,
-        Some(v) => Some(
-            v.as_i64()
-                .ok_or_else(|| bad("\"priority\" must be a whole number"))?,
-        ),
-    };
-    tag.fairness_key = match body.0.get("fairness_key") {
-        Some(_) => Some(body.string("fairness_key")?),
-        None => None,
-    };
-    if let Some(key) = &tag.fairness_key {
-        crate::pools::fair::check_key(key)?;
-    }
-    // The commit whose status `run --commit-status-port` keeps, beside the receipt.
-    let commit = match body.value("commit") {
-        None => None,
-        Some(v) => Some(crate::ops::commit_status::PortCommit::read(v).map_err(bad)?),
-    };
-    let keys = crate::store::RecordKeys {
-        pool: Some(tag),
-        ..crate::store::RecordKeys::default()
-    };
-    let request = RecordRequest {
-        text: receipt.as_bytes(),
-        launch: &launch,
-        max_reentries: max,
-        keys,
-    };
-    let recorded = crate::ops::record::record(store, request, &now_ms)?;
-    if let Some(commit) = commit {
-        // Kept once: a record sent again does not move an existing deferral's commit.
-        store.put_commit(&commit.of(&recorded.deferral().id))?;
-    }
+    let checked = crate::ops::record::check(request, entry, now_ms())?;
+    let recorded = crate::ops::record::record(store, checked, &now_ms)?;
     // Recorded already: the same deferral, 200 instead of 201, no new handle.
     let status = match recorded {
         Recorded::New { .. } => 201,
         Recorded::Existing(_) => 200,
     };
     let location = format!("/v1/deferrals/{}", recorded.deferral().id);
-    Ok(Response::json(status, recorded.answer()).with_header("Location", location))
+    Ok(Response::json_of(status, &recorded.answer()?).with_header("Location", location))
 }
 
 /// `GET /v1/receipts/{digest}`: the deferral by the digest of its recorded handoff receipt or

@@ -5,41 +5,44 @@ use crate::cli::args::{Cli, RecordArgs};
 use crate::cli::input::read_input;
 use crate::cli::store_open::open_store;
 use crate::clock::now_ms;
-use crate::error::HostError;
+use crate::error::{HostError, HostErrorKind};
 use crate::launch::Launchers;
-use crate::ops::record::{RecordRequest, Recorded};
-use crate::store::RecordKeys;
+use crate::ops::record::{Allowed, Entry, Recorded};
+use deferral_protocol::{FairnessKey, PoolName, Priority, RecordRequest};
 use std::io::IsTerminal;
 
 pub(in crate::cli) fn execute(cli: &Cli, args: &RecordArgs) -> Result<(), HostError> {
-    // Read and check the input before touching the store: invalid input stores nothing.
-    let text = read_input(&args.receipt)?;
-    let input = crate::pools::line::record_input(&text)?;
-    deferral_core::receipt::validate(&input.receipt)?;
-    let mut tag = crate::pools::tag(args.pool.as_deref(), None, now_ms())?;
-    if let Some(key) = &args.fairness_key {
-        crate::pools::fair::check_key(key)?;
-    }
-    tag.priority = args.priority;
-    tag.fairness_key = args.fairness_key.clone();
-    let target = Launchers::builtin().parse(&args.launch)?;
-    if !args.no_check {
-        target.check_installed()?;
-    }
-    let store = open_store(cli)?;
-    let keys = RecordKeys {
+    let text = String::from_utf8(read_input(&args.receipt)?)
+        .map_err(|_| HostError::new(HostErrorKind::MalformedJson, "the input is not UTF-8"))?;
+    let refused = crate::pools::wire::refused;
+    let mut request = RecordRequest::new(&text, &args.launch);
+    request.max_reentries = Some(args.max_reentries);
+    request.pool = args
+        .pool
+        .as_deref()
+        .map(PoolName::parse)
+        .transpose()
+        .map_err(refused)?;
+    request.priority = args.priority.map(Priority);
+    request.fairness_key = args
+        .fairness_key
+        .as_deref()
+        .map(FairnessKey::parse)
+        .transpose()
+        .map_err(refused)?;
+    let launchers = Launchers::builtin();
+    let entry = Entry {
+        allowed: Allowed::Any(&launchers),
+        check_programs: !args.no_check,
         artifact_name: args.artifact.clone(),
-        pool: Some(tag),
-        ..RecordKeys::default()
     };
-    let request = RecordRequest {
-        text: &text,
-        launch: &args.launch,
-        max_reentries: args.max_reentries,
-        keys,
-    };
-    let recorded = crate::ops::record::record(&*store, request, &now_ms)?;
-    out!("{}", recorded.answer());
+    // Every check before the store is opened: invalid input stores nothing.
+    let checked = crate::ops::record::check(request, entry, now_ms())?;
+    let store = open_store(cli)?;
+    let recorded = crate::ops::record::record(&*store, checked, &now_ms)?;
+    let answer = serde_json::to_string(&recorded.answer()?)
+        .map_err(|e| HostError::new(HostErrorKind::Backend, format!("the answer: {e}")))?;
+    out!("{answer}");
     let Recorded::New { record: rec, .. } = &recorded else {
         return Ok(());
     };

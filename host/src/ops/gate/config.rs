@@ -113,7 +113,7 @@ impl GateConfig {
             crate::pools::check_name(pool)?;
         }
         if let Some(key) = &self.fairness_key {
-            if !crate::store::pools::key_ok(key) {
+            if !deferral_protocol::FairnessKey::is_valid(key) {
                 return Err(invalid(
                     self,
                     "fairness-key must be 1 to 200 characters, none a control character",

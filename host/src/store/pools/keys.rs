@@ -4,9 +4,6 @@
 //! deferral's tenant, which its key cannot choose: the repository of a `workflow-dispatch:`
 //! target, the program of an `exec:` one, else the whole target (see `pools::fair`).
 
-/// The longest fairness key kept (characters).
-pub const MAX_KEY_CHARS: usize = 200;
-
 /// The default fairness key of `launch`.
 pub fn default_key(launch: &str) -> String {
     if let Some(rest) = launch.strip_prefix("workflow-dispatch:") {
@@ -38,13 +35,6 @@ pub fn tenant_of(launch: &str) -> String {
     key
 }
 
-/// Whether `key` may be given as a fairness key: 1 to [`MAX_KEY_CHARS`] characters, no control
-/// character.
-pub fn key_ok(key: &str) -> bool {
-    let n = key.chars().count();
-    (1..=MAX_KEY_CHARS).contains(&n) && !key.chars().any(char::is_control)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -70,7 +60,5 @@ mod tests {
         );
         assert_eq!(tenant_of("exec:/usr/bin/sync --all"), "exec:/usr/bin/sync");
         assert_eq!(tenant_of("other:thing"), "other:thing");
-        assert!(key_ok("labeler") && !key_ok("") && !key_ok("a\nb"));
-        assert!(!key_ok(&"k".repeat(MAX_KEY_CHARS + 1)));
     }
 }

@@ -22,7 +22,7 @@ mod rows;
 mod window;
 
 pub use buckets::{bucket, resource_of_bucket};
-pub use keys::{default_key, key_ok, tenant_of, MAX_KEY_CHARS};
+pub use keys::{default_key, tenant_of};
 
 pub use rows::{Admission, Candidate, NewAdmission, PoolRow, PoolTag, PoolWrite, PoolWritten};
 pub use window::{
@@ -38,12 +38,6 @@ pub const LISTED_IDLE_MS: u64 = 3_600_000;
 
 /// The pool of a deferral recorded without one.
 pub const DEFAULT_POOL: &str = "default";
-
-/// A pool name: 1 to 64 of `[A-Za-z0-9._-]`, the rule the gates and the library check
-/// ([`deferral_core::pool::is_name`], written once).
-pub fn pool_name_ok(name: &str) -> bool {
-    deferral_core::pool::is_name(name)
-}
 
 /// The pools' part of a store. Every backend implements it; the conformance suite checks it.
 pub trait PoolStore {
@@ -109,19 +103,4 @@ pub trait PoolStore {
 
     /// The rate states reported with a deferral (its gate line's, its attempts'), oldest first.
     fn observations_of(&self, deferral_id: &str) -> Result<Vec<Observation>, StoreError>;
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn pool_names() {
-        assert!(pool_name_ok("app-42"));
-        assert!(pool_name_ok("a.b_C-9"));
-        assert!(pool_name_ok(&"x".repeat(64)));
-        for bad in ["", "a b", "a/b", "é", &"x".repeat(65)] {
-            assert!(!pool_name_ok(bad), "{bad:?}");
-        }
-    }
 }
