@@ -116,12 +116,25 @@ fn invalid(error: &ReceiptError) -> (String, String) {
     (line, text)
 }
 
+/// `deferral validate`'s line for a valid receipt, the receipt in the contract's order.
+#[derive(serde::Serialize)]
+struct ValidLine<'a> {
+    status: &'static str,
+    #[serde(borrow)]
+    receipt: Option<&'a serde_json::value::RawValue>,
+}
+
 /// `deferral validate`: `{"status":"valid","receipt"}` (exit 0) or `{"status":"invalid","error"}`
 /// (exit 2).
 pub fn validate_command(bytes: &[u8]) -> Answer {
     match validate(bytes) {
         Ok(r) => {
-            let line = format!("{{\"status\":\"valid\",\"receipt\":{}}}", r.to_json());
+            let receipt = r.to_json();
+            let line = serde_json::to_string(&ValidLine {
+                status: "valid",
+                receipt: serde_json::from_str(&receipt).unwrap_or_default(),
+            })
+            .unwrap_or_default();
             answer(Exit::Ok, &line, "")
         }
         Err(e) => {

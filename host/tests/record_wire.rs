@@ -188,7 +188,11 @@ fn a_bad_place_in_a_pool_has_one_code_from_either_entry() {
         (",\"pool\":7", "invalid-pool"),
         (",\"fairness_key\":[\"k\"]", "invalid-fairness-key"),
     ] {
-        assert_eq!(server.code(&body(extra)), (422, code.to_string()), "{extra}");
+        assert_eq!(
+            server.code(&body(extra)),
+            (422, code.to_string()),
+            "{extra}"
+        );
     }
     // Nothing refused was recorded, by either entry.
     for h in [&server.host, &host] {

@@ -25,7 +25,9 @@ pub use cost::Cost;
 pub use line::{GateLine, LineFigures, LinePlan};
 pub use place::{FairnessKey, PoolName, Priority, MAX_KEY_CHARS, MAX_POOL_NAME};
 pub use read::{Invalid, Part, Problem};
-pub use record::{Commit, RecordAnswer, RecordRequest, StartForecast, MAX_CONTEXT, RECORD_FIELDS};
+pub use record::{
+    Commit, RecordAnswer, RecordRequest, RetryAnswer, StartForecast, MAX_CONTEXT, RECORD_FIELDS,
+};
 pub use window::{RateState, Window, Windows};
 
 /// The largest figure either side accepts: 2^53 - 1.

@@ -228,6 +228,20 @@ pub enum RecordAnswer {
     },
 }
 
+/// The answer to a retry (`deferral-host retry`, `POST /v1/deferrals/{id}/retry`): the new
+/// deferral, the one it retries, and the receipt issued for it (JSON text, in the contract's
+/// order). Members in the order the wire has always had.
+#[derive(Debug, Serialize)]
+pub struct RetryAnswer<'a> {
+    pub id: &'a str,
+    pub launch: &'a str,
+    pub max_reentries: u32,
+    pub retry_of: &'a str,
+    pub state: &'a str,
+    #[serde(serialize_with = "verbatim")]
+    pub receipt: &'a str,
+}
+
 /// When a deferral's pool is expected to start it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct StartForecast {

@@ -51,19 +51,15 @@ impl Retried {
     /// `{"id","retry_of","state","launch","max_reentries","receipt"}`, the receipt in the
     /// contract's field order.
     pub fn to_json(&self) -> String {
-        let head = serde_json::json!({
-            "id": self.deferral.id,
-            "retry_of": self.retry_of,
-            "state": self.deferral.state.as_str(),
-            "launch": self.deferral.launch,
-            "max_reentries": self.deferral.max_reentries,
-        })
-        .to_string();
-        format!(
-            "{},\"receipt\":{}}}",
-            &head[..head.len() - 1],
-            self.receipt.to_json()
-        )
+        let answer = deferral_protocol::RetryAnswer {
+            id: &self.deferral.id,
+            launch: &self.deferral.launch,
+            max_reentries: self.deferral.max_reentries,
+            retry_of: &self.retry_of,
+            state: self.deferral.state.as_str(),
+            receipt: &self.receipt.to_json(),
+        };
+        serde_json::to_string(&answer).unwrap_or_default()
     }
 }
 

@@ -345,14 +345,19 @@ fn outcome(store: &dyn Store, id: &str, body: &[u8]) -> Result<Response, HostErr
     Ok(Response::json(200, head.to_string()))
 }
 
-/// `head` with a `receipt` field appended as stored text (keeps the contract's field order).
+/// `head` with a `receipt` member after its own, the stored text as it is (the contract's
+/// field order).
 fn with_receipt(head: Value, receipt_json: &str) -> String {
-    let text = head.to_string();
-    format!(
-        "{},\"receipt\":{}}}",
-        &text[..text.len() - 1],
-        receipt_json.trim()
-    )
+    #[derive(serde::Serialize)]
+    struct WithReceipt<'a> {
+        #[serde(flatten)]
+        head: Value,
+        receipt: &'a RawValue,
+    }
+    match serde_json::from_str::<&RawValue>(receipt_json.trim()) {
+        Ok(receipt) => serde_json::to_string(&WithReceipt { head, receipt }).unwrap_or_default(),
+        Err(_) => head.to_string(),
+    }
 }
 
 #[cfg(test)]
