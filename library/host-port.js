@@ -6,9 +6,6 @@ import { ask, PortError } from './ask.js';
 
 export { PortError };
 
-/** Receipt text for a request body: a string is sent as it is, an object as its JSON. */
-const receiptText = (receipt) => (typeof receipt === 'string' ? receipt.trim() : JSON.stringify(receipt));
-
 /**
  * A value as the core checks it: its JS type and its text (`NaN` stays `NaN`, not JSON's null);
  * undefined and null are not given.
@@ -16,10 +13,17 @@ const receiptText = (receipt) => (typeof receipt === 'string' ? receipt.trim() :
 const typed = (value) => (value === undefined || value === null ? null : { kind: typeof value, text: String(value) });
 
 /**
- * The body fields of a deferral's place in its pool (`priority`, `fairnessKey`), checked by the
- * core as the host would: empty at the defaults, so the body is what it was without them.
+ * A deferral's place in its pool (`priority`, `fairnessKey`) as the record body's members,
+ * checked by the core with the host's rules: `{}` at the defaults, so the body is what it was
+ * without them.
  */
-export const orderFields = ({ priority, fairnessKey } = {}) => ask('record_order', { priority: typed(priority), fairness_key: typed(fairnessKey) }).fields;
+export const orderFields = ({ priority, fairnessKey } = {}) => ask('record_order', { priority: typed(priority), fairness_key: typed(fairnessKey) }).place;
+
+/**
+ * A receipt as a body member: an object as itself; a string as a JSON string holding it, which
+ * the host reads as that text, so what it stores is byte for byte what was given.
+ */
+const receiptMember = (receipt) => (typeof receipt === 'string' ? receipt.trim() : receipt);
 
 /**
  * createPortClient({url, token, timeoutMs?, env?}) answers {record, get, getByReceipt, cancel,
@@ -57,10 +61,9 @@ export function createPortClient({ url, token, timeoutMs, env = process.env } = 
     url: base.origin,
     /** Records a receipt; `priority` and `fairnessKey` are kept by the host beside it, not in it. */
     record: async ({ receipt, launch, maxReentries, priority, fairnessKey }) => {
-      const order = orderFields({ priority, fairnessKey });
-      const max = maxReentries === undefined ? '' : `,"max_reentries":${JSON.stringify(maxReentries)}`;
-      // Built by hand so the receipt goes byte for byte as given (the host stores it as received).
-      return call('POST', '/v1/deferrals', `{"receipt":${receiptText(receipt)},"launch":${JSON.stringify(launch)}${max}${order}}`);
+      const place = orderFields({ priority, fairnessKey });
+      const body = { receipt: receiptMember(receipt), launch, max_reentries: maxReentries, priority: place.priority, fairness_key: place.fairness_key };
+      return call('POST', '/v1/deferrals', JSON.stringify(body));
     },
     get: (id) => call('GET', at(id)),
     /** The deferral recorded from a receipt, by the receipt's digest (as `get` answers it). */
@@ -70,9 +73,7 @@ export function createPortClient({ url, token, timeoutMs, env = process.env } = 
     retry: (id, { handle, launch, maxReentries }) => call('POST', at(id, '/retry'), JSON.stringify({ handle, launch, max_reentries: maxReentries })),
     claim: (id, wakeupHandle) => call('POST', at(id, '/claim'), JSON.stringify({ wakeup_handle: wakeupHandle })),
     outcome: (id, { attempt, outcome, handle, receipt }) => {
-      const head = JSON.stringify({ attempt, outcome, handle });
-      const body = receipt === undefined ? head : `${head.slice(0, -1)},"receipt":${receiptText(receipt)}}`;
-      return call('POST', at(id, '/outcome'), body);
+      return call('POST', at(id, '/outcome'), JSON.stringify({ attempt, outcome, handle, receipt: receipt === undefined ? undefined : receiptMember(receipt) }));
     },
     /** Asks a pool to admit a plan's cost (POST /v1/admissions); the core checks and writes the body. */
     admit: ({ pool, cost, rate } = {}) => call('POST', '/v1/admissions', ask('pool_admit', { pool: pool ?? null, cost: cost ?? null, rate: rate ?? null }).body),

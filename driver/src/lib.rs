@@ -13,7 +13,6 @@
 //! * [`runner`]: the GitHub Actions runner protocol (masks, outputs, the escapes of workflow commands).
 //! * [`commands`]: the small commands (`validate`, `explain`, `digest`), whole.
 //! * [`port_answer`]: a durable port's answers.
-//! * [`pool_order`]: a deferral's priority and fairness key at record, checked as the host does.
 //! * [`proxy`]: which proxy a request goes through.
 //! * [`library`]: the JS library's checks, codes and defaults.
 
@@ -21,7 +20,6 @@ pub mod attempt;
 pub mod commands;
 pub mod crossing;
 pub mod library;
-pub mod pool_order;
 pub mod port_answer;
 pub mod proxy;
 pub mod run;

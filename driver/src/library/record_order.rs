@@ -1,18 +1,36 @@
 //! The place in its pool a library caller gives a deferral it records at `deferral-host serve`
 //! (`priority`, `fairnessKey`: options of `createServePort`, of the serve form of
 //! `createResumableDeferralHost` and of its `retain`, and of the port client's `record`), checked
-//! by the host's rules before anything is sent ([`crate::pool_order`]). The JS hands each value
-//! as `{kind, text}` (its `typeof` and `String(value)`), so `NaN`, `Infinity` and `1.5` are
-//! seen as they are, not as the `null` JSON would make of them.
+//! by the host's rules before anything is sent (the protocol's [`Priority`] and [`FairnessKey`],
+//! within what a JS number holds exactly). The JS hands each value as `{kind, text}` (its
+//! `typeof` and `String(value)`), so `NaN`, `Infinity` and `1.5` are seen as they are, not as
+//! the `null` JSON would make of them.
+//!
+//! Both are the host's metadata beside a receipt, never fields of it: they go in the record
+//! request's body ([`deferral_protocol::RecordRequest`]), next to `receipt`. Priority 0 and no
+//! key add nothing, so that body is what it was before they existed.
 
 use super::error::{Code, Form, Refusal};
 use super::{obj, Answer};
-use crate::pool_order::{body_fields, MAX_LIBRARY_PRIORITY};
-use deferral_protocol::FairnessKey;
+use deferral_protocol::{FairnessKey, Priority};
+use serde::Serialize;
 use serde_json::Value;
 
+/// The largest priority (in magnitude) the JS library takes: a JS number is exact only up to it.
+pub const MAX_LIBRARY_PRIORITY: i64 = (1 << 53) - 1;
+
+/// The members a record body adds for a place in the pool, in the body's order; none at the
+/// defaults.
+#[derive(Serialize)]
+struct Place {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    priority: Option<Priority>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fairness_key: Option<FairnessKey>,
+}
+
 /// `{priority?, fairness_key?}` (each `{kind, text}`, or null when not given): answers
-/// `{fields}`, the text the record body adds (empty at the defaults).
+/// `{place}`, the members the record body adds (`{}` at the defaults).
 pub fn record_order(v: &Value) -> Answer {
     let priority = match given(&v["priority"]) {
         None => 0,
@@ -31,9 +49,13 @@ pub fn record_order(v: &Value) -> Answer {
         ),
         Some((_, text)) => return Err(refused(Code::InvalidFairnessKey, text)),
     };
+    let place = Place {
+        priority: (priority != 0).then_some(Priority(priority)),
+        fairness_key: key,
+    };
     Ok(obj(vec![(
-        "fields",
-        Value::from(body_fields(priority, key.as_ref())),
+        "place",
+        serde_json::to_value(&place).unwrap_or_default(),
     )]))
 }
 
@@ -62,28 +84,29 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// The members the record body adds (the text of `place`), or the refusal.
     fn fields(v: Value) -> Result<String, String> {
         record_order(&v)
-            .map(|a| a["fields"].as_str().unwrap_or_default().to_string())
+            .map(|a| a["place"].to_string())
             .map_err(|r| format!("{}: {}", r.code, r.message))
     }
 
     #[test]
     fn the_defaults_add_nothing_and_given_values_go_beside_the_receipt() {
-        assert_eq!(fields(json!({})), Ok(String::new()));
+        assert_eq!(fields(json!({})), Ok("{}".to_string()));
         let undefined = json!({"kind": "undefined", "text": "undefined"});
         assert_eq!(
             fields(json!({"priority": undefined, "fairness_key": undefined})),
-            Ok(String::new())
+            Ok("{}".to_string())
         );
         assert_eq!(
             fields(json!({"priority": {"kind": "number", "text": "0"}})),
-            Ok(String::new())
+            Ok("{}".to_string())
         );
         assert_eq!(
             fields(json!({"priority": {"kind": "number", "text": "-2"},
                 "fairness_key": {"kind": "string", "text": "labeler"}})),
-            Ok(",\"priority\":-2,\"fairness_key\":\"labeler\"".to_string())
+            Ok(r#"{"fairness_key":"labeler","priority":-2}"#.to_string())
         );
     }
 
