@@ -142,7 +142,8 @@ impl Decision {
         });
     }
 
-    pub(crate) fn finish(mut self, status: Status, code: Option<Code>) -> Self {
+    /// The decision with its status and code set (the notes and figures as they are).
+    pub(crate) fn with_status(mut self, status: Status, code: Option<Code>) -> Self {
         self.status = status;
         self.code = code.map(|c| c.as_str().to_string());
         self
@@ -152,7 +153,7 @@ impl Decision {
     pub fn invalid_input(message: impl Into<String>) -> Decision {
         let mut decision = Decision::new();
         decision.note(Code::InvalidInput, message);
-        decision.finish(Status::Error, Some(Code::InvalidInput))
+        decision.with_status(Status::Error, Some(Code::InvalidInput))
     }
 
     /// Compact JSON.
