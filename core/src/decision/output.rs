@@ -149,7 +149,7 @@ impl Decision {
         self
     }
 
-    /// The error outcome for input that is not a valid [`DecisionInput`].
+    /// The error outcome for input that is not a valid [`super::DecisionInput`].
     pub fn invalid_input(message: impl Into<String>) -> Decision {
         let mut decision = Decision::new();
         decision.note(Code::InvalidInput, message);
