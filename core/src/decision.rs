@@ -113,7 +113,7 @@ pub fn decide(input: &DecisionInput) -> Decision {
                 Code::InvalidInput,
                 format!("the work has no canonical form: {e}"),
             );
-            return d.finish(Status::Error, Some(Code::InvalidInput));
+            return d.with_status(Status::Error, Some(Code::InvalidInput));
         }
     };
     d.bindings = Some(BindingFigures {
@@ -126,7 +126,7 @@ pub fn decide(input: &DecisionInput) -> Decision {
             Code::InvalidPolicy,
             format!("policy field {field} is out of range"),
         );
-        return d.finish(Status::Error, Some(Code::InvalidPolicy));
+        return d.with_status(Status::Error, Some(Code::InvalidPolicy));
     }
     if let Some(ledger) = &input.ledger {
         if ledger.version != LEDGER_VERSION {
@@ -134,7 +134,7 @@ pub fn decide(input: &DecisionInput) -> Decision {
                 Code::UnsupportedLedgerVersion,
                 format!("the ledger version is not {LEDGER_VERSION}"),
             );
-            return d.finish(Status::Error, Some(Code::InvalidLedger));
+            return d.with_status(Status::Error, Some(Code::InvalidLedger));
         }
     }
     let cost = match &input.plan {
@@ -146,7 +146,7 @@ pub fn decide(input: &DecisionInput) -> Decision {
             }
             Err(error) => {
                 d.note_code(error.code(), error.to_string());
-                return d.finish(Status::Error, Some(Code::InvalidPlan));
+                return d.with_status(Status::Error, Some(Code::InvalidPlan));
             }
         },
     };
@@ -204,7 +204,7 @@ pub fn decide(input: &DecisionInput) -> Decision {
                         row.missing_code,
                         format!("the rate state has no {name} resource"),
                     );
-                    return d.finish(Status::Error, Some(row.missing_code));
+                    return d.with_status(Status::Error, Some(row.missing_code));
                 }
                 d.note(
                     row.missing_code,
@@ -253,7 +253,7 @@ pub fn decide(input: &DecisionInput) -> Decision {
                 f.resource, f.planned_cost, f.reserve, f.limit
             ),
         );
-        return d.finish(Status::Blocked, Some(Code::PlanExceedsWindow));
+        return d.with_status(Status::Blocked, Some(Code::PlanExceedsWindow));
     }
 
     // What stops the work, as (host time it ends, reason); the latest one binds.
@@ -274,7 +274,7 @@ pub fn decide(input: &DecisionInput) -> Decision {
         }
     }
     let Some((until, reason)) = binding else {
-        return d.finish(Status::Ready, None);
+        return d.with_status(Status::Ready, None);
     };
     d.reason = Some(reason.as_str());
 
@@ -290,7 +290,7 @@ pub fn decide(input: &DecisionInput) -> Decision {
             Code::WindowUnreachable,
             "the earliest resume time is more than 24 hours away, beyond what a receipt may span",
         );
-        return d.finish(Status::Blocked, Some(Code::WindowUnreachable));
+        return d.with_status(Status::Blocked, Some(Code::WindowUnreachable));
     }
     let resume_after = u64::try_from(resume_after).unwrap_or(u64::MAX);
     let resume_by = issued
@@ -308,11 +308,11 @@ pub fn decide(input: &DecisionInput) -> Decision {
     ) {
         Ok(receipt) => {
             d.receipt = Some(receipt);
-            d.finish(Status::Deferred, None)
+            d.with_status(Status::Deferred, None)
         }
         Err(error) => {
             d.note_code(error.code(), error.message.clone());
-            d.finish(Status::Error, Some(Code::ReceiptError))
+            d.with_status(Status::Error, Some(Code::ReceiptError))
         }
     }
 }

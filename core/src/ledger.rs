@@ -17,7 +17,7 @@
 //! [`Ledger::merge`] is a join: commutative, associative and idempotent, so two processes that
 //! each wrote their own view lose nothing when the views are merged, in any order.
 
-use crate::signals::{Classification, Classified, HeaderObservation, RateSnapshot, Window};
+use crate::signals::{Classification, Classified, HeaderObservation, RateSnapshot, RateWindow};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -85,7 +85,7 @@ pub enum Observation {
     /// A resource's window, from `/rate_limit`, headers or GraphQL `rateLimit`.
     Window {
         resource: String,
-        window: Window,
+        window: RateWindow,
         observed_at_ms: u64,
     },
     /// A secondary-limit response at `at_ms` (host clock), with its `retry-after` if any.
@@ -147,7 +147,7 @@ impl Default for Ledger {
 
 impl ResourceEntry {
     /// An entry from a window seen at `observed_at_ms`; a missing `used` is `limit - remaining`.
-    pub fn from_window(window: &Window, observed_at_ms: u64) -> Self {
+    pub fn from_window(window: &RateWindow, observed_at_ms: u64) -> Self {
         ResourceEntry {
             limit: window.limit,
             remaining: window.remaining,
@@ -160,8 +160,8 @@ impl ResourceEntry {
     }
 
     /// The window this entry holds.
-    pub fn window(&self) -> Window {
-        Window {
+    pub fn window(&self) -> RateWindow {
+        RateWindow {
             limit: self.limit,
             remaining: self.remaining,
             used: Some(self.used),
@@ -399,7 +399,7 @@ impl Ledger {
         &mut self,
         classified: &Classified,
         local_now_ms: u64,
-    ) -> Option<(String, Window)> {
+    ) -> Option<(String, RateWindow)> {
         let headers = &classified.headers;
         if let Some(offset_ms) = headers.clock_offset_ms(local_now_ms) {
             self.apply(&Observation::Clock {

@@ -110,13 +110,13 @@ pub fn fold(rate: &mut RateSnapshot, pool: &Windows, clock_offset_ms: i64, now_m
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::signals::Window;
+    use crate::signals::RateWindow;
 
     fn snapshot(remaining: u64, reset: u64) -> RateSnapshot {
         let mut rate = RateSnapshot::default();
         rate.resources.insert(
             REST_RESOURCE.into(),
-            Window {
+            RateWindow {
                 limit: 5000,
                 remaining,
                 used: None,

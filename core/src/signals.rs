@@ -34,7 +34,7 @@ pub const GRAPHQL_RESOURCE: &str = "graphql";
 /// One rate-limit window of one resource, as GitHub reports it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Window {
+pub struct RateWindow {
     pub limit: u64,
     pub remaining: u64,
     /// Absent in some inputs (e.g. hand-written rate state); derived as `limit - remaining`.
@@ -44,7 +44,7 @@ pub struct Window {
     pub reset: u64,
 }
 
-impl Window {
+impl RateWindow {
     /// As JSON: the same value as `serde_json::to_value(self)`, written out so the wasm build does not carry
     /// serde's struct serializer into `Value` for this type (tests/to_value.rs checks they agree).
     pub fn to_value(&self) -> serde_json::Value {

@@ -270,7 +270,7 @@ fn a_resume_beyond_the_receipt_cap_is_blocked() {
 fn the_ledger_merges_in() {
     // Another process already spent the core window down to 300 (same reset): deferred.
     let mut ledger = Ledger::new();
-    let window = deferral_core::signals::Window {
+    let window = deferral_core::signals::RateWindow {
         limit: 5000,
         remaining: 300,
         used: None,

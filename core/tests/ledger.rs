@@ -4,11 +4,11 @@ use deferral_core::ledger::{
     backoff_ms, ClockOffset, Ledger, Observation, ResourceEntry, SecondaryHold, LEDGER_VERSION,
     MAX_HOLD_MS,
 };
-use deferral_core::signals::{classify, Window};
+use deferral_core::signals::{classify, RateWindow};
 use proptest::prelude::*;
 
-fn window(limit: u64, remaining: u64, reset: u64) -> Window {
-    Window {
+fn window(limit: u64, remaining: u64, reset: u64) -> RateWindow {
+    RateWindow {
         limit,
         remaining,
         used: None,
@@ -274,7 +274,7 @@ fn window_or_clock() -> impl Strategy<Value = Observation> {
             .prop_map(|(r, limit, remaining, reset, at)| {
                 Observation::Window {
                     resource: r.to_string(),
-                    window: Window {
+                    window: RateWindow {
                         limit,
                         remaining,
                         used: None,

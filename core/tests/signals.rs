@@ -3,7 +3,7 @@
 use deferral_core::signals::time::{format_iso8601, parse_http_date, parse_iso8601};
 use deferral_core::signals::{
     classify, parse_graphql_rate_limit, parse_headers, parse_rate_limit_body,
-    parse_rate_limit_response, Classification, Window,
+    parse_rate_limit_response, Classification, RateWindow,
 };
 use serde_json::json;
 
@@ -32,7 +32,7 @@ fn rate_limit_body_reads_every_bucket_and_ignores_rate() {
     assert_eq!(snapshot.resources.len(), 11);
     assert_eq!(
         snapshot.resources["core"],
-        Window {
+        RateWindow {
             limit: 5000,
             remaining: 4999,
             used: Some(1),
@@ -134,7 +134,7 @@ fn headers_case_insensitive_with_date_and_retry_after() {
     assert_eq!(resource, "core");
     assert_eq!(
         window,
-        Window {
+        RateWindow {
             limit: 5000,
             remaining: 4987,
             used: Some(13),
@@ -250,7 +250,7 @@ fn graphql_rate_limit_object_in_all_reset_forms() {
     assert_eq!(parsed.node_count, Some(100));
     assert_eq!(
         parsed.window(),
-        Window {
+        RateWindow {
             limit: 5000,
             remaining: 4999,
             used: Some(1),

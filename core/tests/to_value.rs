@@ -4,11 +4,11 @@
 use deferral_core::graphql_cost::Estimate;
 use deferral_core::ledger::{ClockOffset, Ledger, ResourceEntry, SecondaryHold};
 use deferral_core::plan::PlanCost;
-use deferral_core::signals::{parse_headers, HeaderObservation, RateSnapshot, Window};
+use deferral_core::signals::{parse_headers, HeaderObservation, RateSnapshot, RateWindow};
 use serde_json::to_value;
 
-fn window(used: Option<u64>) -> Window {
-    Window {
+fn window(used: Option<u64>) -> RateWindow {
+    RateWindow {
         limit: 5000,
         remaining: 0,
         used,

@@ -260,7 +260,7 @@ impl Attempt<'_> {
                 stdout: String::new(),
             };
         }
-        self.finish(&options)
+        self.decide_from_rate_state(&options)
     }
 
     fn token(&self) -> bool {
@@ -323,7 +323,10 @@ impl Attempt<'_> {
         Some(self.done(&self.finished_resume(p, None), None))
     }
 
-    fn finish(&self, options: &Options) -> Step {
+    /// With the rate state read (a saved file or GitHub's answer): merges it into the ledger
+    /// and decides (the gate's decision, or the resume's preflight), through the pool's port
+    /// when there is one.
+    fn decide_from_rate_state(&self, options: &Options) -> Step {
         let read = if let Some(error) = &self.v.transport_error {
             Err(AttemptError::Transport {
                 detail: error.clone(),

@@ -47,7 +47,7 @@ fn fill(url: &str, count: usize) {
 
 fn complete(store: &dyn Store, claimed: &lifecycle::claim::Claimed) {
     let done = Outcome::Complete { detail: None };
-    lifecycle::outcome::end_attempt(store, &claimed.deferral, done, now_ms()).expect("finish");
+    lifecycle::outcome::end_attempt(store, &claimed.deferral, done, now_ms()).expect("end_attempt");
 }
 
 /// (claims, conflicts) of one ticker.

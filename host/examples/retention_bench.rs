@@ -3,7 +3,7 @@
 //! document on stdout (progress on stderr).
 //!
 //! Each deferral lives the life of an `exec:` launch that completes, through the library calls
-//! `tick` makes (record, claim, finish; no process is started): 3 receipts, 3 events. Then:
+//! `tick` makes (record, claim, end_attempt; no process is started): 3 receipts, 3 events. Then:
 //! the store's bytes empty, after N, after `prune` (the batches of `ops::prune`, each timed:
 //! the longest is the longest the store is held from the scheduler), after N more (is the freed
 //! space used again?), and after pruning again and `VACUUM` (the space a compaction gives back).
@@ -159,7 +159,7 @@ fn fill(store: &dyn Store, n: usize) -> f64 {
             },
             now_ms(),
         )
-        .expect("finish");
+        .expect("end_attempt");
     }
     start.elapsed().as_secs_f64()
 }

@@ -26,7 +26,7 @@ fn fifo(path: &Path) -> String {
 }
 
 /// Waits for `child` until the deadline; a child still running then is killed and fails the test.
-fn finish(mut child: Child, what: &str) -> std::process::Output {
+fn output_by_deadline(mut child: Child, what: &str) -> std::process::Output {
     let give_up = Instant::now() + DEADLINE;
     while child.try_wait().unwrap().is_none() {
         if Instant::now() > give_up {
@@ -68,7 +68,7 @@ fn record_refuses_a_fifo_without_waiting() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    refused_as_not_a_program(&finish(child, "record"), "record");
+    refused_as_not_a_program(&output_by_deadline(child, "record"), "record");
 }
 
 #[test]
@@ -85,7 +85,7 @@ fn retry_refuses_a_fifo_without_waiting() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    refused_as_not_a_program(&finish(child, "retry"), "retry");
+    refused_as_not_a_program(&output_by_deadline(child, "retry"), "retry");
 }
 
 /// POST /v1/deferrals with a read deadline: a hung handler fails the test instead of hanging it.

@@ -6,7 +6,7 @@ mod common;
 
 use common::serve_client::Serve;
 use common::{lines, now, script, Host, HOUR};
-use deferral_host::store::{NewDeferral, NewReceipt, Store, Window};
+use deferral_host::store::{NewDeferral, NewReceipt, ResumeWindow, Store};
 
 #[test]
 fn allow_launch_is_not_a_prefix_a_token_holder_can_extend() {
@@ -116,7 +116,7 @@ fn a_stored_target_that_would_need_a_shell_is_refused_at_launch_never_run() {
             max_reentries: 2,
             cause: "recorded".into(),
             launch: legacy,
-            window: Window {
+            window: ResumeWindow {
                 reason: "rest-reserve".into(),
                 resume_after_ms: t,
                 resume_by_ms: t + HOUR,

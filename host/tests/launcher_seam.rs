@@ -9,7 +9,9 @@ mod common;
 use common::pg::schema_or_skip;
 use deferral_host::error::{HostError, HostErrorKind};
 use deferral_host::launch::kind::invalid;
-use deferral_host::launch::{Attempt, LaunchPolicy, Launched, Launcher, Launchers, Pass, Target};
+use deferral_host::launch::{
+    Attempt, LaunchPass, LaunchPolicy, Launched, Launcher, Launchers, Target,
+};
 use deferral_host::lifecycle;
 use deferral_host::lifecycle::outcome::Outcome;
 use deferral_host::store::{
@@ -52,7 +54,7 @@ impl Launcher for Noop {
     }
 
     fn launch(&self, target: &Target, attempt: &Attempt<'_>) -> Launched {
-        attempt.finish(Outcome::Complete {
+        attempt.record_outcome(Outcome::Complete {
             detail: Some(format!("noop said {}", target.parts()[0])),
         })
     }
@@ -74,7 +76,7 @@ impl Launcher for Parked {
         Ok(vec![rest.to_string()])
     }
 
-    fn not_ready(&self, _pass: &Pass<'_>) -> Option<String> {
+    fn not_ready(&self, _pass: &LaunchPass<'_>) -> Option<String> {
         Some("parked: not today".into())
     }
 

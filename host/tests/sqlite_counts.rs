@@ -12,7 +12,7 @@ use deferral_host::ops;
 use deferral_host::retry::{retry, RetryRequest};
 use deferral_host::store::sqlite::{IntegrityCheck, SCHEMA_VERSION};
 use deferral_host::store::{
-    AttemptStatus, Change, NewDeferral, NewReceipt, SqliteStore, Store, StoreError, Window,
+    AttemptStatus, Change, NewDeferral, NewReceipt, ResumeWindow, SqliteStore, Store, StoreError,
 };
 use deferral_host_conformance::{
     distinct_handoff, handoff, UNDO_LAUNCH_KIND_MIGRATION, UNDO_SQLITE_COUNTS_MIGRATION,
@@ -170,7 +170,7 @@ impl Churn {
                     },
                 };
                 let done = lifecycle::outcome::end_attempt(store, &d, outcome, t);
-                ("finish", done.is_ok())
+                ("end-attempt", done.is_ok())
             }
             (5, State::Blocked) => {
                 let request = RetryRequest {
@@ -243,7 +243,7 @@ fn new_deferral(id: &str, t: u64) -> NewDeferral {
         max_reentries: 2,
         cause: "recorded".into(),
         launch: "exec:/bin/true".into(),
-        window: Window {
+        window: ResumeWindow {
             reason: "rest-reserve".into(),
             resume_after_ms: t,
             resume_by_ms: t + HOUR,
@@ -273,7 +273,7 @@ fn kept_counts_equal_the_group_by_after_every_change() {
     for kind in [
         "record",
         "claim",
-        "finish",
+        "end-attempt",
         "retry",
         "give-back",
         "note",

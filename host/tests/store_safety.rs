@@ -5,7 +5,7 @@
 mod common;
 
 use common::{lines, now, script, sq, Host, HOUR};
-use deferral_host::store::{NewDeferral, NewReceipt, Store, Window};
+use deferral_host::store::{NewDeferral, NewReceipt, ResumeWindow, Store};
 use std::os::unix::fs::PermissionsExt;
 
 fn mode(path: &std::path::Path) -> u32 {
@@ -58,7 +58,7 @@ fn insert_raw(store: &dyn Store, id: &str, launch: &str, cause: &str) {
             max_reentries: 2,
             cause: cause.into(),
             launch: launch.into(),
-            window: Window {
+            window: ResumeWindow {
                 reason: "rest-reserve".into(),
                 resume_after_ms: t,
                 resume_by_ms: t + HOUR,

@@ -142,17 +142,18 @@ impl Decision {
         });
     }
 
-    pub(crate) fn finish(mut self, status: Status, code: Option<Code>) -> Self {
+    /// The decision with its status and code set (the notes and figures as they are).
+    pub(crate) fn with_status(mut self, status: Status, code: Option<Code>) -> Self {
         self.status = status;
         self.code = code.map(|c| c.as_str().to_string());
         self
     }
 
-    /// The error outcome for input that is not a valid [`DecisionInput`].
+    /// The error outcome for input that is not a valid [`super::DecisionInput`].
     pub fn invalid_input(message: impl Into<String>) -> Decision {
         let mut decision = Decision::new();
         decision.note(Code::InvalidInput, message);
-        decision.finish(Status::Error, Some(Code::InvalidInput))
+        decision.with_status(Status::Error, Some(Code::InvalidInput))
     }
 
     /// Compact JSON.

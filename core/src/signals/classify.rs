@@ -4,7 +4,7 @@
 
 use super::headers::{parse_headers, HeaderObservation};
 use super::rate_limit::{is_unlimited_answer, parse_rate_limit_body, RateSnapshot};
-use super::Window;
+use super::RateWindow;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -217,7 +217,7 @@ impl Classified {
         &self,
         server_now_s: u64,
         known_limit: impl Fn(&str) -> Option<u64>,
-    ) -> Option<(String, Window)> {
+    ) -> Option<(String, RateWindow)> {
         if !self.is_primary() {
             return self.headers.window();
         }
@@ -236,13 +236,13 @@ impl Classified {
             .or_else(|| known_limit(&resource))?;
         let window = match self.headers.reset {
             // GraphQL refuses a query that costs more than what is left: its remaining stands.
-            Some(reset) if reset > server_now_s => Window {
+            Some(reset) if reset > server_now_s => RateWindow {
                 limit,
                 remaining: self.headers.remaining.unwrap_or(0).min(limit),
                 used: self.headers.used,
                 reset,
             },
-            _ => Window {
+            _ => RateWindow {
                 limit,
                 remaining: 0,
                 used: Some(limit),

@@ -1,7 +1,7 @@
 //! Reads the GraphQL `rateLimit { cost limit nodeCount remaining resetAt used }` object.
 
 use super::time::parse_iso8601;
-use super::{count, SignalError, SignalErrorKind, Window};
+use super::{count, RateWindow, SignalError, SignalErrorKind};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -21,8 +21,8 @@ pub struct GraphqlRateLimit {
 
 impl GraphqlRateLimit {
     /// The `graphql` window this report describes.
-    pub fn window(&self) -> Window {
-        Window {
+    pub fn window(&self) -> RateWindow {
+        RateWindow {
             limit: self.limit,
             remaining: self.remaining,
             used: self.used,

@@ -1,7 +1,7 @@
 //! Reads the rate headers of any GitHub response: `x-ratelimit-*`, `retry-after` and `date`.
 
 use super::time::parse_http_date;
-use super::Window;
+use super::RateWindow;
 use serde::{Deserialize, Serialize};
 
 /// What one response's headers say. Every field is optional because GitHub omits them on some
@@ -47,8 +47,8 @@ impl HeaderObservation {
     /// `x-ratelimit-resource`, or by the request path [`super::classify_at`] was given) and limit,
     /// remaining and reset are all present. An unnamed bucket is no window: a search answer
     /// without its resource header must not be recorded as `core`.
-    pub fn window(&self) -> Option<(String, Window)> {
-        let window = Window {
+    pub fn window(&self) -> Option<(String, RateWindow)> {
+        let window = RateWindow {
             limit: self.limit?,
             remaining: self.remaining?,
             used: self.used,

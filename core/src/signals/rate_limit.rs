@@ -1,6 +1,6 @@
 //! Reads the `GET /rate_limit` response: every bucket under `resources`, whatever its name.
 
-use super::{count, SignalError, SignalErrorKind, Window};
+use super::{count, RateWindow, SignalError, SignalErrorKind};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -15,7 +15,7 @@ pub struct RateSnapshot {
     pub unlimited: bool,
     /// Bucket name (`core`, `graphql`, `search`, ...) to its window.
     #[serde(default)]
-    pub resources: BTreeMap<String, Window>,
+    pub resources: BTreeMap<String, RateWindow>,
 }
 
 impl RateSnapshot {
@@ -110,7 +110,7 @@ pub fn parse_rate_limit_response(status: u16, body: &str) -> Result<RateSnapshot
 }
 
 /// Reads one `{limit, used, remaining, reset}` bucket; `used` may be absent in older servers.
-pub(crate) fn parse_window(bucket: &Value, path: &str) -> Result<Window, SignalError> {
+pub(crate) fn parse_window(bucket: &Value, path: &str) -> Result<RateWindow, SignalError> {
     if !bucket.is_object() {
         return Err(SignalError::new(SignalErrorKind::UnexpectedShape, path));
     }
@@ -125,7 +125,7 @@ pub(crate) fn parse_window(bucket: &Value, path: &str) -> Result<Window, SignalE
         Some(v) => Some(count(v, &format!("{path}.used"))?),
         None => None,
     };
-    Ok(Window {
+    Ok(RateWindow {
         limit: field("limit")?,
         remaining: field("remaining")?,
         used,

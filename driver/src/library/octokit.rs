@@ -9,7 +9,7 @@ use super::{done, obj};
 use crate::attempt::default_scope;
 use deferral_core::decision::decide_json;
 use deferral_core::ledger::ResourceEntry;
-use deferral_core::signals::{Window, GRAPHQL_RESOURCE, REST_RESOURCE};
+use deferral_core::signals::{RateWindow, GRAPHQL_RESOURCE, REST_RESOURCE};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -162,7 +162,7 @@ fn own_bucket(input: &Value, bucket: &str) -> Option<Value> {
     let now = input["now_ms"].as_u64().unwrap_or(0);
     // The snapshot holds GitHub's windows; the ledger its own entries, which say when each
     // was observed (a window read from them would be refused for that field).
-    let seen = Window::deserialize(&input["rate"]["resources"][bucket])
+    let seen = RateWindow::deserialize(&input["rate"]["resources"][bucket])
         .ok()
         .map(|w| ResourceEntry::from_window(&w, now));
     let recorded = ResourceEntry::deserialize(&input["ledger"]["resources"][bucket]).ok();

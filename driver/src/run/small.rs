@@ -24,7 +24,7 @@ fn read_step(entries: &[(&str, &str)]) -> Step {
 }
 
 /// A small command's answer as the last step; its text goes to stderr if `human`.
-fn finish(answer: &Answer, human: bool) -> Step {
+fn last_step(answer: &Answer, human: bool) -> Step {
     let text = if human { answer.text.as_str() } else { "" };
     done(
         answer.exit,
@@ -52,11 +52,11 @@ pub fn run(name: &str, p: &Parsed, v: &Crossing, files: &Files) -> Step {
                 return read_step(&[("receipt", path)]);
             };
             if name == "validate" {
-                return finish(&validate_command(bytes), false);
+                return last_step(&validate_command(bytes), false);
             }
             let offset = v.utc_offset_min;
             let human = !p.is_set("quiet") && (p.is_set("text") || v.stderr_tty);
-            finish(&explain_command(bytes, now, offset), human)
+            last_step(&explain_command(bytes, now, offset), human)
         }
         "digest" => {
             let kind = p.value("kind").unwrap_or("value");
@@ -75,7 +75,7 @@ pub fn run(name: &str, p: &Parsed, v: &Crossing, files: &Files) -> Step {
                     )
                 }
             };
-            finish(&digest_command(kind, &text), false)
+            last_step(&digest_command(kind, &text), false)
         }
         _ => observe(p, files, now),
     }

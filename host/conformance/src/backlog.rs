@@ -102,7 +102,7 @@ impl Backlog<'_> {
     }
 
     fn script(&self) -> String {
-        super::standin::Window {
+        super::standin::QuotaStandin {
             dir: self.dir,
             window_s: self.window_s,
             limit: self.limit,

@@ -67,7 +67,7 @@ impl Fleet<'_> {
     fn script(&self, pool: &PoolSpec) -> String {
         let d = self.pool_dir(pool);
         std::fs::create_dir_all(&d).unwrap();
-        super::standin::Window {
+        super::standin::QuotaStandin {
             dir: &d,
             window_s: self.window_s,
             limit: pool.limit,

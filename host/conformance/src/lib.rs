@@ -245,7 +245,7 @@ pub fn duplicate_ids_are_refused(backend: &dyn Backend) {
         max_reentries: 2,
         cause: "recorded".into(),
         launch: "exec:/bin/true".into(),
-        window: deferral_host::store::Window {
+        window: deferral_host::store::ResumeWindow {
             reason: "rest-reserve".into(),
             resume_after_ms: t,
             resume_by_ms: t + HOUR,
@@ -910,7 +910,7 @@ fn new_deferral(id: &str, t: u64) -> deferral_host::store::NewDeferral {
         max_reentries: 2,
         cause: "recorded".into(),
         launch: "exec:true".into(),
-        window: deferral_host::store::Window {
+        window: deferral_host::store::ResumeWindow {
             reason: "rest-reserve".into(),
             resume_after_ms: t,
             resume_by_ms: t + HOUR,

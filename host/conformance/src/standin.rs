@@ -12,7 +12,9 @@ use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
 
-pub struct Window<'a> {
+/// The stand-in's quota: a window of `limit` requests every `window_s` seconds, and what the
+/// resume script spends of it.
+pub struct QuotaStandin<'a> {
     /// Holds the counter, its lock, the logs and the script.
     pub dir: &'a Path,
     pub window_s: u64,
@@ -32,7 +34,7 @@ pub struct Reports {
     pub work_line: bool,
 }
 
-impl Window<'_> {
+impl QuotaStandin<'_> {
     /// Writes `resume.sh` into the folder and answers its `exec:` target.
     pub fn script(&self, reports: Reports) -> String {
         let d = self.dir.display();

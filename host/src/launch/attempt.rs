@@ -1,4 +1,4 @@
-//! What a launcher kind is given: the tick's pass ([`Pass`]) and one claimed attempt
+//! What a launcher kind is given: the tick's pass ([`LaunchPass`]) and one claimed attempt
 //! ([`Attempt`]).
 
 use super::launched::{LaunchEnd, Launched};
@@ -9,7 +9,7 @@ use crate::lifecycle::outcome::Outcome;
 use crate::store::Store;
 
 /// One tick's pass, as the launcher kinds see it.
-pub struct Pass<'a> {
+pub struct LaunchPass<'a> {
     pub store: &'a dyn Store,
     /// The GitHub client (`None`: no credentials given).
     pub github: Option<&'a GithubClient>,
@@ -25,7 +25,7 @@ pub struct Pass<'a> {
 
 /// One claimed launch: the claim, who holds its lease, and the pass it is part of.
 pub struct Attempt<'a> {
-    pub pass: &'a Pass<'a>,
+    pub pass: &'a LaunchPass<'a>,
     pub claimed: &'a Claimed,
     /// The lease owner the claim wrote.
     pub owner: &'a str,
@@ -50,7 +50,7 @@ impl Attempt<'_> {
     }
 
     /// Records how the launch ended (through the chain rule).
-    pub fn finish(&self, outcome: Outcome) -> Launched {
+    pub fn record_outcome(&self, outcome: Outcome) -> Launched {
         let (id, attempt) = (self.id(), self.attempt());
         match lifecycle::outcome::end_attempt_chained(
             self.store(),

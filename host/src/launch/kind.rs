@@ -7,7 +7,7 @@
 //! is followed later, and how `--allow-launch` and the `installed` check see its targets. No
 //! other code tests which kind a target is.
 
-use super::attempt::{Attempt, Pass};
+use super::attempt::{Attempt, LaunchPass};
 use super::launched::Launched;
 use super::recover;
 use crate::error::{HostError, HostErrorKind};
@@ -59,7 +59,7 @@ pub trait Launcher: Sync {
 
     /// Why targets of this kind cannot be claimed in this pass, if they cannot (they stay due
     /// and use no re-entry). Default: always ready.
-    fn not_ready(&self, _pass: &Pass<'_>) -> Option<String> {
+    fn not_ready(&self, _pass: &LaunchPass<'_>) -> Option<String> {
         None
     }
 

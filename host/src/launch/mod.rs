@@ -31,7 +31,7 @@ pub mod recover;
 pub mod report_file;
 pub mod words;
 
-pub use self::attempt::{Attempt, Pass};
+pub use self::attempt::{Attempt, LaunchPass};
 pub use self::kind::{Launcher, Target};
 pub use self::launched::{LaunchEnd, Launched};
 pub use self::launchers::Launchers;

@@ -6,7 +6,7 @@
 use crate::error::{HostError, HostErrorKind};
 use crate::handle::handle_matches;
 use crate::store::{
-    AttemptStatus, Change, Deferral, Lease, NewReceipt, Store, StoreError, Update, Window,
+    AttemptStatus, Change, Deferral, Lease, NewReceipt, ResumeWindow, Store, StoreError, Update,
 };
 use deferral_core::lifecycle::{transition, Cause, Event, Position, State};
 use deferral_core::receipt::Receipt;
@@ -27,7 +27,7 @@ pub struct Effects {
     pub wakeup_digest: Change<String>,
     pub attempt_status: Change<AttemptStatus>,
     pub receipts: Vec<NewReceipt>,
-    pub window: Option<Window>,
+    pub window: Option<ResumeWindow>,
 }
 
 pub(crate) fn position(deferral: &Deferral) -> Position {
@@ -149,8 +149,8 @@ pub(crate) fn update_of(
     }
 }
 
-pub(crate) fn window_of(receipt: &Receipt) -> Window {
-    Window {
+pub(crate) fn window_of(receipt: &Receipt) -> ResumeWindow {
+    ResumeWindow {
         reason: receipt.reason.as_str().to_string(),
         resume_after_ms: receipt.resume_after_ms,
         resume_by_ms: receipt.resume_by_ms,

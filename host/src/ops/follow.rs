@@ -207,7 +207,7 @@ fn follow_workflow(
             report.waiting.push(json!({"id": p.deferral.id, "attempt": p.deferral.reentries, "run_id": run_id, "why": why}));
             continue;
         }
-        let entry = finish_run(store, client, repo, &p.deferral, &run, max_chain, now_ms)?;
+        let entry = write_run_outcome(store, client, repo, &p.deferral, &run, max_chain, now_ms)?;
         report.followed.push(entry);
     }
     Ok(())
@@ -299,7 +299,7 @@ fn artifact_receipt(
 }
 
 /// Writes the outcome of one completed run.
-pub fn finish_run(
+pub fn write_run_outcome(
     store: &dyn Store,
     client: &GithubClient,
     repo: &str,

@@ -8,7 +8,7 @@
 use crate::error::{HostError, HostErrorKind};
 use crate::github::client::GithubClient;
 use crate::handle::lease_owner;
-use crate::launch::{recover, Launched, Launchers, Pass};
+use crate::launch::{recover, LaunchPass, Launched, Launchers};
 use crate::lifecycle;
 use crate::ops::follow;
 use crate::store::{Deferral, Store};
@@ -84,8 +84,8 @@ impl TickOptions {
     }
 
     /// What the launcher kinds see of this pass.
-    fn pass<'a>(&'a self, store: &'a dyn Store, now_ms: &'a dyn Fn() -> u64) -> Pass<'a> {
-        Pass {
+    fn pass<'a>(&'a self, store: &'a dyn Store, now_ms: &'a dyn Fn() -> u64) -> LaunchPass<'a> {
+        LaunchPass {
             store,
             github: self.github.as_ref(),
             ids: &self.ids,

@@ -329,7 +329,7 @@ pub fn charge(row: &mut PoolRow, settled: &[Admission]) {
 
 /// One pool's admission pass, written (or, with `dry_run`, only decided).
 #[derive(Debug, Clone)]
-pub struct Pass {
+pub struct AdmissionPass {
     pub pool: String,
     pub decision: Decision,
     /// The admissions written, in the order of `decision.admit`.
@@ -374,7 +374,7 @@ pub fn admit(
     pool_name: &str,
     how: &Admit,
     now_ms: &dyn Fn() -> u64,
-) -> Result<Pass, HostError> {
+) -> Result<AdmissionPass, HostError> {
     let jitter = jitter_ms(pool_name, how.options);
     let (mut pass, written) = update(
         store,
@@ -424,7 +424,7 @@ pub fn admit(
                 }
             };
             if how.dry_run || holding || (how.hold_only && !decision.admit.is_empty()) {
-                return Ok(Try::Done(Pass {
+                return Ok(Try::Done(AdmissionPass {
                     pool: pool_name.to_string(),
                     decision,
                     admissions: Vec::new(),
@@ -432,7 +432,7 @@ pub fn admit(
             }
             if !decision.metered && settled.is_empty() && !rolled {
                 // Unmetered: nothing to count, nothing written (as before pools).
-                return Ok(Try::Done(Pass {
+                return Ok(Try::Done(AdmissionPass {
                     pool: pool_name.to_string(),
                     decision,
                     admissions: Vec::new(),
@@ -444,7 +444,7 @@ pub fn admit(
                 && decision.reason == row.hold_reason
                 && decision.hold_until_ms == row.hold_until_ms;
             if unchanged {
-                return Ok(Try::Done(Pass {
+                return Ok(Try::Done(AdmissionPass {
                     pool: pool_name.to_string(),
                     decision,
                     admissions: Vec::new(),
@@ -473,7 +473,7 @@ pub fn admit(
             // Beaten by another writer, `update` reads its admissions and decides again.
             Ok(Try::write(
                 write,
-                Pass {
+                AdmissionPass {
                     pool: pool_name.to_string(),
                     decision,
                     admissions: Vec::new(),

@@ -153,7 +153,7 @@ pub fn forecast(
     let horizon = now_ms.saturating_add(HORIZON_MS);
     if !metered(&row) {
         starts.extend(backlog.iter().map(|c| (c.id.clone(), c.resume_after_ms)));
-        return finish(order, &starts, &HashMap::new(), horizon);
+        return forecast_from(order, &starts, &HashMap::new(), horizon);
     }
     let mut room = room(&row, open);
     let urgent = urgent_room(&row, options);
@@ -308,12 +308,12 @@ pub fn forecast(
             open_now = false;
         }
     }
-    finish(order, &starts, &never, horizon)
+    forecast_from(order, &starts, &never, horizon)
 }
 
 /// The forecast of `order` from `starts`: a deferral not started is expected to expire when it
 /// can never start (`never`) or its window ends within the horizon.
-fn finish(
+fn forecast_from(
     order: Vec<(String, u64, i64, String)>,
     starts: &HashMap<String, u64>,
     never: &HashMap<String, bool>,

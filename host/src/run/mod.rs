@@ -205,7 +205,7 @@ pub fn run(
     };
     let port = Port::bind(options, hooks)?;
     let runtime = crate::serve::runtime()?;
-    let finish = port.finish();
+    let writer = port.writer_stopper();
     if let StoreUrl::Postgres(url) = &store {
         // Ends with the process (it looks at the stop flag twice a second).
         drop(listen::start(url.clone(), wake.clone()));
@@ -260,7 +260,7 @@ pub fn run(
         let _ = pruning.join();
     }
     runtime.shutdown_timeout(Duration::from_millis(200));
-    finish.stop();
+    writer.stop();
     served?;
     crate::logs::message("info", "run", "stopped");
     Ok(())

@@ -110,7 +110,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::Window;
+    use crate::store::ResumeWindow;
     use deferral_core::lifecycle::State;
     use std::sync::{Arc, Barrier};
     use std::time::Duration;
@@ -123,7 +123,7 @@ mod tests {
             max_reentries: 2,
             cause: "recorded".into(),
             launch: "exec:/bin/true".into(),
-            window: Window {
+            window: ResumeWindow {
                 reason: "rest-reserve".into(),
                 resume_after_ms: 0,
                 resume_by_ms: 1,

@@ -99,7 +99,7 @@ fn listen_failed(listen: &str, err: &std::io::Error) -> HostError {
 pub fn serve(options: ServeOptions) -> Result<(), HostError> {
     let port = Port::bind(options, Hooks::default())?;
     let runtime = runtime()?;
-    let finish = port.finish();
+    let writer = port.writer_stopper();
     let served = runtime.block_on(async {
         let stop = stop_signal().map_err(|e| {
             HostError::new(
@@ -114,7 +114,7 @@ pub fn serve(options: ServeOptions) -> Result<(), HostError> {
     // Handlers still running after the grace period are abandoned with the runtime; the writer
     // commits what was queued before it stops, so an answered record is always committed.
     runtime.shutdown_timeout(Duration::from_millis(200));
-    finish.stop();
+    writer.stop();
     served?;
     log::line("stopped");
     Ok(())
@@ -147,10 +147,10 @@ pub struct Port {
     stop_all: tokio::sync::watch::Sender<bool>,
 }
 
-/// Stops the port's group-commit writer once the runtime is gone (see [`Port::finish`]).
-pub struct Finish(Arc<app::App>);
+/// Stops the port's group-commit writer once the runtime is gone (see [`Port::writer_stopper`]).
+pub struct WriterStopper(Arc<app::App>);
 
-impl Finish {
+impl WriterStopper {
     /// Lets the writer commit what is queued, then stops it.
     pub fn stop(self) {
         self.0.stores.stop();
@@ -212,8 +212,8 @@ impl Port {
     }
 
     /// What stops the writer after the runtime is shut down.
-    pub fn finish(&self) -> Finish {
-        Finish(self.app.clone())
+    pub fn writer_stopper(&self) -> WriterStopper {
+        WriterStopper(self.app.clone())
     }
 
     /// Serves until `stop` resolves, then stops taking requests (503 `stopping` to those on

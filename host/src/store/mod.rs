@@ -34,7 +34,7 @@ pub use self::github::{
 pub use self::pools::PoolStore;
 pub use self::postgres::PostgresStore;
 pub use self::records::{
-    Deferral, EventRecord, LaunchProcess, NewDeferral, NewReceipt, StoredReceipt, Window,
+    Deferral, EventRecord, LaunchProcess, NewDeferral, NewReceipt, ResumeWindow, StoredReceipt,
 };
 pub use self::retention::RetentionStore;
 pub use self::retry::{RetryLink, RetryStore};

@@ -91,7 +91,7 @@ pub struct EventRecord {
 
 /// The window a receipt opens: becomes the deferral's reason and times.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Window {
+pub struct ResumeWindow {
     pub reason: String,
     pub resume_after_ms: u64,
     pub resume_by_ms: u64,
@@ -106,7 +106,7 @@ pub struct NewDeferral {
     pub max_reentries: u32,
     pub cause: String,
     pub launch: String,
-    pub window: Window,
+    pub window: ResumeWindow,
     pub wakeup_digest: String,
     pub cancellation_digest: String,
     /// Appended in order; the last one becomes the current receipt. Must not be empty.

@@ -1,7 +1,7 @@
 //! The three work rules of `tick`, each written once in Rust and once in SQL, side by side:
 //! which deferrals are due, which are expirable and which hold a stale lease at a time `now`.
 //! The SQL fragment is the `WHERE` of the store's indexed query (`now` bound at `?1`); the
-//! Rust function reads the same rule on a row already in hand (`tick --id`). The store
+//! Rust function reads the same rule on a row already in hand (`tick ID...`). The store
 //! conformance suite checks, on every backend, that the two pick the same rows.
 
 use super::Deferral;

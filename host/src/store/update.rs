@@ -1,7 +1,7 @@
 //! The compare-and-set a caller asks for ([`Update`]) and the row it writes, worked out once
 //! for every backend.
 
-use super::{AttemptStatus, Deferral, NewReceipt, StoreError, Window};
+use super::{AttemptStatus, Deferral, NewReceipt, ResumeWindow, StoreError};
 use deferral_core::lifecycle::State;
 
 /// A lease held by a launcher.
@@ -52,7 +52,7 @@ pub struct Update {
     /// Receipts to append; the last one becomes current.
     pub receipts: Vec<NewReceipt>,
     /// The new receipt's window, when `receipts` holds a new current receipt.
-    pub window: Option<Window>,
+    pub window: Option<ResumeWindow>,
     pub at_ms: u64,
 }
 

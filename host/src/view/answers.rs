@@ -4,7 +4,8 @@
 use crate::store::{AttemptStatus, Deferral};
 use serde::Serialize;
 
-/// `{cause, id, state}`: `cancel`, `report` and `POST /v1/deferrals/ID/report` answer this.
+/// `{cause, id, state}`: `cancel` and `report` answer this, and so do `POST /v1/deferrals/ID/cancel`
+/// and `POST /v1/deferrals/ID/outcome` (`outcome` with the new receipt when still deferred).
 #[derive(Debug, Serialize)]
 pub struct StateView<'a> {
     pub cause: &'a str,
@@ -102,7 +103,7 @@ pub struct FollowedView<'a> {
     pub state: &'static str,
 }
 
-/// The tick report, as `tick` prints it (`--json`) and `serve` answers `POST /v1/tick`.
+/// The tick report, as `tick` prints it: one JSON line on stdout (with `next` added).
 #[derive(Debug, Serialize)]
 pub struct TickView<'a> {
     pub dry_run: bool,

@@ -6,9 +6,9 @@
 //!   secrets, checked in constant time before the body is parsed.
 //! * [`payload`]: what a verified delivery asks for (`ping`, a completed run, nothing).
 //! * [`worker`]: the thread the server owns that does the work, off the request: a run this
-//!   host dispatched is finished from its artifacts ([`crate::ops::follow::finish_run`], no GET of
-//!   the run); a run a configured watch trusts has its `deferred-receipt` ingested
-//!   ([`crate::ops::ingest::ingest_artifact`]).
+//!   host dispatched has its outcome written from its artifacts
+//!   ([`crate::ops::follow::write_run_outcome`], no GET of the run); a run a configured watch
+//!   trusts has its `deferred-receipt` ingested ([`crate::ops::ingest::ingest_artifact`]).
 //! * [`check_run`]: a check run's button pressed (`requested_action`), which the worker
 //!   applies once for a sender GitHub says may write ([`crate::ops::press`]).
 //! * [`sweep`]: with a GitHub App, failed deliveries of the last three days redelivered.

@@ -4,9 +4,9 @@
 //! For each completed run:
 //! * a run this host dispatched (its attempt still `dispatched`, found by repository and run
 //!   id, or by workflow and `run-name` when the dispatch gave no id; a delivery naming another
-//!   repository is never this host's attempt): finished from its artifacts as `tick` would
-//!   ([`follow::finish_run`]), the run itself never asked for; the delivery already says it
-//!   completed and how;
+//!   repository is never this host's attempt): its outcome written from its artifacts as `tick`
+//!   would ([`follow::write_run_outcome`]), the run itself never asked for; the delivery already
+//!   says it completed and how;
 //! * else, for each configured watch of its repository whose rules trust it: its artifact
 //!   ingested as `watch` would ([`ingest::ingest_artifact`]).
 //!
@@ -223,7 +223,7 @@ fn handle(
             let repo = workflow_of(run)
                 .and_then(|w| w.rsplit_once('/').map(|(repo, _)| repo.to_string()))
                 .unwrap_or_else(|| run.repo.clone());
-            return match follow::finish_run(
+            return match follow::write_run_outcome(
                 store, client, &repo, &deferral, &run.run, max_chain, &now,
             ) {
                 Ok(entry) => format!("followed {}", entry.to_json()),

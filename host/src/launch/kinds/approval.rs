@@ -15,7 +15,7 @@
 //! `gate-refused`, which is not answered again.
 
 use crate::error::HostError;
-use crate::launch::attempt::{Attempt, Pass};
+use crate::launch::attempt::{Attempt, LaunchPass};
 use crate::launch::kind::{invalid, Launcher, Target};
 use crate::launch::launched::{LaunchEnd, Launched};
 use crate::lifecycle;
@@ -93,7 +93,7 @@ impl Launcher for EnvironmentGate {
     }
 
     /// A GitHub App, reachable, with quota left: only an installation token may answer a rule.
-    fn not_ready(&self, pass: &Pass<'_>) -> Option<String> {
+    fn not_ready(&self, pass: &LaunchPass<'_>) -> Option<String> {
         match pass.github {
             None => Some("no GitHub App (--github-app-id) to approve with".into()),
             Some(client) if !client.is_app() => Some(
@@ -113,7 +113,7 @@ impl Launcher for EnvironmentGate {
             unreachable!("an environment-gate target has four parts");
         };
         let Some(client) = run.pass.github else {
-            return run.finish(Outcome::Returned {
+            return run.record_outcome(Outcome::Returned {
                 detail: "approval not sent: no GitHub App".into(),
             });
         };
@@ -128,17 +128,17 @@ impl Launcher for EnvironmentGate {
             Decision::Approved,
             &comment,
         ) {
-            Answered::Taken(status) => run.finish(Outcome::Complete {
+            Answered::Taken(status) => run.record_outcome(Outcome::Complete {
                 detail: Some(format!("approved: HTTP {status}")),
             }),
             // Nothing reached GitHub: the claim is given back, no re-entry spent.
             Answered::NotTaken(message) if client.unreachable().is_some() => {
                 give_back(run, format!("approval not sent: {message}"))
             }
-            Answered::NotTaken(message) => run.finish(Outcome::Returned {
+            Answered::NotTaken(message) => run.record_outcome(Outcome::Returned {
                 detail: format!("approval not taken: {message}"),
             }),
-            Answered::Refused(status, message) => run.finish(Outcome::BlockedBecause {
+            Answered::Refused(status, message) => run.record_outcome(Outcome::BlockedBecause {
                 cause: CAUSE_REFUSED.into(),
                 detail: Some(format!("approval refused: HTTP {status}: {message}")),
             }),

@@ -129,6 +129,6 @@ impl Launcher for Exec {
             report.line.as_ref().map_or("", |(_, text)| text.as_str()),
             run.now_ms(),
         );
-        run.finish(exec_outcome::outcome_with(program, &result, &report))
+        run.record_outcome(exec_outcome::outcome_with(program, &result, &report))
     }
 }

@@ -9,7 +9,7 @@
 use crate::error::HostError;
 use crate::github::client::GithubClient;
 use crate::github::dispatch::{self, DispatchRequest, DispatchResult};
-use crate::launch::attempt::{Attempt, Pass};
+use crate::launch::attempt::{Attempt, LaunchPass};
 use crate::launch::github_names;
 use crate::launch::kind::{invalid, Launcher, Target};
 use crate::launch::launched::{LaunchEnd, Launched, RunLinks};
@@ -56,7 +56,7 @@ impl Launcher for WorkflowDispatch {
     }
 
     /// No credentials, GitHub could not be reached, or the GitHub quota for the pass is spent.
-    fn not_ready(&self, pass: &Pass<'_>) -> Option<String> {
+    fn not_ready(&self, pass: &LaunchPass<'_>) -> Option<String> {
         match pass.github {
             None => Some("GITHUB_TOKEN is not set".into()),
             Some(client) => client.not_ready(),
@@ -134,7 +134,7 @@ fn dispatch_workflow(
     target: &Workflow<'_>,
 ) -> Launched {
     let Some(client) = github else {
-        return run.finish(Outcome::Returned {
+        return run.record_outcome(Outcome::Returned {
             detail: "dispatch not sent: GITHUB_TOKEN is not set".into(),
         });
     };
@@ -194,10 +194,10 @@ fn dispatch_workflow(
             give_back(run, format!("dispatch not sent: {message}"))
         }
         // Refused (403/429) or stopped for the pass: not dispatched; the re-entry counts.
-        DispatchResult::NotSent { message } => run.finish(Outcome::Returned {
+        DispatchResult::NotSent { message } => run.record_outcome(Outcome::Returned {
             detail: format!("dispatch not sent: {message}"),
         }),
-        DispatchResult::Rejected { status, message } => run.finish(Outcome::Blocked {
+        DispatchResult::Rejected { status, message } => run.record_outcome(Outcome::Blocked {
             detail: Some(format!("dispatch rejected: HTTP {status}: {message}")),
         }),
     }

@@ -7,7 +7,7 @@ use super::launch_one::{launch, not_ready, planned, Skip};
 use super::{Held, Skipped, TickOptions, TickReport, TickStep};
 use crate::error::{HostError, HostErrorKind};
 use crate::lifecycle;
-use crate::pools::admission::{self, Admit, Pass};
+use crate::pools::admission::{self, AdmissionPass, Admit};
 use crate::pools::update::{update, Try};
 use crate::store::pools::{Admission, PoolWrite};
 use crate::store::Store;
@@ -135,7 +135,7 @@ pub(super) fn launch_admitted(
         if left == 0 {
             break;
         }
-        let pass: Pass = admission::admit(
+        let pass: AdmissionPass = admission::admit(
             store,
             &pool,
             &how(options, &skip_kinds, left, false),

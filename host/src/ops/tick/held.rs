@@ -2,7 +2,7 @@
 //! tick report prints it (`{pool, why, until, until_ms, admitted, held, ids}`).
 
 use crate::clock::iso8601;
-use crate::pools::admission::Pass;
+use crate::pools::admission::AdmissionPass;
 use serde_json::{json, Value};
 
 /// One pool's pass that held deferrals.
@@ -21,7 +21,7 @@ pub struct Held {
 
 impl Held {
     /// The pool's pass, when it held any.
-    pub fn of(pass: &Pass) -> Option<Held> {
+    pub fn of(pass: &AdmissionPass) -> Option<Held> {
         let d = &pass.decision;
         if d.held.is_empty() {
             return None;

@@ -3,7 +3,7 @@
 
 use super::TickOptions;
 use crate::error::HostError;
-use crate::launch::{Attempt, LaunchEnd, Launched, Launchers, Pass};
+use crate::launch::{Attempt, LaunchEnd, LaunchPass, Launched, Launchers};
 use crate::lifecycle;
 use crate::lifecycle::outcome::Outcome;
 use crate::store::{AttemptStatus, Deferral, Store};
@@ -12,7 +12,10 @@ use crate::store::{AttemptStatus, Deferral, Store};
 pub(super) struct Skip(pub(super) String);
 
 /// The kinds that cannot launch in this pass, each with why ([`crate::launch::Launcher::not_ready`]).
-pub(super) fn not_ready(pass: &Pass<'_>, launchers: &Launchers) -> Vec<(&'static str, String)> {
+pub(super) fn not_ready(
+    pass: &LaunchPass<'_>,
+    launchers: &Launchers,
+) -> Vec<(&'static str, String)> {
     launchers
         .iter()
         .filter_map(|kind| kind.not_ready(pass).map(|why| (kind.name(), why)))

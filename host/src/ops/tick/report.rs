@@ -1,6 +1,6 @@
 //! What a pass did, typed: [`TickReport`] and the entries of its lists. The progress lines and
-//! the metrics read these; [`TickReport::to_json`] makes the JSON that `tick --json` prints,
-//! once, at the edge.
+//! the metrics read these; [`TickReport::to_json`] makes the JSON line `tick` prints on stdout
+//! (with `next` added), once, at the edge.
 
 use super::Held;
 use crate::launch::Launched;
