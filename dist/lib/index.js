@@ -129,9 +129,9 @@ async function request(href, { method = "GET", headers = {}, body, timeoutMs, ma
 }
 
 // library/host-port.js
-var receiptText = (receipt) => typeof receipt === "string" ? receipt.trim() : JSON.stringify(receipt);
 var typed = (value) => value === void 0 || value === null ? null : { kind: typeof value, text: String(value) };
-var orderFields = ({ priority, fairnessKey } = {}) => ask("record_order", { priority: typed(priority), fairness_key: typed(fairnessKey) }).fields;
+var orderFields = ({ priority, fairnessKey } = {}) => ask("record_order", { priority: typed(priority), fairness_key: typed(fairnessKey) }).place;
+var receiptMember = (receipt) => typeof receipt === "string" ? receipt.trim() : receipt;
 function createPortClient({ url, token, timeoutMs, env = process.env } = {}) {
   const { timeout_ms: wait, max_bytes: maxBytes } = ask("port_client", { url: url ?? null, token: Boolean(token), timeout_ms: timeoutMs ?? null });
   const base = new URL(url);
@@ -163,9 +163,9 @@ function createPortClient({ url, token, timeoutMs, env = process.env } = {}) {
     url: base.origin,
     /** Records a receipt; `priority` and `fairnessKey` are kept by the host beside it, not in it. */
     record: async ({ receipt, launch, maxReentries, priority, fairnessKey }) => {
-      const order = orderFields({ priority, fairnessKey });
-      const max = maxReentries === void 0 ? "" : `,"max_reentries":${JSON.stringify(maxReentries)}`;
-      return call2("POST", "/v1/deferrals", `{"receipt":${receiptText(receipt)},"launch":${JSON.stringify(launch)}${max}${order}}`);
+      const place = orderFields({ priority, fairnessKey });
+      const body = { receipt: receiptMember(receipt), launch, max_reentries: maxReentries, priority: place.priority, fairness_key: place.fairness_key };
+      return call2("POST", "/v1/deferrals", JSON.stringify(body));
     },
     get: (id) => call2("GET", at(id)),
     /** The deferral recorded from a receipt, by the receipt's digest (as `get` answers it). */
@@ -175,9 +175,7 @@ function createPortClient({ url, token, timeoutMs, env = process.env } = {}) {
     retry: (id, { handle, launch, maxReentries }) => call2("POST", at(id, "/retry"), JSON.stringify({ handle, launch, max_reentries: maxReentries })),
     claim: (id, wakeupHandle) => call2("POST", at(id, "/claim"), JSON.stringify({ wakeup_handle: wakeupHandle })),
     outcome: (id, { attempt, outcome, handle, receipt }) => {
-      const head = JSON.stringify({ attempt, outcome, handle });
-      const body = receipt === void 0 ? head : `${head.slice(0, -1)},"receipt":${receiptText(receipt)}}`;
-      return call2("POST", at(id, "/outcome"), body);
+      return call2("POST", at(id, "/outcome"), JSON.stringify({ attempt, outcome, handle, receipt: receipt === void 0 ? void 0 : receiptMember(receipt) }));
     },
     /** Asks a pool to admit a plan's cost (POST /v1/admissions); the core checks and writes the body. */
     admit: ({ pool, cost, rate } = {}) => call2("POST", "/v1/admissions", ask("pool_admit", { pool: pool ?? null, cost: cost ?? null, rate: rate ?? null }).body),

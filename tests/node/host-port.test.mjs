@@ -188,3 +188,20 @@ test('a blocked deferral is started again with retry, through the port, with a c
   const again = await client.cancel(other.id, other.cancellationHandle);
   assert.deepEqual([again.state, again.already_cancelled], ['cancelled', true]);
 });
+
+test('record takes a receipt as an object or as its text, and both are the same deferral', async () => {
+  const client = createPortClient({ url: serve.url, token: serve.token });
+  const receipt = dueReceipt({ scope: SCOPE });
+  const launch = 'workflow-dispatch:octo/app/sync.yml@main';
+  // Its text with other spacing and member order: the host reads the text, digests it as the
+  // contract says, and finds the deferral the object recorded.
+  const text = `  ${JSON.stringify(Object.fromEntries(Object.entries(receipt).reverse()), null, 2)}\n`;
+  const first = await client.record({ receipt: text, launch, maxReentries: 2 });
+  assert.match(first.id, /^d[0-9a-f]+$/);
+  const again = await client.record({ receipt, launch });
+  assert.deepEqual([again.id, again.already_recorded], [first.id, true]);
+  const seen = await client.get(first.id);
+  assert.equal(seen.max_reentries, 2);
+  // Text that is not JSON reaches the host, which names what is wrong with the receipt.
+  await refused(client.record({ receipt: '{"schema":1,', launch }), 422, 'malformed-json');
+});
