@@ -14,20 +14,24 @@
 
 mod admission;
 mod cost;
+mod fields;
 mod line;
 mod place;
 mod read;
 mod record;
+mod requests;
 mod window;
 
 pub use admission::{AdmissionAnswer, AdmissionRequest, ReleaseAnswer, ReleaseRequest};
 pub use cost::Cost;
+pub use fields::Fields;
 pub use line::{GateLine, LineFigures, LinePlan};
 pub use place::{FairnessKey, PoolName, Priority, MAX_KEY_CHARS, MAX_POOL_NAME};
 pub use read::{Invalid, Part, Problem};
 pub use record::{
     Commit, RecordAnswer, RecordRequest, RetryAnswer, StartForecast, MAX_CONTEXT, RECORD_FIELDS,
 };
+pub use requests::{CancelRequest, ClaimRequest, OutcomeKind, OutcomeRequest, RetryRequest};
 pub use window::{RateState, Window, Windows};
 
 /// The largest figure either side accepts: 2^53 - 1.

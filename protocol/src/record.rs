@@ -3,12 +3,12 @@
 //! receipt it issued in the contract's member order. Pool, cost, rate, priority, fairness key
 //! and commit are host metadata beside the receipt, never fields of it.
 
+use crate::fields::{request, Fields};
 use crate::read::{Invalid, Part, Problem};
 use crate::{Cost, FairnessKey, PoolName, Priority, RateState};
 use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
-use std::collections::BTreeMap;
 
 /// The fields a record body may have, in the order they are written.
 pub const RECORD_FIELDS: [&str; 9] = [
@@ -139,42 +139,13 @@ impl RecordRequest {
     /// its code; a receipt given as a string holding one is taken as that text. A cost that
     /// never fits the rate given with it is `invalid-cost`.
     pub fn read(body: &[u8]) -> Result<RecordRequest, Invalid> {
-        let fields: BTreeMap<String, Box<RawValue>> = serde_json::from_slice(body)
-            .map_err(|e| request(format!("the body is not a JSON object: {e}")))?;
-        if let Some(unknown) = fields.keys().find(|k| !RECORD_FIELDS.contains(&k.as_str())) {
-            return Err(request(format!(
-                "unknown field {unknown:?}; allowed: {}",
-                RECORD_FIELDS.join(", ")
-            )));
-        }
-        let value = |name: &str| -> Option<Value> {
-            fields
-                .get(name)
-                .and_then(|raw| serde_json::from_str(raw.get()).ok())
-        };
-        let receipt = match fields.get("receipt") {
-            None => {
-                return Err(request(
-                    "missing field \"receipt\" (the handoff receipt the gate emitted)".into(),
-                ))
-            }
-            Some(raw) if raw.get().starts_with('"') => serde_json::from_str(raw.get())
-                .map_err(|_| request("\"receipt\" is not a JSON string".into()))?,
-            Some(raw) => raw.get().to_string(),
-        };
-        let launch = match value("launch") {
-            Some(Value::String(launch)) => launch,
-            Some(_) => return Err(request("\"launch\" must be a string".into())),
-            None => return Err(request("missing field \"launch\"".into())),
-        };
-        let max_reentries = match value("max_reentries") {
-            None => None,
-            Some(v) => Some(
-                v.as_u64()
-                    .and_then(|n| u32::try_from(n).ok())
-                    .ok_or_else(|| request("\"max_reentries\" must be a whole number".into()))?,
-            ),
-        };
+        let fields = Fields::read(body, &RECORD_FIELDS)?;
+        let value = |name: &str| fields.value(name);
+        let receipt = fields.receipt("receipt")?.ok_or_else(|| {
+            request("missing field \"receipt\" (the handoff receipt the gate emitted)".into())
+        })?;
+        let launch = fields.string("launch")?;
+        let max_reentries = fields.number("max_reentries")?;
         let rate = value("rate").map(|v| RateState::read(&v)).transpose()?;
         let cost = value("cost").map(|v| Cost::read(&v)).transpose()?;
         if let (Some(c), Some(r)) = (&cost, &rate) {
@@ -200,10 +171,6 @@ impl RecordRequest {
 fn verbatim<S: serde::Serializer>(text: &str, serializer: S) -> Result<S::Ok, S::Error> {
     let raw: &RawValue = serde_json::from_str(text).map_err(serde::ser::Error::custom)?;
     raw.serialize(serializer)
-}
-
-fn request(message: String) -> Invalid {
-    Invalid::new(Part::Request, Problem::Malformed, message)
 }
 
 /// The answer to a record.

@@ -3,7 +3,7 @@
 //! code (`invalid-request`, `invalid-pool`, `invalid-cost`, `invalid-rate-state`), and nothing
 //! is admitted or recorded.
 
-use super::{Body, Policy};
+use super::Policy;
 use crate::clock::now_ms;
 use crate::error::{HostError, HostErrorKind, EXIT_INVALID};
 use crate::ops::admit::{self, Verdict};
@@ -11,7 +11,7 @@ use crate::ops::release::{self, Released};
 use crate::pools::wire;
 use crate::serve::http::Response;
 use crate::store::Store;
-use deferral_protocol::ReleaseAnswer;
+use deferral_protocol::{AdmissionRequest, ReleaseAnswer, ReleaseRequest};
 
 /// Bad input to these endpoints is 400, whatever its code.
 fn answer(result: Result<Response, HostError>) -> Result<Response, HostError> {
@@ -33,38 +33,8 @@ pub(super) fn admit(
 }
 
 fn decide(store: &dyn Store, policy: &Policy, body: &[u8]) -> Result<Response, HostError> {
-    let body = Body::parse(body, &["pool", "cost", "rate"])?;
-    let pool = match body.value("pool") {
-        Some(serde_json::Value::String(name)) => name,
-        Some(other) => {
-            return Err(HostError::new(
-                HostErrorKind::InvalidPool,
-                format!("\"pool\" must be a string naming the pool (got {other})"),
-            ))
-        }
-        None => {
-            return Err(HostError::new(
-                HostErrorKind::InvalidPool,
-                "missing field \"pool\" (the quota pool to admit in)",
-            ))
-        }
-    };
-    crate::pools::check_name(&pool)?;
-    let cost = body.value("cost").ok_or_else(|| {
-        HostError::new(
-            HostErrorKind::InvalidCost,
-            "missing field \"cost\" (the plan's {\"rest\",\"graphql\",\"content\"})",
-        )
-    })?;
-    let rate = body.value("rate").ok_or_else(|| {
-            HostError::new(
-                HostErrorKind::InvalidRateState,
-                "missing field \"rate\" (what the gate just read: {\"observed_ms\",\"rest\"?,\"graphql\"?})",
-            )
-        })?;
-    let rate = wire::rate(&rate)?;
-    let cost = wire::cost(&cost)?;
-    wire::check_fits(&cost, &rate)?;
+    let AdmissionRequest { pool, cost, rate } =
+        AdmissionRequest::read(body).map_err(wire::refused)?;
     let seen = wire::observations(&rate, "runner admission", now_ms());
     let asked = admit::ask(store, &pool, &cost, &seen, &policy.pools, &now_ms)?;
     let status = match asked.verdict {
@@ -104,19 +74,10 @@ fn release_seq(
     secret: &str,
     body: &[u8],
 ) -> Result<Response, HostError> {
-    let seen = if body.iter().all(u8::is_ascii_whitespace) {
-        Vec::new()
-    } else {
-        let body = Body::parse(body, &["rate"])?;
-        match body.value("rate") {
-            Some(rate) => wire::observations(
-                &wire::rate(&rate)?,
-                &format!("runner release {seq}"),
-                now_ms(),
-            ),
-            None => Vec::new(),
-        }
-    };
+    let request = ReleaseRequest::read(body).map_err(wire::refused)?;
+    let seen = request.rate.map_or_else(Vec::new, |rate| {
+        wire::observations(&rate, &format!("runner release {seq}"), now_ms())
+    });
     let out = match release::release(store, seq, secret, &seen, &now_ms)? {
         Released::Released => ReleaseAnswer::Released,
         Released::Already => ReleaseAnswer::Already,

@@ -3,7 +3,7 @@
 //! as `cancel` takes it; a target given must be one `--allow-launch` allows. Answers 201 with
 //! the new deferral's `{"id","retry_of","state","launch","max_reentries","receipt"}`.
 
-use super::{Body, Policy};
+use super::Policy;
 use crate::clock::now_ms;
 use crate::error::HostError;
 use crate::ops::retry::RetryRequest;
@@ -16,13 +16,8 @@ pub(super) fn retry(
     id: &str,
     body: &[u8],
 ) -> Result<Response, HostError> {
-    let body = Body::parse(body, &["handle", "launch", "max_reentries"])?;
-    let handle = body.string("handle")?;
-    let launch = match body.string("launch") {
-        Ok(launch) => Some(launch),
-        Err(_) if !body.has("launch") => None,
-        Err(err) => return Err(err),
-    };
+    let body = deferral_protocol::RetryRequest::read(body).map_err(crate::pools::wire::refused)?;
+    let launch = body.launch;
     // The target kept or given runs on this host: the operator's policy applies to both.
     let kept;
     let checked = match &launch {
@@ -35,9 +30,9 @@ pub(super) fn retry(
     policy.launch_policy.check(checked)?;
     let request = RetryRequest {
         id,
-        handle: &handle,
+        handle: &body.handle,
         launch: launch.as_deref(),
-        max_reentries: body.number("max_reentries")?,
+        max_reentries: body.max_reentries,
         check_program: policy.check_programs,
     };
     let retried = crate::ops::retry::retry(store, &request, now_ms())?;
