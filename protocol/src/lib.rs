@@ -13,6 +13,7 @@
 //! `reset`, GitHub's epoch seconds.
 
 mod admission;
+pub mod answers;
 mod cost;
 mod fields;
 mod line;

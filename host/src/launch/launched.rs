@@ -7,7 +7,7 @@ use crate::error::HostError;
 use crate::store::{AttemptStatus, Deferral};
 use crate::view::{
     self,
-    answers::{AttemptView, GivenBackView},
+    answers::{attempt_view, given_back_view},
 };
 use deferral_core::lifecycle::State;
 use serde_json::{json, Value};
@@ -111,8 +111,8 @@ impl Launched {
     pub fn to_json(&self) -> Value {
         let (id, attempt) = (self.id.as_str(), self.attempt.unwrap_or_default());
         let mut entry = match &self.end {
-            LaunchEnd::Finished(after) => view::value(&AttemptView::of(id, attempt, after)),
-            LaunchEnd::GivenBack(after) => view::value(&GivenBackView::of(id, attempt, after)),
+            LaunchEnd::Finished(after) => view::value(&attempt_view(id, attempt, after)),
+            LaunchEnd::GivenBack(after) => view::value(&given_back_view(id, attempt, after)),
             LaunchEnd::Held {
                 state,
                 attempt_status,

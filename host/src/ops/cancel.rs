@@ -16,15 +16,16 @@ pub struct Cancelled {
 }
 
 impl Cancelled {
-    /// `{"id","state","cause"}`, with `"already_cancelled":true,"message"` for a repeat.
-    pub fn to_json(&self) -> serde_json::Value {
+    /// `{"cause","id","state"}`, with `"already_cancelled":true,"message"` for a repeat.
+    pub fn answer(&self) -> deferral_protocol::answers::CancelAnswer<'_> {
         let d = &self.deferral;
-        let mut out = crate::view::value(&crate::view::answers::StateView::of(d));
-        if let Some(message) = &self.already {
-            out["already_cancelled"] = serde_json::Value::Bool(true);
-            out["message"] = serde_json::Value::String(message.clone());
+        deferral_protocol::answers::CancelAnswer {
+            already_cancelled: self.already.as_ref().map(|_| true),
+            cause: &d.cause,
+            id: &d.id,
+            message: self.already.as_deref(),
+            state: d.state.as_str(),
         }
-        out
     }
 }
 

@@ -8,7 +8,7 @@ use crate::handle::handle_matches;
 use crate::lifecycle::change::{load, position};
 use crate::lifecycle::outcome::{check_new_receipt, end_attempt, Outcome};
 use crate::store::{Deferral, Store};
-use crate::view::{self, answers::StateView};
+use crate::view::{self, answers};
 use deferral_core::lifecycle::{transition, Event, State};
 use serde_json::Value;
 
@@ -41,7 +41,7 @@ pub fn report(
 
 /// `{cause, id, state}`.
 pub fn answer(d: &Deferral) -> Value {
-    view::value(&StateView::of(d))
+    view::value(&answers::state_view(d))
 }
 
 /// Still deferred: the new retained receipt (its stored text), which the caller keeps as

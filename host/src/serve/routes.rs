@@ -14,9 +14,9 @@ use crate::ops::report::Reported;
 use crate::pools::wire::refused;
 use crate::store::Store;
 use crate::view::deferral_with_run as with_run;
+use deferral_protocol::answers::{ClaimAnswer, OutcomeAnswer};
 use deferral_protocol::{CancelRequest, ClaimRequest, OutcomeKind, OutcomeRequest, RecordRequest};
 use serde_json::value::RawValue;
-use serde_json::{json, Value};
 
 /// What the server was told at start that the endpoints need.
 #[derive(Debug, Clone)]
@@ -239,17 +239,24 @@ fn by_receipt(store: &dyn Store, policy: &Policy, digest: &str) -> Result<Respon
 fn cancel(store: &dyn Store, id: &str, body: &[u8]) -> Result<Response, HostError> {
     let request = CancelRequest::read(body).map_err(refused)?;
     let cancelled = crate::ops::cancel::cancel_once(store, id, &request.handle, now_ms())?;
-    Ok(Response::json(200, cancelled.to_json().to_string()))
+    Ok(Response::json_of(200, &cancelled.answer()))
 }
 
 fn claim(store: &dyn Store, id: &str, body: &[u8]) -> Result<Response, HostError> {
     let request = ClaimRequest::read(body).map_err(refused)?;
     let proof = ops::claim::verify_claim(store, id, &request.wakeup_handle, now_ms())?;
     let d = &proof.deferral;
-    let head = json!({"id": d.id, "state": d.state.as_str(), "attempt": d.reentries,
-        "attempt_status": d.attempt_status.map(crate::store::AttemptStatus::as_str),
-        "lease_until_ms": d.lease_until_ms});
-    Ok(Response::json(200, with_receipt(head, &proof.receipt_json)))
+    Ok(Response::json_of(
+        200,
+        &ClaimAnswer {
+            attempt: d.reentries,
+            attempt_status: d.attempt_status.map(crate::store::AttemptStatus::as_str),
+            id: &d.id,
+            lease_until_ms: d.lease_until_ms,
+            state: d.state.as_str(),
+            receipt: stored_receipt(&proof.receipt_json)?,
+        },
+    ))
 }
 
 fn outcome(store: &dyn Store, id: &str, body: &[u8]) -> Result<Response, HostError> {
@@ -266,27 +273,28 @@ fn outcome(store: &dyn Store, id: &str, body: &[u8]) -> Result<Response, HostErr
         receipt: body.receipt.as_deref(),
     };
     let d = crate::ops::report::report(store, &request, now_ms())?;
-    let head = crate::ops::report::answer(&d);
     // Still deferred: the caller gets the new retained receipt, as `record` gives the first.
-    if let Some(current) = crate::ops::report::next_receipt(store, &d)? {
-        return Ok(Response::json(200, with_receipt(head, &current)));
-    }
-    Ok(Response::json(200, head.to_string()))
+    let current = crate::ops::report::next_receipt(store, &d)?;
+    let receipt = current.as_deref().map(stored_receipt).transpose()?;
+    Ok(Response::json_of(
+        200,
+        &OutcomeAnswer {
+            cause: &d.cause,
+            id: &d.id,
+            state: d.state.as_str(),
+            receipt,
+        },
+    ))
 }
 
-/// `head` with a `receipt` member after its own, the stored text as it is (the contract's
-/// field order).
-fn with_receipt(head: Value, receipt_json: &str) -> String {
-    #[derive(serde::Serialize)]
-    struct WithReceipt<'a> {
-        #[serde(flatten)]
-        head: Value,
-        receipt: &'a RawValue,
-    }
-    match serde_json::from_str::<&RawValue>(receipt_json.trim()) {
-        Ok(receipt) => serde_json::to_string(&WithReceipt { head, receipt }).unwrap_or_default(),
-        Err(_) => head.to_string(),
-    }
+/// A receipt's stored text as JSON to embed verbatim.
+fn stored_receipt(text: &str) -> Result<&RawValue, HostError> {
+    serde_json::from_str(text.trim()).map_err(|e| {
+        HostError::new(
+            HostErrorKind::StoreCorrupt,
+            format!("a stored receipt is not JSON: {e}"),
+        )
+    })
 }
 
 #[cfg(test)]

@@ -11,6 +11,6 @@ pub(in crate::cli) fn execute(cli: &Cli, args: &CancelArgs) -> Result<(), HostEr
     if let Some(message) = &cancelled.already {
         eprintln!("{}: {message}", args.id);
     }
-    out!("{}", cancelled.to_json());
+    out!("{}", crate::view::value(&cancelled.answer()));
     Ok(())
 }

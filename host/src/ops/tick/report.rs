@@ -9,7 +9,7 @@ use crate::ops::follow::FollowReport;
 use crate::store::{AttemptStatus, Deferral};
 use crate::view::{
     self,
-    answers::{ResolvedView, TickView},
+    answers::{self, TickView},
 };
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -71,7 +71,7 @@ impl Recovered {
     /// `{attempt_status, cause, id, state}` (`{attempt_status, id}` planned).
     pub fn to_json(&self) -> Value {
         match self {
-            Recovered::Done(after) => view::value(&ResolvedView::of(after)),
+            Recovered::Done(after) => view::value(&answers::resolved_view(after)),
             Recovered::Planned { id, attempt_status } => {
                 json!({"id": id, "attempt_status": attempt_status.map(AttemptStatus::as_str)})
             }

@@ -1,0 +1,110 @@
+//! The short answers about one deferral after a step (`cancel`, `claim`, `outcome`/`report`,
+//! `resolve`, a tick's launches, a followed run) and the tick report: `{cause, id, state}` and the
+//! members each step adds, declared in alphabetical order (the order the host has always
+//! written them), a receipt last and verbatim. The host fills them from its store.
+
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+/// `{cause, id, state}`: `cancel` and `report` answer this, and so do `POST /v1/deferrals/ID/cancel`
+/// and `POST /v1/deferrals/ID/outcome` (`outcome` with the new receipt when still deferred).
+#[derive(Debug, Serialize)]
+pub struct StateView<'a> {
+    pub cause: &'a str,
+    pub id: &'a str,
+    pub state: &'static str,
+}
+
+/// `{attempt_status, cause, id, state}`: `resolve`, and a recovered attempt in the tick report.
+#[derive(Debug, Serialize)]
+pub struct ResolvedView<'a> {
+    pub attempt_status: Option<&'static str>,
+    pub cause: &'a str,
+    pub id: &'a str,
+    pub state: &'static str,
+}
+
+/// `{attempt, cause, detail, id, state}`: a launched attempt in the tick report, `after` being
+/// the deferral once its outcome is written.
+#[derive(Debug, Serialize)]
+pub struct AttemptView<'a> {
+    pub attempt: u32,
+    pub cause: &'a str,
+    pub detail: Option<&'a str>,
+    pub id: &'a str,
+    pub state: &'static str,
+}
+
+/// `{attempt, cause, detail, id, reentries, state}`: a dispatch given back (its re-entry count
+/// given back too).
+#[derive(Debug, Serialize)]
+pub struct GivenBackView<'a> {
+    pub attempt: u32,
+    pub cause: &'a str,
+    pub detail: Option<&'a str>,
+    pub id: &'a str,
+    pub reentries: u32,
+    pub state: &'static str,
+}
+
+/// `{attempt, cause, conclusion, detail, id, run_id, state}`: a followed run's outcome written.
+#[derive(Debug, Serialize)]
+pub struct FollowedView<'a> {
+    pub attempt: u32,
+    pub cause: &'a str,
+    pub conclusion: &'a str,
+    pub detail: Option<&'a str>,
+    pub id: &'a str,
+    pub run_id: u64,
+    pub state: &'static str,
+}
+
+/// The tick report, as `tick` prints it: one JSON line on stdout (with `next` added).
+#[derive(Debug, Serialize)]
+pub struct TickView<'a> {
+    pub dry_run: bool,
+    pub expired: &'a [String],
+    pub followed: &'a [serde_json::Value],
+    pub github: Option<&'a serde_json::Value>,
+    pub held: &'a [serde_json::Value],
+    pub launched: &'a [serde_json::Value],
+    pub rate_limit: Option<&'a serde_json::Value>,
+    pub recovered: &'a [serde_json::Value],
+    pub skipped: &'a [serde_json::Value],
+    pub waiting: &'a [serde_json::Value],
+}
+
+/// `cancel`'s answer: [`StateView`]'s members, and for a deferral cancelled before,
+/// `already_cancelled` and a message saying how and when.
+#[derive(Debug, Serialize)]
+pub struct CancelAnswer<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub already_cancelled: Option<bool>,
+    pub cause: &'a str,
+    pub id: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<&'a str>,
+    pub state: &'static str,
+}
+
+/// A claim's answer: the attempt proven, and the receipt it runs under (JSON text, verbatim).
+#[derive(Debug, Serialize)]
+pub struct ClaimAnswer<'a> {
+    pub attempt: u32,
+    pub attempt_status: Option<&'static str>,
+    pub id: &'a str,
+    pub lease_until_ms: Option<u64>,
+    pub state: &'static str,
+    pub receipt: &'a RawValue,
+}
+
+/// An outcome's answer: [`StateView`]'s members, and while still deferred the new retained
+/// receipt (JSON text, verbatim), as `record` gave the first.
+#[derive(Debug, Serialize)]
+pub struct OutcomeAnswer<'a> {
+    pub cause: &'a str,
+    pub id: &'a str,
+    pub state: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub receipt: Option<&'a RawValue>,
+}
