@@ -108,3 +108,30 @@ pub struct OutcomeAnswer<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub receipt: Option<&'a RawValue>,
 }
+
+/// An error as every entry answers it: `{"error": ErrorDetail}`.
+#[derive(Debug, Serialize)]
+pub struct ErrorAnswer<'a> {
+    pub error: ErrorDetail<'a>,
+}
+
+/// `{"code","message","path"?}`: the stable code, the words, and for a receipt the path of the
+/// member that is wrong.
+#[derive(Debug, Clone, Serialize)]
+pub struct ErrorDetail<'a> {
+    pub code: &'a str,
+    pub message: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<&'a str>,
+}
+
+/// One artifact `watch` (or a `workflow_run` delivery) recorded: its deferral and the handle,
+/// shown this once.
+#[derive(Debug, Clone, Serialize)]
+pub struct Ingested {
+    pub artifact_id: u64,
+    pub cancellation_handle: String,
+    pub id: String,
+    /// The run that uploaded it, when GitHub said.
+    pub run_id: Option<u64>,
+}

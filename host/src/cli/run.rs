@@ -26,7 +26,7 @@ pub fn run() -> u8 {
 fn fail(err: &HostError) -> u8 {
     out!("{}", err.to_json_value());
     if crate::logs::is_json() {
-        let fields = err.to_json_value()["error"].clone();
+        let fields = serde_json::to_value(err.detail()).unwrap_or_default();
         crate::logs::json("error", "host", "error", fields);
         return err.exit_code;
     }

@@ -46,13 +46,21 @@ impl HostError {
         HostErrorKind::from_code(&self.code)
     }
 
-    /// `{"error":{"code","path"?,"message"}}`.
-    pub fn to_json_value(&self) -> serde_json::Value {
-        let mut error = serde_json::json!({"code": self.code, "message": self.message});
-        if let Some(path) = &self.path {
-            error["path"] = serde_json::Value::String(path.clone());
+    /// `{"code","message","path"?}`.
+    pub fn detail(&self) -> deferral_protocol::answers::ErrorDetail<'_> {
+        deferral_protocol::answers::ErrorDetail {
+            code: &self.code,
+            message: &self.message,
+            path: self.path.as_deref(),
         }
-        serde_json::json!({ "error": error })
+    }
+
+    /// `{"error":{"code","message","path"?}}`.
+    pub fn to_json_value(&self) -> serde_json::Value {
+        serde_json::to_value(deferral_protocol::answers::ErrorAnswer {
+            error: self.detail(),
+        })
+        .unwrap_or_default()
     }
 
     pub fn is_conflict(&self) -> bool {

@@ -128,9 +128,9 @@ impl Launched {
             }
             LaunchEnd::Failed(err) => match self.attempt {
                 Some(attempt) => {
-                    json!({"id": id, "attempt": attempt, "error": err.to_json_value()["error"]})
+                    json!({"id": id, "attempt": attempt, "error": err.detail()})
                 }
-                None => json!({"id": id, "error": err.to_json_value()["error"]}),
+                None => json!({"id": id, "error": err.detail()}),
             },
             LaunchEnd::Planned { launch } => {
                 json!({"id": id, "attempt": attempt, "launch": launch})

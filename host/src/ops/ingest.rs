@@ -22,6 +22,7 @@ use crate::github::trust::{Skip, Trust};
 use crate::github::DEFAULT_ARTIFACT;
 use crate::lifecycle::insert::{insert_once, Insertion};
 use crate::store::{ArtifactRef, RecordKeys, Store};
+use deferral_protocol::answers::Ingested;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
@@ -224,11 +225,12 @@ pub struct NotIngested {
 }
 
 impl NotIngested {
-    fn new(reason: &str, seen: Value) -> NotIngested {
-        let message = seen["message"].as_str().unwrap_or_default().to_string();
+    /// Not ingested for `reason`, seen as `{"message"}`.
+    fn new(reason: &str, message: impl Into<String>) -> NotIngested {
+        let message = message.into();
         NotIngested {
             reason: reason.to_string(),
-            seen,
+            seen: json!({ "message": message }),
             message,
             quota_stop: false,
         }
@@ -244,13 +246,13 @@ pub fn ingest_artifact(
     options: &WatchOptions,
     artifact: &ArtifactInfo,
     now_ms: &dyn Fn() -> u64,
-) -> Result<Value, NotIngested> {
+) -> Result<Ingested, NotIngested> {
     let zip = api::download_artifact(client, &options.repo, artifact.id).map_err(|err| {
-        let mut not = NotIngested::new(err.code(), json!({"message": err.message()}));
+        let mut not = NotIngested::new(err.code(), err.message());
         not.quota_stop = err.is_quota_stop();
         not
     })?;
-    let unreadable = |why: String| NotIngested::new("artifact-unreadable", json!({"message": why}));
+    let unreadable = |why: String| NotIngested::new("artifact-unreadable", why);
     check_digest(artifact.digest.as_deref(), &zip).map_err(unreadable)?;
     let text = receipt_text(&zip).map_err(unreadable)?;
     let keys = RecordKeys {
@@ -277,12 +279,12 @@ pub fn ingest_artifact(
     ) {
         Ok(Insertion::New(rec)) => {
             commit_of_run(store, options, artifact, &rec.deferral.id);
-            Ok(json!({
-            "artifact_id": artifact.id,
-            "run_id": artifact.run_id,
-            "id": rec.deferral.id,
-            "cancellation_handle": rec.cancellation_handle,
-            }))
+            Ok(Ingested {
+                artifact_id: artifact.id,
+                cancellation_handle: rec.cancellation_handle,
+                id: rec.deferral.id,
+                run_id: artifact.run_id,
+            })
         }
         Ok(Insertion::Existing(d)) => {
             // Recorded by another entry already: remember the artifact so it is not read again.
@@ -294,9 +296,14 @@ pub fn ingest_artifact(
                     run_id: artifact.run_id,
                 },
             );
-            Err(NotIngested::new("already-recorded", json!({"id": d.id})))
+            Err(NotIngested {
+                reason: "already-recorded".to_string(),
+                seen: json!({ "id": d.id }),
+                message: String::new(),
+                quota_stop: false,
+            })
         }
-        Err(err) => Err(NotIngested::new(&err.code, json!({"message": err.message}))),
+        Err(err) => Err(NotIngested::new(&err.code, err.message)),
     }
 }
 

@@ -291,7 +291,7 @@ fn ingest(
         }
         said.push(
             match ingest::ingest_artifact(store, client, watch, artifact, &crate::clock::now_ms) {
-                Ok(entry) => format!("ingested {}", entry["id"]),
+                Ok(entry) => format!("ingested {:?}", entry.id),
                 Err(not) => format!(
                     "artifact {} not ingested: {} {}",
                     artifact.id, not.reason, not.seen

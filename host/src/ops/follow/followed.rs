@@ -67,7 +67,7 @@ impl Followed {
                 json!({"id": id, "attempt": attempt, "run_id": run_id, "skipped": why})
             }
             FollowEnd::Failed(err) => {
-                json!({"id": id, "attempt": attempt, "run_id": run_id, "error": err.to_json_value()["error"]})
+                json!({"id": id, "attempt": attempt, "run_id": run_id, "error": err.detail()})
             }
         }
     }
