@@ -5,12 +5,9 @@
 
 mod common;
 
-use common::serve_client::TOKEN;
+use common::serve_client::Serve;
 use common::{now, Host, HOUR};
 use serde_json::Value;
-use std::io::{Read, Write};
-use std::net::TcpStream;
-use std::process::{Child, Stdio};
 
 /// The answer a new deferral gets: each member in this order, the receipt the host issued
 /// (the handoff given, retained: its own digests) in the contract's order.
@@ -61,58 +58,29 @@ fn the_cli_answers_the_pinned_text() {
     );
 }
 
+/// `serve` allowing the one target these tests launch, in its own store.
 struct Server {
     host: Host,
-    child: Child,
-    addr: String,
+    serve: Serve,
 }
 
 impl Server {
     fn start() -> Server {
         let host = Host::new();
-        let (child, addr) = host.spawn_serve(
-            &[
-                "serve",
-                "--listen",
-                "127.0.0.1:0",
-                "--allow-launch",
-                "exec:/bin/true",
-            ],
-            TOKEN,
-            Stdio::null(),
-        );
-        Server { host, child, addr }
+        let serve = Serve::start(&host, &["exec:/bin/true"]);
+        Server { host, serve }
     }
 
     /// POST /v1/deferrals: (status, body text).
     fn record(&self, body: &str) -> (u16, String) {
-        let mut stream = TcpStream::connect(&self.addr).unwrap();
-        write!(
-            stream,
-            "POST /v1/deferrals HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer {TOKEN}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            body.len()
-        )
-        .unwrap();
-        let mut answer = String::new();
-        stream.read_to_string(&mut answer).unwrap();
-        let (head, body) = answer.split_once("\r\n\r\n").unwrap();
-        (head[9..12].parse().unwrap(), body.to_string())
+        self.serve.call_text("POST", "/v1/deferrals", body)
     }
 
+    /// POST /v1/deferrals: (status, the error's code).
     fn code(&self, body: &str) -> (u16, String) {
         let (status, text) = self.record(body);
         let v: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
-        (
-            status,
-            v["error"]["code"].as_str().unwrap_or(&text).to_string(),
-        )
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        (status, v["error"]["code"].as_str().unwrap_or(&text).to_string())
     }
 }
 

@@ -48,6 +48,12 @@ impl Serve {
     }
 
     fn call(&self, method: &str, path: &str, body: &str) -> (u16, Value) {
+        let (status, text) = self.call_text(method, path, body);
+        (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+    }
+
+    /// `method path` with `body` and the token; answers (status, the body's exact text).
+    pub fn call_text(&self, method: &str, path: &str, body: &str) -> (u16, String) {
         let mut stream = TcpStream::connect(&self.addr).unwrap();
         write!(
             stream,
@@ -58,10 +64,7 @@ impl Serve {
         let mut answer = String::new();
         stream.read_to_string(&mut answer).unwrap();
         let (head, body) = answer.split_once("\r\n\r\n").unwrap();
-        (
-            head[9..12].parse().unwrap(),
-            serde_json::from_str(body).unwrap_or(Value::Null),
-        )
+        (head[9..12].parse().unwrap(), body.to_string())
     }
 }
 
