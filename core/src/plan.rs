@@ -3,6 +3,7 @@
 //! content-creating requests per minute). The format is documented in `docs/plan.md`.
 
 use crate::graphql_cost::{estimate, CostError};
+use deferral_protocol::Resource;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fmt;
@@ -88,6 +89,22 @@ pub struct PlanCost {
 }
 
 impl PlanCost {
+    /// The primary cost in `resource`'s window (the pools' cost of the plan).
+    pub fn of(&self, resource: Resource) -> u64 {
+        match resource {
+            Resource::Rest => self.rest,
+            Resource::Graphql => self.graphql,
+        }
+    }
+
+    /// The points of the secondary limit that `resource`'s requests take.
+    pub fn secondary_points(&self, resource: Resource) -> u64 {
+        match resource {
+            Resource::Rest => self.secondary_rest_points,
+            Resource::Graphql => self.secondary_graphql_points,
+        }
+    }
+
     /// As JSON: the same value as `serde_json::to_value(self)`, written out so the wasm build does not carry
     /// serde's struct serializer into `Value` for this type (tests/to_value.rs checks they agree).
     pub fn to_value(&self) -> Value {

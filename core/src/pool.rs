@@ -8,11 +8,13 @@
 //! (the types and their JSON are `deferral_protocol`'s, shared with the host that reads them;
 //! times in host milliseconds as the decision uses them), and the fold.
 
-use crate::decision::{Decision, ResourceFigures};
+use crate::decision::{Decision, Resource as Checked, ResourceFigures};
 use crate::ledger::ResourceEntry;
 use crate::plan::PlanCost;
-use crate::signals::{RateSnapshot, GRAPHQL_RESOURCE, REST_RESOURCE};
-use deferral_protocol::{AdmissionRequest, Cost, RateState, Window, Windows};
+use crate::signals::RateSnapshot;
+use deferral_protocol::{
+    AdmissionRequest, Cost, PerResource, RateState, Resource, Window, Windows,
+};
 
 /// Resets of one resource this close together (host milliseconds) are one window. A gate's
 /// reset in host time is GitHub's reset less the clock offset it measured from the `date`
@@ -23,8 +25,7 @@ pub const SAME_WINDOW_SLACK_MS: u64 = 60_000;
 /// The cost of a decision's plan (nothing without a plan).
 pub fn cost_of(plan: Option<&PlanCost>) -> Cost {
     plan.map_or_else(Cost::default, |p| Cost {
-        rest: p.rest,
-        graphql: p.graphql,
+        resources: PerResource::from_fn(|r| p.of(r)),
         content: p.content_creating,
     })
 }
@@ -56,10 +57,9 @@ fn entry(w: &Window, clock_offset_ms: i64, observed_at_ms: u64) -> ResourceEntry
 
 /// The windows a decision judged by.
 pub fn windows_of(d: &Decision) -> Windows {
-    Windows {
-        rest: d.rest.as_ref().map(|f| window_of(f, d.clock_offset_ms)),
-        graphql: d.graphql.as_ref().map(|f| window_of(f, d.clock_offset_ms)),
-    }
+    Windows::of(Checked::checked(d).filter_map(|(row, f)| {
+        Resource::of_bucket(row.name).map(|r| (r, Some(window_of(f, d.clock_offset_ms))))
+    }))
 }
 
 /// The rate state a gate sends: when it read `GET /rate_limit` (host clock) and the windows its
@@ -84,10 +84,8 @@ pub fn admission_request(pool: &str, d: &Decision, observed_ms: u64) -> Admissio
 /// window the lowest `remaining` wins, a later reset replaces an earlier one. Resets within
 /// [`SAME_WINDOW_SLACK_MS`] of the gate's own are its window, ending at the later of the two.
 pub fn fold(rate: &mut RateSnapshot, pool: &Windows, clock_offset_ms: i64, now_ms: u64) {
-    for (name, window) in [(REST_RESOURCE, pool.rest), (GRAPHQL_RESOURCE, pool.graphql)] {
-        let Some(window) = window else {
-            continue;
-        };
+    for (resource, window) in pool.iter() {
+        let name = resource.bucket();
         let theirs = entry(&window, clock_offset_ms, now_ms);
         let merged = match rate.resources.get(name) {
             None => theirs,
@@ -110,7 +108,7 @@ pub fn fold(rate: &mut RateSnapshot, pool: &Windows, clock_offset_ms: i64, now_m
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::signals::RateWindow;
+    use crate::signals::{RateWindow, REST_RESOURCE};
 
     fn snapshot(remaining: u64, reset: u64) -> RateSnapshot {
         let mut rate = RateSnapshot::default();
@@ -127,15 +125,15 @@ mod tests {
     }
 
     fn pool(remaining: u64, reset_ms: u64) -> Windows {
-        Windows {
-            rest: Some(deferral_protocol::Window {
+        Windows::default().with(
+            Resource::Rest,
+            deferral_protocol::Window {
                 limit: 5000,
                 remaining,
                 reserve: 500,
                 reset_ms,
-            }),
-            graphql: None,
-        }
+            },
+        )
     }
 
     #[test]

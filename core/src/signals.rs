@@ -23,13 +23,14 @@ pub use rate_limit::{
 };
 pub use response_text::{looks_like_response, parse_response_text, SavedResponse};
 
+use deferral_protocol::Resource;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// The bucket GitHub charges REST requests (other than search) to.
-pub const REST_RESOURCE: &str = "core";
+pub const REST_RESOURCE: &str = Resource::Rest.bucket();
 /// The bucket GitHub charges GraphQL points to.
-pub const GRAPHQL_RESOURCE: &str = "graphql";
+pub const GRAPHQL_RESOURCE: &str = Resource::Graphql.bucket();
 
 /// One rate-limit window of one resource, as GitHub reports it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -146,10 +146,10 @@ fn host_reads_the_line(name: &str, stdout: &str, line: &Value) {
         line["status"].as_str(),
         "{name}"
     );
-    for (resource, figures) in [("rest", read.rest), ("graphql", read.graphql)] {
+    for (resource, figures) in read.per_resource.iter() {
         assert_eq!(
             serde_json::to_value(figures).unwrap(),
-            line[resource],
+            line[resource.as_str()],
             "{name}"
         );
     }

@@ -86,11 +86,7 @@ fn put(
     let keys = RecordKeys {
         pool: Some(PoolTag {
             pool: Some("app-42".into()),
-            cost: Some(Cost {
-                rest: 10,
-                graphql: 0,
-                content: 0,
-            }),
+            cost: Some(Cost::default().with(Resource::Rest, 10)),
             seen,
             priority: Some(priority),
             fairness_key: Some(key.into()),

@@ -80,7 +80,10 @@ impl Server {
     fn code(&self, body: &str) -> (u16, String) {
         let (status, text) = self.record(body);
         let v: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
-        (status, v["error"]["code"].as_str().unwrap_or(&text).to_string())
+        (
+            status,
+            v["error"]["code"].as_str().unwrap_or(&text).to_string(),
+        )
     }
 }
 

@@ -1,15 +1,21 @@
-//! What a plan asks of a pool: `{"rest","graphql","content"}`.
+//! What a plan asks of a pool: `{"rest","graphql","content"}` (each resource by its name, in
+//! the order of [`Resource::ALL`], then `content`).
 
 use crate::read::{object, whole, Invalid, Part, Problem, Style};
-use crate::{RateState, Resource};
+use crate::{PerResource, RateState, Resource};
+use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
-/// A planned cost: REST requests, GraphQL points, content-creating requests.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+/// The member a cost keeps beside its resources.
+const CONTENT: &str = "content";
+
+/// A planned cost: each resource's (REST requests, GraphQL points) and content-creating
+/// requests.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Cost {
-    pub rest: u64,
-    pub graphql: u64,
+    /// The cost in each resource's window.
+    pub resources: PerResource<u64>,
     /// Content-creating requests.
     pub content: u64,
 }
@@ -17,9 +23,56 @@ pub struct Cost {
 impl Cost {
     /// The cost in one resource's window.
     pub fn of(&self, resource: Resource) -> u64 {
-        match resource {
-            Resource::Rest => self.rest,
-            Resource::Graphql => self.graphql,
+        self.resources[resource]
+    }
+
+    /// This cost with `amount` in `resource`'s window.
+    pub fn with(mut self, resource: Resource, amount: u64) -> Cost {
+        self.resources[resource] = amount;
+        self
+    }
+
+    /// This cost with `content` content-creating requests.
+    pub fn with_content(mut self, content: u64) -> Cost {
+        self.content = content;
+        self
+    }
+
+    /// The two costs together, each figure at most `u64::MAX`.
+    pub fn saturating_add(&self, other: &Cost) -> Cost {
+        Cost {
+            resources: self
+                .resources
+                .map(|r, c| c.saturating_add(other.resources[r])),
+            content: self.content.saturating_add(other.content),
+        }
+    }
+
+    /// The members a cost has, in the wire's order: each resource's name, then `content`.
+    pub fn names() -> impl Iterator<Item = &'static str> {
+        Resource::ALL
+            .into_iter()
+            .map(Resource::as_str)
+            .chain([CONTENT])
+    }
+
+    /// The figure of the member `name` (see [`Cost::names`]); `None` for another name.
+    pub fn named(&self, name: &str) -> Option<u64> {
+        match Resource::parse(name) {
+            Some(r) => Some(self.of(r)),
+            None => (name == CONTENT).then_some(self.content),
+        }
+    }
+
+    /// This cost with `amount` under the member `name`; another name changes nothing.
+    pub fn with_named(self, name: &str, amount: u64) -> Cost {
+        match Resource::parse(name) {
+            Some(r) => self.with(r, amount),
+            None if name == CONTENT => Cost {
+                content: amount,
+                ..self
+            },
+            None => self,
         }
     }
 
@@ -27,7 +80,8 @@ impl Cost {
     /// `null`: 0), a whole number; any other member is refused.
     pub fn read(value: &Value) -> Result<Cost, Invalid> {
         const PART: Part = Part::Cost;
-        let fields = object(value, "cost", Some(&["rest", "graphql", "content"]), PART)?;
+        let names: Vec<&str> = Cost::names().collect();
+        let fields = object(value, "cost", Some(&names), PART)?;
         let of = |key: &str| -> Result<u64, Invalid> {
             Ok(whole(
                 fields.get(key),
@@ -37,11 +91,11 @@ impl Cost {
             )?
             .unwrap_or(0))
         };
-        Ok(Cost {
-            rest: of("rest")?,
-            graphql: of("graphql")?,
-            content: of("content")?,
-        })
+        let mut cost = Cost::default();
+        for name in names {
+            cost = cost.with_named(name, of(name)?);
+        }
+        Ok(cost)
     }
 
     /// `invalid-cost` when this cost is larger than a window of `rate` less its reserve: it
@@ -63,6 +117,17 @@ impl Cost {
             }
         }
         Ok(())
+    }
+}
+
+impl Serialize for Cost {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(Resource::COUNT + 1))?;
+        for (r, c) in self.resources.iter() {
+            map.serialize_entry(r.as_str(), c)?;
+        }
+        map.serialize_entry(CONTENT, &self.content)?;
+        map.end()
     }
 }
 

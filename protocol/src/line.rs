@@ -1,12 +1,13 @@
 //! The CLI's gate and resume line, the parts the host reads: `status`, `mode`, each checked
-//! resource's figures (`rest`/`graphql`: `limit`, `remaining`, `reserve`, `plannedCost`, `reset`,
+//! resource's figures (under its name, `rest`/`graphql`: `limit`, `remaining`, `reserve`, `plannedCost`, `reset`,
 //! `ok`), the plan (`contentCreating`) and `deferredReceipt`, whose exact text is kept.
 //!
 //! The driver writes the figures and the plan with these types inside its whole line; the host
 //! reads a line at `record` and at the end of an attempt.
 
 use crate::read::{required, Invalid, Part, Problem, Style};
-use crate::{Cost, Resource};
+use crate::{Cost, PerResource, Resource};
+use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -58,16 +59,41 @@ impl LineFigures {
     }
 }
 
-/// The plan's cost in the line.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+/// The plan's cost in the line: each resource's cost by its name, each resource's points of
+/// the secondary limit (`secondaryRestPoints`, ...), `contentCreating`, `secondaryMinutes`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct LinePlan {
-    pub rest: u64,
-    pub graphql: u64,
-    pub secondary_rest_points: u64,
-    pub secondary_graphql_points: u64,
+    pub cost: PerResource<u64>,
+    pub secondary_points: PerResource<u64>,
     pub content_creating: u64,
     pub secondary_minutes: u64,
+}
+
+/// `secondaryRestPoints`: the member of a resource's secondary points.
+fn secondary_points_name(resource: Resource) -> String {
+    let name = resource.as_str();
+    let mut chars = name.chars();
+    let first = chars.next().map(|c| c.to_ascii_uppercase());
+    format!(
+        "secondary{}{}Points",
+        first.unwrap_or_default(),
+        chars.as_str()
+    )
+}
+
+impl Serialize for LinePlan {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(2 * Resource::COUNT + 2))?;
+        for (r, c) in self.cost.iter() {
+            map.serialize_entry(r.as_str(), c)?;
+        }
+        for (r, p) in self.secondary_points.iter() {
+            map.serialize_entry(&secondary_points_name(r), p)?;
+        }
+        map.serialize_entry("contentCreating", &self.content_creating)?;
+        map.serialize_entry("secondaryMinutes", &self.secondary_minutes)?;
+        map.end()
+    }
 }
 
 /// A gate or resume line, read.
@@ -76,8 +102,8 @@ pub struct GateLine {
     pub status: String,
     /// `gate` or `resume` (absent in a bare `deferredReceipt` object).
     pub mode: Option<String>,
-    pub rest: Option<LineFigures>,
-    pub graphql: Option<LineFigures>,
+    /// Each resource's figures (`null` or absent: none).
+    pub per_resource: PerResource<Option<LineFigures>>,
     /// The plan's content-creating requests, when the line carries them.
     pub content: Option<u64>,
     /// `deferredReceipt`'s exact text, when there is one.
@@ -105,8 +131,10 @@ impl GateLine {
         };
         let text_of = |key: &str| value(key).as_str().map(str::to_string);
         // In the order the host has always checked them: the figures, then the plan.
-        let rest = LineFigures::read(Resource::Rest, &value("rest"))?;
-        let graphql = LineFigures::read(Resource::Graphql, &value("graphql"))?;
+        let mut per_resource = PerResource::default();
+        for r in Resource::ALL {
+            per_resource[r] = LineFigures::read(r, &value(r.as_str()))?;
+        }
         let plan = value("plan");
         let content = match plan.get("contentCreating") {
             None | Some(Value::Null) => None,
@@ -120,8 +148,7 @@ impl GateLine {
         Ok(Some(GateLine {
             status: text_of("status").unwrap_or_default(),
             mode: text_of("mode"),
-            rest,
-            graphql,
+            per_resource,
             content,
             receipt: fields
                 .get("deferredReceipt")
@@ -132,20 +159,17 @@ impl GateLine {
 
     /// The figures there are, in the wire's order.
     pub fn figures(&self) -> impl Iterator<Item = (Resource, &LineFigures)> + '_ {
-        [
-            (Resource::Rest, &self.rest),
-            (Resource::Graphql, &self.graphql),
-        ]
-        .into_iter()
-        .filter_map(|(r, f)| f.as_ref().map(|f| (r, f)))
+        self.per_resource
+            .iter()
+            .filter_map(|(r, f)| f.as_ref().map(|f| (r, f)))
     }
 
     /// The planned cost per resource (a resource the line has no figures for costs 0).
     pub fn cost(&self) -> Cost {
-        let of = |f: &Option<LineFigures>| f.map_or(0, |f| f.planned_cost);
         Cost {
-            rest: of(&self.rest),
-            graphql: of(&self.graphql),
+            resources: self
+                .per_resource
+                .map(|_, f| f.map_or(0, |f| f.planned_cost)),
             content: self.content.unwrap_or(0),
         }
     }

@@ -3,7 +3,7 @@
 //! what it read (`{"observed_ms","rest"?,"graphql"?}`).
 
 use crate::read::{object, required, Invalid, Part, Problem, Style};
-use crate::Resource;
+use crate::{PerResource, Resource};
 use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
@@ -56,24 +56,30 @@ impl Window {
 
 /// The windows of the checked resources, each optional.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Windows {
-    pub rest: Option<Window>,
-    pub graphql: Option<Window>,
-}
+pub struct Windows(pub PerResource<Option<Window>>);
 
 impl Windows {
     pub fn get(&self, resource: Resource) -> Option<Window> {
-        match resource {
-            Resource::Rest => self.rest,
-            Resource::Graphql => self.graphql,
-        }
+        self.0[resource]
     }
 
     pub fn slot(&mut self, resource: Resource) -> &mut Option<Window> {
-        match resource {
-            Resource::Rest => &mut self.rest,
-            Resource::Graphql => &mut self.graphql,
+        &mut self.0[resource]
+    }
+
+    /// The windows of `pairs` (a resource given twice: the last).
+    pub fn of(pairs: impl IntoIterator<Item = (Resource, Option<Window>)>) -> Windows {
+        let mut out = Windows::default();
+        for (r, w) in pairs {
+            *out.slot(r) = w;
         }
+        out
+    }
+
+    /// These windows with `window` as `resource`'s.
+    pub fn with(mut self, resource: Resource, window: Window) -> Windows {
+        self.0[resource] = Some(window);
+        self
     }
 
     /// The windows there are, in the wire's order.
@@ -84,7 +90,7 @@ impl Windows {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.rest.is_none() && self.graphql.is_none()
+        self.iter().next().is_none()
     }
 
     /// The members `"rest":{...},"graphql":{...}` of the windows there are.
@@ -151,12 +157,11 @@ impl RateState {
     /// one window; any other member is refused.
     pub fn read(value: &Value) -> Result<RateState, Invalid> {
         const PART: Part = Part::Rate;
-        let fields = object(
-            value,
-            "rate",
-            Some(&["observed_ms", "rest", "graphql"]),
-            PART,
-        )?;
+        let allowed: Vec<&str> = ["observed_ms"]
+            .into_iter()
+            .chain(Resource::ALL.map(Resource::as_str))
+            .collect();
+        let fields = object(value, "rate", Some(&allowed), PART)?;
         let observed_ms = required(
             fields.get("observed_ms"),
             "rate.observed_ms",
@@ -165,17 +170,23 @@ impl RateState {
         )?;
         let windows = Windows::read_members(fields, "rate", true)?;
         if windows.is_empty() {
-            return Err(Invalid::new(
-                PART,
-                Problem::NoWindow,
-                "rate has no window: give rate.rest or rate.graphql (or both)".into(),
-            ));
+            return Err(Invalid::new(PART, Problem::NoWindow, no_window()));
         }
         Ok(RateState {
             observed_ms,
             windows,
         })
     }
+}
+
+/// `rate has no window: give rate.rest or rate.graphql (or both)`.
+fn no_window() -> String {
+    let names: Vec<String> = Resource::ALL
+        .iter()
+        .map(|r| format!("rate.{}", r.as_str()))
+        .collect();
+    let all = if names.len() == 2 { "both" } else { "more" };
+    format!("rate has no window: give {} (or {all})", names.join(" or "))
 }
 
 impl Serialize for RateState {

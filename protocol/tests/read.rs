@@ -26,11 +26,7 @@ fn refused<T: std::fmt::Debug>(r: Result<T, Invalid>) -> (&'static str, String) 
 fn a_bad_cost_is_refused_with_its_code_and_words() {
     assert_eq!(
         Cost::read(&json!({"rest": 10, "graphql": null})).unwrap(),
-        Cost {
-            rest: 10,
-            graphql: 0,
-            content: 0
-        }
+        Cost::default().with(Resource::Rest, 10)
     );
     let cases = [
         (json!({"rest": -1}), "cost.rest must be a whole number from 0 to 2^53-1, as the gate's (got -1)"),
@@ -79,7 +75,11 @@ fn a_bad_rate_is_refused_with_its_code_and_words() {
     let good = json!({"observed_ms": 5, "rest": w(json!({})), "graphql": null});
     let r = RateState::read(&good).unwrap();
     assert_eq!(
-        (r.observed_ms, r.windows.rest, r.windows.graphql),
+        (
+            r.observed_ms,
+            r.windows.get(Resource::Rest),
+            r.windows.get(Resource::Graphql)
+        ),
         (5, Some(window(45, 12, 5, 9)), None)
     );
     let cases = [
@@ -124,23 +124,22 @@ fn a_bad_rate_is_refused_with_its_code_and_words() {
             "{bad}"
         );
     }
-    let c = Cost {
-        rest: 41,
-        graphql: 0,
-        content: 0,
-    };
+    let c = Cost::default().with(Resource::Rest, 41);
     assert_eq!(
         refused(c.check_fits(&r)),
         ("invalid-cost", "cost.rest 41 is larger than rate.rest.limit 45 less its reserve 5: it never fits a window".into())
     );
-    assert!(Cost { rest: 40, ..c }.check_fits(&r).is_ok());
+    assert!(c.with(Resource::Rest, 40).check_fits(&r).is_ok());
 }
 
 #[test]
 fn an_answer_window_leaves_unknown_members_unread() {
     let v = json!({"rest": {"limit": 45, "remaining": 1, "reserve": 5, "reset_ms": 9, "used": 44}, "search": {}});
     let ws = Windows::read_answer(&v).unwrap();
-    assert_eq!((ws.rest, ws.graphql), (Some(window(45, 1, 5, 9)), None));
+    assert_eq!(
+        (ws.get(Resource::Rest), ws.get(Resource::Graphql)),
+        (Some(window(45, 1, 5, 9)), None)
+    );
     let bad = Windows::read_answer(
         &json!({"rest": {"limit": 45, "remaining": 46, "reserve": 5, "reset_ms": 9}}),
     );
@@ -173,26 +172,28 @@ fn a_line_gives_its_figures_cost_and_receipt_byte_for_byte() {
     );
     assert_eq!(
         line.cost(),
-        Cost {
-            rest: 10,
-            graphql: 0,
-            content: 2
-        }
+        Cost::default().with(Resource::Rest, 10).with_content(2)
     );
     // The driver writes the figures and the plan with the same types, as the line has them.
     assert_eq!(
         serde_json::to_string(&f).unwrap(),
         r#"{"limit":45,"remaining":3,"reserve":5,"plannedCost":10,"reset":1800000000,"ok":false}"#
     );
-    let plan = LinePlan {
-        rest: 10,
+    let mut plan = LinePlan {
         content_creating: 2,
         secondary_minutes: 1,
         ..LinePlan::default()
     };
+    plan.cost[Resource::Rest] = 10;
     assert_eq!(
         serde_json::to_string(&plan).unwrap(),
         r#"{"rest":10,"graphql":0,"secondaryRestPoints":0,"secondaryGraphqlPoints":0,"contentCreating":2,"secondaryMinutes":1}"#
+    );
+    plan.secondary_points[Resource::Rest] = 3;
+    plan.secondary_points[Resource::Graphql] = 4;
+    assert_eq!(
+        serde_json::to_string(&plan).unwrap(),
+        r#"{"rest":10,"graphql":0,"secondaryRestPoints":3,"secondaryGraphqlPoints":4,"contentCreating":2,"secondaryMinutes":1}"#
     );
     // Not a line: a bare receipt, text, an array.
     for text in [

@@ -2,19 +2,21 @@
 //! before them (kept here as the reference), and what they write reads back the same.
 
 use deferral_protocol::{
-    AdmissionAnswer, AdmissionRequest, Cost, RateState, ReleaseAnswer, ReleaseRequest, Window,
-    Windows, MAX_FIGURE,
+    AdmissionAnswer, AdmissionRequest, Cost, RateState, ReleaseAnswer, ReleaseRequest, Resource,
+    Window, Windows, MAX_FIGURE,
 };
 use serde_json::json;
 
 /// The wire as core/src/pool.rs wrote it with `format!` before these types.
 mod before {
-    use super::{Cost, Window, Windows};
+    use super::{Cost, Resource, Window, Windows};
 
     pub fn cost(c: &Cost) -> String {
         format!(
             "{{\"rest\":{},\"graphql\":{},\"content\":{}}}",
-            c.rest, c.graphql, c.content
+            c.of(Resource::Rest),
+            c.of(Resource::Graphql),
+            c.content
         )
     }
 
@@ -27,7 +29,10 @@ mod before {
 
     fn members(ws: &Windows) -> String {
         let mut out = String::new();
-        for (name, w) in [("rest", ws.rest), ("graphql", ws.graphql)] {
+        for (name, w) in [
+            ("rest", ws.get(Resource::Rest)),
+            ("graphql", ws.get(Resource::Graphql)),
+        ] {
             if let Some(w) = w {
                 out.push_str(&format!(",\"{name}\":{}", window(&w)));
             }
@@ -69,34 +74,22 @@ fn shapes() -> Vec<Windows> {
     let c = window(0, 0, 0, 0);
     vec![
         Windows::default(),
-        Windows {
-            rest: Some(a),
-            graphql: None,
-        },
-        Windows {
-            rest: None,
-            graphql: Some(b),
-        },
-        Windows {
-            rest: Some(c),
-            graphql: Some(a),
-        },
+        Windows::of([(Resource::Rest, Some(a)), (Resource::Graphql, None)]),
+        Windows::of([(Resource::Rest, None), (Resource::Graphql, Some(b))]),
+        Windows::of([(Resource::Rest, Some(c)), (Resource::Graphql, Some(a))]),
     ]
 }
 
 fn costs() -> Vec<Cost> {
     vec![
         Cost::default(),
-        Cost {
-            rest: 3000,
-            graphql: 0,
-            content: 3000,
-        },
-        Cost {
-            rest: MAX_FIGURE,
-            graphql: u64::MAX,
-            content: 7,
-        },
+        Cost::default()
+            .with(Resource::Rest, 3000)
+            .with_content(3000),
+        Cost::default()
+            .with(Resource::Rest, MAX_FIGURE)
+            .with(Resource::Graphql, u64::MAX)
+            .with_content(7),
     ]
 }
 
@@ -139,17 +132,21 @@ fn an_admission_body_of_the_shared_vectors_is_written_byte_for_byte() {
     // tests/vectors/library/cases.json, pool_admit of app-42.
     let body = AdmissionRequest {
         pool: "app-42".into(),
-        cost: Cost {
-            rest: 3000,
-            graphql: 0,
-            content: 3000,
-        },
+        cost: Cost::default()
+            .with(Resource::Rest, 3000)
+            .with_content(3000),
         rate: RateState {
             observed_ms: 1_796_177_984_115,
-            windows: Windows {
-                rest: Some(window(5000, 4990, 500, 1_796_180_984_107)),
-                graphql: Some(window(5000, 4990, 500, 1_796_180_984_107)),
-            },
+            windows: Windows::of([
+                (
+                    Resource::Rest,
+                    Some(window(5000, 4990, 500, 1_796_180_984_107)),
+                ),
+                (
+                    Resource::Graphql,
+                    Some(window(5000, 4990, 500, 1_796_180_984_107)),
+                ),
+            ]),
         },
     };
     assert_eq!(
@@ -160,19 +157,20 @@ fn an_admission_body_of_the_shared_vectors_is_written_byte_for_byte() {
 
 #[test]
 fn what_is_written_reads_back_the_same() {
-    for c in costs().into_iter().filter(|c| c.graphql <= MAX_FIGURE) {
+    for c in costs()
+        .into_iter()
+        .filter(|c| c.of(Resource::Graphql) <= MAX_FIGURE)
+    {
         let text = serde_json::to_string(&c).unwrap();
         assert_eq!(serde_json::from_str::<Cost>(&text).unwrap(), c);
     }
     for ws in shapes().into_iter().skip(1).take(2) {
         // Figures within the bounds only: 2^53-1 and below.
-        let ws = Windows {
-            rest: ws.rest,
-            graphql: ws.graphql.map(|w| Window {
-                reset_ms: MAX_FIGURE,
-                ..w
-            }),
-        };
+        let mut ws = ws;
+        *ws.slot(Resource::Graphql) = ws.get(Resource::Graphql).map(|w| Window {
+            reset_ms: MAX_FIGURE,
+            ..w
+        });
         let rate = RateState {
             observed_ms: 5,
             windows: ws,
@@ -212,10 +210,7 @@ fn releases_and_answers_are_written_as_the_host_answered_them() {
         admission: "7-abc".into(),
         pool: "p".into(),
         expires_ms: 11,
-        window: Windows {
-            rest: Some(w),
-            graphql: None,
-        },
+        window: Windows::of([(Resource::Rest, Some(w)), (Resource::Graphql, None)]),
     };
     let before = json!({"admitted": true, "admission": "7-abc", "pool": "p", "expires_ms": 11,
         "window": {"rest": {"limit": 45, "remaining": 30, "reserve": 5, "reset_ms": 1_800_000_000_000_u64}}});
@@ -226,10 +221,7 @@ fn releases_and_answers_are_written_as_the_host_answered_them() {
     let refused = AdmissionAnswer::Refused {
         pool: "p".into(),
         reason: "no room".into(),
-        window: Windows {
-            rest: None,
-            graphql: Some(w),
-        },
+        window: Windows::of([(Resource::Rest, None), (Resource::Graphql, Some(w))]),
     };
     let before = json!({"admitted": false, "pool": "p", "reason": "no room",
         "window": {"graphql": {"limit": 45, "remaining": 30, "reserve": 5, "reset_ms": 1_800_000_000_000_u64}}});

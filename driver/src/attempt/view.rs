@@ -12,7 +12,7 @@ use deferral_core::exit::Exit;
 use deferral_core::json::write_json_string;
 use deferral_core::receipt::{Bindings, Receipt};
 use deferral_core::signals::time::civil_from_ms;
-use deferral_protocol::{LineFigures, LinePlan};
+use deferral_protocol::{LineFigures, LinePlan, PerResource};
 use serde::Serialize;
 use serde_json::value::RawValue;
 
@@ -249,10 +249,8 @@ impl Finished {
             rest: d.and_then(|d| d.rest.as_ref()).map(figures),
             graphql: d.and_then(|d| d.graphql.as_ref()).map(figures),
             plan: d.and_then(|d| d.plan.as_ref()).map(|p| LinePlan {
-                rest: p.rest,
-                graphql: p.graphql,
-                secondary_rest_points: p.secondary_rest_points,
-                secondary_graphql_points: p.secondary_graphql_points,
+                cost: PerResource::from_fn(|r| p.of(r)),
+                secondary_points: PerResource::from_fn(|r| p.secondary_points(r)),
                 content_creating: p.content_creating,
                 secondary_minutes: p.secondary_minutes,
             }),

@@ -9,7 +9,8 @@ use super::{done, obj};
 use crate::attempt::default_scope;
 use deferral_core::decision::decide_json;
 use deferral_core::ledger::ResourceEntry;
-use deferral_core::signals::{RateWindow, GRAPHQL_RESOURCE, REST_RESOURCE};
+use deferral_core::signals::{RateWindow, REST_RESOURCE};
+use deferral_protocol::Resource;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -127,11 +128,7 @@ fn gated(v: &Value) -> Value {
     }
     let decision = decide(&input);
     match v["bucket"].as_str() {
-        Some(bucket)
-            if decision["status"] == "ready"
-                && bucket != REST_RESOURCE
-                && bucket != GRAPHQL_RESOURCE =>
-        {
+        Some(bucket) if decision["status"] == "ready" && Resource::of_bucket(bucket).is_none() => {
             own_bucket(&input, bucket).unwrap_or(decision)
         }
         _ => decision,
@@ -142,13 +139,13 @@ fn gated(v: &Value) -> Value {
 /// of its plan, and one of its own bucket (search, code_search) besides.
 fn spends(decision: &Value, bucket: Option<&str>) -> Value {
     let mut out = serde_json::Map::new();
-    for (name, field) in [(REST_RESOURCE, "rest"), (GRAPHQL_RESOURCE, "graphql")] {
-        let cost = decision["plan"][field].as_u64().unwrap_or(0);
+    for r in Resource::ALL {
+        let cost = decision["plan"][r.as_str()].as_u64().unwrap_or(0);
         if cost > 0 {
-            out.insert(name.to_string(), Value::from(cost));
+            out.insert(r.bucket().to_string(), Value::from(cost));
         }
     }
-    if let Some(bucket) = bucket.filter(|b| *b != REST_RESOURCE && *b != GRAPHQL_RESOURCE) {
+    if let Some(bucket) = bucket.filter(|b| Resource::of_bucket(b).is_none()) {
         out.insert(bucket.to_string(), Value::from(1));
     }
     Value::Object(out)

@@ -9,17 +9,14 @@ use super::error::{Code, Form, Refusal};
 use super::{obj, shown, Answer};
 use deferral_core::plan::PlanCost;
 use deferral_core::pool;
-use deferral_protocol::Cost;
+use deferral_protocol::{Cost, Resource};
 use serde::Deserialize;
 use serde_json::Value;
 
 fn cost_of(v: &Value) -> Cost {
-    let n = |name: &str| v[name].as_u64().unwrap_or(0);
-    Cost {
-        rest: n("rest"),
-        graphql: n("graphql"),
-        content: n("content"),
-    }
+    Cost::names().fold(Cost::default(), |c, name| {
+        c.with_named(name, v[name].as_u64().unwrap_or(0))
+    })
 }
 
 /// A cost as JSON, through its text (one serializer in the wasm module).
@@ -45,18 +42,12 @@ pub fn spend(v: &Value) -> Answer {
     let spent = cost_of(&v["spent"]);
     let plan = PlanCost::deserialize(&v["decision"]["plan"]).ok();
     let this = pool::cost_of(plan.as_ref());
-    let after = Cost {
-        rest: spent.rest.saturating_add(this.rest),
-        graphql: spent.graphql.saturating_add(this.graphql),
-        content: spent.content.saturating_add(this.content),
-    };
-    let over = [
-        ("rest", after.rest, admitted.rest),
-        ("graphql", after.graphql, admitted.graphql),
-        ("content-creating", after.content, admitted.content),
-    ]
-    .into_iter()
-    .find(|(_, after, admitted)| after > admitted);
+    let after = spent.saturating_add(&this);
+    let over = Resource::ALL
+        .map(|r| (r.as_str(), after.of(r), admitted.of(r)))
+        .into_iter()
+        .chain([("content-creating", after.content, admitted.content)])
+        .find(|(_, after, admitted)| after > admitted);
     if let Some((resource, _, admitted_n)) = over {
         return Err(Refusal::new(
             Form::Port,

@@ -12,7 +12,7 @@ use deferral_core::plan::PlanCost;
 use deferral_core::pool;
 use deferral_core::signals::RateSnapshot;
 use deferral_protocol::{
-    AdmissionAnswer, AdmissionRequest, Cost, RateState, ReleaseRequest, Windows,
+    AdmissionAnswer, AdmissionRequest, Cost, RateState, ReleaseRequest, Resource, Windows,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -171,10 +171,7 @@ fn admission_of(v: &Value) -> Value {
     };
     let rate = RateState {
         observed_ms: v["now_ms"].as_u64().unwrap_or(0),
-        windows: Windows {
-            rest: window("rest"),
-            graphql: window("graphql"),
-        },
+        windows: Windows::of(Resource::ALL.map(|r| (r, window(r.as_str())))),
     };
     obj(vec![
         ("cost", value(&pool::cost_of(plan.as_ref()))),

@@ -37,11 +37,7 @@ fn record_in(store: &dyn Store, pool: &str, n: usize, seen: &[Observation]) -> V
             let keys = RecordKeys {
                 pool: Some(PoolTag {
                     pool: Some(pool.into()),
-                    cost: Some(Cost {
-                        rest: 10,
-                        graphql: 0,
-                        content: 0,
-                    }),
+                    cost: Some(Cost::default().with(Resource::Rest, 10)),
                     seen: seen.to_vec(),
                     ..PoolTag::default()
                 }),
@@ -68,11 +64,7 @@ pub fn a_pool_write_is_a_compare_and_set_on_its_version(backend: &dyn Backend) {
     let store = backend.connect();
     // A deferral's planned cost as recorded, and as a later report teaches it.
     let id = record_in(&*store, "p-cost", 1, &[]).remove(0);
-    let cost = |rest| Cost {
-        rest,
-        graphql: 0,
-        content: 0,
-    };
+    let cost = |rest| Cost::default().with(Resource::Rest, rest);
     assert_eq!(
         store.pool_of(&id).unwrap(),
         Some(("p-cost".to_string(), Some(cost(10))))
@@ -110,11 +102,7 @@ pub fn a_pool_write_is_a_compare_and_set_on_its_version(backend: &dyn Backend) {
     stale.admit = vec![deferral_host::store::pools::NewAdmission {
         deferral_id: Some(ids[0].clone()),
         attempt: 1,
-        cost: Some(Cost {
-            rest: 10,
-            graphql: 0,
-            content: 0,
-        }),
+        cost: Some(Cost::default().with(Resource::Rest, 10)),
         window_reset_ms: now() + HOUR,
         expires_ms: now() + HOUR,
         secret_digest: None,
@@ -223,7 +211,10 @@ pub fn concurrent_tickers_never_admit_more_than_fits_a_window(backend: &dyn Back
     });
     let store = backend.connect();
     let open = store.open_admissions("shared", now()).unwrap();
-    let cost: u64 = open.iter().map(|a| a.cost.unwrap().rest).sum();
+    let cost: u64 = open
+        .iter()
+        .map(|a| a.cost.unwrap().of(Resource::Rest))
+        .sum();
     assert!(
         cost <= LIMIT - RESERVE,
         "admitted {cost} > {} ({admitted:?})",

@@ -144,13 +144,6 @@ fn learn(row: &PoolRow, seen: &[Observation], now_ms: u64, buffer_ms: u64) -> (P
     (next, holds)
 }
 
-fn what(resource: Resource) -> &'static str {
-    match resource {
-        Resource::Rest => "REST",
-        Resource::Graphql => "GraphQL points",
-    }
-}
-
 fn signed(v: u64) -> i64 {
     i64::try_from(v).unwrap_or(i64::MAX)
 }
@@ -210,7 +203,7 @@ fn refusal(
         return Some(format!(
             "pool {name}: {} {} never fit above the reserve {} in a whole window of {}",
             cost.of(r),
-            what(r),
+            r.units(),
             w.reserve,
             w.limit
         ));
@@ -219,7 +212,7 @@ fn refusal(
         return None;
     }
     if room.alone {
-        let r = room.per_resource.first().map_or(Resource::Rest, |p| p.0);
+        let r = room.per_resource.first().map_or(Resource::ALL[0], |p| p.0);
         return Some(format!(
             "pool {name}: an admission of unknown cost holds {} alone until its attempt reports{}",
             window_words(row, r, now_ms, options),
@@ -234,7 +227,7 @@ fn refusal(
     Some(format!(
         "pool {name}: {} {} do not fit above the reserve {reserve} in the {} left of {}{}",
         cost.of(*r),
-        what(*r),
+        r.units(),
         unsigned(left.saturating_add(signed(reserve))),
         window_words(row, *r, now_ms, options),
         in_flight_words(open)

@@ -121,9 +121,7 @@ pub fn room(pool: &PoolRow, open: &[Admission]) -> Room {
     let mut in_flight = Cost::default();
     for a in open {
         if let Some(c) = &a.cost {
-            in_flight.rest = in_flight.rest.saturating_add(c.rest);
-            in_flight.graphql = in_flight.graphql.saturating_add(c.graphql);
-            in_flight.content = in_flight.content.saturating_add(c.content);
+            in_flight = in_flight.saturating_add(c);
         }
     }
     for r in Resource::ALL {
@@ -527,11 +525,11 @@ mod tests {
             id: id.into(),
             resume_after_ms: 0,
             attempt: 1,
-            cost: Some(Cost {
-                rest,
-                graphql: 0,
-                content: rest,
-            }),
+            cost: Some(
+                Cost::default()
+                    .with(Resource::Rest, rest)
+                    .with_content(rest),
+            ),
             priority: 0,
             key: "k".into(),
             tenant: "k".into(),
@@ -579,12 +577,12 @@ mod tests {
             .insert(Resource::Graphql, window(100, 100, 10, 9_000));
         let mut both = job("a", 10);
         if let Some(c) = &mut both.cost {
-            c.graphql = 50;
+            c.resources[Resource::Graphql] = 50;
         }
         let held = {
             let mut j = job("b", 10);
             if let Some(c) = &mut j.cost {
-                c.graphql = 50;
+                c.resources[Resource::Graphql] = 50;
             }
             j
         };

@@ -22,6 +22,7 @@ use super::fair::urgent_room;
 use super::turns::{Offer, Queue};
 use super::PoolOptions;
 use crate::store::pools::{Admission, Candidate, Cost, PoolRow, Resource};
+use deferral_protocol::PerResource;
 use std::collections::{BTreeMap, HashMap};
 
 /// A forecast looks at most this far ahead (a start later is unknown).
@@ -84,8 +85,8 @@ impl Refill {
 /// offered in it can start (the pass ends there).
 #[derive(Default)]
 struct Least {
-    urgent: [BTreeMap<u64, usize>; 2],
-    other: [BTreeMap<u64, usize>; 2],
+    urgent: PerResource<BTreeMap<u64, usize>>,
+    other: PerResource<BTreeMap<u64, usize>>,
     unknown: usize,
 }
 
@@ -104,7 +105,8 @@ impl Least {
         } else {
             &mut self.other
         };
-        for (map, r) in maps.iter_mut().zip(Resource::ALL) {
+        for r in Resource::ALL {
+            let map = &mut maps[r];
             let v = cost.of(r);
             if add {
                 *map.entry(v).or_default() += 1;
@@ -117,14 +119,12 @@ impl Least {
         }
     }
 
-    fn least(maps: &[BTreeMap<u64, usize>; 2]) -> Option<Cost> {
-        let rest = *maps[0].keys().next()?;
-        let graphql = *maps[1].keys().next()?;
-        Some(Cost {
-            rest,
-            graphql,
-            content: 0,
-        })
+    fn least(maps: &PerResource<BTreeMap<u64, usize>>) -> Option<Cost> {
+        let mut cost = Cost::default();
+        for (r, map) in maps.iter() {
+            cost.resources[r] = *map.keys().next()?;
+        }
+        Some(cost)
     }
 }
 
@@ -395,11 +395,7 @@ mod tests {
             id: id.into(),
             resume_after_ms: due,
             attempt: 1,
-            cost: Some(Cost {
-                rest,
-                graphql: 0,
-                content: 0,
-            }),
+            cost: Some(Cost::default().with(Resource::Rest, rest)),
             priority,
             key: key.into(),
             tenant: key.into(),

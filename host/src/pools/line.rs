@@ -140,7 +140,7 @@ pub fn with_line(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::pools::Cost;
+    use crate::store::pools::{Cost, Resource};
 
     const LINE: &str = r#"{"status":"deferred","mode":"gate","rest":{"limit":45,"remaining":3,"reserve":5,"plannedCost":10,"reset":1800000000,"ok":false},"graphql":null,"plan":{"rest":10,"graphql":0,"contentCreating":2},"deferredReceipt":{"b":1, "a":2}}"#;
 
@@ -151,11 +151,7 @@ mod tests {
         let line = input.line.unwrap();
         assert_eq!(
             line.cost(),
-            Cost {
-                rest: 10,
-                graphql: 0,
-                content: 2
-            }
+            Cost::default().with(Resource::Rest, 10).with_content(2)
         );
         let obs = observations(&line, 7, "record", false);
         assert_eq!(

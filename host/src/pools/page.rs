@@ -25,10 +25,11 @@ pub fn section_html(store: &dyn Store, now_ms: u64) -> Result<String, HostError>
     if rows.is_empty() {
         return Ok(String::new());
     }
-    let mut table = String::from(
-        "<h2>Pools</h2>\n<table><tr><th>pool</th><th>REST left</th><th>GraphQL left</th>\
-         <th>admitted</th><th>waiting</th><th>forecast</th></tr>\n",
-    );
+    let mut table = String::from("<h2>Pools</h2>\n<table><tr><th>pool</th>");
+    for r in Resource::ALL {
+        let _ = write!(table, "<th>{} left</th>", r.title());
+    }
+    table.push_str("<th>admitted</th><th>waiting</th><th>forecast</th></tr>\n");
     let mut waiting = String::new();
     for row in &rows {
         let options = PoolOptions::default();
@@ -43,13 +44,15 @@ pub fn section_html(store: &dyn Store, now_ms: u64) -> Result<String, HostError>
             ),
             (false, None) => "not drained within 30 days".to_string(),
         };
+        let windows: String = Resource::ALL
+            .into_iter()
+            .map(|r| format!("<td>{}</td>", window_html(row, r)))
+            .collect();
         let _ = writeln!(
             table,
-            "<tr><td><b class=\"at\">{name}</b></td><td>{rest}</td><td>{graphql}</td><td>{admitted}</td>\
+            "<tr><td><b class=\"at\">{name}</b></td>{windows}<td>{admitted}</td>\
              <td>{n}</td><td>{drain}</td></tr>",
             name = escape(&row.name),
-            rest = window_html(row, Resource::Rest),
-            graphql = window_html(row, Resource::Graphql),
             n = forecast.expected.len(),
         );
         if !forecast.expected.is_empty() {

@@ -13,11 +13,16 @@ use deferral_core::lifecycle::State;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 
+/// `{"rest","graphql",...,"content_creating"}`.
 pub fn cost_json(cost: Option<&Cost>) -> Value {
-    cost.map_or(
-        Value::Null,
-        |c| json!({"rest": c.rest, "graphql": c.graphql, "content_creating": c.content}),
-    )
+    cost.map_or(Value::Null, |c| {
+        let mut value = serde_json::Map::new();
+        for (r, amount) in c.resources.iter() {
+            value.insert(r.as_str().into(), json!(amount));
+        }
+        value.insert("content_creating".into(), json!(c.content));
+        Value::Object(value)
+    })
 }
 
 /// `{"why","until","until_ms"}` of a hold, as every surface gives it.
@@ -90,9 +95,7 @@ pub fn pool_json(
 fn admissions_json(open: &[Admission]) -> Value {
     let mut cost = Cost::default();
     for c in open.iter().filter_map(|a| a.cost.as_ref()) {
-        cost.rest = cost.rest.saturating_add(c.rest);
-        cost.graphql = cost.graphql.saturating_add(c.graphql);
-        cost.content = cost.content.saturating_add(c.content);
+        cost = cost.saturating_add(c);
     }
     json!({
         "open": open.len(),
@@ -113,11 +116,14 @@ fn admissions_text(open: &[Admission]) -> String {
             .fold(0, u64::saturating_add)
     };
     let unknown = open.iter().filter(|a| a.cost.is_none()).count();
+    let sums: Vec<String> = Resource::ALL
+        .iter()
+        .map(|r| format!("{} {}", r.as_str(), sum(*r)))
+        .collect();
     format!(
-        "{} (rest {}, graphql {}{})",
+        "{} ({}{})",
         open.len(),
-        sum(Resource::Rest),
-        sum(Resource::Graphql),
+        sums.join(", "),
         if unknown == 0 {
             String::new()
         } else {
@@ -145,9 +151,16 @@ pub fn pools_text(
     now_ms: u64,
     options: &PoolOptions,
 ) -> Result<String, HostError> {
-    let mut out = String::from(
-        "POOL  REST (remaining/limit, reserve, reset)  GRAPHQL  ADMITTED  DRAIN  HELD\n",
-    );
+    // `POOL  REST (remaining/limit, reserve, reset)  GRAPHQL  ADMITTED  DRAIN  HELD`
+    let mut out = String::from("POOL");
+    for (i, r) in Resource::ALL.iter().enumerate() {
+        out.push_str("  ");
+        out.push_str(&r.as_str().to_uppercase());
+        if i == 0 {
+            out.push_str(" (remaining/limit, reserve, reset)");
+        }
+    }
+    out.push_str("  ADMITTED  DRAIN  HELD\n");
     for row in store.pools(now_ms, now_ms.saturating_sub(LISTED_IDLE_MS))? {
         let open = store.open_admissions(&row.name, now_ms)?;
         let window = |r: Resource| {
@@ -167,11 +180,11 @@ pub fn pools_text(
                 .map_or("-".to_string(), iso8601);
         let held = super::hold::of_pool(store, &row.name, now_ms, options)?
             .map_or("-".to_string(), |h| hold_text(&h));
+        let windows: Vec<String> = Resource::ALL.into_iter().map(window).collect();
         out.push_str(&format!(
-            "{}  {}  {}  {}  {drain}  {held}\n",
+            "{}  {}  {}  {drain}  {held}\n",
             row.name,
-            window(Resource::Rest),
-            window(Resource::Graphql),
+            windows.join("  "),
             admissions_text(&open),
         ));
     }

@@ -78,6 +78,7 @@ pub fn cost_and_rate(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::pools::Resource;
     use serde_json::json;
 
     fn code(result: Result<impl std::fmt::Debug, HostError>) -> String {
@@ -88,11 +89,7 @@ mod tests {
     fn a_cost_is_three_optional_whole_numbers() {
         assert_eq!(
             cost(&json!({"rest": 10})).unwrap(),
-            Cost {
-                rest: 10,
-                graphql: 0,
-                content: 0
-            }
+            Cost::default().with(Resource::Rest, 10)
         );
         for bad in [
             json!({"rest": -1}),

@@ -15,8 +15,9 @@
 
 use crate::clock::parse_duration;
 use crate::error::{HostError, HostErrorKind};
-use crate::store::pools::Cost;
+use crate::store::pools::{Cost, Resource};
 use deferral_core::plan::Plan;
+use deferral_protocol::PerResource;
 use serde::Deserialize;
 use serde_json::Value;
 use std::path::PathBuf;
@@ -34,14 +35,39 @@ const MAX_PLAN_BYTES: u64 = 1 << 20;
 #[serde(untagged)]
 pub enum CostConfig {
     Rest(u64),
-    Object {
-        #[serde(default)]
-        rest: u64,
-        #[serde(default)]
-        graphql: u64,
-        #[serde(default)]
-        content: u64,
-    },
+    Object(CostObject),
+}
+
+/// The cost object: each resource by its wire name (`rest`, `graphql`) and `content`, each
+/// optional (0); other keys are not read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CostObject(pub Cost);
+
+impl<'de> Deserialize<'de> for CostObject {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<CostObject, D::Error> {
+        struct Members;
+        impl<'de> serde::de::Visitor<'de> for Members {
+            type Value = CostObject;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a cost table")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<CostObject, A::Error> {
+                let mut cost = Cost::default();
+                while let Some(key) = map.next_key::<String>()? {
+                    if Cost::names().any(|name| name == key) {
+                        cost = cost.with_named(&key, map.next_value()?);
+                    } else {
+                        map.next_value::<serde::de::IgnoredAny>()?;
+                    }
+                }
+                Ok(CostObject(cost))
+            }
+        }
+        deserializer.deserialize_map(Members)
+    }
 }
 
 /// One `[[gate]]` table.
@@ -166,19 +192,8 @@ impl GateConfig {
 
 fn cost_of(cost: &CostConfig) -> Cost {
     match *cost {
-        CostConfig::Rest(rest) => Cost {
-            rest,
-            ..Cost::default()
-        },
-        CostConfig::Object {
-            rest,
-            graphql,
-            content,
-        } => Cost {
-            rest,
-            graphql,
-            content,
-        },
+        CostConfig::Rest(rest) => Cost::default().with(Resource::Rest, rest),
+        CostConfig::Object(CostObject(cost)) => cost,
     }
 }
 
@@ -200,8 +215,7 @@ fn read_plan(path: &std::path::Path) -> Result<(Cost, Value), String> {
         .map_err(|e| format!("the plan {shown}: {e}"))?;
     Ok((
         Cost {
-            rest: cost.rest,
-            graphql: cost.graphql,
+            resources: PerResource::from_fn(|r| cost.of(r)),
             content: cost.content_creating,
         },
         value,
@@ -292,9 +306,18 @@ mod tests {
     #[test]
     fn a_table_gives_its_cost_once_and_a_window_of_at_most_a_day() {
         let gate = table("cost = 10\npool = \"app-42\"\nresume-by = \"2h\"").unwrap();
-        assert_eq!((gate.cost.rest, gate.resume_by_ms), (10, 7_200_000));
+        assert_eq!(
+            (gate.cost.of(Resource::Rest), gate.resume_by_ms),
+            (10, 7_200_000)
+        );
         let gate = table("cost = { rest = 3, graphql = 5 }").unwrap();
-        assert_eq!((gate.cost.rest, gate.cost.graphql), (3, 5));
+        assert_eq!(
+            (
+                gate.cost.of(Resource::Rest),
+                gate.cost.of(Resource::Graphql)
+            ),
+            (3, 5)
+        );
         assert_eq!(gate.resume_by_ms, DEFAULT_RESUME_BY_MS);
         assert!(table("").unwrap_err().contains("give the cost"));
         assert!(table("cost = 1\nplan = \"/p.json\"")

@@ -20,6 +20,7 @@
 use super::config::GateOptions;
 use super::request::GateRequest;
 use crate::error::{HostError, HostErrorKind};
+use crate::store::pools::Resource;
 use deferral_core::digest;
 use deferral_core::receipt::{Bindings, Reason, Receipt};
 use serde_json::json;
@@ -49,7 +50,7 @@ pub fn receipt(
         plan_digest: digest::plan_digest(gate.plan.as_ref()).map_err(failed)?,
         scope_digest: scope,
     };
-    let reason = if gate.cost.rest == 0 && gate.cost.graphql > 0 {
+    let reason = if gate.cost.of(Resource::Rest) == 0 && gate.cost.of(Resource::Graphql) > 0 {
         Reason::GraphqlReserve
     } else {
         Reason::RestReserve

@@ -4,20 +4,16 @@
 //! the row's. Every other bucket GitHub names is read and left alone (an open set).
 
 use super::Resource;
-use deferral_core::signals::{GRAPHQL_RESOURCE, REST_RESOURCE};
 
 /// GitHub's name of a metered resource's bucket (`GET /rate_limit`'s `resources`,
-/// `x-ratelimit-resource`): its row's name in the core's table.
+/// `x-ratelimit-resource`): [`Resource::bucket`], its row's name in the core's table.
 pub fn bucket(resource: Resource) -> &'static str {
-    match resource {
-        Resource::Rest => REST_RESOURCE,
-        Resource::Graphql => GRAPHQL_RESOURCE,
-    }
+    resource.bucket()
 }
 
 /// The metered resource of GitHub's bucket `name` (`None`: one this host does not meter).
 pub fn resource_of_bucket(name: &str) -> Option<Resource> {
-    Resource::ALL.into_iter().find(|r| bucket(*r) == name)
+    Resource::of_bucket(name)
 }
 
 #[cfg(test)]

@@ -9,17 +9,15 @@ use super::super::pools::Cost;
 use super::super::StoreError;
 use super::{to_i64, to_u64, Dialect, Param, SqlConn, SqlRow};
 
-/// The names a cost's rows are kept under: the wire's (`rest`, `graphql`) and the plan's
-/// content-creating requests (`content`).
-pub const COST_NAMES: [&str; 3] = ["rest", "graphql", "content"];
-
-fn amount(cost: &Cost, name: &str) -> u64 {
-    match name {
-        "rest" => cost.rest,
-        "graphql" => cost.graphql,
-        _ => cost.content,
-    }
+/// The names a cost's rows are kept under: each resource's wire name (`rest`, `graphql`) and
+/// the plan's content-creating requests (`content`), as [`Cost::names`] gives them. A resource
+/// added later has no row in a cost written before it: 0 there, as a `NULL` cell beside others.
+fn cost_names() -> impl Iterator<Item = &'static str> {
+    Cost::names()
 }
+
+/// The old `*_cost` columns the migration copied: the names there were then (never more).
+const MIGRATED_NAMES: [&str; 3] = ["rest", "graphql", "content"];
 
 /// Where a cost's rows are: a deferral's or an admission's.
 #[derive(Debug, Clone, Copy)]
@@ -36,11 +34,10 @@ impl CostOf {
         }
     }
 
-    /// The three cells of a cost, one per name (`NULL` when it has no row), given
+    /// The cells of a cost, one per name (`NULL` when it has no row), given
     /// [`CostOf::join`] in the `FROM`; read back with [`read_cost`].
     pub fn cells(self) -> String {
-        COST_NAMES
-            .iter()
+        cost_names()
             .map(|name| format!("cost_{name}.amount"))
             .collect::<Vec<_>>()
             .join(", ")
@@ -51,8 +48,7 @@ impl CostOf {
     /// than a subquery per cell).
     pub fn join(self, owner: &str) -> String {
         let (table, key) = self.table();
-        COST_NAMES
-            .iter()
+        cost_names()
             .map(|name| {
                 format!(
                     " LEFT JOIN {table} cost_{name} ON cost_{name}.{key} = {owner} AND cost_{name}.resource = '{name}'"
@@ -69,7 +65,7 @@ impl CostOf {
         cost: Option<&Cost>,
     ) -> Result<(), StoreError> {
         let (table, key) = self.table();
-        for name in COST_NAMES {
+        for name in cost_names() {
             conn.execute(
                 &format!("DELETE FROM {table} WHERE {key} = ?1 AND resource = ?2"),
                 &[owner, Param::from(name)],
@@ -80,7 +76,7 @@ impl CostOf {
                     &[
                         owner,
                         Param::from(name),
-                        Param::from(to_i64(amount(cost, name))),
+                        Param::from(to_i64(cost.named(name).unwrap_or(0))),
                     ],
                 )?;
             }
@@ -89,19 +85,16 @@ impl CostOf {
     }
 }
 
-/// The cost in the three cells of [`CostOf::cells`], from `at`: unknown when none of our
-/// names has a row (the store writes them together, so that is all or none of them).
+/// The cost in the cells of [`CostOf::cells`], from `at`: unknown when none of our names has a
+/// row (the store writes them together, so that is all or none of them).
 pub fn read_cost(row: &dyn SqlRow, at: usize) -> Result<Option<Cost>, StoreError> {
-    let cells = [row.opt_i64(at)?, row.opt_i64(at + 1)?, row.opt_i64(at + 2)?];
-    if cells.iter().all(Option::is_none) {
-        return Ok(None);
+    let (mut cost, mut known) = (Cost::default(), false);
+    for (i, name) in cost_names().enumerate() {
+        let cell = row.opt_i64(at + i)?;
+        known |= cell.is_some();
+        cost = cost.with_named(name, cell.map_or(0, to_u64));
     }
-    let [rest, graphql, content] = cells.map(|c| c.map_or(0, to_u64));
-    Ok(Some(Cost {
-        rest,
-        graphql,
-        content,
-    }))
+    Ok(known.then_some(cost))
 }
 
 /// The migration: the two tables, and every cost the old columns held copied into rows (a
@@ -128,7 +121,7 @@ CREATE TABLE admission_costs (
         (CostOf::Admission, "admissions", "seq"),
     ] {
         let (table, column) = of.table();
-        for name in COST_NAMES {
+        for name in MIGRATED_NAMES {
             text.push_str(&format!(
                 "INSERT INTO {table} ({column}, resource, amount) SELECT {key}, '{name}', COALESCE({name}_cost, 0) \
                  FROM {owner} WHERE rest_cost IS NOT NULL OR graphql_cost IS NOT NULL OR content_cost IS NOT NULL;\n"
