@@ -4,9 +4,11 @@
 //! `{limit, used, remaining, reset}` with `reset` in epoch seconds; other buckets are read
 //! as an open set and not used, and either of the two may be missing. The top-level `rate`
 //! (gone in API version 2026-03-10) is never read. GitHub Enterprise Server with rate limiting off
-//! answers 404 "Rate limiting is not enabled": unlimited.
+//! (404 "Rate limiting is not enabled") or for an exempt user (200 "No rate limit for white
+//! listed users") is unlimited, by the gate's rule (`deferral_core::signals::is_unlimited_answer`).
 
 use super::api::ApiError;
+use deferral_core::signals::is_unlimited_answer;
 use super::client::GithubClient;
 use crate::store::pools::{bucket, Resource};
 use serde_json::Value;
@@ -87,7 +89,9 @@ pub fn parse(body: &Value) -> Result<Vec<Stated>, ApiError> {
 /// repository; a token has one quota and needs none).
 pub fn read(client: &GithubClient, repo: Option<&str>) -> Result<RateLimit, ApiError> {
     let reply = client.call("GET", "/rate_limit", repo, &[], None)?;
-    if reply.status == 404 && reply.message().contains("Rate limiting is not enabled") {
+    // The gate's rule, written once in the core: a 404 or 200 without `resources` whose message
+    // is one of GitHub Enterprise Server's phrases for "no limit here".
+    if is_unlimited_answer(reply.status, &String::from_utf8_lossy(&reply.body)) {
         return Ok(RateLimit::Unlimited);
     }
     if !(200..300).contains(&reply.status) {
