@@ -134,8 +134,10 @@ fn enterprise_server_without_rate_limiting_teaches_nothing() {
     assert!(pool(&pools, "ghes").unwrap()["rest"].is_null(), "{pools}");
     // The other answer GitHub Enterprise Server gives without a limit (a user it exempts): the
     // same rule as the gate's (`deferral_core::signals::is_unlimited_answer`).
-    standin.state.lock().unwrap().rate_limit_answer =
-        Some((200, json!({"message": "No rate limit for white listed users"})));
+    standin.state.lock().unwrap().rate_limit_answer = Some((
+        200,
+        json!({"message": "No rate limit for white listed users"}),
+    ));
     let (id, _) = host.record("exec:/bin/true", 0, HOUR, &["--pool", "ghes"]);
     let report = tick(&host, &standin, &["--rate-limit-pool", "ghes"]);
     assert_eq!(report["rate_limit"]["unlimited"], true, "{report}");

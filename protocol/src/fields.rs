@@ -3,6 +3,7 @@
 //! wrong type with the same words (`invalid-request`).
 
 use crate::read::{Invalid, Part, Problem};
+use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -40,22 +41,21 @@ impl Fields {
 
     /// A string member, `None` when not given.
     pub fn optional_string(&self, name: &str) -> Result<Option<String>, Invalid> {
-        self.0
-            .get(name)
-            .map(|raw| {
-                serde_json::from_str(raw.get())
-                    .map_err(|_| request(format!("{name:?} must be a string")))
-            })
-            .transpose()
+        self.typed(name, "a string")
     }
 
     /// A whole-number member (0 to 2^32-1), `None` when not given.
     pub fn number(&self, name: &str) -> Result<Option<u32>, Invalid> {
+        self.typed(name, "a whole number")
+    }
+
+    /// A member read as `T`, `None` when not given; `"{name}" must be {what}` when it is not one.
+    fn typed<T: DeserializeOwned>(&self, name: &str, what: &str) -> Result<Option<T>, Invalid> {
         self.0
             .get(name)
             .map(|raw| {
                 serde_json::from_str(raw.get())
-                    .map_err(|_| request(format!("{name:?} must be a whole number")))
+                    .map_err(|_| request(format!("{name:?} must be {what}")))
             })
             .transpose()
     }

@@ -8,9 +8,9 @@
 //! listed users") is unlimited, by the gate's rule (`deferral_core::signals::is_unlimited_answer`).
 
 use super::api::ApiError;
-use deferral_core::signals::is_unlimited_answer;
 use super::client::GithubClient;
 use crate::store::pools::{bucket, Resource};
+use deferral_core::signals::is_unlimited_answer;
 use serde_json::Value;
 
 /// One window as GitHub states it.
