@@ -74,6 +74,47 @@ pub fn find_recorded(
     }
 }
 
+/// A handoff receipt read for recording: its text as submitted (a gate or resume line's
+/// `deferredReceipt`), checked by the contract once, and the keys with the cost and rate state
+/// a line brings beside it. Reading needs no store: invalid input is refused before one is
+/// opened.
+pub struct Submitted {
+    text: String,
+    receipt: Receipt,
+    keys: RecordKeys,
+}
+
+impl Submitted {
+    /// Reads `bytes` (a receipt, or a gate or resume line holding one): the contract's codes, a
+    /// retained receipt (`already-retained`) and a closed window (`expired`) refused.
+    pub fn read(bytes: &[u8], keys: RecordKeys, now_ms: u64) -> Result<Submitted, HostError> {
+        // A gate or resume line: its deferredReceipt, with its cost and rate state beside it.
+        let (text, keys) = crate::pools::line::with_line(bytes, keys, now_ms)?;
+        let receipt = validate(&text)?;
+        let text = String::from_utf8(text).map_err(|_| {
+            HostError::new(HostErrorKind::MalformedJson, "the receipt is not UTF-8")
+        })?;
+        if receipt.is_retained() {
+            return Err(HostError::new(
+                HostErrorKind::AlreadyRetained,
+                "the receipt is already retained by a durable host; record the handoff receipt the gate emitted",
+            ));
+        }
+        // A closed window is refused even when the receipt was recorded before: nothing to wake.
+        if receipt.resume_by_ms < now_ms {
+            return Err(HostError::new(
+                HostErrorKind::Expired,
+                "the receipt's resume_by_ms has passed; nothing to wake",
+            ));
+        }
+        Ok(Submitted {
+            text,
+            receipt,
+            keys,
+        })
+    }
+}
+
 /// Records a handoff receipt once: the same receipt (by its digest) or the same artifact
 /// answers the deferral that has it, whichever entry (`record`, `serve`, `watch`, a followed
 /// run) brings it, even when two entries race.
@@ -89,25 +130,23 @@ pub fn insert_once(
     keys: RecordKeys,
     now_ms: u64,
 ) -> Result<Insertion, HostError> {
-    // A gate or resume line: its deferredReceipt, with its cost and rate state beside it.
-    let (text, keys) = crate::pools::line::with_line(text, keys, now_ms)?;
-    let text = &text[..];
-    let receipt = validate(text)?;
-    let submitted = String::from_utf8(text.to_vec())
-        .map_err(|_| HostError::new(HostErrorKind::MalformedJson, "the receipt is not UTF-8"))?;
-    if receipt.is_retained() {
-        return Err(HostError::new(
-            HostErrorKind::AlreadyRetained,
-            "the receipt is already retained by a durable host; record the handoff receipt the gate emitted",
-        ));
-    }
-    // A closed window is refused even when the receipt was recorded before: nothing to wake.
-    if receipt.resume_by_ms < now_ms {
-        return Err(HostError::new(
-            HostErrorKind::Expired,
-            "the receipt's resume_by_ms has passed; nothing to wake",
-        ));
-    }
+    let submitted = Submitted::read(text, keys, now_ms)?;
+    insert_submitted(store, submitted, launch, max_reentries, now_ms)
+}
+
+/// [`insert_once`] of a receipt read already.
+pub fn insert_submitted(
+    store: &dyn Store,
+    submitted: Submitted,
+    launch: &str,
+    max_reentries: u32,
+    now_ms: u64,
+) -> Result<Insertion, HostError> {
+    let Submitted {
+        text: submitted,
+        receipt,
+        keys,
+    } = submitted;
     // The submitted receipt's digest is read once: for this look-up and for the store's index.
     let submitted = NewReceipt::new(KIND_SUBMITTED, submitted);
     if let Some(existing) = find_recorded(store, submitted.digest.as_deref(), &keys)? {

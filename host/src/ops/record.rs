@@ -8,7 +8,7 @@
 use crate::error::{HostError, HostErrorKind};
 use crate::launch::{LaunchPolicy, Launchers};
 use crate::lifecycle;
-use crate::lifecycle::insert::Insertion;
+use crate::lifecycle::insert::{Insertion, Submitted};
 use crate::store::{Deferral, RecordKeys, Store};
 use deferral_core::lifecycle::State;
 use deferral_protocol::{Commit, RecordAnswer, RecordRequest, StartForecast};
@@ -33,10 +33,9 @@ pub struct Entry<'a> {
 
 /// A request that passed every check, ready to record.
 pub struct Checked {
-    text: Vec<u8>,
+    submitted: Submitted,
     launch: String,
     max_reentries: u32,
-    keys: RecordKeys,
     commit: Option<Commit>,
 }
 
@@ -59,12 +58,6 @@ pub fn check(request: RecordRequest, entry: Entry<'_>, now_ms: u64) -> Result<Ch
         Allowed::Any(launchers) => launchers.parse(&request.launch)?,
         Allowed::Policy(policy) => policy.check(&request.launch)?,
     };
-    let text = request.receipt.into_bytes();
-    let input = crate::pools::line::record_input(&text)?;
-    deferral_core::receipt::validate(&input.receipt)?;
-    if entry.check_programs {
-        target.check_installed()?;
-    }
     let mut tag = crate::pools::tag(request.pool.as_ref().map(|p| p.as_str()), None, now_ms)?;
     tag.cost = request.cost;
     tag.seen = request.rate.map_or_else(Vec::new, |r| {
@@ -72,17 +65,22 @@ pub fn check(request: RecordRequest, entry: Entry<'_>, now_ms: u64) -> Result<Ch
     });
     tag.priority = request.priority.map(|p| p.0);
     tag.fairness_key = request.fairness_key.map(|k| k.as_str().to_string());
+    let keys = RecordKeys {
+        artifact_name: entry.artifact_name,
+        pool: Some(tag),
+        ..RecordKeys::default()
+    };
+    // The receipt (or the line holding it) read and checked once, here.
+    let submitted = Submitted::read(request.receipt.as_bytes(), keys, now_ms)?;
+    if entry.check_programs {
+        target.check_installed()?;
+    }
     Ok(Checked {
-        text,
+        submitted,
         launch: request.launch,
         max_reentries: request
             .max_reentries
             .unwrap_or(deferral_core::lifecycle::DEFAULT_MAX_REENTRIES),
-        keys: RecordKeys {
-            artifact_name: entry.artifact_name,
-            pool: Some(tag),
-            ..RecordKeys::default()
-        },
         commit: request.commit,
     })
 }
@@ -95,12 +93,11 @@ pub fn record(
     checked: Checked,
     now_ms: &dyn Fn() -> u64,
 ) -> Result<Recorded, HostError> {
-    let insertion = lifecycle::insert::insert_once(
+    let insertion = lifecycle::insert::insert_submitted(
         store,
-        &checked.text,
+        checked.submitted,
         &checked.launch,
         checked.max_reentries,
-        checked.keys,
         now_ms(),
     )?;
     let recorded = match insertion {
