@@ -69,6 +69,28 @@ struct Refill {
 }
 
 impl Refill {
+    /// Each metered resource's next window for the backlog: opening at its reset plus `opens`,
+    /// with the limit believed for it less what other programs spend and the reserve.
+    fn of(row: &PoolRow, opens: u64) -> Vec<Refill> {
+        Resource::ALL
+            .into_iter()
+            .filter_map(|r| {
+                let w = row.window(r)?;
+                Some(Refill {
+                    resource: r,
+                    at_ms: w.reset_ms.saturating_add(opens),
+                    full: i64::try_from(
+                        w.next_limit
+                            .saturating_sub(w.others())
+                            .saturating_sub(w.reserve),
+                    )
+                    .unwrap_or(i64::MAX),
+                    length_ms: w.length_ms.max(1),
+                })
+            })
+            .collect()
+    }
+
     /// Moves to the first window opening after `t` (at once, however many windows that skips).
     fn pass(&mut self, t: u64) {
         if self.at_ms <= t {
@@ -78,6 +100,77 @@ impl Refill {
                 .saturating_add(windows.saturating_mul(self.length_ms));
         }
     }
+}
+
+/// What a candidate must leave of a window: nothing for priority > 0, else the urgent share.
+fn kept_for<'a>(c: &Candidate, urgent: &'a [(Resource, i64)]) -> &'a [(Resource, i64)] {
+    if c.priority > 0 {
+        &[]
+    } else {
+        urgent
+    }
+}
+
+/// The deferrals of `backlog` that no whole later window can hold (a cost above it, or what
+/// must be kept for priority > 0): they never start.
+fn never_fitting(
+    backlog: &[Candidate],
+    refills: &[Refill],
+    cost_of: &dyn Fn(&Candidate) -> Option<Cost>,
+    urgent: &[(Resource, i64)],
+) -> HashMap<String, bool> {
+    let whole = Room {
+        per_resource: refills.iter().map(|r| (r.resource, r.full)).collect(),
+        resets: Vec::new(),
+        alone: false,
+        in_flight: Cost::default(),
+    };
+    backlog
+        .iter()
+        .filter(|c| match cost_of(c) {
+            Some(cost) => !whole.fits_keeping(&cost, kept_for(c, urgent)),
+            None => !whole.any_left(),
+        })
+        .map(|c| (c.id.clone(), true))
+        .collect()
+}
+
+/// The next window that opens with more than `room` has left, while jobs wait: any, after a
+/// pass that `changed` the room (an admission, or one still open from before) or while an
+/// unknown cost holds it alone; else only a resource whose room is not already full.
+fn next_refill(refills: &[Refill], room: &Room, changed: bool) -> Option<u64> {
+    let gives_more = |r: &Refill| {
+        changed
+            || room.alone
+            || room
+                .per_resource
+                .iter()
+                .any(|(x, left)| *x == r.resource && *left != r.full)
+    };
+    refills
+        .iter()
+        .filter(|r| gives_more(r))
+        .map(|r| r.at_ms)
+        .min()
+}
+
+/// Opens each window due by `t`: its resource's room is full again, and an unknown cost no
+/// longer holds the room alone. Whether any opened.
+fn refill_at(refills: &mut [Refill], room: &mut Room, t: u64) -> bool {
+    let mut opened = false;
+    for refill in refills.iter_mut().filter(|r| r.at_ms <= t) {
+        refill.pass(t);
+        if let Some(slot) = room
+            .per_resource
+            .iter_mut()
+            .find(|(r, _)| *r == refill.resource)
+        {
+            slot.1 = refill.full;
+        }
+        room.alone = false;
+        opened = true;
+    }
+    opened
 }
 
 /// The least cost per resource among the jobs not started, per class (priority > 0, and the
@@ -160,48 +253,10 @@ pub fn forecast(
     // A window opens for this host at its reset plus the buffer and this host's jitter for the
     // pool, as a hold ends (`admission::jitter_ms`): the forecast and the hold say one time.
     let opens = buffer.saturating_add(jitter_ms(&pool.name, options));
-    let mut refills: Vec<Refill> = Resource::ALL
-        .into_iter()
-        .filter_map(|r| {
-            let w = row.window(r)?;
-            Some(Refill {
-                resource: r,
-                at_ms: w.reset_ms.saturating_add(opens),
-                full: i64::try_from(
-                    w.next_limit
-                        .saturating_sub(w.others())
-                        .saturating_sub(w.reserve),
-                )
-                .unwrap_or(i64::MAX),
-                length_ms: w.length_ms.max(1),
-            })
-        })
-        .collect();
-    // A whole later window: what can never fit it never starts.
-    let whole = Room {
-        per_resource: refills.iter().map(|r| (r.resource, r.full)).collect(),
-        resets: Vec::new(),
-        alone: false,
-        in_flight: Cost::default(),
-    };
+    let mut refills = Refill::of(&row, opens);
     let cost_of = |c: &Candidate| c.cost.filter(|cost| fits_a_window(&row, cost));
-    let kept_of = |c: &Candidate| -> &[(Resource, i64)] {
-        if c.priority > 0 {
-            &[]
-        } else {
-            &urgent
-        }
-    };
-    let mut never: HashMap<String, bool> = HashMap::new();
-    for c in &backlog {
-        let fits = match cost_of(c) {
-            Some(cost) => whole.fits_keeping(&cost, kept_of(c)),
-            None => whole.any_left(),
-        };
-        if !fits {
-            never.insert(c.id.clone(), true);
-        }
-    }
+    let kept_of = |c: &Candidate| kept_for(c, &urgent);
+    let mut never = never_fitting(&backlog, &refills, &cost_of, &urgent);
     let mut least = Least::default();
     for c in &backlog {
         least.change(c.priority, cost_of(c).as_ref(), true);
@@ -270,19 +325,10 @@ pub fn forecast(
         // window opens that gives more than is left now. A window that gives what is left
         // already changes nothing: skipped.
         let next_due = pending.last().map(|c| c.resume_after_ms);
-        let changes = |r: &Refill| {
-            admitted_now
-                || room.alone
-                || open_now
-                || room
-                    .per_resource
-                    .iter()
-                    .any(|(x, left)| *x == r.resource && *left != r.full)
-        };
         let next_refill = if queue.is_empty() {
             None
         } else {
-            refills.iter().filter(|r| changes(r)).map(|r| r.at_ms).min()
+            next_refill(&refills, &room, admitted_now || open_now)
         };
         let Some(next) = next_due.into_iter().chain(next_refill).min() else {
             // Jobs wait and no window can ever start them.
@@ -292,19 +338,7 @@ pub fn forecast(
             break;
         };
         t = next.max(t.saturating_add(1));
-        for refill in &mut refills {
-            if refill.at_ms > t {
-                continue;
-            }
-            refill.pass(t);
-            if let Some(slot) = room
-                .per_resource
-                .iter_mut()
-                .find(|(r, _)| *r == refill.resource)
-            {
-                slot.1 = refill.full;
-            }
-            room.alone = false;
+        if refill_at(&mut refills, &mut room, t) {
             open_now = false;
         }
     }
