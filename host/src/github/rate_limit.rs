@@ -10,8 +10,7 @@
 use super::api::ApiError;
 use super::client::GithubClient;
 use crate::store::pools::{bucket, Resource};
-use deferral_core::signals::is_unlimited_answer;
-use serde_json::Value;
+use deferral_core::signals::{is_unlimited_answer, parse_rate_limit_body};
 
 /// One window as GitHub states it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,56 +29,28 @@ pub enum RateLimit {
     Windows(Vec<Stated>),
 }
 
-/// One bucket of `resources` as GitHub states it: `{limit, used, remaining, reset}`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Bucket {
-    pub limit: u64,
-    pub remaining: u64,
-    pub reset_ms: u64,
-}
-
-/// Every bucket of `resources` with whole numbers, by name. The set is open: GitHub adds
-/// buckets (and removes them: `code_scanning_upload` went in 2026) without a new API version,
-/// so an unknown one is read like the others and a malformed one is left out.
-pub fn buckets(resources: &Value) -> std::collections::BTreeMap<String, Bucket> {
-    let Some(map) = resources.as_object() else {
-        return Default::default();
-    };
-    map.iter()
-        .filter_map(|(name, b)| {
-            let field = |key: &str| b.get(key).and_then(Value::as_u64);
-            let limit = field("limit")?;
-            Some((
-                name.clone(),
-                Bucket {
-                    limit,
-                    // As stated: a pool bounds it, and says so (`store::pools::Sane`).
-                    remaining: field("remaining")?,
-                    reset_ms: field("reset")?.saturating_mul(1000),
-                },
-            ))
+/// Reads the answer's windows of the resources a pool meters, by the gate's rules
+/// ([`parse_rate_limit_body`], written once in the core): `resources` only (API version
+/// 2026-03-10 has no top-level `rate`; under 2022-11-28 it repeats `resources.core`), buckets
+/// GitHub adds or drops read as an open set, `core` and `graphql` well formed when present.
+/// `Shape` when there is no `resources` object or a metered bucket is malformed; an answer
+/// without either bucket gives no windows (a pool then learns nothing, and nothing fails).
+pub fn parse(body: &str) -> Result<Vec<Stated>, ApiError> {
+    let snapshot = parse_rate_limit_body(body).map_err(|e| {
+        ApiError::Shape(if e.path == "$.resources" || e.path == "$" {
+            "GET /rate_limit answered without resources".into()
+        } else {
+            format!("GET /rate_limit answered {} that is not a window", e.path)
         })
-        .collect()
-}
-
-/// Reads the answer's `core` and `graphql` windows from `resources` only (API version
-/// 2026-03-10 has no top-level `rate`; under 2022-11-28 it repeats `resources.core`).
-/// `Shape` when there is no `resources` object; an answer without either bucket gives no
-/// windows (a pool then learns nothing, and nothing fails).
-pub fn parse(body: &Value) -> Result<Vec<Stated>, ApiError> {
-    let resources = body
-        .get("resources")
-        .filter(|r| r.is_object())
-        .ok_or_else(|| ApiError::Shape("GET /rate_limit answered without resources".into()))?;
-    let buckets = buckets(resources);
+    })?;
     Ok(Resource::ALL
         .into_iter()
         .filter_map(|resource| {
-            buckets.get(bucket(resource)).map(|b| Stated {
+            snapshot.resources.get(bucket(resource)).map(|w| Stated {
                 resource,
-                limit: b.limit,
-                remaining: b.remaining,
-                reset_ms: b.reset_ms,
+                limit: w.limit,
+                remaining: w.remaining,
+                reset_ms: w.reset.saturating_mul(1000),
             })
         })
         .collect())
@@ -100,7 +71,9 @@ pub fn read(client: &GithubClient, repo: Option<&str>) -> Result<RateLimit, ApiE
             message: reply.message(),
         });
     }
-    Ok(RateLimit::Windows(parse(&reply.json()?)?))
+    Ok(RateLimit::Windows(parse(&String::from_utf8_lossy(
+        &reply.body,
+    ))?))
 }
 
 #[cfg(test)]
@@ -116,6 +89,7 @@ mod tests {
             "graphql": {"limit": 5000, "used": 10, "remaining": 4990, "reset": 1_700_000_100},
             "new_bucket": {"limit": 1}},
             "rate": {"limit": 5000, "used": 1, "remaining": 4999, "reset": 1_700_000_000}});
+        let parse = |v: &serde_json::Value| parse(&v.to_string());
         assert_eq!(
             parse(&body).unwrap(),
             vec![
@@ -140,20 +114,20 @@ mod tests {
         let mut new_shape = body.clone();
         new_shape.as_object_mut().unwrap().remove("rate");
         assert_eq!(parse(&new_shape).unwrap(), parse(&body).unwrap());
-        // Buckets come and go: an unknown one is read, a vanished or malformed one fails nothing.
-        assert_eq!(buckets(&body["resources"])["search"].limit, 30);
-        assert!(!buckets(&body["resources"]).contains_key("new_bucket"));
+        // Buckets come and go: a vanished one, or a malformed one not metered, fails nothing.
         for gone in [
             json!({"resources": {}}),
-            json!({"resources": {"core": {"limit": "5000"}}}),
             json!({"resources": {"search": {"limit": 30, "used": 0, "remaining": 30, "reset": 5}}}),
+            json!({"resources": {"new_bucket": {"limit": 1}}}),
         ] {
             assert_eq!(parse(&gone).unwrap(), vec![], "{gone}");
         }
+        // As the gate reads it: a metered bucket that is not a window is a bad answer.
         for bad in [
             json!({}),
             json!({"rate": {"limit": 5000}}),
             json!({"resources": []}),
+            json!({"resources": {"core": {"limit": "5000"}}}),
         ] {
             assert!(matches!(parse(&bad), Err(ApiError::Shape(_))), "{bad}");
         }
