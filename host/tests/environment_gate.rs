@@ -187,8 +187,11 @@ fn approved_in_waves(hosts: &[Host], jobs: u64) {
     });
     assert!(ended.is_some(), "{}", logs(&runs));
 
+    // Every approval and rejection is taken. A progress report (no state) may cross another
+    // replica's approval of the same job between its re-read and its call, and GitHub then
+    // refuses it: harmless, and not closable without a lock held across the HTTP call.
     assert!(
-        seen.iter().all(|d| d.taken),
+        seen.iter().all(|d| d.taken || d.state.is_empty()),
         "no decision was refused: {seen:#?}"
     );
     let approved: Vec<&Decision> = seen.iter().filter(|d| d.state == "approved").collect();
@@ -208,13 +211,20 @@ fn approved_in_waves(hosts: &[Host], jobs: u64) {
     // While a job waits, its run shows why: one progress comment (a status report, no state)
     // when it starts to wait, before its decision, never after it. Jobs expected to start within
     // 5 s get none (about to be approved): those of the first three windows may not.
-    let reports: Vec<&Decision> = seen.iter().filter(|d| d.state.is_empty()).collect();
+    // (A report that crossed the approval was refused above, and shows on no page.)
+    let reports: Vec<&Decision> = seen
+        .iter()
+        .filter(|d| d.state.is_empty() && d.taken)
+        .collect();
     assert!(
         reports.len() >= approvals_due - 3 * FIT,
         "the jobs of later waves reported their wait: {reports:#?}"
     );
     for report in &reports {
-        let of_run: Vec<&Decision> = seen.iter().filter(|d| d.run_id == report.run_id).collect();
+        let of_run: Vec<&Decision> = seen
+            .iter()
+            .filter(|d| d.run_id == report.run_id && d.taken)
+            .collect();
         assert_eq!(
             of_run.iter().filter(|d| d.state.is_empty()).count(),
             1,
