@@ -10,39 +10,42 @@ use super::{Attempt, AttemptError};
 use deferral_protocol::{FairnessKey, Priority};
 
 /// The place in the pool the inputs give; `None` is the host's default.
-#[derive(Debug, Clone, Copy, Default)]
-pub(super) struct Order<'a> {
+#[derive(Debug, Clone, Default)]
+pub(super) struct Order {
     /// `None` for 0, the default.
-    pub(super) priority: Option<i64>,
-    pub(super) fairness_key: Option<&'a str>,
+    pub(super) priority: Option<Priority>,
+    pub(super) fairness_key: Option<FairnessKey>,
 }
 
-impl Order<'_> {
+impl Order {
     /// The first of these inputs given, for `missing-coordinator-url`.
     pub(super) fn first_given(&self) -> Option<&'static str> {
         if self.priority.is_some() {
             Some("coordinator-priority")
         } else {
-            self.fairness_key.map(|_| "coordinator-fairness-key")
+            self.fairness_key
+                .as_ref()
+                .map(|_| "coordinator-fairness-key")
         }
     }
 }
 
 impl Attempt<'_> {
     /// `coordinator-priority` and `coordinator-fairness-key`, checked.
-    pub(super) fn pool_order(&self) -> Result<Order<'_>, AttemptError> {
+    pub(super) fn pool_order(&self) -> Result<Order, AttemptError> {
         let priority = match self.input("coordinator-priority") {
             None => None,
             Some(text) => match Priority::parse(text) {
                 Err(_) => return Err(AttemptError::InvalidCoordinatorPriority),
                 Ok(Priority(0)) => None,
-                Ok(Priority(p)) => Some(p),
+                Ok(p) => Some(p),
             },
         };
-        let fairness_key = self.input("coordinator-fairness-key");
-        if fairness_key.is_some_and(|k| !FairnessKey::is_valid(k)) {
-            return Err(AttemptError::InvalidCoordinatorFairnessKey);
-        }
+        let fairness_key = self
+            .input("coordinator-fairness-key")
+            .map(FairnessKey::parse)
+            .transpose()
+            .map_err(|_| AttemptError::InvalidCoordinatorFairnessKey)?;
         Ok(Order {
             priority,
             fairness_key,

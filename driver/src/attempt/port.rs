@@ -22,8 +22,7 @@ use deferral_core::pool;
 use deferral_core::rate_state::RateRead;
 use deferral_core::receipt::Receipt;
 use deferral_protocol::{
-    AdmissionAnswer, Commit, Cost, FairnessKey, PoolName, Priority, RateState, RecordRequest,
-    MAX_CONTEXT,
+    AdmissionAnswer, Commit, Cost, PoolName, RateState, RecordRequest, MAX_CONTEXT,
 };
 use serde_json::Value;
 
@@ -38,7 +37,7 @@ pub(super) struct Port<'a> {
     launch: &'a str,
     pub(super) pool: Option<&'a str>,
     /// Its place in the pool (`coordinator-priority`, `coordinator-fairness-key`).
-    order: Order<'a>,
+    order: Order,
     /// The commit whose status the host keeps for the deferral (`coordinator-commit`).
     /// The commit a deferral belongs to, beside the receipt (never in it): the host keeps one
     /// commit status for the deferral there, context `deferral/JOB`.
@@ -307,11 +306,8 @@ impl Attempt<'_> {
             body.cost = Some(told.cost);
             body.rate = Some(told.rate);
         }
-        body.priority = port.order.priority.map(Priority);
-        body.fairness_key = port
-            .order
-            .fairness_key
-            .and_then(|k| FairnessKey::parse(k).ok());
+        body.priority = port.order.priority;
+        body.fairness_key = port.order.fairness_key.clone();
         body.commit = port.commit.clone();
         let request = self.port_request(
             port,

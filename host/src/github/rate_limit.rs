@@ -37,10 +37,10 @@ pub enum RateLimit {
 /// without either bucket gives no windows (a pool then learns nothing, and nothing fails).
 pub fn parse(body: &str) -> Result<Vec<Stated>, ApiError> {
     let snapshot = parse_rate_limit_body(body).map_err(|e| {
-        ApiError::Shape(if e.path == "$.resources" || e.path == "$" {
-            "GET /rate_limit answered without resources".into()
-        } else {
-            format!("GET /rate_limit answered {} that is not a window", e.path)
+        ApiError::Shape(match e.path.as_str() {
+            "$" => "GET /rate_limit answered a body that is not JSON".into(),
+            "$.resources" => "GET /rate_limit answered without resources".into(),
+            path => format!("GET /rate_limit answered {path} that is not a window"),
         })
     })?;
     Ok(Resource::ALL

@@ -9,6 +9,7 @@ use crate::error::{HostError, HostErrorKind};
 use crate::launch::{LaunchPolicy, Launchers};
 use crate::lifecycle;
 use crate::lifecycle::insert::{Insertion, Submitted};
+use crate::store::pools::PoolTag;
 use crate::store::{Deferral, RecordKeys, Store};
 use deferral_core::lifecycle::State;
 use deferral_protocol::{Commit, RecordAnswer, RecordRequest, StartForecast};
@@ -58,13 +59,16 @@ pub fn check(request: RecordRequest, entry: Entry<'_>, now_ms: u64) -> Result<Ch
         Allowed::Any(launchers) => launchers.parse(&request.launch)?,
         Allowed::Policy(policy) => policy.check(&request.launch)?,
     };
-    let mut tag = crate::pools::tag(request.pool.as_ref().map(|p| p.as_str()), None, now_ms)?;
-    tag.cost = request.cost;
-    tag.seen = request.rate.map_or_else(Vec::new, |r| {
-        crate::pools::wire::observations(&r, "record", now_ms)
-    });
-    tag.priority = request.priority.map(|p| p.0);
-    tag.fairness_key = request.fairness_key.map(|k| k.as_str().to_string());
+    // The pool's name, key and priority were checked by the protocol's rules when read.
+    let tag = PoolTag {
+        pool: request.pool.map(|p| p.as_str().to_string()),
+        cost: request.cost,
+        seen: request.rate.map_or_else(Vec::new, |r| {
+            crate::pools::wire::observations(&r, "record", now_ms)
+        }),
+        priority: request.priority.map(|p| p.0),
+        fairness_key: request.fairness_key.map(|k| k.as_str().to_string()),
+    };
     let keys = RecordKeys {
         artifact_name: entry.artifact_name,
         pool: Some(tag),

@@ -7,6 +7,7 @@ use crate::clock::iso8601;
 use crate::error::HostError;
 use crate::store::pools::PoolRow;
 use crate::store::Store;
+use deferral_protocol::StartForecast;
 use serde_json::{json, Value};
 
 /// A forecast plays at most this many of a pool's held deferrals (highest priority, then
@@ -57,10 +58,10 @@ pub fn of_deferral(
 /// `will_expire` to a deferral's JSON view, and its `priority` and `fairness_key` (as the
 /// forecast read them: null for a deferral not held).
 pub fn annotate(view: &mut Value, expected: Option<&Expected>) {
-    let start = expected.and_then(|e| e.start_ms);
-    view["expected_start"] = start.map_or(Value::Null, |t| json!(iso8601(t)));
-    view["expected_start_ms"] = json!(start);
-    view["will_expire"] = json!(expected.is_some_and(|e| e.will_expire));
+    let start = start_of(expected);
+    view["expected_start"] = json!(start.expected_start);
+    view["expected_start_ms"] = json!(start.expected_start_ms);
+    view["will_expire"] = json!(start.will_expire);
     view["priority"] = json!(expected.map(|e| e.priority));
     view["fairness_key"] = json!(expected.map(|e| &e.key));
 }
@@ -79,15 +80,20 @@ pub fn start_forecast(
     store: &dyn Store,
     d: &crate::store::Deferral,
     now_ms: u64,
-) -> Result<Option<deferral_protocol::StartForecast>, HostError> {
+) -> Result<Option<StartForecast>, HostError> {
     if d.state != deferral_core::lifecycle::State::Deferred {
         return Ok(None);
     }
     let expected = of_deferral(store, &d.id, now_ms, &PoolOptions::default())?;
-    let start = expected.as_ref().and_then(|e| e.start_ms);
-    Ok(Some(deferral_protocol::StartForecast {
+    Ok(Some(start_of(expected.as_ref())))
+}
+
+/// When `expected` starts (nothing known: no start, not expiring), as every answer says it.
+fn start_of(expected: Option<&Expected>) -> StartForecast {
+    let start = expected.and_then(|e| e.start_ms);
+    StartForecast {
         expected_start: start.map(iso8601),
         expected_start_ms: start,
         will_expire: expected.is_some_and(|e| e.will_expire),
-    }))
+    }
 }

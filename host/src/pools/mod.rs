@@ -25,7 +25,6 @@ pub mod view;
 pub mod wire;
 
 use crate::error::HostError;
-use crate::store::pools::PoolTag;
 use std::time::Duration;
 
 /// How admission waits for a window: after a reset, `buffer` (the host's and GitHub's clocks
@@ -63,21 +62,4 @@ pub fn check_name(name: &str) -> Result<(), HostError> {
     deferral_protocol::PoolName::parse(name)
         .map(drop)
         .map_err(wire::refused)
-}
-
-/// The pool tag of a record: the pool named (checked) and what the gate line says.
-pub fn tag(
-    pool: Option<&str>,
-    line: Option<&line::GateLine>,
-    now_ms: u64,
-) -> Result<PoolTag, HostError> {
-    if let Some(name) = pool {
-        check_name(name)?;
-    }
-    Ok(PoolTag {
-        pool: pool.map(str::to_string),
-        cost: line.map(line::GateLine::cost),
-        seen: line.map_or_else(Vec::new, |l| line::observations(l, now_ms, "record", false)),
-        ..PoolTag::default()
-    })
 }
