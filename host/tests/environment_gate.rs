@@ -263,8 +263,9 @@ fn approved_in_waves(hosts: &[Host], jobs: u64) {
         let opened = (window - first + 1) as usize;
         assert!(
             n < FIT * opened,
-            "{} approved by window {opened}, where {FIT} fit each: {times:?}",
-            n + 1
+            "{} approved by window {opened}, where {FIT} fit each: {times:?}\n{approved:#?}\n{}",
+            n + 1,
+            logs(&runs)
         );
     }
     let minimum = approvals_due.div_ceil(FIT);
