@@ -63,6 +63,15 @@ fn decisions(standin: &Standin) -> Vec<Decision> {
     standin.state.lock().unwrap().gate_decisions.clone()
 }
 
+/// The calls the stand-in answered, one line each, in order.
+fn seen_calls(standin: &Standin) -> String {
+    let state = standin.state.lock().unwrap();
+    let lines: Vec<String> = (state.seen.iter())
+        .map(|s| format!("{} {} {}", s.method, s.path, s.status))
+        .collect();
+    lines.join("\n")
+}
+
 fn deliver(run: &HookServe, delivery: &str, body: &Value) -> Value {
     let (status, answer) = run.deliver_signed(
         "deployment_protection_rule",
@@ -263,9 +272,10 @@ fn approved_in_waves(hosts: &[Host], jobs: u64) {
         let opened = (window - first + 1) as usize;
         assert!(
             n < FIT * opened,
-            "{} approved by window {opened}, where {FIT} fit each: {times:?}\n{approved:#?}\n{}",
+            "{} approved by window {opened}, where {FIT} fit each: {times:?}\n{approved:#?}\n{}\nGitHub saw, in order:\n{}",
             n + 1,
-            logs(&runs)
+            logs(&runs),
+            seen_calls(&standin)
         );
     }
     let minimum = approvals_due.div_ceil(FIT);

@@ -227,16 +227,6 @@ pub fn tick_observed(
     });
     let owner = lease_owner();
     if options.ids.is_empty() {
-        if let (Some(client), Some(how)) = (&options.github, &options.rate_limit) {
-            // What is left of the quota, read just before admission decides on it: once per
-            // pass, and only while something of the pool is due (admitted or held).
-            if !store
-                .pool_candidates(&how.pool, now_ms(), &[], 1)?
-                .is_empty()
-            {
-                report.rate_limit = Some(rate_limit::learn(store, client, how, &now_ms));
-            }
-        }
         // Recovered deferrals are due again: admission finds them like the others.
         admitted::launch_admitted(store, &owner, options, &now_ms, &mut report, observe)?;
         report.github = github_summary(options, &report);

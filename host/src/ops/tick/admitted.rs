@@ -135,6 +135,15 @@ pub(super) fn launch_admitted(
         if left == 0 {
             break;
         }
+        if let (Some(client), Some(read)) = (&options.github, &options.rate_limit) {
+            // What is left of the quota, read just before this pool's admission decides on it,
+            // once per pass. The pool is at work (work due, or admitted and not released) as
+            // listed above: a deferral that became due since is admitted after this read, never
+            // by a pool that has not been read (an unread pool meters nothing).
+            if read.pool == pool && report.rate_limit.is_none() {
+                report.rate_limit = Some(super::rate_limit::learn(store, client, read, now_ms));
+            }
+        }
         let pass: AdmissionPass = admission::admit(
             store,
             &pool,
