@@ -114,3 +114,6 @@ impl TickReport {
         })
     }
 }
+
+#[cfg(test)]
+mod pinned;
