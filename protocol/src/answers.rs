@@ -1,7 +1,8 @@
 //! The short answers about one deferral after a step (`cancel`, `claim`, `outcome`/`report`,
-//! `resolve`, a tick's launches, a followed run) and the tick report: `{cause, id, state}` and the
-//! members each step adds, declared in alphabetical order (the order the host has always
-//! written them), a receipt last and verbatim. The host fills them from its store.
+//! `resolve`, a tick's launches, a followed run; the tick report is in [`crate::tick`]):
+//! `{cause, id, state}` and the members each step adds, declared in alphabetical order (the order
+//! the host has always written them), a receipt last and verbatim. The host fills them from its
+//! store.
 
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -24,25 +25,29 @@ pub struct ResolvedView<'a> {
     pub state: &'static str,
 }
 
-/// `{attempt, cause, detail, id, state}`: a launched attempt in the tick report, `after` being
-/// the deferral once its outcome is written.
+/// `{attempt, cause, detail, id, pool?, state}`: a launched attempt in the tick report once its
+/// outcome is written, `pool` the pool that admitted it.
 #[derive(Debug, Serialize)]
 pub struct AttemptView<'a> {
     pub attempt: u32,
     pub cause: &'a str,
     pub detail: Option<&'a str>,
     pub id: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pool: Option<&'a str>,
     pub state: &'static str,
 }
 
-/// `{attempt, cause, detail, id, reentries, state}`: a dispatch given back (its re-entry count
-/// given back too).
+/// `{attempt, cause, detail, id, pool?, reentries, state}`: a dispatch given back (its re-entry
+/// count given back too), `pool` the pool that admitted it.
 #[derive(Debug, Serialize)]
 pub struct GivenBackView<'a> {
     pub attempt: u32,
     pub cause: &'a str,
     pub detail: Option<&'a str>,
     pub id: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pool: Option<&'a str>,
     pub reentries: u32,
     pub state: &'static str,
 }
@@ -57,21 +62,6 @@ pub struct FollowedView<'a> {
     pub id: &'a str,
     pub run_id: u64,
     pub state: &'static str,
-}
-
-/// The tick report, as `tick` prints it: one JSON line on stdout (with `next` added).
-#[derive(Debug, Serialize)]
-pub struct TickView<'a> {
-    pub dry_run: bool,
-    pub expired: &'a [String],
-    pub followed: &'a [serde_json::Value],
-    pub github: Option<&'a serde_json::Value>,
-    pub held: &'a [serde_json::Value],
-    pub launched: &'a [serde_json::Value],
-    pub rate_limit: Option<&'a serde_json::Value>,
-    pub recovered: &'a [serde_json::Value],
-    pub skipped: &'a [serde_json::Value],
-    pub waiting: &'a [serde_json::Value],
 }
 
 /// `cancel`'s answer: [`StateView`]'s members, and for a deferral cancelled before,

@@ -22,6 +22,7 @@ mod place;
 mod read;
 mod record;
 mod requests;
+pub mod tick;
 mod window;
 
 pub use admission::{AdmissionAnswer, AdmissionRequest, ReleaseAnswer, ReleaseRequest};

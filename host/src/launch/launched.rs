@@ -1,16 +1,17 @@
 //! What a launcher kind returns: [`Launched`], how one claimed attempt ended (or, with
 //! `--dry-run`, what would be launched). It stays typed through the pass, the progress lines
-//! and the metrics; [`Launched::to_json`] makes the entry of the tick report's `launched` list,
+//! and the metrics; [`Launched::entry`] makes the entry of the tick report's `launched` list,
 //! at the edge.
 
 use crate::error::HostError;
 use crate::store::{AttemptStatus, Deferral};
 use crate::view::{
     self,
-    answers::{attempt_view, given_back_view},
+    answers::{attempt_view, given_back_view, AttemptView, GivenBackView},
 };
 use deferral_core::lifecycle::State;
-use serde_json::{json, Value};
+use deferral_protocol::tick::LaunchedEntry;
+use serde_json::Value;
 
 /// One launch of a pass.
 #[derive(Debug, Clone)]
@@ -108,38 +109,64 @@ impl Launched {
     /// `reentries` when given back; `attempt_status` and the run's URLs when held),
     /// `{id, attempt, error}` when nothing was written, `{id, attempt, launch}` planned; `pool`
     /// added when a pool admitted it.
-    pub fn to_json(&self) -> Value {
+    pub fn entry(&self) -> LaunchedEntry<'_> {
         let (id, attempt) = (self.id.as_str(), self.attempt.unwrap_or_default());
-        let mut entry = match &self.end {
-            LaunchEnd::Finished(after) => view::value(&attempt_view(id, attempt, after)),
-            LaunchEnd::GivenBack(after) => view::value(&given_back_view(id, attempt, after)),
+        let pool = self.pool.as_deref();
+        match &self.end {
+            LaunchEnd::Finished(after) => LaunchedEntry::Finished(AttemptView {
+                pool,
+                ..attempt_view(id, attempt, after)
+            }),
+            LaunchEnd::GivenBack(after) => LaunchedEntry::GivenBack(GivenBackView {
+                pool,
+                ..given_back_view(id, attempt, after)
+            }),
             LaunchEnd::Held {
                 state,
                 attempt_status,
                 detail,
-                run,
-            } => {
-                let mut entry = json!({"id": id, "attempt": attempt, "state": state.as_str(), "attempt_status": attempt_status.as_str(), "detail": detail});
-                if let Some(run) = run {
-                    entry["run_url"] = json!(run.run_url);
-                    entry["html_url"] = json!(run.html_url);
-                }
-                entry
-            }
-            LaunchEnd::Failed(err) => match self.attempt {
-                Some(attempt) => {
-                    json!({"id": id, "attempt": attempt, "error": err.detail()})
-                }
-                None => json!({"id": id, "error": err.detail()}),
+                run: None,
+            } => LaunchedEntry::Held {
+                attempt,
+                attempt_status: attempt_status.as_str(),
+                detail: detail.as_deref(),
+                id,
+                pool,
+                state: state.as_str(),
             },
-            LaunchEnd::Planned { launch } => {
-                json!({"id": id, "attempt": attempt, "launch": launch})
-            }
-        };
-        if let Some(pool) = &self.pool {
-            entry["pool"] = json!(pool);
+            LaunchEnd::Held {
+                state,
+                attempt_status,
+                detail,
+                run: Some(run),
+            } => LaunchedEntry::HeldRun {
+                attempt,
+                attempt_status: attempt_status.as_str(),
+                detail: detail.as_deref(),
+                html_url: run.html_url.as_deref(),
+                id,
+                pool,
+                run_url: run.run_url.as_deref(),
+                state: state.as_str(),
+            },
+            LaunchEnd::Failed(err) => LaunchedEntry::Failed {
+                attempt: self.attempt,
+                error: err.detail(),
+                id,
+                pool,
+            },
+            LaunchEnd::Planned { launch } => LaunchedEntry::Planned {
+                attempt,
+                id,
+                launch,
+                pool,
+            },
         }
-        entry
+    }
+
+    /// [`Launched::entry`] as a JSON value (a log line copies fields of it).
+    pub fn to_json(&self) -> Value {
+        view::value(&self.entry())
     }
 }
 

@@ -34,7 +34,7 @@ use crate::error::HostError;
 use crate::store::{ArtifactRef, Change, Deferral, RunRecord, Store};
 use deferral_core::lifecycle::Event;
 use deferral_core::receipt::validate_str;
-use serde_json::{json, Value};
+use deferral_protocol::tick::{FollowError, Waiting};
 use std::collections::BTreeMap;
 
 /// What the follow step did; goes into the tick report.
@@ -43,11 +43,22 @@ pub struct FollowReport {
     /// Attempts whose run ended, with their new state.
     pub followed: Vec<Followed>,
     /// Attempts still running, or not yet matched to a run.
-    pub waiting: Vec<Value>,
+    pub waiting: Vec<Waiting>,
     /// Why calls stopped for this pass, if they did.
     pub stopped: Option<String>,
     /// GitHub errors met (the attempts stay as they are).
-    pub errors: Vec<Value>,
+    pub errors: Vec<FollowError>,
+}
+
+/// `deferral`'s attempt waiting, and why.
+fn waiting(deferral: &Deferral, why: impl Into<String>) -> Waiting {
+    Waiting {
+        attempt: deferral.reentries,
+        id: deferral.id.clone(),
+        run_id: None,
+        run_ids: Vec::new(),
+        why: why.into(),
+    }
 }
 
 /// `owner/repo` and the workflow file of a `workflow-dispatch:` run record.
@@ -115,8 +126,10 @@ pub fn follow(
             let api = client.api_url();
             if !interval::due(store, api, &workflow, every, oldest, now_ms()) {
                 for p in &pending {
-                    report.waiting.push(json!({"id": p.deferral.id, "attempt": p.deferral.reentries,
-                        "why": "followed less than --follow-interval ago (a webhook or a later pass ends it)"}));
+                    report.waiting.push(waiting(
+                        &p.deferral,
+                        "followed less than --follow-interval ago (a webhook or a later pass ends it)",
+                    ));
                 }
                 continue;
             }
@@ -135,9 +148,11 @@ pub fn follow(
             if err.is_quota_stop() {
                 report.stopped = Some(err.message());
             } else {
-                report.errors.push(
-                    json!({"workflow": workflow, "code": err.code(), "message": err.message()}),
-                );
+                report.errors.push(FollowError {
+                    code: err.code().to_string(),
+                    message: err.message(),
+                    workflow,
+                });
             }
         }
     }
@@ -180,13 +195,18 @@ fn follow_workflow(
                     let _ = store.put_run(&p.run);
                 }
                 [] => {
-                    report.waiting.push(json!({"id": p.deferral.id, "attempt": p.deferral.reentries, "why": "no run found yet"}));
+                    report
+                        .waiting
+                        .push(waiting(&p.deferral, "no run found yet"));
                     continue;
                 }
                 _ => {
                     let ids: Vec<u64> = titled.iter().map(|r| r.id).collect();
-                    report.waiting.push(json!({"id": p.deferral.id, "attempt": p.deferral.reentries,
-                        "why": format!("{} runs are titled {title:?}: none is taken", ids.len()), "run_ids": ids}));
+                    let why = format!("{} runs are titled {title:?}: none is taken", ids.len());
+                    report.waiting.push(Waiting {
+                        run_ids: ids,
+                        ..waiting(&p.deferral, why)
+                    });
                     continue;
                 }
             }
@@ -197,14 +217,20 @@ fn follow_workflow(
             // Beyond the first page of completed runs: ask for this one run.
             None if full => api::get_run(client, repo, run_id)?,
             None => {
-                report.waiting.push(json!({"id": p.deferral.id, "attempt": p.deferral.reentries, "run_id": run_id, "why": "not completed"}));
+                report.waiting.push(Waiting {
+                    run_id: Some(run_id),
+                    ..waiting(&p.deferral, "not completed")
+                });
                 continue;
             }
         };
         if run.status.as_deref() != Some("completed") {
             // `status: null` (not under way yet) waits like any status but completed.
             let why = run.status.as_deref().unwrap_or("no status yet");
-            report.waiting.push(json!({"id": p.deferral.id, "attempt": p.deferral.reentries, "run_id": run_id, "why": why}));
+            report.waiting.push(Waiting {
+                run_id: Some(run_id),
+                ..waiting(&p.deferral, why)
+            });
             continue;
         }
         let entry = write_run_outcome(store, client, repo, &p.deferral, &run, max_chain, now_ms)?;

@@ -3,8 +3,9 @@
 
 use crate::store::{AttemptStatus, Deferral};
 pub use deferral_protocol::answers::{
-    AttemptView, FollowedView, GivenBackView, ResolvedView, StateView, TickView,
+    AttemptView, FollowedView, GivenBackView, ResolvedView, StateView,
 };
+pub use deferral_protocol::tick::TickView;
 #[cfg(test)]
 use serde::Serialize;
 
@@ -34,6 +35,7 @@ pub fn attempt_view<'a>(id: &'a str, attempt: u32, after: &'a Deferral) -> Attem
         cause: &after.cause,
         detail: after.detail.as_deref(),
         id,
+        pool: None,
         state: after.state.as_str(),
     }
 }
@@ -45,6 +47,7 @@ pub fn given_back_view<'a>(id: &'a str, attempt: u32, after: &'a Deferral) -> Gi
         cause: &after.cause,
         detail: after.detail.as_deref(),
         id,
+        pool: None,
         reentries: after.reentries,
         state: after.state.as_str(),
     }
@@ -77,6 +80,7 @@ mod tests {
             cause,
             detail: Some("x"),
             id,
+            pool: Some("app"),
             state,
         });
         same_text(&GivenBackView {
@@ -84,6 +88,7 @@ mod tests {
             cause,
             detail: None,
             id,
+            pool: None,
             reentries: 0,
             state,
         });

@@ -1,11 +1,12 @@
 //! A dispatched run followed to its end: [`Followed`], as the follow step returns it (the tick
 //! report's `followed` list, the webhook worker's log line). The progress lines read it typed;
-//! [`Followed::to_json`] makes the report's entry.
+//! [`Followed::entry`] makes the report's entry.
 
 use crate::error::HostError;
 use crate::store::Deferral;
 use crate::view::{self, answers::FollowedView};
-use serde_json::{json, Value};
+use deferral_protocol::tick::FollowedEntry;
+use serde_json::Value;
 
 /// One attempt whose run completed.
 #[derive(Debug, Clone)]
@@ -51,10 +52,10 @@ impl Followed {
 
     /// `{attempt, cause, conclusion, detail, id, run_id, state}` when written; `{id, attempt,
     /// run_id}` with `skipped` or `error` otherwise.
-    pub fn to_json(&self) -> Value {
-        let (id, attempt, run_id) = (&self.id, self.attempt, self.run_id);
+    pub fn entry(&self) -> FollowedEntry<'_> {
+        let (id, attempt, run_id) = (self.id.as_str(), self.attempt, self.run_id);
         match &self.end {
-            FollowEnd::Written { conclusion, after } => view::value(&FollowedView {
+            FollowEnd::Written { conclusion, after } => FollowedEntry::Written(FollowedView {
                 attempt,
                 cause: &after.cause,
                 conclusion,
@@ -63,12 +64,23 @@ impl Followed {
                 run_id,
                 state: after.state.as_str(),
             }),
-            FollowEnd::Skipped(why) => {
-                json!({"id": id, "attempt": attempt, "run_id": run_id, "skipped": why})
-            }
-            FollowEnd::Failed(err) => {
-                json!({"id": id, "attempt": attempt, "run_id": run_id, "error": err.detail()})
-            }
+            FollowEnd::Skipped(why) => FollowedEntry::Skipped {
+                attempt,
+                id,
+                run_id,
+                skipped: why,
+            },
+            FollowEnd::Failed(err) => FollowedEntry::Failed {
+                attempt,
+                error: err.detail(),
+                id,
+                run_id,
+            },
         }
+    }
+
+    /// [`Followed::entry`] as a JSON value (a log line prints it or copies fields of it).
+    pub fn to_json(&self) -> Value {
+        view::value(&self.entry())
     }
 }

@@ -3,7 +3,7 @@
 
 use crate::clock::iso8601;
 use crate::pools::admission::AdmissionPass;
-use serde_json::{json, Value};
+use deferral_protocol::tick::HeldPool;
 
 /// One pool's pass that held deferrals.
 #[derive(Debug, Clone)]
@@ -36,15 +36,15 @@ impl Held {
     }
 
     /// The tick report's entry.
-    pub fn to_json(&self) -> Value {
-        json!({
-            "pool": self.pool,
-            "why": self.why,
-            "until": self.until_ms.map(iso8601),
-            "until_ms": self.until_ms,
-            "admitted": self.admitted,
-            "held": self.ids.len(),
-            "ids": self.ids,
-        })
+    pub fn entry(&self) -> HeldPool<'_> {
+        HeldPool {
+            admitted: self.admitted,
+            held: self.ids.len(),
+            ids: &self.ids,
+            pool: &self.pool,
+            until: self.until_ms.map(iso8601),
+            until_ms: self.until_ms,
+            why: self.why.as_deref(),
+        }
     }
 }

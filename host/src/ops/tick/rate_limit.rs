@@ -12,7 +12,8 @@ use crate::github::rate_limit::{self, RateLimit};
 use crate::store::pools::{Observation, Sane, Window};
 use crate::store::Store;
 use deferral_core::decision::Reserve;
-use serde_json::{json, Value};
+use deferral_protocol::tick::{Failure, RateLimitLearned};
+use deferral_protocol::Windows;
 
 /// Which pool the host's own `GET /rate_limit` teaches.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,21 +33,39 @@ pub(super) fn learn(
     client: &GithubClient,
     how: &RateLimitPool,
     now_ms: &dyn Fn() -> u64,
-) -> Value {
+) -> RateLimitLearned {
+    let pool = how.pool.clone();
     let windows = match rate_limit::read(client, how.repo.as_deref()) {
         Ok(RateLimit::Windows(windows)) => windows,
         Ok(RateLimit::Unlimited) => {
-            return json!({"pool": how.pool, "unlimited": true,
-                "why": "the server enforces no primary rate limit (404 Rate limiting is not enabled)"})
+            let why =
+                "the server enforces no primary rate limit (404 Rate limiting is not enabled)";
+            return RateLimitLearned::Unlimited {
+                pool,
+                unlimited: true,
+                why,
+            };
         }
         Err(err) => {
-            return json!({"pool": how.pool, "learned": false,
-                "error": {"code": err.code(), "message": err.message()}})
+            let error = Failure {
+                code: err.code().to_string(),
+                message: err.message(),
+            };
+            return RateLimitLearned::Read {
+                clamped: Vec::new(),
+                error: Some(error),
+                learned: false,
+                pool,
+                windows: Windows::default(),
+            };
         }
     };
     if windows.is_empty() {
-        return json!({"pool": how.pool, "learned": false,
-            "why": "GET /rate_limit named neither a core nor a graphql bucket"});
+        return RateLimitLearned::NotLearned {
+            learned: false,
+            pool,
+            why: "GET /rate_limit named neither a core nor a graphql bucket",
+        };
     }
     let known = store.pool(&how.pool).ok().flatten();
     let now = now_ms();
@@ -69,10 +88,10 @@ pub(super) fn learn(
             deferral_id: None,
         })
         .collect();
-    let mut entry = json!({"pool": how.pool, "learned": true});
+    let mut read = Windows::default();
     let mut clamped = Vec::new();
     for o in &seen {
-        entry[o.resource.as_str()] = json!(o.window);
+        read = read.with(o.resource, o.window);
         clamped.extend(
             Sane::of(o)
                 .clamped
@@ -80,13 +99,18 @@ pub(super) fn learn(
                 .map(|c| format!("{}: {c}", o.resource.as_str())),
         );
     }
-    if !clamped.is_empty() {
-        // What GitHub (or a proxy) answered out of bounds, and how the pool took it.
-        entry["clamped"] = json!(clamped);
+    // `clamped`: what GitHub (or a proxy) answered out of bounds, and how the pool took it.
+    let error = crate::ops::release::observe(store, &how.pool, &seen, now_ms)
+        .err()
+        .map(|err| Failure {
+            code: err.code,
+            message: err.message,
+        });
+    RateLimitLearned::Read {
+        clamped,
+        learned: error.is_none(),
+        error,
+        pool,
+        windows: read,
     }
-    if let Err(err) = crate::ops::release::observe(store, &how.pool, &seen, now_ms) {
-        entry["learned"] = json!(false);
-        entry["error"] = json!({"code": err.code, "message": err.message});
-    }
-    entry
 }

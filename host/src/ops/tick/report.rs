@@ -7,12 +7,10 @@ use crate::launch::Launched;
 use crate::ops::follow::followed::Followed;
 use crate::ops::follow::FollowReport;
 use crate::store::{AttemptStatus, Deferral};
-use crate::view::{
-    self,
-    answers::{self, TickView},
-};
-use serde::Serialize;
-use serde_json::{json, Value};
+use crate::view::{self, answers};
+pub use deferral_protocol::tick::{GithubCalls, RateLimitLearned, Skipped};
+use deferral_protocol::tick::{RecoveredEntry, TickView};
+use serde_json::Value;
 
 /// What a pass did (or, with `--dry-run`, would do).
 #[derive(Debug, Default)]
@@ -29,23 +27,7 @@ pub struct TickReport {
     /// GitHub calls made.
     pub github: Option<GithubCalls>,
     /// What the host's own `GET /rate_limit` taught its pool (`--rate-limit-pool`).
-    pub rate_limit: Option<Value>,
-}
-
-/// A due deferral the pass did not launch, and why.
-#[derive(Debug, Clone, Serialize)]
-pub struct Skipped {
-    pub id: String,
-    pub why: String,
-}
-
-impl Skipped {
-    pub fn new(id: &str, why: impl Into<String>) -> Skipped {
-        Skipped {
-            id: id.to_string(),
-            why: why.into(),
-        }
-    }
+    pub rate_limit: Option<RateLimitLearned>,
 }
 
 /// An attempt whose lease had ended.
@@ -68,49 +50,41 @@ impl Recovered {
         }
     }
 
-    /// `{attempt_status, cause, id, state}` (`{attempt_status, id}` planned).
-    pub fn to_json(&self) -> Value {
+    /// The report's entry: `{attempt_status, cause, id, state}` (`{attempt_status, id}` planned).
+    pub fn entry(&self) -> RecoveredEntry<'_> {
         match self {
-            Recovered::Done(after) => view::value(&answers::resolved_view(after)),
-            Recovered::Planned { id, attempt_status } => {
-                json!({"id": id, "attempt_status": attempt_status.map(AttemptStatus::as_str)})
-            }
+            Recovered::Done(after) => RecoveredEntry::Done(answers::resolved_view(after)),
+            Recovered::Planned { id, attempt_status } => RecoveredEntry::Planned {
+                attempt_status: attempt_status.map(AttemptStatus::as_str),
+                id,
+            },
         }
     }
 }
 
-/// The report's `github` part: calls made, why they stopped, errors met while following.
-#[derive(Debug, Clone, Serialize)]
-pub struct GithubCalls {
-    pub requests: u32,
-    pub not_modified: u32,
-    pub blob: u32,
-    pub stopped: Option<String>,
-    pub unreachable: Option<String>,
-    pub errors: Vec<Value>,
-}
-
 impl TickReport {
+    /// The JSON line `tick` prints (the caller adds `next`).
     pub fn to_json(&self) -> Value {
-        let recovered: Vec<Value> = self.recovered.iter().map(Recovered::to_json).collect();
-        let launched: Vec<Value> = self.launched.iter().map(Launched::to_json).collect();
-        let skipped: Vec<Value> = self.skipped.iter().map(view::value).collect();
-        let held: Vec<Value> = self.held.iter().map(Held::to_json).collect();
-        let followed: Vec<Value> = (self.follow.iter())
-            .flat_map(|f| f.followed.iter().map(Followed::to_json))
+        let recovered: Vec<_> = self.recovered.iter().map(Recovered::entry).collect();
+        let launched: Vec<_> = self.launched.iter().map(Launched::entry).collect();
+        let held: Vec<_> = self.held.iter().map(Held::entry).collect();
+        let followed: Vec<_> = (self.follow.iter())
+            .flat_map(|f| f.followed.iter().map(Followed::entry))
             .collect();
-        let github = self.github.as_ref().map(view::value);
         view::value(&TickView {
             dry_run: self.dry_run,
             expired: &self.expired,
             followed: &followed,
-            github: github.as_ref(),
+            github: self.github.as_ref(),
             held: &held,
             launched: &launched,
             rate_limit: self.rate_limit.as_ref(),
             recovered: &recovered,
-            skipped: &skipped,
+            skipped: &self.skipped,
             waiting: self.follow.as_ref().map_or(&[], |f| &f.waiting),
         })
     }
 }
+
+#[cfg(test)]
+mod pinned;
